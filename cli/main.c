@@ -1,0 +1,117 @@
+/* stax: command-line tool over the reader and writer. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f) {
+    fputs("usage: stax COMMAND [options] [FILE]\n"
+          "commands:\n"
+          "  canon   write James Clark's canonical form (the W3C suite's out/ form)\n"
+          "  check   exit 0 if FILE is well-formed, 1 if not; nothing on stdout\n"
+          "  count   print element, attribute and other counts as key=value pairs\n"
+          "  fmt     re-serialize through the writer (--indent N, default 2; 0: none)\n"
+          "options:\n"
+          "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
+          "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
+          "  --namespaces    namespace processing\n"
+          "  -h, --help      this text\n"
+          "FILE '-' or absent reads stdin. Errors go to stderr as FILE:LINE:COL: message.\n"
+          "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
+          f);
+}
+
+static int parse_size(const char *s, size_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k') mul = 1024, end++;
+    else if (*end == 'M' || *end == 'm') mul = 1024 * 1024, end++;
+    if (*end || v == 0 || v > (unsigned long long)SIZE_MAX / mul) return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        usage(stdout);
+        return 0;
+    }
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.indent = 2;
+    const char *file = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        size_t v;
+        if ((!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--indent")) && i + 1 < argc) {
+            const char *val = argv[++i];
+            if (!strcmp(a, "--indent")) {
+                char *end;
+                long n = strtol(val, &end, 10);
+                if (*end || n < 0 || n > 64) {
+                    fprintf(stderr, "stax: --indent takes 0..64, not '%s'\n", val);
+                    return 2;
+                }
+                o.indent = (int)n;
+                continue;
+            }
+            if (parse_size(val, &v)) {
+                fprintf(stderr, "stax: %s takes a positive size, not '%s'\n", a, val);
+                return 2;
+            }
+            if (!strcmp(a, "--chunk")) o.chunk = v;
+            else o.memory = v;
+        } else if (!strcmp(a, "--namespaces")) {
+            o.namespaces = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "stax: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "stax: only one FILE, got '%s' and '%s'\n", file, a);
+            return 2;
+        }
+    }
+    int fd = 0;
+    o.name = "-";
+    if (file && strcmp(file, "-") != 0) {
+        fd = open(file, O_RDONLY);
+        if (fd < 0) {
+            fprintf(stderr, "stax: %s: %s\n", file, strerror(errno));
+            return 2;
+        }
+        o.name = file;
+    }
+    int rc;
+    if (!strcmp(cmd, "check")) rc = stax_cmd_check(&o, fd);
+    else if (!strcmp(cmd, "count")) rc = stax_cmd_count(&o, fd, stdout);
+    else if (!strcmp(cmd, "canon")) rc = stax_cmd_canon(&o, fd, stdout);
+    else if (!strcmp(cmd, "fmt")) rc = stax_cmd_fmt(&o, fd, stdout);
+    else {
+        fprintf(stderr, "stax: unknown command '%s'\n", cmd);
+        usage(stderr);
+        rc = 2;
+    }
+    if (fflush(stdout) != 0 && rc == 0) {
+        fprintf(stderr, "stax: write error: %s\n", strerror(errno));
+        rc = 2;
+    }
+    if (fd > 0) close(fd);
+    return rc;
+}

@@ -1,0 +1,1409 @@
+/* The reader: chunk intake, tokenizer, batches.
+ *
+ * Two phases per token. Framing finds where a token ends; it is resumable
+ * (rd_frame keeps how far it scanned, and quote/subset state), so a token split
+ * across chunks is found without rescanning. Parsing then sees the whole token
+ * contiguous: in the caller's chunk (zero copy) or, when it straddled chunks,
+ * in the carry buffer, which holds exactly one partial token and never more
+ * than max_token bytes.
+ *
+ * Lifetime rules that keep slices valid: decoded strings go to the arena, which
+ * is reset at each stax_reader_next; the carry is refilled only when no event
+ * of the current batch points into it; the tail of a chunk is copied to the
+ * carry only when the batch is empty (else on the next call).
+ */
+#include "stax_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#ifndef STAX_NO_STDIO
+#include <errno.h>
+#include <unistd.h>
+#endif
+
+/* ================================================================ state */
+
+enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE, K_BOM };
+enum rd_doc { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+
+typedef struct rd_frame {
+    int kind;
+    int quote;   /* tags, DOCTYPE: the open quote character, or 0 */
+    int sub;     /* DOCTYPE: 0 outside the subset, 1 inside, 2 in a comment, 3 in a PI */
+    int cut;     /* the token is a piece of a longer text/CDATA */
+    size_t scan; /* bytes from the token start already known not to end it */
+} rd_frame;
+
+struct stax_reader {
+    stax__mem mem;
+    stax_reader_options opt;
+    int status;
+    char msg[192];
+    stax_pos err_pos;
+
+    /* input window: the caller's chunk or the pull buffer */
+    const char *in;
+    size_t in_len, in_pos;
+    int fed;            /* a chunk was handed in and not yet given back */
+    int ended;          /* stax_reader_end was called */
+    int stash_deferred; /* the window's tail goes to the carry on the next call */
+
+    /* the partial token that straddles chunks */
+    char *carry;
+    size_t carry_len, carry_cap;
+    rd_frame fr;        /* framing state of the token at in_pos (or in the carry) */
+
+    stax_pos pos;       /* position of the first byte not yet consumed */
+    stax_pos tok_pos;   /* position of the token being parsed */
+
+    /* document state */
+    int doc;
+    int has_doctype;
+    int in_cdata;       /* a CDATA section was cut; the next token continues it */
+    int done;
+
+    /* open elements: names back to back in stack_names, starts in stack_off */
+    char *stack_names;
+    size_t stack_len, stack_cap;
+    size_t *stack_off;
+    uint32_t depth, stack_off_cap;
+
+    /* the batch */
+    stax_event *events;
+    size_t ev_cap;
+    stax_attr *attrs;
+    size_t attr_len, attr_cap;
+    stax_batch batch;
+    char *arena;
+    size_t arena_len, arena_cap;
+
+    /* pull source */
+    stax_read_fn src;
+    void *src_ctx;
+    char *rbuf;
+    size_t rbuf_cap;
+#ifndef STAX_NO_STDIO
+    int fd;
+    FILE *file;
+#endif
+};
+
+/* ================================================================ errors and positions */
+
+static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+    if (r->status < 0) return r->status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->status = code;
+    r->err_pos = at;
+    return code;
+}
+
+/* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
+#define rd_fail(r, code, tok, at, ...) rd_fail_at((r), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+
+static stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
+    stax_pos p = r->tok_pos;
+    stax__pos_advance(&p, tok, at);
+    return p;
+}
+
+/* Short, printable form of a name for messages. */
+static int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
+
+/* ================================================================ memory helpers */
+
+static int rd_grow(stax_reader *r, void **buf, size_t *cap, size_t elem, size_t need) {
+    if (need <= *cap) return 0;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2) return -1;
+        ncap *= 2;
+    }
+    if (ncap > SIZE_MAX / elem) return -1;
+    void *p = stax__mem_realloc(&r->mem, *buf, *cap * elem, ncap * elem);
+    if (!p) return -1;
+    *buf = p;
+    *cap = ncap;
+    return 0;
+}
+
+static int rd_nomem(stax_reader *r) {
+    return rd_fail_at(r, STAX_E_NOMEM, r->tok_pos,
+                      r->mem.block ? "the fixed memory block is too small for this document"
+                                   : "out of memory");
+}
+
+/* ================================================================ batch output */
+
+static stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
+    stax_event *e = &r->events[r->batch.count++];
+    memset(e, 0, sizeof *e);
+    e->type = (uint8_t)type;
+    e->pos = pos;
+    return e;
+}
+
+static int rd_is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* ================================================================ references */
+
+/* Decode a character reference at p ("&#...;", n bytes available, ';' known to
+ * be at p[semi]). Returns the code point or -1. */
+static long rd_charref(const char *p, size_t semi) {
+    size_t i = 2;
+    unsigned long v = 0;
+    int hex = 0;
+    if (i < semi && p[i] == 'x') hex = 1, i++;
+    if (i == semi) return -1;
+    for (; i < semi; i++) {
+        unsigned c = (unsigned char)p[i], d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return -1;
+        v = v * (hex ? 16u : 10u) + d;
+        if (v > 0x10FFFF) return -1;
+    }
+    return stax__is_char((uint32_t)v) ? (long)v : -1;
+}
+
+static int rd_predefined(const char *name, size_t n) {
+    switch (n) {
+    case 2:
+        if (name[0] == 'l' && name[1] == 't') return '<';
+        if (name[0] == 'g' && name[1] == 't') return '>';
+        return -1;
+    case 3: return memcmp(name, "amp", 3) == 0 ? '&' : -1;
+    case 4:
+        if (memcmp(name, "apos", 4) == 0) return '\'';
+        if (memcmp(name, "quot", 4) == 0) return '"';
+        return -1;
+    default: return -1;
+    }
+}
+
+/* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
+ * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
+ * name in *name (an entity the reader does not expand). Returns 0 or an error. */
+static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, size_t *end, long *cp,
+                        stax_str *name) {
+    size_t max = r->opt.max_name + 16, j = i + 1;
+    while (j < n && tok[j] != ';' && j - i <= max && !rd_is_ws((unsigned char)tok[j]) && tok[j] != '&' &&
+           tok[j] != '<' && tok[j] != '"' && tok[j] != '\'')
+        j++;
+    if (j >= n || tok[j] != ';') return rd_fail(r, STAX_E_SYNTAX, tok, i, "reference without a terminating ';'");
+    *end = j + 1;
+    if (tok[i + 1] == '#') {
+        long v = rd_charref(tok + i, j - i);
+        if (v < 0)
+            return rd_fail(r, STAX_E_CHARREF, tok, i, "invalid character reference '%.*s'", rd_clip(j + 1 - i),
+                           tok + i);
+        *cp = v;
+        return 0;
+    }
+    const char *nm = tok + i + 1;
+    size_t nl = j - i - 1;
+    if (nl > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, i + 1, "entity name longer than max_name");
+    if (stax__check_name(nm, nl))
+        return rd_fail(r, STAX_E_NAME, tok, i + 1, "invalid entity name '%.*s'", rd_clip(nl), nm);
+    int c = rd_predefined(nm, nl);
+    if (c >= 0) {
+        *cp = c;
+        return 0;
+    }
+    if (!r->has_doctype)
+        return rd_fail(r, STAX_E_ENTITY, tok, i, "undefined entity '%.*s' (the document has no DTD)", rd_clip(nl),
+                       nm);
+    *cp = -1;
+    name->ptr = nm;
+    name->len = nl;
+    return 0;
+}
+
+/* ================================================================ text */
+
+/* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
+static size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
+    unsigned char c = (unsigned char)tok[i];
+    if (c < 0x80) {
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            rd_fail(r, STAX_E_CHAR, tok, i, "character U+%04X is not allowed in XML", c);
+            return 0;
+        }
+        return 1;
+    }
+    uint32_t cp;
+    int l = stax__utf8_decode((const unsigned char *)tok + i, n - i, &cp);
+    if (l <= 0) {
+        rd_fail(r, STAX_E_ENCODING, tok, i, "invalid UTF-8 byte 0x%02X", c);
+        return 0;
+    }
+    if (!stax__is_char(cp)) {
+        rd_fail(r, STAX_E_CHAR, tok, i, "character U+%04lX is not allowed in XML", (unsigned long)cp);
+        return 0;
+    }
+    return (size_t)l;
+}
+
+/* Emit a TEXT event for [s, s+len). */
+static void rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
+    size_t j = 0;
+    while (j < len && rd_is_ws((unsigned char)s[j])) j++;
+    if (j == len) {
+        if (len == 0) return;
+        if (r->opt.flags & STAX_READ_SKIP_WS) return;
+        flags |= STAX_EVF_WHITESPACE;
+    }
+    stax_event *e = rd_emit(r, STAX_EV_TEXT, pos);
+    e->flags = (uint8_t)flags;
+    e->text.ptr = s;
+    e->text.len = len;
+}
+
+/* Text outside the root element: whitespace only, and no event. */
+static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (!rd_is_ws((unsigned char)tok[i])) {
+            if ((unsigned char)tok[i] >= 0x80 || (unsigned char)tok[i] < 0x20)
+                if (!rd_char_at(r, tok, n, i)) return r->status;
+            return rd_fail(r, STAX_E_STRUCTURE, tok, i,
+                           r->doc == DOC_EPILOG ? "text after the root element"
+                                                : "text before the root element");
+        }
+    }
+    return 0;
+}
+
+/* Parse a complete text token (or piece). Decodes references and line ends
+ * into the arena when needed (always when copy is set, since the token then
+ * lives in the carry). Returns the number of bytes consumed (< n when an
+ * unexpanded entity reference ends the token early), or 0 after an error. */
+static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
+    if (r->doc != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
+    char *dst = NULL, *dst0 = NULL;
+    size_t i = 0, run = 0; /* run: start of bytes not yet copied to dst */
+    if (copy) dst = dst0 = r->arena + r->arena_len;
+    while (i < n) {
+        /* bulk skip over plain bytes */
+        while (i < n && !(stax__class[(unsigned char)tok[i]] & STAX__C_TEXT_STOP)) i++;
+        if (i >= n) break;
+        unsigned char c = (unsigned char)tok[i];
+        if (c == ']') {
+            if (i + 2 < n && tok[i + 1] == ']' && tok[i + 2] == '>')
+                return rd_fail(r, STAX_E_SYNTAX, tok, i, "']]>' is not allowed in text"), 0;
+            i++;
+            continue;
+        }
+        if (c != '&' && c != '\r') {
+            size_t l = rd_char_at(r, tok, n, i);
+            if (!l) return 0;
+            i += l;
+            continue;
+        }
+        if (!dst) dst = dst0 = r->arena + r->arena_len;
+        memcpy(dst, tok + run, i - run);
+        dst += i - run;
+        if (c == '\r') {
+            *dst++ = '\n';
+            i += (i + 1 < n && tok[i + 1] == '\n') ? 2 : 1;
+            run = i;
+            continue;
+        }
+        size_t end;
+        long cp;
+        stax_str name;
+        if (rd_reference(r, tok, n, i, &end, &cp, &name)) return 0;
+        if (cp >= 0) {
+            dst += stax__utf8_encode((uint32_t)cp, dst);
+            i = run = end;
+            continue;
+        }
+        /* an entity the reader does not expand: TEXT (what came before), ENTITY_REF */
+        rd_text_event(r, dst0, (size_t)(dst - dst0), r->tok_pos, 0);
+        r->arena_len += (size_t)(dst - dst0);
+        stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
+        e->name = name;
+        if (copy) { /* the name lives in the carry, which is about to change */
+            memcpy(r->arena + r->arena_len, name.ptr, name.len);
+            e->name.ptr = r->arena + r->arena_len;
+            r->arena_len += name.len;
+        }
+        return end;
+    }
+    unsigned flags = cut ? STAX_EVF_CONTINUED : 0;
+    if (!dst) {
+        rd_text_event(r, tok, n, r->tok_pos, flags);
+        return n;
+    }
+    memcpy(dst, tok + run, n - run);
+    dst += n - run;
+    rd_text_event(r, dst0, (size_t)(dst - dst0), r->tok_pos, flags);
+    r->arena_len += (size_t)(dst - dst0);
+    return n;
+}
+
+/* Copy [s, s+n) to the arena normalizing line ends (for comments, PIs, CDATA
+ * when they contain CR, or when they live in the carry). */
+static stax_str rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy) {
+    stax_str out = {s, n};
+    const char *cr = memchr(s, '\r', n);
+    if (!cr && !copy) return out;
+    char *d = r->arena + r->arena_len, *d0 = d;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\r') {
+            *d++ = '\n';
+            if (i + 1 < n && s[i + 1] == '\n') i++;
+        } else {
+            *d++ = s[i];
+        }
+    }
+    out.ptr = d0;
+    out.len = (size_t)(d - d0);
+    r->arena_len += out.len;
+    return out;
+}
+
+/* Check [tok+from, tok+to) holds only Char code points in valid UTF-8. */
+static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t to) {
+    int err = 0;
+    size_t bad = stax__check_chars(tok + from, to - from, &err);
+    if (bad == to - from) return 0;
+    size_t at = from + bad;
+    if (err == STAX_E_CHAR) {
+        uint32_t cp = (unsigned char)tok[at];
+        if (cp >= 0x80) stax__utf8_decode((const unsigned char *)tok + at, to - at, &cp);
+        return rd_fail(r, STAX_E_CHAR, tok, at, "character U+%04lX is not allowed in XML", (unsigned long)cp);
+    }
+    return rd_fail(r, STAX_E_ENCODING, tok, at, "invalid UTF-8 byte 0x%02X", (unsigned char)tok[at]);
+}
+
+/* ================================================================ names */
+
+/* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing. */
+static size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+    size_t j = i;
+    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
+    /* non-ASCII bytes are classed as name bytes; verify them properly */
+    size_t len = j - i;
+    if (len == 0) {
+        if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !rd_char_at(r, tok, n, i))
+            return 0;
+        return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
+    }
+    if (len > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, i, "%s name longer than max_name", what), 0;
+    size_t bad = stax__check_name(tok + i, len);
+    if (bad) {
+        size_t at = i + bad - 1;
+        if ((unsigned char)tok[at] >= 0x80 && !rd_char_at(r, tok, n, at)) return 0;
+        return rd_fail(r, STAX_E_NAME, tok, at, "invalid %s name '%.*s'", what, rd_clip(len), tok + i), 0;
+    }
+    return len;
+}
+
+static size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
+    while (i < n && rd_is_ws((unsigned char)tok[i])) i++;
+    return i;
+}
+
+/* ================================================================ element stack */
+
+static int rd_push(stax_reader *r, const char *name, size_t len) {
+    if (r->depth >= r->opt.max_depth) return -1;
+    if (r->depth >= r->stack_off_cap) {
+        size_t cap = r->stack_off_cap;
+        if (rd_grow(r, (void **)&r->stack_off, &cap, sizeof(size_t), (size_t)r->depth + 1)) return -2;
+        r->stack_off_cap = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    }
+    if (rd_grow(r, (void **)&r->stack_names, &r->stack_cap, 1, r->stack_len + len)) return -2;
+    r->stack_off[r->depth++] = r->stack_len;
+    memcpy(r->stack_names + r->stack_len, name, len);
+    r->stack_len += len;
+    return 0;
+}
+
+/* ================================================================ attributes */
+
+/* Normalize an attribute value (3.3.3 for CDATA) into the arena when it holds
+ * whitespace other than #x20, references, or lives in the carry. */
+static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, stax_str *out) {
+    size_t i = vs;
+    for (;;) {
+        while (i < ve && !(stax__class[(unsigned char)tok[i]] & STAX__C_ATTR_STOP)) i++;
+        if (i >= ve) break;
+        unsigned char c = (unsigned char)tok[i];
+        if (c == ' ') {
+            i++;
+            continue;
+        }
+        if (c == '<') return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
+        if (c == '&' || c == '\t' || c == '\n' || c == '\r') break;
+        if (c == '"' || c == '\'') { /* the other quote */
+            i++;
+            continue;
+        }
+        size_t l = rd_char_at(r, tok, n, i);
+        if (!l) return r->status;
+        i += l;
+    }
+    if (i >= ve && !copy) {
+        out->ptr = tok + vs;
+        out->len = ve - vs;
+        return 0;
+    }
+    char *d0 = r->arena + r->arena_len, *d = d0;
+    memcpy(d, tok + vs, i - vs);
+    d += i - vs;
+    while (i < ve) {
+        unsigned char c = (unsigned char)tok[i];
+        if (c == '\r') {
+            *d++ = ' ';
+            i += (i + 1 < ve && tok[i + 1] == '\n') ? 2 : 1;
+        } else if (c == '\t' || c == '\n') {
+            *d++ = ' ';
+            i++;
+        } else if (c == '<') {
+            return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
+        } else if (c == '&') {
+            size_t end;
+            long cp;
+            stax_str name;
+            if (rd_reference(r, tok, ve, i, &end, &cp, &name)) return r->status;
+            if (cp >= 0) {
+                d += stax__utf8_encode((uint32_t)cp, d);
+            } else { /* kept as written until the DTD is interpreted */
+                memcpy(d, tok + i, end - i);
+                d += end - i;
+            }
+            i = end;
+        } else if (c < 0x20 || c >= 0x80) {
+            size_t l = rd_char_at(r, tok, n, i);
+            if (!l) return r->status;
+            memcpy(d, tok + i, l);
+            d += l;
+            i += l;
+        } else {
+            *d++ = (char)c;
+            i++;
+        }
+    }
+    out->ptr = d0;
+    out->len = (size_t)(d - d0);
+    r->arena_len += out->len;
+    return 0;
+}
+
+static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
+
+/* ================================================================ tags */
+
+static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    if (r->doc == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+    size_t nl = rd_name(r, tok, n, 1, "element");
+    if (!nl) return r->status;
+    size_t first = r->attr_len, i = 1 + nl;
+    unsigned flags = 0;
+    for (;;) {
+        size_t ws = i;
+        i = rd_skip_ws(tok, n, i);
+        if (i >= n) return rd_fail(r, STAX_E_SYNTAX, tok, n - 1, "unterminated start tag");
+        if (tok[i] == '>') break;
+        if (tok[i] == '/') {
+            if (i + 1 < n && tok[i + 1] == '>') {
+                flags = STAX_EVF_EMPTY;
+                break;
+            }
+            return rd_fail(r, STAX_E_SYNTAX, tok, i, "'/' must be followed by '>' in a start tag");
+        }
+        if (ws == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
+        size_t an = rd_name(r, tok, n, i, "attribute");
+        if (!an) return r->status;
+        if (r->attr_len - first >= r->opt.max_attrs)
+            return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
+                           (unsigned)r->opt.max_attrs);
+        stax_attr *a = &r->attrs[r->attr_len];
+        a->name.ptr = tok + i;
+        a->name.len = an;
+        size_t name_at = i;
+        i = rd_skip_ws(tok, n, i + an);
+        if (i >= n || tok[i] != '=')
+            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
+                           rd_clip(an), tok + name_at);
+        i = rd_skip_ws(tok, n, i + 1);
+        if (i >= n || (tok[i] != '"' && tok[i] != '\''))
+            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
+        char q = tok[i];
+        const char *qe = memchr(tok + i + 1, q, n - i - 1);
+        if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
+        size_t ve = (size_t)(qe - tok);
+        if (rd_attr_value(r, tok, n, i + 1, ve, copy, &a->value)) return r->status;
+        for (size_t k = first; k < r->attr_len; k++)
+            if (rd_str_same(r->attrs[k].name, a->name))
+                return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", rd_clip(an),
+                               tok + name_at);
+        if (copy) {
+            memcpy(r->arena + r->arena_len, a->name.ptr, an);
+            a->name.ptr = r->arena + r->arena_len;
+            r->arena_len += an;
+        }
+        r->attr_len++;
+        i = ve + 1;
+    }
+    int pr = flags ? 0 : rd_push(r, tok + 1, nl);
+    if (pr == -1) return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)",
+                                 (unsigned)r->opt.max_depth);
+    if (pr == -2) return rd_nomem(r);
+    stax_str name = {tok + 1, nl};
+    if (copy) {
+        memcpy(r->arena + r->arena_len, name.ptr, nl);
+        name.ptr = r->arena + r->arena_len;
+        r->arena_len += nl;
+    }
+    stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
+    e->flags = (uint8_t)flags;
+    e->name = name;
+    e->attr_first = first;
+    e->attr_count = (uint32_t)(r->attr_len - first);
+    if (flags) {
+        e = rd_emit(r, STAX_EV_END, r->tok_pos);
+        e->name = name;
+        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+    } else {
+        r->doc = DOC_CONTENT;
+    }
+    return 0;
+}
+
+static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t nl = rd_name(r, tok, n, 2, "end tag");
+    if (!nl) return r->status;
+    size_t i = rd_skip_ws(tok, n, 2 + nl);
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", rd_clip(nl), tok + 2);
+    if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", rd_clip(nl), tok + 2);
+    size_t off = r->stack_off[r->depth - 1], ol = r->stack_len - off;
+    const char *open = r->stack_names + off;
+    if (ol != nl || memcmp(open, tok + 2, nl) != 0)
+        return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", rd_clip(nl),
+                       tok + 2, rd_clip(ol), open);
+    stax_event *e = rd_emit(r, STAX_EV_END, r->tok_pos);
+    e->name.ptr = tok + 2;
+    e->name.len = nl;
+    if (copy) {
+        memcpy(r->arena + r->arena_len, tok + 2, nl);
+        e->name.ptr = r->arena + r->arena_len;
+        r->arena_len += nl;
+    }
+    r->depth--;
+    r->stack_len = off;
+    if (r->depth == 0) r->doc = DOC_EPILOG;
+    return 0;
+}
+
+/* ================================================================ comments, PIs, XML declaration, CDATA */
+
+static int rd_comment(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t cs = 4, ce = n - 3;
+    for (const char *p = tok + cs; (p = memchr(p, '-', (size_t)(tok + ce - p))) != NULL; p++) {
+        if (p + 1 < tok + ce && p[1] == '-')
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "'--' is not allowed inside a comment");
+        if (p + 1 == tok + ce)
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "a comment may not end with '-'");
+    }
+    if (rd_check_chars(r, tok, cs, ce)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_COMMENT, r->tok_pos);
+    e->text = rd_normalize_eol(r, tok + cs, ce - cs, copy);
+    return 0;
+}
+
+/* Match `S? name S? = S? quote value quote` at tok[*i]; the value is returned. */
+static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, const char *name, stax_str *val) {
+    size_t j = *i, k = strlen(name);
+    if (j + k > n || memcmp(tok + j, name, k) != 0) return 1;
+    j = rd_skip_ws(tok, n, j + k);
+    if (j >= n || tok[j] != '=') return rd_fail(r, STAX_E_SYNTAX, tok, j, "'=' expected after '%s'", name);
+    j = rd_skip_ws(tok, n, j + 1);
+    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
+        return rd_fail(r, STAX_E_SYNTAX, tok, j, "quoted value expected for '%s'", name);
+    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated value of '%s'", name);
+    val->ptr = tok + j + 1;
+    val->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return 0;
+}
+
+static int rd_ascii_ieq(stax_str s, const char *z) {
+    size_t k = strlen(z);
+    if (s.len != k) return 0;
+    for (size_t i = 0; i < k; i++) {
+        char c = s.ptr[i];
+        if (c >= 'a' && c <= 'z') c = (char)(c - 32);
+        if (c != z[i]) return 0;
+    }
+    return 1;
+}
+
+static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t end = n - 2, i = 5, ws;
+    stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
+    unsigned flags = 0;
+    ws = i;
+    i = rd_skip_ws(tok, end, i);
+    int rc = i > ws ? rd_decl_attr(r, tok, end, &i, "version", &ver) : 1;
+    if (rc < 0) return rc;
+    if (rc) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
+    if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
+        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
+                       rd_clip(ver.len), ver.ptr);
+    for (size_t k = 2; k < ver.len; k++)
+        if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
+    ws = i;
+    i = rd_skip_ws(tok, end, i);
+    if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "encoding", &enc)) < 0) return rc;
+    if (enc.ptr) {
+        int ok = enc.len > 0 && ((enc.ptr[0] | 32) >= 'a' && (enc.ptr[0] | 32) <= 'z');
+        for (size_t k = 1; ok && k < enc.len; k++) {
+            char c = enc.ptr[k];
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '_' || c == '-';
+        }
+        if (!ok) return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(enc.ptr - tok), "invalid encoding name");
+        if (!rd_ascii_ieq(enc, "UTF-8") && !rd_ascii_ieq(enc, "UTF8") && !rd_ascii_ieq(enc, "US-ASCII") &&
+            !rd_ascii_ieq(enc, "ASCII"))
+            return rd_fail(r, STAX_E_UNSUPPORTED, tok, (size_t)(enc.ptr - tok),
+                           "encoding '%.*s' is not supported (only UTF-8 and US-ASCII)", rd_clip(enc.len), enc.ptr);
+        ws = i;
+        i = rd_skip_ws(tok, end, i);
+    }
+    if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
+    if (sa.ptr) {
+        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES;
+        else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
+        else return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "standalone must be 'yes' or 'no'");
+    }
+    i = rd_skip_ws(tok, end, i);
+    if (i != end) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in the XML declaration");
+    stax_event *e = rd_emit(r, STAX_EV_XMLDECL, r->tok_pos);
+    e->flags = (uint8_t)flags;
+    e->name = ver;
+    e->text = enc;
+    if (copy) {
+        e->name = rd_normalize_eol(r, ver.ptr, ver.len, 1);
+        if (enc.ptr) e->text = rd_normalize_eol(r, enc.ptr, enc.len, 1);
+    }
+    return 0;
+}
+
+static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_start) {
+    size_t tl = rd_name(r, tok, n, 2, "processing instruction target");
+    if (!tl) return r->status;
+    const char *t = tok + 2;
+    if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
+        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
+        return rd_fail(r, STAX_E_SYNTAX, tok, 0,
+                       at_start ? "the XML declaration must be written in lower case"
+                                : "the XML declaration is only allowed at the very start of the document");
+    }
+    size_t i = 2 + tl, ds;
+    if (i == n - 2) ds = i;
+    else if (rd_is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
+    else return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required after the PI target");
+    if (rd_check_chars(r, tok, ds, n - 2)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_PI, r->tok_pos);
+    e->name.ptr = t;
+    e->name.len = tl;
+    e->text = rd_normalize_eol(r, tok + ds, n - 2 - ds, copy);
+    if (copy) e->name = rd_normalize_eol(r, t, tl, 1);
+    return 0;
+}
+
+/* A CDATA section, or a piece of one: content is [cs, ce). */
+static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int copy, int cut) {
+    if (r->doc != DOC_CONTENT) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "CDATA section outside the root element");
+    if (rd_check_chars(r, tok, cs, ce)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_CDATA, r->tok_pos);
+    e->flags = cut ? STAX_EVF_CONTINUED : 0;
+    e->text = rd_normalize_eol(r, tok + cs, ce - cs, copy);
+    return 0;
+}
+
+/* ================================================================ DOCTYPE */
+
+static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
+    size_t j = *i;
+    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
+        return rd_fail(r, STAX_E_SYNTAX, tok, j < n ? j : n - 1, "quoted %s expected", what);
+    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated %s", what);
+    out->ptr = tok + j + 1;
+    out->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return 0;
+}
+
+static int rd_pubid_char(unsigned char c) {
+    return c == ' ' || c == '\r' || c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || (c && strchr("-'()+,./:=?;!*#@$_%", c));
+}
+
+static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
+    if (r->doc == DOC_CONTENT || r->doc == DOC_EPILOG || r->has_doctype)
+        return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
+                       r->has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
+    size_t i = 9;
+    if (i >= n || !rd_is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
+    i = rd_skip_ws(tok, n, i);
+    size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
+    if (!nl) return r->status;
+    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
+    unsigned flags = 0;
+    size_t ws = i + nl;
+    i = rd_skip_ws(tok, n, ws);
+    if (i + 6 <= n && (memcmp(tok + i, "SYSTEM", 6) == 0 || memcmp(tok + i, "PUBLIC", 6) == 0)) {
+        int is_pub = tok[i] == 'P';
+        if (i == ws) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the external id");
+        size_t k = i + 6;
+        i = rd_skip_ws(tok, n, k);
+        if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after %s", is_pub ? "PUBLIC" : "SYSTEM");
+        if (is_pub) {
+            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->status;
+            for (size_t q = 0; q < pub.len; q++)
+                if (!rd_pubid_char((unsigned char)pub.ptr[q]))
+                    return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(pub.ptr - tok) + q, "character not allowed in a public id");
+            k = i;
+            i = rd_skip_ws(tok, n, k);
+            if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the system id");
+        }
+        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->status;
+        if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->status;
+        i = rd_skip_ws(tok, n, i);
+    }
+    if (i < n && tok[i] == '[') {
+        /* the framing already matched the brackets, quotes, comments and PIs;
+         * the subset ends at the ']' the framing stopped at: the last one */
+        size_t j = n - 1;
+        while (j > i && tok[j] != ']') j--;
+        if (j == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated internal subset");
+        if (rd_check_chars(r, tok, i + 1, j)) return r->status;
+        subset.ptr = tok + i + 1;
+        subset.len = j - i - 1;
+        flags = STAX_EVF_HAS_SUBSET;
+        i = rd_skip_ws(tok, n, j + 1);
+    }
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
+    r->has_doctype = 1;
+    r->doc = DOC_PROLOG;
+    stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
+    e->flags = (uint8_t)flags;
+    e->name = name;
+    e->pubid = pub;
+    e->sysid = sys;
+    e->text = subset;
+    if (copy || memchr(tok, '\r', n)) {
+        e->name = rd_normalize_eol(r, name.ptr, name.len, 1);
+        e->pubid = rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, 1);
+        e->sysid = rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, 1);
+        e->text = rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, 1);
+    }
+    return 0;
+}
+
+/* ================================================================ framing */
+
+static const char *rd_find2(const char *p, size_t n, char a, char b) {
+    for (size_t i = 0; i + 1 < n;) {
+        const char *q = memchr(p + i, a, n - 1 - i);
+        if (!q) return NULL;
+        if (q[1] == b) return q;
+        i = (size_t)(q - p) + 1;
+    }
+    return NULL;
+}
+
+static const char *rd_find3(const char *p, size_t n, char a, char b, char c) {
+    for (size_t i = 0; i + 2 < n;) {
+        const char *q = memchr(p + i, a, n - 2 - i);
+        if (!q) return NULL;
+        if (q[1] == b && q[2] == c) return q;
+        i = (size_t)(q - p) + 1;
+    }
+    return NULL;
+}
+
+/* Where a text or CDATA piece of more than max_text bytes is cut: at max_text,
+ * moved back so that it splits no UTF-8 sequence, reference, CR LF or "]]>".
+ * Depends only on the bytes, never on chunking. */
+static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) {
+    size_t cut = max;
+    if (text) {
+        size_t lim = r->opt.max_name + 16, k = cut;
+        while (k > 0 && cut - k < lim) {
+            char c = p[k - 1];
+            if (c == ';' || c == '<') break;
+            if (c == '&') {
+                cut = k - 1;
+                break;
+            }
+            k--;
+        }
+    }
+    for (int b = 0; b < 2 && cut > 0 && p[cut - 1] == ']'; b++) cut--;
+    if (cut > 0 && p[cut - 1] == '\r') cut--;
+    while (cut > 0 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
+    if (cut == 0) { /* nothing sensible to back off to: cut at a character boundary */
+        cut = max;
+        while (cut > 1 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
+    }
+    return cut;
+}
+
+/* Frame the token at p (n bytes available, the token starts at p[0]).
+ * Returns its length, 0 if more bytes are needed (state kept in f), or -1
+ * after an error. */
+static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
+    size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
+    switch (f->kind) {
+    case K_BOM: { /* the byte order mark, or a sign of UTF-16/32 */
+        const unsigned char *u = (const unsigned char *)p;
+        if (n < 2) return 0;
+        if ((u[0] == 0xFE && u[1] == 0xFF) || (u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0 && u[1] == '<'))
+            return rd_fail(r, STAX_E_UNSUPPORTED, p, 0, "UTF-16 input is not supported yet"), -1;
+        if (u[0] != 0xEF) return rd_fail(r, STAX_E_ENCODING, p, 0, "invalid UTF-8 byte 0x%02X", u[0]), -1;
+        if (n < 3) return 0;
+        if (u[1] == 0xBB && u[2] == 0xBF) return 3;
+        return rd_fail(r, STAX_E_ENCODING, p, 0, "invalid UTF-8 byte 0x%02X", u[0]), -1;
+    }
+    case K_TEXT: {
+        size_t lim = n < max_text + 1 ? n : max_text + 1;
+        const char *lt = f->scan < lim ? memchr(p + f->scan, '<', lim - f->scan) : NULL;
+        if (lt) return lt - p;
+        if (n > max_text) {
+            f->cut = 1;
+            return (ptrdiff_t)rd_cut(r, p, max_text, 1);
+        }
+        f->scan = n;
+        return 0;
+    }
+    case K_MARKUP: {
+        static const char *const bang[] = {"<!--", "<![CDATA[", "<!DOCTYPE"};
+        static const int bang_kind[] = {K_COMMENT, K_CDATA, K_DOCTYPE};
+        if (n < 2) return 0;
+        if (p[1] == '/') f->kind = K_ETAG, f->scan = 2;
+        else if (p[1] == '?') f->kind = K_PI, f->scan = 2;
+        else if (p[1] == 0 && r->pos.offset == 0)
+            return rd_fail(r, STAX_E_UNSUPPORTED, p, 0, "UTF-16 input is not supported yet"), -1;
+        else if (p[1] != '!') f->kind = K_STAG, f->scan = 1;
+        else {
+            int partial = 0;
+            for (int k = 0; k < 3; k++) {
+                size_t bl = strlen(bang[k]), m = n < bl ? n : bl;
+                if (memcmp(p, bang[k], m) != 0) continue;
+                if (m < bl) {
+                    partial = 1;
+                    continue;
+                }
+                f->kind = bang_kind[k];
+                f->scan = bl;
+            }
+            if (f->kind == K_MARKUP) {
+                if (partial) return 0;
+                return rd_fail(r, STAX_E_SYNTAX, p, 0, "invalid markup after '<!'"), -1;
+            }
+        }
+        return rd_frame_scan(r, f, p, n);
+    }
+    case K_STAG:
+    case K_ETAG: {
+        size_t i = f->scan;
+        int q = f->quote;
+        while (i < n) {
+            if (q) {
+                const char *e = memchr(p + i, q, n - i);
+                const char *lt = memchr(p + i, '<', (e ? (size_t)(e - p) : n) - i);
+                if (lt) return rd_fail(r, STAX_E_SYNTAX, p, (size_t)(lt - p), "'<' is not allowed in an attribute value"), -1;
+                if (!e) {
+                    i = n;
+                    break;
+                }
+                i = (size_t)(e - p) + 1;
+                q = 0;
+                continue;
+            }
+            char c = p[i];
+            if (c == '>') return (ptrdiff_t)i + 1;
+            if (c == '"' || c == '\'') q = c;
+            else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
+            i++;
+        }
+        if (n > max_tok) return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "tag longer than max_token"), -1;
+        f->scan = i;
+        f->quote = q;
+        return 0;
+    }
+    case K_COMMENT:
+    case K_PI: {
+        int com = f->kind == K_COMMENT;
+        size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
+        const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
+        if (e) return (e - p) + (com ? 3 : 2);
+        if (n > max_tok)
+            return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token", com ? "comment" : "processing instruction"), -1;
+        f->scan = n;
+        return 0;
+    }
+    case K_CDATA:
+    case K_CDATA_CONT: {
+        size_t cs = f->kind == K_CDATA ? 9 : 0, from = f->scan > cs + 2 ? f->scan - 2 : cs;
+        size_t lim = n < cs + max_text + 3 ? n : cs + max_text + 3;
+        const char *e = from < lim ? rd_find3(p + from, lim - from, ']', ']', '>') : NULL;
+        if (e) return (e - p) + 3;
+        if (n >= cs + max_text + 3) {
+            f->cut = 1;
+            return (ptrdiff_t)(cs + rd_cut(r, p + cs, max_text, 0));
+        }
+        f->scan = n;
+        return 0;
+    }
+    case K_DOCTYPE: {
+        size_t i = f->scan;
+        while (i < n) {
+            char c = p[i];
+            if (f->quote) {
+                const char *e = memchr(p + i, f->quote, n - i);
+                if (!e) {
+                    i = n;
+                    break;
+                }
+                i = (size_t)(e - p) + 1;
+                f->quote = 0;
+                continue;
+            }
+            if (f->sub == 2 || f->sub == 3) { /* inside a comment or PI of the subset */
+                const char *e = f->sub == 2 ? rd_find3(p + i, n - i, '-', '-', '>') : rd_find2(p + i, n - i, '?', '>');
+                if (!e) {
+                    i = n > i + 2 ? n - 2 : i;
+                    break;
+                }
+                i = (size_t)(e - p) + (f->sub == 2 ? 3 : 2);
+                f->sub = 1;
+                continue;
+            }
+            if (c == '"' || c == '\'') f->quote = c;
+            else if (f->sub == 0 && c == '[') f->sub = 1;
+            else if (f->sub == 0 && c == '>') return (ptrdiff_t)i + 1;
+            else if (f->sub == 1 && c == ']') f->sub = 0;
+            else if (f->sub == 1 && c == '<') {
+                if (n - i < 4) break; /* need "<!--" or "<?" to decide */
+                if (p[i + 1] == '?') {
+                    f->sub = 3;
+                    i += 2;
+                    continue;
+                }
+                if (p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-') {
+                    f->sub = 2;
+                    i += 4;
+                    continue;
+                }
+            }
+            i++;
+        }
+        if (n > max_tok) return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "DOCTYPE longer than max_token"), -1;
+        f->scan = i;
+        return 0;
+    }
+    default: return rd_fail(r, STAX_E_USAGE, p, 0, "internal error: no token kind"), -1;
+    }
+}
+
+/* rd_frame_scan, plus the token-size limit: a token other than text or CDATA
+ * (which are cut) longer than max_token is an error however it was chunked. */
+static ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
+    ptrdiff_t e = rd_frame_scan(r, f, p, n);
+    if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
+        return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "markup longer than max_token (%zu bytes)", r->opt.max_token), -1;
+    return e;
+}
+
+/* The kind of the token that starts with byte c. */
+static void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
+    memset(f, 0, sizeof *f);
+    if (r->in_cdata) f->kind = K_CDATA_CONT;
+    else if (c == '<') f->kind = K_MARKUP;
+    else if (r->pos.offset == 0 && (c == 0xEF || c == 0xFE || c == 0xFF || c == 0x00)) f->kind = K_BOM;
+    else f->kind = K_TEXT;
+}
+
+/* ================================================================ token dispatch */
+
+/* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
+ * (n, or less for a text ended early by an entity reference), or 0 on error. */
+static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    int at_start = r->doc == DOC_START;
+    int rc = 0;
+    size_t used = n;
+    switch (f->kind) {
+    case K_BOM: return n;
+    case K_TEXT:
+        used = rd_text(r, tok, n, copy, f->cut);
+        if (!used) return 0;
+        break;
+    case K_STAG: rc = rd_start_tag(r, tok, n, copy); break;
+    case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
+    case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->tok_pos.column == 1 && r->tok_pos.line == 1); break;
+    case K_CDATA:
+    case K_CDATA_CONT: {
+        size_t cs = f->kind == K_CDATA ? 9 : 0;
+        rc = rd_cdata(r, tok, cs, f->cut ? n : n - 3, copy, f->cut);
+        r->in_cdata = f->cut;
+        break;
+    }
+    case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
+    default: rc = rd_fail(r, STAX_E_USAGE, tok, 0, "internal error: token kind %d", f->kind);
+    }
+    if (rc) return 0;
+    if (r->doc == DOC_START) r->doc = DOC_PROLOG;
+    return used;
+}
+
+/* Room for a token of n bytes: events, attributes, arena. Returns 1 if the
+ * batch must end first, 0 if there is room, -1 on error. Grows buffers only
+ * while the batch is empty (growing moves them). */
+static int rd_room(stax_reader *r, size_t n) {
+    int empty = r->batch.count == 0;
+    if (r->batch.count >= r->opt.batch_events) return 1;
+    if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
+        if (!empty) return 1;
+        r->attr_len = 0;
+    }
+    size_t need = n + 16;
+    if (r->arena_cap - r->arena_len < need) {
+        if (!empty) return 1;
+        r->arena_len = 0;
+        if (rd_grow(r, (void **)&r->arena, &r->arena_cap, 1, need)) return rd_nomem(r), -1;
+    }
+    return 0;
+}
+
+/* Consume n bytes of the token that was just parsed. */
+static void rd_consume(stax_reader *r, const char *tok, size_t n) {
+    if (STAX_UNLIKELY(r->fr.kind == K_BOM)) r->pos.offset += n; /* the BOM is not a column */
+    else stax__pos_advance(&r->pos, tok, n);
+}
+
+static int rd_carry_append(stax_reader *r, const char *p, size_t n) {
+    if (rd_grow(r, (void **)&r->carry, &r->carry_cap, 1, r->carry_len + n)) return rd_nomem(r);
+    memcpy(r->carry + r->carry_len, p, n);
+    r->carry_len += n;
+    return 0;
+}
+
+/* The carry holds the start of a token; extend it from the window until the
+ * token ends. Returns 1 when a token was parsed, 0 when the window ran out,
+ * 2 when the batch must end first, -1 on error. */
+static int rd_resume_carry(stax_reader *r) {
+    r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
+    for (;;) {
+        size_t avail = r->in_len - r->in_pos;
+        ptrdiff_t end;
+        size_t added = 0;
+        if (avail == 0 && !r->ended) return 0;
+        if (avail) {
+            size_t step = r->carry_len > 4096 ? r->carry_len : 4096;
+            if (step > avail) step = avail;
+            if (rd_carry_append(r, r->in + r->in_pos, step)) return -1;
+            r->in_pos += step;
+            added = step;
+            end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
+        } else if (r->fr.kind == K_TEXT) {
+            end = (ptrdiff_t)r->carry_len; /* text ends with the input */
+        } else {
+            stax_pos at = r->tok_pos;
+            stax__pos_advance(&at, r->carry, r->carry_len);
+            return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
+                              r->fr.kind == K_COMMENT ? "a comment"
+                              : r->fr.kind == K_PI ? "a processing instruction"
+                              : r->fr.kind == K_CDATA || r->fr.kind == K_CDATA_CONT ? "a CDATA section"
+                              : r->fr.kind == K_DOCTYPE ? "the DOCTYPE"
+                              : "a tag"), -1;
+        }
+        if (end < 0) return -1;
+        if (end == 0) continue;
+        /* give back what was appended past the token end */
+        size_t tl = (size_t)end, extra = r->carry_len - tl, back = extra < added ? extra : added;
+        r->in_pos -= back;
+        r->carry_len -= back;
+        int room = rd_room(r, tl);
+        if (room < 0) return -1;
+        if (room) {
+            r->in_pos += back; /* keep the appended bytes: nothing was consumed */
+            r->carry_len += back;
+            rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+            return 2;
+        }
+        size_t used = rd_token(r, &r->fr, r->carry, tl, 1);
+        if (!used) return -1;
+        rd_consume(r, r->carry, used);
+        /* bytes of the carry beyond what was used stay as the next token's start */
+        size_t rest = r->carry_len - used;
+        memmove(r->carry, r->carry + used, rest);
+        r->carry_len = rest;
+        if (rest) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+        return 1;
+    }
+}
+
+/* Move the unconsumed tail of the window into the carry. */
+static int rd_stash(stax_reader *r) {
+    r->stash_deferred = 0;
+    size_t n = r->in_len - r->in_pos;
+    if (n == 0) return 0;
+    if (rd_carry_append(r, r->in + r->in_pos, n)) return -1;
+    r->in_pos = r->in_len;
+    return 0;
+}
+
+/* End of input: the document must be complete. */
+static int rd_finish(stax_reader *r) {
+    if (r->depth > 0)
+        return rd_fail_at(r, STAX_E_TRUNCATED, r->pos, "the input ends inside element '%.*s'",
+                          rd_clip(r->stack_len - r->stack_off[r->depth - 1]), r->stack_names + r->stack_off[r->depth - 1]);
+    if (r->doc != DOC_EPILOG) return rd_fail_at(r, STAX_E_STRUCTURE, r->pos, "no root element");
+    r->done = 1;
+    return STAX_END;
+}
+
+/* Fill the batch from the window. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
+static int rd_fill(stax_reader *r) {
+    for (;;) {
+        if (r->carry_len) {
+            int rc = rd_resume_carry(r);
+            if (rc < 0) return r->status;
+            if (rc == 2) return STAX_OK;
+            if (rc == 0) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+            if (r->carry_len) continue;
+        }
+        if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+        if (r->in_pos >= r->in_len) {
+            if (!r->ended) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+            if (r->batch.count) return STAX_OK;
+            return rd_finish(r);
+        }
+        const char *tok = r->in + r->in_pos;
+        size_t avail = r->in_len - r->in_pos;
+        rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
+        r->tok_pos = r->pos;
+        ptrdiff_t end = rd_frame_end(r, &r->fr, tok, avail);
+        if (end < 0) return r->status;
+        if (end == 0) {
+            if (r->ended && r->fr.kind != K_TEXT) {
+                /* the token runs past the end of input: let the carry path report it */
+                if (rd_stash(r)) return r->status;
+                continue;
+            }
+            if (r->ended) end = (ptrdiff_t)avail; /* text up to the end of input */
+            else if (r->batch.count) {
+                r->stash_deferred = 1;
+                return STAX_OK;
+            } else {
+                if (rd_stash(r)) return r->status;
+                return STAX_NEED_INPUT;
+            }
+        }
+        int room = rd_room(r, (size_t)end);
+        if (room < 0) return r->status;
+        if (room) return STAX_OK;
+        size_t used = rd_token(r, &r->fr, tok, (size_t)end, 0);
+        if (!used) return r->status;
+        rd_consume(r, tok, used);
+        r->in_pos += used;
+    }
+}
+
+/* ================================================================ public API */
+
+static void rd_defaults(stax_reader_options *o) {
+    if (!o->max_depth) o->max_depth = 1024;
+    if (!o->max_name) o->max_name = 1024;
+    if (!o->max_attrs) o->max_attrs = 256;
+    if (!o->max_token) o->max_token = (size_t)1 << 20;
+    if (!o->max_text) o->max_text = o->max_token < 65536 ? o->max_token : 65536;
+    if (!o->batch_events) o->batch_events = 256;
+    if (!o->read_buffer) o->read_buffer = 65536;
+}
+
+stax_reader *stax_reader_new(const stax_reader_options *opt) {
+    stax_reader_options o;
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    rd_defaults(&o);
+    if (o.max_text > o.max_token || o.max_text < 4 || o.batch_events > (1u << 24) || o.max_attrs > (1u << 24))
+        return NULL;
+    stax__mem m;
+    if (o.memory) {
+        if (o.memory_size < STAX_READER_MIN_MEMORY || stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size))
+            return NULL;
+    } else {
+        stax__mem_init(&m, o.alloc, o.alloc_ud, NULL, 0);
+    }
+    stax_reader *r = stax__mem_alloc(&m, sizeof *r);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->mem = m;
+    r->opt = o;
+    r->pos.line = 1;
+    r->pos.column = 1;
+    r->ev_cap = (size_t)o.batch_events + 1;
+    r->attr_cap = (size_t)o.max_attrs * 2 > 512 ? (size_t)o.max_attrs * 2 : 512;
+    r->events = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->events);
+    r->attrs = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attrs);
+#ifndef STAX_NO_STDIO
+    r->fd = -1;
+#endif
+    if (!r->events || !r->attrs) {
+        stax_reader_free(r);
+        return NULL;
+    }
+    r->batch.events = r->events;
+    r->batch.attrs = r->attrs;
+    return r;
+}
+
+void stax_reader_free(stax_reader *r) {
+    if (!r) return;
+    stax__mem m = r->mem;
+    stax__mem_free(&m, r->events, r->ev_cap * sizeof *r->events);
+    stax__mem_free(&m, r->attrs, r->attr_cap * sizeof *r->attrs);
+    stax__mem_free(&m, r->arena, r->arena_cap);
+    stax__mem_free(&m, r->carry, r->carry_cap);
+    stax__mem_free(&m, r->stack_names, r->stack_cap);
+    stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof(size_t));
+    stax__mem_free(&m, r->rbuf, r->rbuf_cap);
+    stax__mem_free(&m, r, sizeof *r);
+}
+
+int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
+    if (!r) return STAX_E_USAGE;
+    if (r->status < 0) return r->status;
+    if (r->fed || r->ended || r->src || (!data && len)) {
+        return rd_fail_at(r, STAX_E_USAGE, r->pos,
+                          r->src ? "stax_reader_feed on a reader with a pull source"
+                          : r->ended ? "stax_reader_feed after stax_reader_end"
+                          : !data ? "stax_reader_feed with NULL data"
+                                  : "stax_reader_feed before the reader asked for more input");
+    }
+    r->in = data;
+    r->in_len = len;
+    r->in_pos = 0;
+    r->fed = 1;
+    return STAX_OK;
+}
+
+int stax_reader_end(stax_reader *r) {
+    if (!r) return STAX_E_USAGE;
+    if (r->status < 0) return r->status;
+    if (r->fed) return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_end before the reader asked for more input");
+    r->ended = 1;
+    r->fed = 1;
+    r->in = NULL;
+    r->in_len = r->in_pos = 0;
+    return STAX_OK;
+}
+
+static int rd_pull(stax_reader *r) {
+    if (!r->rbuf) {
+        r->rbuf = stax__mem_alloc(&r->mem, r->opt.read_buffer);
+        if (!r->rbuf) return rd_nomem(r);
+        r->rbuf_cap = r->opt.read_buffer;
+    }
+    ptrdiff_t n = r->src(r->src_ctx, r->rbuf, r->rbuf_cap);
+    if (n < 0) return rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
+    if (n == 0) return stax_reader_end(r);
+    r->in = r->rbuf;
+    r->in_len = (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n;
+    r->in_pos = 0;
+    r->fed = 1;
+    return STAX_OK;
+}
+
+int stax_reader_next(stax_reader *r, const stax_batch **out) {
+    if (!r || !out) return STAX_E_USAGE;
+    *out = &r->batch;
+    r->batch.count = 0;
+    r->attr_len = 0;
+    r->arena_len = 0;
+    if (r->status < 0) return r->status;
+    if (r->done) return STAX_END;
+    for (;;) {
+        if (!r->fed) {
+            if (!r->src) return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_next before any input was fed");
+            if (rd_pull(r)) return r->status;
+        }
+        if (r->stash_deferred && rd_stash(r)) return r->status;
+        int st = rd_fill(r);
+        if (st == STAX_NEED_INPUT) {
+            r->fed = 0;
+            if (r->src) continue;
+        }
+        if (st == STAX_END && r->batch.count) return STAX_OK;
+        return st;
+    }
+}
+
+static int rd_set_source(stax_reader *r, stax_read_fn fn, void *ctx) {
+    if (!r || !fn) return STAX_E_USAGE;
+    if (r->fed || r->src || r->pos.offset || r->carry_len)
+        return rd_fail_at(r, STAX_E_USAGE, r->pos, "a pull source must be set before any input");
+    r->src = fn;
+    r->src_ctx = ctx;
+    return STAX_OK;
+}
+
+int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx) { return rd_set_source(r, fn, ctx); }
+
+#ifndef STAX_NO_STDIO
+static ptrdiff_t rd_read_fd(void *ctx, void *buf, size_t cap) {
+    stax_reader *r = ctx;
+    for (;;) {
+        ssize_t n = read(r->fd, buf, cap);
+        if (n >= 0) return (ptrdiff_t)n;
+        if (errno != EINTR) return -1;
+    }
+}
+
+static ptrdiff_t rd_read_file(void *ctx, void *buf, size_t cap) {
+    stax_reader *r = ctx;
+    size_t n = fread(buf, 1, cap, r->file);
+    if (n == 0 && ferror(r->file)) return -1;
+    return (ptrdiff_t)n;
+}
+
+int stax_reader_set_fd(stax_reader *r, int fd) {
+    if (!r || fd < 0) return STAX_E_USAGE;
+    r->fd = fd;
+    return rd_set_source(r, rd_read_fd, r);
+}
+
+int stax_reader_set_file(stax_reader *r, FILE *f) {
+    if (!r || !f) return STAX_E_USAGE;
+    r->file = f;
+    return rd_set_source(r, rd_read_file, r);
+}
+#endif
+
+int stax_reader_status(const stax_reader *r) { return r ? r->status : STAX_E_USAGE; }
+
+const char *stax_reader_message(const stax_reader *r) {
+    if (!r) return "no reader";
+    return r->status < 0 ? r->msg : "";
+}
+
+stax_pos stax_reader_error_pos(const stax_reader *r) {
+    stax_pos none = {0, 0, 0};
+    return r && r->status < 0 ? r->err_pos : none;
+}
+
+uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->depth : 0; }

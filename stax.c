@@ -1,0 +1,325 @@
+/* Shared core: memory (allocator hook and fixed block), UTF-8, character
+ * classes, names, positions and error strings. */
+#include "stax_internal.h"
+
+#include <stdlib.h>
+
+/* ================================================================ memory */
+
+static void *stax__default_alloc(void *ud, void *ptr, size_t old_size, size_t new_size) {
+    (void)ud;
+    (void)old_size;
+    if (new_size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, new_size);
+}
+
+/* Fixed block: a list of chunks laid end to end, each with a header. The
+ * handful of buffers a reader or writer owns makes a linear walk cheap, and
+ * neighbours are merged so that a growing buffer can often extend in place. */
+typedef struct stax__chunk {
+    size_t size; /* payload bytes after the header */
+    size_t used; /* 1 when allocated */
+} stax__chunk;
+
+#define STAX__ALIGN 16u
+#define STAX__HDR ((sizeof(stax__chunk) + STAX__ALIGN - 1) & ~(size_t)(STAX__ALIGN - 1))
+
+static size_t stax__round(size_t n) { return (n + STAX__ALIGN - 1) & ~(size_t)(STAX__ALIGN - 1); }
+
+static stax__chunk *stax__chunk_next(const stax__mem *m, stax__chunk *c) {
+    unsigned char *p = (unsigned char *)c + STAX__HDR + c->size;
+    return p < m->block + m->block_size ? (stax__chunk *)p : NULL;
+}
+
+static void stax__chunk_split(const stax__mem *m, stax__chunk *c, size_t need) {
+    (void)m;
+    if (c->size >= need + STAX__HDR + STAX__ALIGN) {
+        stax__chunk *rest = (stax__chunk *)((unsigned char *)c + STAX__HDR + need);
+        rest->size = c->size - need - STAX__HDR;
+        rest->used = 0;
+        c->size = need;
+    }
+}
+
+static void stax__block_coalesce(const stax__mem *m) {
+    for (stax__chunk *c = (stax__chunk *)m->block; c; c = stax__chunk_next(m, c)) {
+        stax__chunk *n;
+        while (!c->used && (n = stax__chunk_next(m, c)) != NULL && !n->used) c->size += STAX__HDR + n->size;
+    }
+}
+
+static void *stax__block_alloc(const stax__mem *m, size_t n) {
+    size_t need = stax__round(n);
+    if (need < n) return NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (stax__chunk *c = (stax__chunk *)m->block; c; c = stax__chunk_next(m, c)) {
+            if (c->used || c->size < need) continue;
+            stax__chunk_split(m, c, need);
+            c->used = 1;
+            return (unsigned char *)c + STAX__HDR;
+        }
+        stax__block_coalesce(m);
+    }
+    return NULL;
+}
+
+static void *stax__block_realloc(const stax__mem *m, void *ptr, size_t old_size, size_t new_size) {
+    if (!ptr) return new_size ? stax__block_alloc(m, new_size) : NULL;
+    stax__chunk *c = (stax__chunk *)((unsigned char *)ptr - STAX__HDR);
+    if (new_size == 0) {
+        c->used = 0;
+        stax__chunk *n = stax__chunk_next(m, c);
+        if (n && !n->used) c->size += STAX__HDR + n->size;
+        return NULL;
+    }
+    size_t need = stax__round(new_size);
+    if (need < new_size) return NULL;
+    if (need <= c->size) return ptr;
+    stax__chunk *n;
+    while ((n = stax__chunk_next(m, c)) != NULL && !n->used && c->size < need) c->size += STAX__HDR + n->size;
+    if (c->size >= need) {
+        stax__chunk_split(m, c, need);
+        return ptr;
+    }
+    void *q = stax__block_alloc(m, new_size);
+    if (!q) return NULL;
+    memcpy(q, ptr, old_size < new_size ? old_size : new_size);
+    stax__block_realloc(m, ptr, old_size, 0);
+    return q;
+}
+
+int stax__mem_init(stax__mem *m, stax_alloc_fn fn, void *ud, void *block, size_t size) {
+    memset(m, 0, sizeof *m);
+    if (block) {
+        uintptr_t a = (uintptr_t)block, b = (a + STAX__ALIGN - 1) & ~(uintptr_t)(STAX__ALIGN - 1);
+        if (size < (b - a) + STAX__HDR + STAX__ALIGN) return -1;
+        size -= (size_t)(b - a);
+        size &= ~(size_t)(STAX__ALIGN - 1);
+        m->block = (unsigned char *)b;
+        m->block_size = size;
+        stax__chunk *c = (stax__chunk *)m->block;
+        c->size = size - STAX__HDR;
+        c->used = 0;
+        return 0;
+    }
+    m->fn = fn ? fn : stax__default_alloc;
+    m->ud = ud;
+    return 0;
+}
+
+void *stax__mem_realloc(stax__mem *m, void *ptr, size_t old_size, size_t new_size) {
+    if (m->block) return stax__block_realloc(m, ptr, old_size, new_size);
+    if (!ptr && new_size == 0) return NULL;
+    return m->fn(m->ud, ptr, old_size, new_size);
+}
+
+/* ================================================================ UTF-8 */
+
+int stax__utf8_decode(const unsigned char *p, size_t n, uint32_t *cp) {
+    unsigned c = p[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    int len;
+    uint32_t v, min;
+    if (c < 0xC2) return -1; /* continuation byte, or overlong 2-byte lead */
+    if (c < 0xE0) len = 2, v = c & 0x1F, min = 0x80;
+    else if (c < 0xF0) len = 3, v = c & 0x0F, min = 0x800;
+    else if (c < 0xF5) len = 4, v = c & 0x07, min = 0x10000;
+    else return -1;
+    for (int i = 1; i < len; i++) {
+        if ((size_t)i >= n) return 0;
+        if ((p[i] & 0xC0) != 0x80) return -1;
+        v = (v << 6) | (p[i] & 0x3F);
+        /* reject overlongs and surrogates as early as the 2nd byte allows,
+         * so a truncated bad sequence is reported as bad, not as "need more" */
+        if (i == 1) {
+            if (len == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] > 0x9F))) return -1;
+            if (len == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] > 0x8F))) return -1;
+        }
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return -1;
+    *cp = v;
+    return len;
+}
+
+int stax__utf8_encode(uint32_t cp, char *out) {
+    unsigned char *o = (unsigned char *)out;
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* ================================================================ names (XML 1.0 5th ed. [4], [4a]) */
+
+int stax__is_name_start(uint32_t c) {
+    if (c < 0x80)
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+    return (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x2FF) ||
+           (c >= 0x370 && c <= 0x37D) || (c >= 0x37F && c <= 0x1FFF) || (c >= 0x200C && c <= 0x200D) ||
+           (c >= 0x2070 && c <= 0x218F) || (c >= 0x2C00 && c <= 0x2FEF) || (c >= 0x3001 && c <= 0xD7FF) ||
+           (c >= 0xF900 && c <= 0xFDCF) || (c >= 0xFDF0 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0xEFFFF);
+}
+
+int stax__is_name_char(uint32_t c) {
+    if (stax__is_name_start(c)) return 1;
+    if (c < 0x80) return c == '-' || c == '.' || (c >= '0' && c <= '9');
+    return c == 0xB7 || (c >= 0x300 && c <= 0x36F) || (c >= 0x203F && c <= 0x2040);
+}
+
+size_t stax__check_name(const char *p, size_t n) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    if (n == 0) return 1;
+    while (i < n) {
+        uint32_t c;
+        if (u[i] < 0x80) {
+            unsigned cls = stax__class[u[i]];
+            if (!(cls & (i == 0 ? STAX__C_NSTART : STAX__C_NAME))) return i + 1;
+            i++;
+            continue;
+        }
+        int l = stax__utf8_decode(u + i, n - i, &c);
+        if (l <= 0) return i + 1;
+        if (!(i == 0 ? stax__is_name_start(c) : stax__is_name_char(c))) return i + 1;
+        i += (size_t)l;
+    }
+    return 0;
+}
+
+size_t stax__check_chars(const char *p, size_t n, int *err) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c0 = u[i];
+        if (c0 >= 0x20 && c0 < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t c;
+        int l = stax__utf8_decode(u + i, n - i, &c);
+        if (l <= 0) {
+            *err = STAX_E_ENCODING;
+            return i;
+        }
+        if (!stax__is_char(c)) {
+            *err = STAX_E_CHAR;
+            return i;
+        }
+        i += (size_t)l;
+    }
+    return n;
+}
+
+/* ================================================================ byte classes */
+
+#define N_ STAX__C_NAME
+#define S_ (STAX__C_NAME | STAX__C_NSTART)
+#define W_ (STAX__C_WS | STAX__C_ATTR_STOP)
+#define T_ STAX__C_TEXT_STOP
+#define A_ STAX__C_ATTR_STOP
+#define H_ (S_ | T_ | A_) /* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
+const unsigned char stax__class[256] = {
+    /* 0x00 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
+    /* 0x08 */ T_ | A_, W_, W_, T_ | A_, T_ | A_, W_ | T_, T_ | A_, T_ | A_,
+    /* 0x10 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
+    /* 0x18 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
+    /* 0x20 */ W_, 0, A_, 0, 0, 0, T_ | A_, A_, /* sp ! " # $ % & ' */
+    /* 0x28 */ 0, 0, 0, 0, 0, N_, N_, 0,        /* ( ) * + , - . / */
+    /* 0x30 */ N_, N_, N_, N_, N_, N_, N_, N_,
+    /* 0x38 */ N_, N_, S_, 0, T_ | A_, 0, 0, 0, /* 8 9 : ; < = > ? */
+    /* 0x40 */ 0, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x48 */ S_, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x50 */ S_, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x58 */ S_, S_, S_, 0, 0, T_, 0, S_,     /* X Y Z [ \ ] ^ _ */
+    /* 0x60 */ 0, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x68 */ S_, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x70 */ S_, S_, S_, S_, S_, S_, S_, S_,
+    /* 0x78 */ S_, S_, S_, 0, 0, 0, 0, 0,
+    /* 0x80 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0x90 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xA0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xB0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xC0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xD0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xE0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+    /* 0xF0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
+};
+#undef N_
+#undef S_
+#undef W_
+#undef T_
+#undef A_
+#undef H_
+
+/* ================================================================ positions */
+
+void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
+    const char *end = p + n;
+    pos->offset += n;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;
+        pos->line++;
+        pos->column = 1;
+        p = nl + 1;
+    }
+    /* columns count code points: every byte that is not a UTF-8 continuation */
+    uint64_t cols = 0;
+    for (; p < end; p++) cols += ((unsigned char)*p & 0xC0) != 0x80;
+    pos->column += cols;
+}
+
+/* ================================================================ errors */
+
+const char *stax_strerror(int status) {
+    switch (status) {
+    case STAX_OK: return "ok";
+    case STAX_NEED_INPUT: return "more input needed";
+    case STAX_END: return "end of document";
+    case STAX_WOULD_BLOCK: return "sink would block";
+    case STAX_E_NOMEM: return "out of memory";
+    case STAX_E_USAGE: return "API misuse";
+    case STAX_E_IO: return "I/O error";
+    case STAX_E_SYNTAX: return "not well-formed";
+    case STAX_E_ENCODING: return "invalid byte sequence for the encoding";
+    case STAX_E_CHAR: return "character not allowed in XML";
+    case STAX_E_NAME: return "invalid name";
+    case STAX_E_TAG_MISMATCH: return "mismatched end tag";
+    case STAX_E_DUP_ATTR: return "duplicate attribute";
+    case STAX_E_ENTITY: return "undeclared or invalid entity reference";
+    case STAX_E_CHARREF: return "invalid character reference";
+    case STAX_E_STRUCTURE: return "invalid document structure";
+    case STAX_E_TRUNCATED: return "unexpected end of input";
+    case STAX_E_UNSUPPORTED: return "unsupported feature";
+    case STAX_E_LIMIT_DEPTH: return "element nesting exceeds max_depth";
+    case STAX_E_LIMIT_NAME: return "name exceeds max_name";
+    case STAX_E_LIMIT_ATTRS: return "attribute count exceeds max_attrs";
+    case STAX_E_LIMIT_TOKEN: return "token exceeds max_token";
+    case STAX_E_STATE: return "call out of order";
+    case STAX_E_INVALID: return "content refused";
+    case STAX_E_FULL: return "output buffer full";
+    default: return "unknown status";
+    }
+}

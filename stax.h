@@ -1,0 +1,490 @@
+/* stax: streaming XML reader and writer for C11.
+ *
+ * USAGE
+ *   Reader (push): create, feed chunks, pull batches, say when input has ended.
+ *
+ *     stax_reader *r = stax_reader_new(NULL);             // NULL: default options
+ *     const stax_batch *b;
+ *     int st;
+ *     while ((n = read(fd, buf, sizeof buf)) > 0) {
+ *         stax_reader_feed(r, buf, n);                    // buf must stay valid until
+ *         while ((st = stax_reader_next(r, &b)) == STAX_OK)   // next() asks for more
+ *             for (size_t i = 0; i < b->count; i++)
+ *                 if (stax_ev_type(b, i) == STAX_EV_START) elements++;
+ *         if (st != STAX_NEED_INPUT) break;               // STAX_END or an error
+ *     }
+ *     if (st == STAX_NEED_INPUT) {                        // input ended
+ *         stax_reader_end(r);
+ *         while ((st = stax_reader_next(r, &b)) == STAX_OK) ...;
+ *     }
+ *     if (st < 0) fprintf(stderr, "%llu:%llu: %s\n", line, col, stax_reader_message(r));
+ *     stax_reader_free(r);
+ *
+ *   Reader (pull): stax_reader_set_fd / _set_file / _set_source, then call
+ *   stax_reader_next until it returns STAX_END or an error; it never returns
+ *   STAX_NEED_INPUT.
+ *
+ *   Writer: see the writer section below and docs/writer.md.
+ *
+ * SINGLE FILE
+ *   `make single` writes build/stax.h: this header plus the implementation.
+ *   #define STAX_IMPLEMENTATION in exactly one .c file before including it;
+ *   #define STAX_STATIC as well to make every symbol static (a private copy).
+ *
+ * MEMORY
+ *   All memory comes from one realloc-style hook, or from one caller-provided
+ *   block (then malloc is never called). Every limit below is an option with a
+ *   safe default; docs/security.md lists them. Nothing grows with the document.
+ *
+ * STRINGS
+ *   stax_str is UTF-8, NOT NUL-terminated. Slices point into the caller's chunk
+ *   when the token lies inside it (zero copy), else into the reader's buffers.
+ *   Everything in a batch is valid until the next call on the reader.
+ *
+ * ERRORS
+ *   Functions return STAX_OK (0), a positive progress code, or a negative
+ *   error. The first error is sticky: every later call returns it.
+ */
+#ifndef STAX_H
+#define STAX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#ifndef STAX_NO_STDIO
+#include <stdio.h> /* FILE, for stax_reader_set_file; define STAX_NO_STDIO to drop */
+#endif
+
+#define STAX_VERSION "0.1.0"
+
+#ifndef STAXDEF
+#ifdef STAX_STATIC
+#define STAXDEF static
+#else
+#define STAXDEF extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- common */
+
+typedef struct stax_str {
+    const char *ptr; /* UTF-8, not NUL-terminated; may be NULL when len == 0 */
+    size_t len;
+} stax_str;
+
+/* Status codes. Zero and positive values are progress; negative are errors. */
+enum {
+    STAX_OK = 0,
+    STAX_NEED_INPUT = 1, /* reader: feed the next chunk, or call stax_reader_end */
+    STAX_END = 2,        /* reader: the document is complete; no more events */
+    STAX_WOULD_BLOCK = 3,/* writer: the sink took less than offered; see docs/writer.md */
+
+    STAX_E_NOMEM = -1,   /* allocator failed, or the fixed block is too small */
+    STAX_E_USAGE = -2,   /* API misuse (bad argument, call in the wrong state) */
+    STAX_E_IO = -3,      /* read/write error from a source or sink */
+    STAX_E_SYNTAX = -10, /* not well-formed: malformed markup */
+    STAX_E_ENCODING = -11,   /* invalid byte sequence for the encoding */
+    STAX_E_CHAR = -12,       /* a code point outside the Char production */
+    STAX_E_NAME = -13,       /* invalid name */
+    STAX_E_TAG_MISMATCH = -14, /* end tag does not match the open element */
+    STAX_E_DUP_ATTR = -15,   /* attribute given twice on one element */
+    STAX_E_ENTITY = -16,     /* undeclared or invalid entity reference */
+    STAX_E_CHARREF = -17,    /* invalid character reference */
+    STAX_E_STRUCTURE = -18,  /* document structure (no root, two roots, text outside root...) */
+    STAX_E_TRUNCATED = -19,  /* input ended inside the document */
+    STAX_E_UNSUPPORTED = -20,/* valid XML this build does not handle (e.g. an encoding) */
+    STAX_E_LIMIT_DEPTH = -30,/* element nesting deeper than max_depth */
+    STAX_E_LIMIT_NAME = -31, /* a name longer than max_name */
+    STAX_E_LIMIT_ATTRS = -32,/* more attributes on one element than max_attrs */
+    STAX_E_LIMIT_TOKEN = -33,/* a tag, comment, PI or DOCTYPE longer than max_token */
+    STAX_E_STATE = -40,      /* writer: call out of order (attribute after content, ...) */
+    STAX_E_INVALID = -41,    /* writer: refused content (bad name, "--" in a comment, ...) */
+    STAX_E_FULL = -42        /* writer: the fixed memory sink is full */
+};
+
+/* A fixed English description of a status code ("not well-formed", ...). */
+STAXDEF const char *stax_strerror(int status);
+
+/* realloc-style allocator: (ud, NULL, 0, n) allocates, (ud, p, old, n) resizes,
+ * (ud, p, old, 0) frees and returns NULL. Returns NULL on failure. */
+typedef void *(*stax_alloc_fn)(void *ud, void *ptr, size_t old_size, size_t new_size);
+
+typedef struct stax_pos {
+    uint64_t offset; /* byte offset in the input, from 0 */
+    uint64_t line;   /* from 1 */
+    uint64_t column; /* from 1, counted in characters (code points) */
+} stax_pos;
+
+/* ---------------------------------------------------------------- reader */
+
+typedef struct stax_reader stax_reader;
+
+/* Reader options. A zero field takes its default (in brackets). */
+typedef struct stax_reader_options {
+    stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
+    void *alloc_ud;        /* passed to alloc */
+    void *memory;          /* fixed block: if non-NULL, all memory comes from it */
+    size_t memory_size;    /* its size in bytes (>= STAX_READER_MIN_MEMORY) */
+    uint32_t max_depth;    /* [1024] element nesting */
+    uint32_t max_name;     /* [1024] bytes in one name */
+    uint32_t max_attrs;    /* [256] attributes on one element */
+    size_t max_token;      /* [1 MiB] bytes in one tag, comment, PI or DOCTYPE */
+    size_t max_text;       /* [64 KiB] text/CDATA longer than this (in input bytes) is split
+                              into several events, at positions that depend only on the
+                              document, never on chunking; must be <= max_token */
+    uint32_t batch_events; /* [256] events per batch at most */
+    size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback) */
+    unsigned flags;        /* STAX_READ_* */
+} stax_reader_options;
+
+#define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only text events */
+#define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0 (not implemented yet: STAX_E_UNSUPPORTED) */
+
+#define STAX_READER_MIN_MEMORY 16384u /* smallest fixed block stax_reader_new accepts */
+
+/* EVENT CONVENTIONS
+ * - Whitespace outside the root element produces no event.
+ * - Line ends (CR LF, lone CR) are normalized to LF everywhere: text, CDATA,
+ *   comments, PI data, attribute values (where whitespace then becomes #x20).
+ * - TEXT has character references and the five predefined entities decoded.
+ *   A reference to another entity ends the text: TEXT, ENTITY_REF, TEXT. (In a
+ *   document without a DOCTYPE such a reference is an error.) In an attribute
+ *   value such a reference is kept as the raw "&name;" until DTD support lands.
+ * - Text and CDATA longer than max_text input bytes are split into events of at
+ *   most max_text input bytes each (flag STAX_EVF_CONTINUED on all but the last).
+ *   A split never cuts a UTF-8 sequence, a reference, a CR LF pair or "]]>".
+ *   Adjacent text and CDATA are separate events; nothing else is split.
+ * - A self-closing tag gives START (flag STAX_EVF_EMPTY) then END, same position.
+ * - Positions: pos is the token's first byte ('<', or the first byte of text);
+ *   offsets count input bytes from 0 (a BOM included), lines from 1, columns
+ *   from 1 in code points.
+ * - Error positions: the byte where the error is detected: a bad byte or
+ *   character itself; the '&' of a bad reference; the first ']' of "]]>" in
+ *   text; the first '-' of "--" in a comment; the '<' of a mismatched end tag,
+ *   of a second root element, of a tag over a limit; the first byte of the name
+ *   of a duplicate attribute; the first non-space byte of text outside the root;
+ *   the end of the input when it ends inside the document.
+ */
+typedef enum stax_event_type {
+    STAX_EV_START = 1,   /* start tag. name; attributes; flags STAX_EVF_EMPTY for <a/> */
+    STAX_EV_END = 2,     /* end tag (also emitted after a self-closing start). name */
+    STAX_EV_TEXT = 3,    /* character data: references decoded, line ends normalized. text */
+    STAX_EV_CDATA = 4,   /* CDATA section content. text */
+    STAX_EV_COMMENT = 5, /* text = what is between <!-- and --> */
+    STAX_EV_PI = 6,      /* name = target, text = data (after the whitespace) */
+    STAX_EV_DOCTYPE = 7, /* name = root name, pubid, sysid, text = raw internal subset */
+    STAX_EV_XMLDECL = 8, /* name = version, text = encoding (may be empty); STAX_EVF_STANDALONE_* */
+    STAX_EV_ENTITY_REF = 9 /* a reference the reader does not expand. name */
+} stax_event_type;
+
+#define STAX_EVF_EMPTY 0x01u          /* START: the tag was self-closing (<a/>) */
+#define STAX_EVF_WHITESPACE 0x02u     /* TEXT: only #x20 #x9 #xA #xD */
+#define STAX_EVF_STANDALONE_YES 0x04u /* XMLDECL: standalone="yes" */
+#define STAX_EVF_STANDALONE_NO 0x08u  /* XMLDECL: standalone="no" */
+#define STAX_EVF_CONTINUED 0x10u      /* TEXT/CDATA: split; the next event continues it */
+#define STAX_EVF_HAS_SUBSET 0x20u     /* DOCTYPE: it had an internal subset ([...]) */
+
+typedef struct stax_event {
+    uint8_t type;        /* stax_event_type */
+    uint8_t flags;       /* STAX_EVF_* */
+    uint16_t reserved;
+    uint32_t attr_count; /* START: number of attributes */
+    size_t attr_first;   /* START: index of the first one in stax_batch.attrs */
+    stax_str name;
+    stax_str text;
+    stax_str pubid;      /* DOCTYPE: public id (empty if none) */
+    stax_str sysid;      /* DOCTYPE: system id (empty if none) */
+    stax_pos pos;        /* where the token starts ('<' of a tag, first byte of text) */
+} stax_event;
+
+typedef struct stax_attr {
+    stax_str name;
+    stax_str value; /* normalized (3.3.3), references decoded */
+} stax_attr;
+
+/* A batch: a flat table of events. Valid until the next call on the reader. */
+typedef struct stax_batch {
+    size_t count;
+    const stax_event *events;
+    const stax_attr *attrs;
+} stax_batch;
+
+/* Create a reader. opt may be NULL (all defaults). Returns NULL when memory is
+ * insufficient (allocator failure, or opt->memory_size < STAX_READER_MIN_MEMORY)
+ * or when an option is out of range (max_text > max_token). */
+STAXDEF stax_reader *stax_reader_new(const stax_reader_options *opt);
+
+/* Free the reader and everything it allocated (nothing, in fixed-block mode). */
+STAXDEF void stax_reader_free(stax_reader *r);
+
+/* Hand the reader the next chunk of input (len may be 0). Allowed before the
+ * first stax_reader_next and after it returned STAX_NEED_INPUT; otherwise
+ * STAX_E_USAGE. The bytes must stay valid and unchanged until stax_reader_next
+ * returns STAX_NEED_INPUT again (or an error / STAX_END). */
+STAXDEF int stax_reader_feed(stax_reader *r, const void *data, size_t len);
+
+/* Say that input has ended. Allowed where stax_reader_feed is. */
+STAXDEF int stax_reader_end(stax_reader *r);
+
+/* Produce the next batch. Returns STAX_OK with *out set to a non-empty batch,
+ * STAX_NEED_INPUT (push mode: feed or end), STAX_END (document complete), or a
+ * negative error (sticky). Invalidates the previous batch. */
+STAXDEF int stax_reader_next(stax_reader *r, const stax_batch **out);
+
+/* Pull sources: afterwards stax_reader_next reads input itself and never
+ * returns STAX_NEED_INPUT. A read function returns bytes read (> 0), 0 at end
+ * of input, or < 0 on error (STAX_E_IO). Set one before the first next(). */
+typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
+STAXDEF int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx);
+#ifndef STAX_NO_STDIO
+STAXDEF int stax_reader_set_fd(stax_reader *r, int fd);      /* POSIX read() */
+STAXDEF int stax_reader_set_file(stax_reader *r, FILE *f);   /* fread() */
+#endif
+
+/* The sticky status (STAX_OK while none), its message ("end tag 'b' does not
+ * match start tag 'a'"), and where it happened: the first byte the error was
+ * detected at (for end of input: the end of the input). */
+STAXDEF int stax_reader_status(const stax_reader *r);
+STAXDEF const char *stax_reader_message(const stax_reader *r);
+STAXDEF stax_pos stax_reader_error_pos(const stax_reader *r);
+
+/* Current element depth (0 outside the root). */
+STAXDEF uint32_t stax_reader_depth(const stax_reader *r);
+
+/* Event accessors: cheap inline reads of the flat table. i < b->count. */
+static inline int stax_ev_type(const stax_batch *b, size_t i) { return b->events[i].type; }
+static inline unsigned stax_ev_flags(const stax_batch *b, size_t i) { return b->events[i].flags; }
+static inline stax_str stax_ev_name(const stax_batch *b, size_t i) { return b->events[i].name; }
+static inline stax_str stax_ev_text(const stax_batch *b, size_t i) { return b->events[i].text; }
+static inline stax_str stax_ev_pubid(const stax_batch *b, size_t i) { return b->events[i].pubid; }
+static inline stax_str stax_ev_sysid(const stax_batch *b, size_t i) { return b->events[i].sysid; }
+static inline size_t stax_ev_attr_count(const stax_batch *b, size_t i) { return b->events[i].attr_count; }
+static inline stax_str stax_ev_attr_name(const stax_batch *b, size_t i, size_t k) {
+    return b->attrs[b->events[i].attr_first + k].name;
+}
+static inline stax_str stax_ev_attr_value(const stax_batch *b, size_t i, size_t k) {
+    return b->attrs[b->events[i].attr_first + k].value;
+}
+static inline stax_pos stax_ev_pos(const stax_batch *b, size_t i) { return b->events[i].pos; }
+static inline uint64_t stax_ev_offset(const stax_batch *b, size_t i) { return b->events[i].pos.offset; }
+static inline uint64_t stax_ev_line(const stax_batch *b, size_t i) { return b->events[i].pos.line; }
+static inline uint64_t stax_ev_column(const stax_batch *b, size_t i) { return b->events[i].pos.column; }
+
+/* Compare a stax_str with a NUL-terminated string. */
+static inline int stax_str_eq(stax_str s, const char *z) {
+    size_t i = 0;
+    for (; i < s.len; i++)
+        if (z[i] == '\0' || z[i] != s.ptr[i]) return 0;
+    return z[i] == '\0';
+}
+
+/* ---------------------------------------------------------------- writer */
+/* The writer turns calls into well-formed, escaped UTF-8, buffered and handed
+ * to a sink in chunks of buffer_size bytes. docs/writer.md is the manual.
+ *
+ *     stax_writer *w = stax_writer_new(NULL);        // NULL: default options
+ *     stax_writer_set_fd(w, 1);
+ *     stax_writer_start_z(w, "greeting");
+ *     stax_writer_attr_z(w, "lang", "en");
+ *     stax_writer_text_z(w, "Hello & welcome");
+ *     int st = stax_writer_finish(w);                // closes <greeting>, flushes
+ *     stax_writer_free(w);
+ *     // <greeting lang="en">Hello &amp; welcome</greeting>
+ *
+ * RETURNS  Every call returns STAX_OK, STAX_WOULD_BLOCK (see below) or a
+ *   negative status. A refused call (STAX_E_STATE: out of order; STAX_E_INVALID:
+ *   bad name or content; STAX_E_DUP_ATTR; STAX_E_ENCODING / STAX_E_CHAR: bad
+ *   UTF-8 or a non-Char code point; STAX_E_NOMEM: the element stack is full)
+ *   changes nothing: not one byte of output, not the state. Sink errors
+ *   (STAX_E_IO, STAX_E_FULL) are sticky: every later call returns them.
+ *
+ * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK means the sink took less
+ *   than offered while the writer's buffer was full, so the call stopped part
+ *   way. The writer keeps everything it was given so far. When the sink can
+ *   take more (poll() says POLLOUT), repeat THE SAME CALL WITH THE SAME
+ *   ARGUMENTS (same strings, same lengths; the bytes may be a fresh copy): the
+ *   writer continues where it stopped and writes nothing twice. Until that
+ *   call returns STAX_OK only stax_writer_flush (which just drains the buffer
+ *   and may itself return STAX_WOULD_BLOCK) and stax_writer_free are allowed;
+ *   any other call returns STAX_E_STATE, and the same call with other lengths
+ *   STAX_E_USAGE. A call that returns STAX_OK is complete even if the writer
+ *   still holds some of its bytes: stax_writer_flush hands them over.
+ */
+typedef struct stax_writer stax_writer;
+
+/* Sink: take up to len bytes (len > 0). Return how many were taken, 0..len
+ * (less than len means "would block": the writer keeps the rest and offers it
+ * again later), or a negative status (use STAX_E_IO), which becomes sticky. */
+typedef ptrdiff_t (*stax_write_fn)(void *ctx, const void *data, size_t len);
+
+/* Writer options. A zero field takes its default (in brackets). */
+typedef struct stax_writer_options {
+    stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
+    void *alloc_ud;        /* passed to alloc */
+    void *memory;          /* fixed block: if non-NULL, all memory comes from it and
+                              malloc is never called (see stax_writer_stack_room) */
+    size_t memory_size;    /* its size in bytes (>= STAX_WRITER_MIN_MEMORY + buffer) */
+    size_t buffer_size;    /* [64 KiB] output buffer; the sink gets chunks of this size.
+                              At least STAX_WRITER_MIN_BUFFER */
+    const char *indent;    /* [NULL: no indentation] string written once per level
+                              (spaces and tabs only, at most 64 bytes) */
+    unsigned indent_width; /* used when indent is NULL: that many spaces (<= 64) */
+    unsigned flags;        /* STAX_WRITE_* */
+} stax_writer_options;
+
+#define STAX_WRITE_SELF_CLOSE 0x1u /* an element with no content is written <a/> (default <a></a>) */
+#define STAX_WRITE_BACKGROUND 0x2u /* a background thread calls the sink with full buffers while the
+                                      writer fills a second one (2 x buffer_size). The sink must be
+                                      blocking; it is called from that thread. Not in STAX_NO_THREADS
+                                      builds (stax_writer_new returns NULL) */
+
+#define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
+#define STAX_WRITER_MIN_MEMORY 1024u /* smallest fixed block, not counting the buffer(s) */
+
+/* Create a writer (its sink must be set before the first output call). opt may
+ * be NULL. Returns NULL on allocation failure, a fixed block too small, or an
+ * option out of range. */
+STAXDEF stax_writer *stax_writer_new(const stax_writer_options *opt);
+
+/* Free the writer and its memory. Does not flush: call stax_writer_finish first.
+ * With STAX_WRITE_BACKGROUND it waits for the chunk being written. */
+STAXDEF void stax_writer_free(stax_writer *w);
+
+/* Sinks. Set one before the first output call (else STAX_E_USAGE).
+ * - set_sink: the callback above.
+ * - set_fd: write(2); a non-blocking fd gives STAX_WOULD_BLOCK on EAGAIN.
+ * - set_file: fwrite; stax_writer_flush also fflush()es the FILE.
+ * - set_memory(buf, cap): the output goes to buf; when it would pass cap bytes
+ *   the writer fills buf to cap and fails with STAX_E_FULL (sticky).
+ *   set_memory(NULL, 0): a growable buffer from the writer's allocator (not in
+ *   fixed-block mode: STAX_E_USAGE); stax_writer_memory returns it. */
+STAXDEF int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx);
+STAXDEF int stax_writer_set_fd(stax_writer *w, int fd);
+STAXDEF int stax_writer_set_file(stax_writer *w, FILE *f);
+STAXDEF int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap);
+
+/* The bytes the memory sink holds (everything flushed so far). Valid until the
+ * next call on the writer. Empty for other sinks. */
+STAXDEF stax_str stax_writer_memory(const stax_writer *w);
+
+/* <?xml version="1.0" encoding="UTF-8" standalone="yes"?>. Only as the very
+ * first output. version: empty for "1.0", else "1." and digits. encoding:
+ * empty to omit, else "UTF-8" (any case; the output is always UTF-8).
+ * standalone: 0 to omit, STAX_EVF_STANDALONE_YES or STAX_EVF_STANDALONE_NO. */
+STAXDEF int stax_writer_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone);
+
+/* <!DOCTYPE name PUBLIC "pubid" "sysid" [subset]>. Before the root, once.
+ * pubid needs sysid; pubid must be PubidChars; sysid may not hold both quote
+ * kinds. subset (empty to omit) is written as given after a UTF-8/Char check:
+ * like stax_writer_raw, its markup is the caller's responsibility. */
+STAXDEF int stax_writer_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset);
+
+/* Start an element (the root, or a child of the open element). The start tag
+ * stays open for attributes until the next content call. */
+STAXDEF int stax_writer_start(stax_writer *w, stax_str name);
+
+/* An attribute of the start tag just begun. value: & < " TAB LF CR are written
+ * as references, so a reader gets exactly value back. */
+STAXDEF int stax_writer_attr(stax_writer *w, stax_str name, stax_str value);
+
+/* A namespace declaration on the start tag just begun: xmlns="uri" for an
+ * empty prefix, else xmlns:prefix="uri" (prefix an NCName, not "xmlns"; "xml"
+ * only with its own URI; uri not empty). No namespace bookkeeping is done. */
+STAXDEF int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri);
+
+/* Character data inside the root (& < > CR escaped). Outside the root only
+ * spaces, tabs and LFs are allowed (written as they are). An empty text marks
+ * the element as mixed content: no indentation is added inside it. */
+STAXDEF int stax_writer_text(stax_writer *w, stax_str text);
+
+/* <![CDATA[text]]> inside the root; "]]>" in text is split across two sections. */
+STAXDEF int stax_writer_cdata(stax_writer *w, stax_str text);
+
+/* <!--text-->: text may not contain "--" nor end with '-'. Anywhere. */
+STAXDEF int stax_writer_comment(stax_writer *w, stax_str text);
+
+/* <?target data?>: target a Name other than xml (any case); data may not
+ * contain "?>"; empty data writes <?target?>. Anywhere. */
+STAXDEF int stax_writer_pi(stax_writer *w, stax_str target, stax_str data);
+
+/* End the innermost open element (its name is remembered). */
+STAXDEF int stax_writer_end(stax_writer *w);
+
+/* Bytes written exactly as given, unchecked, where the writer stands (closing
+ * an open start tag first). Well-formedness is the caller's responsibility. */
+STAXDEF int stax_writer_raw(stax_writer *w, stax_str bytes);
+
+/* Hand everything buffered to the sink. STAX_OK when all was taken, else
+ * STAX_WOULD_BLOCK (call again later). An open start tag stays open. */
+STAXDEF int stax_writer_flush(stax_writer *w);
+
+/* Close every open element, then flush. STAX_E_STATE if no root was started.
+ * After STAX_OK the writer accepts no more output calls. */
+STAXDEF int stax_writer_finish(stax_writer *w);
+
+/* The sticky sink error, or STAX_OK. */
+STAXDEF int stax_writer_status(const stax_writer *w);
+
+/* Open elements (0 outside the root). */
+STAXDEF uint32_t stax_writer_depth(const stax_writer *w);
+
+/* Bytes the sink has taken so far. */
+STAXDEF uint64_t stax_writer_bytes_out(const stax_writer *w);
+
+/* Free bytes of the element stack. Each open element costs its name's length
+ * + 8 bytes; each attribute of the open start tag its name's length + 8 (the
+ * names are kept to check duplicates). In fixed-block mode the stack is what
+ * is left of the block and never grows: 4 KiB tracks 200 levels of 12-byte
+ * names. With an allocator it grows as needed (this reports the free part). */
+STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
+
+/* NUL-terminated convenience forms (NULL counts as ""). */
+static inline stax_str stax_strz(const char *z) {
+    stax_str s;
+    size_t n = 0;
+    if (z)
+        while (z[n]) n++;
+    s.ptr = z;
+    s.len = n;
+    return s;
+}
+static inline int stax_writer_start_z(stax_writer *w, const char *name) {
+    return stax_writer_start(w, stax_strz(name));
+}
+static inline int stax_writer_attr_z(stax_writer *w, const char *name, const char *value) {
+    return stax_writer_attr(w, stax_strz(name), stax_strz(value));
+}
+static inline int stax_writer_ns_z(stax_writer *w, const char *prefix, const char *uri) {
+    return stax_writer_ns(w, stax_strz(prefix), stax_strz(uri));
+}
+static inline int stax_writer_text_z(stax_writer *w, const char *text) {
+    return stax_writer_text(w, stax_strz(text));
+}
+static inline int stax_writer_cdata_z(stax_writer *w, const char *text) {
+    return stax_writer_cdata(w, stax_strz(text));
+}
+static inline int stax_writer_comment_z(stax_writer *w, const char *text) {
+    return stax_writer_comment(w, stax_strz(text));
+}
+static inline int stax_writer_pi_z(stax_writer *w, const char *target, const char *data) {
+    return stax_writer_pi(w, stax_strz(target), stax_strz(data));
+}
+static inline int stax_writer_raw_z(stax_writer *w, const char *bytes) {
+    return stax_writer_raw(w, stax_strz(bytes));
+}
+/* A whole element with text content: start, text, end. Not for non-blocking
+ * sinks (a STAX_WOULD_BLOCK inside it cannot be retried as one call). */
+static inline int stax_writer_element_z(stax_writer *w, const char *name, const char *text) {
+    int st = stax_writer_start(w, stax_strz(name));
+    if (st == STAX_OK) st = stax_writer_text(w, stax_strz(text));
+    if (st == STAX_OK) st = stax_writer_end(w);
+    return st;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* STAX_H */
