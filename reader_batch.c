@@ -77,6 +77,23 @@ struct stax_reader {
     char *arena;
     size_t arena_len, arena_cap;
 
+    /* the DTD, and the entities being expanded (each an input window of its own) */
+    stax__dtd dtd;
+    struct rd_ent {
+        const char *in;
+        size_t in_len, in_pos; /* the window it interrupted */
+        stax__entity *e;
+        uint32_t depth;        /* element depth where it started: it must end there */
+    } *ents;
+    uint32_t n_ent;
+    stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
+    stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed */
+    stax_pos push_pos;
+    uint64_t expanded;         /* entity bytes expanded so far */
+    char *abuf;                /* attribute values with entities expanded are built here */
+    size_t abuf_cap;
+    struct rd_extra { struct rd_extra *next; size_t size; } *extra; /* overflow memory of this batch */
+
     /* pull source */
     stax_read_fn src;
     void *src_ctx;
@@ -106,6 +123,7 @@ static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ..
 
 static stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
     stax_pos p = r->tok_pos;
+    if (r->n_ent) return p;
     stax__pos_advance(&p, tok, at);
     return p;
 }
@@ -134,6 +152,35 @@ static int rd_nomem(stax_reader *r) {
     return rd_fail_at(r, STAX_E_NOMEM, r->tok_pos,
                       r->mem.block ? "the fixed memory block is too small for this document"
                                    : "out of memory");
+}
+
+/* Count n more expanded bytes against the amplification limits. */
+static int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
+    r->expanded += n;
+    if (r->expanded > r->opt.entity_threshold &&
+        r->expanded / r->opt.entity_amplification > r->pos.offset + 1)
+        return rd_fail(r, STAX_E_LIMIT_ENTITY, tok, at,
+                       "entity expansion over its limits (%llu bytes expanded from %llu of input)",
+                       (unsigned long long)r->expanded, (unsigned long long)r->pos.offset);
+    return 0;
+}
+
+/* Memory that stays put until the next call (values that outgrow the arena). */
+static char *rd_extra_alloc(stax_reader *r, size_t n) {
+    struct rd_extra *x = stax__mem_alloc(&r->mem, sizeof *x + n);
+    if (!x) return NULL;
+    x->next = r->extra;
+    x->size = n;
+    r->extra = x;
+    return (char *)(x + 1);
+}
+
+static void rd_extra_free(stax_reader *r) {
+    for (struct rd_extra *x = r->extra, *n; x; x = n) {
+        n = x->next;
+        stax__mem_free(&r->mem, x, sizeof *x + x->size);
+    }
+    r->extra = NULL;
 }
 
 /* ================================================================ batch output */
@@ -223,6 +270,35 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     return 0;
 }
 
+/* What a reference to general entity `name` at tok[i] means. Returns the
+ * entity to expand (internal), or NULL with *report set when it is reported
+ * as an ENTITY_REF event (external, or undeclared where that is no error), or
+ * NULL after an error. */
+static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t i, stax_str name, int in_attr,
+                                       stax__entity **report, int *undeclared) {
+    stax__entity *e = stax__dtd_entity(&r->dtd, name.ptr, name.len, 0);
+    *report = NULL;
+    *undeclared = 0;
+    if (!e) {
+        if (stax__dtd_wfc_declared(&r->dtd))
+            return rd_fail(r, STAX_E_ENTITY, tok, i, "undefined entity '%.*s'", rd_clip(name.len), name.ptr), NULL;
+        *undeclared = 1; /* declared, maybe, where a non-validating reader does not look */
+        return NULL;
+    }
+    if (e->unparsed)
+        return rd_fail(r, STAX_E_ENTITY, tok, i, "reference to unparsed entity '%.*s'", rd_clip(name.len), name.ptr), NULL;
+    if (e->external) {
+        if (in_attr)
+            return rd_fail(r, STAX_E_ENTITY, tok, i, "reference to external entity '%.*s' in an attribute value",
+                           rd_clip(name.len), name.ptr), NULL;
+        *report = e;
+        return NULL;
+    }
+    if (e->busy)
+        return rd_fail(r, STAX_E_ENTITY, tok, i, "entity '%.*s' refers to itself", rd_clip(name.len), name.ptr), NULL;
+    return e;
+}
+
 /* ================================================================ text */
 
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
@@ -288,7 +364,7 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
     if (copy) dst = dst0 = r->arena + r->arena_len;
     while (i < n) {
         /* bulk skip over plain bytes */
-        while (i < n && !(stax__class[(unsigned char)tok[i]] & STAX__C_TEXT_STOP)) i++;
+        i += stax__scan_text(tok + i, n - i);
         if (i >= n) break;
         unsigned char c = (unsigned char)tok[i];
         if (c == ']') {
@@ -297,7 +373,7 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
             i++;
             continue;
         }
-        if (c != '&' && c != '\r') {
+        if (c != '&' && (c != '\r' || r->n_ent)) {
             size_t l = rd_char_at(r, tok, n, i);
             if (!l) return 0;
             i += l;
@@ -321,11 +397,27 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
             i = run = end;
             continue;
         }
-        /* an entity the reader does not expand: TEXT (what came before), ENTITY_REF */
+        /* an entity: TEXT (what came before) ends here; then the entity is
+         * expanded (once this token is consumed) or reported as ENTITY_REF */
+        stax__entity *rep, *ent;
+        int undeclared;
+        ent = rd_general_entity(r, tok, i, name, 0, &rep, &undeclared);
+        if (!ent && !rep && !undeclared) return 0;
         rd_text_event(r, dst0, (size_t)(dst - dst0), r->tok_pos, 0);
         r->arena_len += (size_t)(dst - dst0);
+        if (ent) {
+            r->push_ent = ent;
+            r->push_pos = rd_pos_in(r, tok, i);
+            return end;
+        }
         stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
         e->name = name;
+        if (rep) {
+            e->name = rep->name;
+            e->pubid = rep->pubid;
+            e->sysid = rep->sysid;
+            return end;
+        }
         if (copy) { /* the name lives in the carry, which is about to change */
             memcpy(r->arena + r->arena_len, name.ptr, name.len);
             e->name.ptr = r->arena + r->arena_len;
@@ -349,11 +441,12 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
  * when they contain CR, or when they live in the carry). */
 static stax_str rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy) {
     stax_str out = {s, n};
-    const char *cr = memchr(s, '\r', n);
+    /* in entity text a CR came from a character reference: it stays */
+    const char *cr = r->n_ent ? NULL : memchr(s, '\r', n);
     if (!cr && !copy) return out;
     char *d = r->arena + r->arena_len, *d0 = d;
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\r') {
+        if (s[i] == '\r' && cr) {
             *d++ = '\n';
             if (i + 1 < n && s[i + 1] == '\n') i++;
         } else {
@@ -385,9 +478,14 @@ static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t t
 /* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing. */
 static size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
     size_t j = i;
-    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
-    /* non-ASCII bytes are classed as name bytes; verify them properly */
+    unsigned high = 0;
+    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) high |= (unsigned char)tok[j++];
     size_t len = j - i;
+    /* all ASCII: the class table already checked every byte but the first */
+    if (STAX_LIKELY(len && len <= r->opt.max_name && high < 0x80 &&
+                    (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART)))
+        return len;
+    /* non-ASCII bytes are classed as name bytes; verify them properly */
     if (len == 0) {
         if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !rd_char_at(r, tok, n, i))
             return 0;
@@ -426,24 +524,19 @@ static int rd_push(stax_reader *r, const char *name, size_t len) {
 
 /* ================================================================ attributes */
 
+static int rd_attr_expand(stax_reader *r, const char *tok, size_t at, const char *s, size_t n, int top, size_t *len,
+                          uint32_t level);
+
 /* Normalize an attribute value (3.3.3 for CDATA) into the arena when it holds
  * whitespace other than #x20, references, or lives in the carry. */
 static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, stax_str *out) {
     size_t i = vs;
     for (;;) {
-        while (i < ve && !(stax__class[(unsigned char)tok[i]] & STAX__C_ATTR_STOP)) i++;
+        i += stax__scan_attr(tok + i, ve - i);
         if (i >= ve) break;
         unsigned char c = (unsigned char)tok[i];
-        if (c == ' ') {
-            i++;
-            continue;
-        }
         if (c == '<') return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
         if (c == '&' || c == '\t' || c == '\n' || c == '\r') break;
-        if (c == '"' || c == '\'') { /* the other quote */
-            i++;
-            continue;
-        }
         size_t l = rd_char_at(r, tok, n, i);
         if (!l) return r->status;
         i += l;
@@ -473,9 +566,16 @@ static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, s
             if (rd_reference(r, tok, ve, i, &end, &cp, &name)) return r->status;
             if (cp >= 0) {
                 d += stax__utf8_encode((uint32_t)cp, d);
-            } else { /* kept as written until the DTD is interpreted */
-                memcpy(d, tok + i, end - i);
-                d += end - i;
+            } else {
+                /* an entity: build the whole value again with expansion */
+                size_t len = 0;
+                if (rd_attr_expand(r, tok, i, tok + vs, ve - vs, 1, &len, 0)) return r->status;
+                char *x = len ? rd_extra_alloc(r, len) : r->arena + r->arena_len;
+                if (!x) return rd_nomem(r);
+                if (len) memcpy(x, r->abuf, len);
+                out->ptr = x;
+                out->len = len;
+                return 0;
             }
             i = end;
         } else if (c < 0x20 || c >= 0x80) {
@@ -497,7 +597,108 @@ static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, s
 
 static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
 
+static int rd_abuf_put(stax_reader *r, size_t *len, const char *s, size_t n) {
+    if (rd_grow(r, (void **)&r->abuf, &r->abuf_cap, 1, *len + n)) return rd_nomem(r);
+    memcpy(r->abuf + *len, s, n);
+    *len += n;
+    return 0;
+}
+
+/* Normalize [s, s+n) into abuf (3.3.3), expanding entities recursively. top:
+ * the text is the document's own (line ends not yet normalized). */
+static int rd_attr_expand(stax_reader *r, const char *tok, size_t at, const char *s, size_t n, int top, size_t *len,
+                          uint32_t level) {
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\r' || c == '\n' || c == '\t') {
+            if (rd_abuf_put(r, len, " ", 1)) return r->status;
+            i += (top && c == '\r' && i + 1 < n && s[i + 1] == '\n') ? 2 : 1;
+            continue;
+        }
+        if (c == '<')
+            return top ? rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(s + i - tok), "'<' is not allowed in an attribute value")
+                       : rd_fail(r, STAX_E_SYNTAX, tok, at, "'<' in the replacement text of an entity used in an attribute value");
+        if (c != '&') {
+            size_t l = 1;
+            if (top && (c < 0x20 || c >= 0x80) && !(l = rd_char_at(r, tok, (size_t)(s + n - tok), (size_t)(s + i - tok))))
+                return r->status;
+            if (rd_abuf_put(r, len, s + i, l)) return r->status;
+            i += l;
+            continue;
+        }
+        size_t end;
+        long cp;
+        stax_str name;
+        /* references inside entity text are checked as the document's own */
+        if (rd_reference(r, top ? tok : s, top ? (size_t)(s + n - tok) : n, top ? (size_t)(s + i - tok) : i, &end, &cp, &name))
+            return r->status;
+        size_t ref_len = top ? end - (size_t)(s + i - tok) : end - i;
+        if (cp >= 0) {
+            char u[4];
+            if (rd_abuf_put(r, len, u, (size_t)stax__utf8_encode((uint32_t)cp, u))) return r->status;
+        } else {
+            stax__entity *rep, *e;
+            int undeclared;
+            size_t ref_at = top ? (size_t)(s + i - tok) : at;
+            e = rd_general_entity(r, tok, ref_at, name, 1, &rep, &undeclared);
+            if (!e && !undeclared) return r->status;
+            if (e) {
+                if (level + 1 > r->opt.max_entity_depth)
+                    return rd_fail(r, STAX_E_LIMIT_ENTITY, tok, ref_at, "entity references nested deeper than max_entity_depth");
+                if (rd_expand_account(r, e->value.len, tok, ref_at)) return r->status;
+                e->busy = 1;
+                int rc = rd_attr_expand(r, tok, ref_at, e->value.ptr, e->value.len, 0, len, level + 1);
+                e->busy = 0;
+                if (rc) return rc;
+            }
+        }
+        i += ref_len;
+    }
+    return 0;
+}
+
 /* ================================================================ tags */
+
+/* Collapse spaces and trim, for attributes declared with a type other than CDATA. */
+static stax_str rd_tokenized(stax_reader *r, stax_str v) {
+    size_t i = 0, o = 0;
+    int change = v.len && (v.ptr[0] == ' ' || v.ptr[v.len - 1] == ' ');
+    for (i = 1; !change && i < v.len; i++) change = v.ptr[i] == ' ' && v.ptr[i - 1] == ' ';
+    if (!change) return v;
+    char *d = r->arena + r->arena_len;
+    for (i = 0; i < v.len; i++) {
+        if (v.ptr[i] == ' ' && (o == 0 || d[o - 1] == ' ')) continue;
+        d[o++] = v.ptr[i];
+    }
+    if (o && d[o - 1] == ' ') o--;
+    r->arena_len += o;
+    v.ptr = d;
+    v.len = o;
+    return v;
+}
+
+/* The element's ATTLIST: normalize declared non-CDATA values, add defaults. */
+static int rd_apply_attlist(stax_reader *r, const char *tok, size_t first, const char *name, size_t nl) {
+    for (uint32_t k = stax__dtd_attlist(&r->dtd, name, nl); k != UINT32_MAX; k = r->dtd.atts[k].next) {
+        const stax__attdef *ad = &r->dtd.atts[k];
+        size_t j;
+        for (j = first; j < r->attr_len; j++)
+            if (rd_str_same(r->attrs[j].name, ad->name)) break;
+        if (j < r->attr_len) {
+            if (ad->type != STAX__AT_CDATA) r->attrs[j].value = rd_tokenized(r, r->attrs[j].value);
+            continue;
+        }
+        if (ad->deflt != STAX__DEF_VALUE && ad->deflt != STAX__DEF_FIXED) continue;
+        if (r->attr_len - first >= r->opt.max_attrs)
+            return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes with the defaults",
+                           (unsigned)r->opt.max_attrs);
+        stax_attr *a = &r->attrs[r->attr_len++];
+        a->name = ad->name;
+        a->value = ad->value;
+        a->flags = STAX_ATTRF_DEFAULTED;
+    }
+    return 0;
+}
 
 static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (r->doc == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
@@ -526,6 +727,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         stax_attr *a = &r->attrs[r->attr_len];
         a->name.ptr = tok + i;
         a->name.len = an;
+        a->flags = 0;
         size_t name_at = i;
         i = rd_skip_ws(tok, n, i + an);
         if (i >= n || tok[i] != '=')
@@ -551,6 +753,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         r->attr_len++;
         i = ve + 1;
     }
+    if (r->dtd.n_atts && rd_apply_attlist(r, tok, first, tok + 1, nl)) return r->status;
     int pr = flags ? 0 : rd_push(r, tok + 1, nl);
     if (pr == -1) return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)",
                                  (unsigned)r->opt.max_depth);
@@ -582,6 +785,9 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t i = rd_skip_ws(tok, n, 2 + nl);
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", rd_clip(nl), tok + 2);
     if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", rd_clip(nl), tok + 2);
+    if (r->n_ent && r->depth <= r->ents[r->n_ent - 1].depth)
+        return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
+                       rd_clip(nl), tok + 2);
     size_t off = r->stack_off[r->depth - 1], ol = r->stack_len - off;
     const char *open = r->stack_names + off;
     if (ol != nl || memcmp(open, tok + 2, nl) != 0)
@@ -680,7 +886,7 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
     if (sa.ptr) {
-        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES;
+        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->dtd.standalone = 1;
         else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
         else return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "standalone must be 'yes' or 'no'");
     }
@@ -794,6 +1000,12 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         i = rd_skip_ws(tok, n, j + 1);
     }
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
+    r->dtd.has_external = sys.ptr != NULL;
+    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) {
+        int code = r->dtd.err == STAX_E_NOMEM ? STAX_E_NOMEM : r->dtd.err;
+        size_t at = r->dtd.err_at >= tok && r->dtd.err_at <= tok + n ? (size_t)(r->dtd.err_at - tok) : 0;
+        return rd_fail(r, code, tok, at, "%s", r->dtd.msg);
+    }
     r->has_doctype = 1;
     r->doc = DOC_PROLOG;
     stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
@@ -869,7 +1081,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
     case K_BOM: { /* the byte order mark, or a sign of UTF-16/32 */
         const unsigned char *u = (const unsigned char *)p;
         if (n < 2) return 0;
-        if ((u[0] == 0xFE && u[1] == 0xFF) || (u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0 && u[1] == '<'))
+        if ((u[0] == 0xFE && u[1] == 0xFF) || (u[0] == 0xFF && u[1] == 0xFE))
             return rd_fail(r, STAX_E_UNSUPPORTED, p, 0, "UTF-16 input is not supported yet"), -1;
         if (u[0] != 0xEF) return rd_fail(r, STAX_E_ENCODING, p, 0, "invalid UTF-8 byte 0x%02X", u[0]), -1;
         if (n < 3) return 0;
@@ -893,8 +1105,6 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         if (n < 2) return 0;
         if (p[1] == '/') f->kind = K_ETAG, f->scan = 2;
         else if (p[1] == '?') f->kind = K_PI, f->scan = 2;
-        else if (p[1] == 0 && r->pos.offset == 0)
-            return rd_fail(r, STAX_E_UNSUPPORTED, p, 0, "UTF-16 input is not supported yet"), -1;
         else if (p[1] != '!') f->kind = K_STAG, f->scan = 1;
         else {
             int partial = 0;
@@ -920,6 +1130,8 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         size_t i = f->scan;
         int q = f->quote;
         while (i < n) {
+            if (!q) i += stax__scan_tag(p + i, n - i);
+            if (i >= n) break;
             if (q) {
                 const char *e = memchr(p + i, q, n - i);
                 const char *lt = memchr(p + i, '<', (e ? (size_t)(e - p) : n) - i);
@@ -1032,7 +1244,7 @@ static void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
     memset(f, 0, sizeof *f);
     if (r->in_cdata) f->kind = K_CDATA_CONT;
     else if (c == '<') f->kind = K_MARKUP;
-    else if (r->pos.offset == 0 && (c == 0xEF || c == 0xFE || c == 0xFF || c == 0x00)) f->kind = K_BOM;
+    else if (r->pos.offset == 0 && (c == 0xEF || c == 0xFE || c == 0xFF)) f->kind = K_BOM;
     else f->kind = K_TEXT;
 }
 
@@ -1079,7 +1291,7 @@ static int rd_room(stax_reader *r, size_t n) {
         if (!empty) return 1;
         r->attr_len = 0;
     }
-    size_t need = n + 16;
+    size_t need = 2 * n + 16;
     if (r->arena_cap - r->arena_len < need) {
         if (!empty) return 1;
         r->arena_len = 0;
@@ -1090,8 +1302,55 @@ static int rd_room(stax_reader *r, size_t n) {
 
 /* Consume n bytes of the token that was just parsed. */
 static void rd_consume(stax_reader *r, const char *tok, size_t n) {
+    if (r->n_ent) return; /* entity text: events carry the reference's position */
     if (STAX_UNLIKELY(r->fr.kind == K_BOM)) r->pos.offset += n; /* the BOM is not a column */
     else stax__pos_advance(&r->pos, tok, n);
+}
+
+/* Start expanding the entity referenced by the token just consumed. */
+static int rd_push_entity(stax_reader *r) {
+    stax__entity *e = r->push_ent;
+    r->push_ent = NULL;
+    r->tok_pos = r->push_pos;
+    if (r->n_ent >= r->opt.max_entity_depth)
+        return rd_fail_at(r, STAX_E_LIMIT_ENTITY, r->push_pos, "entity references nested deeper than max_entity_depth (%u)",
+                          (unsigned)r->opt.max_entity_depth);
+    if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+    if (!r->ents) {
+        r->ents = stax__mem_alloc(&r->mem, (size_t)r->opt.max_entity_depth * sizeof *r->ents);
+        if (!r->ents) return rd_nomem(r);
+    }
+    if (r->n_ent == 0) r->ent_pos = r->push_pos;
+    struct rd_ent *f = &r->ents[r->n_ent++];
+    f->in = r->in;
+    f->in_len = r->in_len;
+    f->in_pos = r->in_pos;
+    f->e = e;
+    f->depth = r->depth;
+    e->busy = 1;
+    r->in = e->value.ptr;
+    r->in_len = e->value.len;
+    r->in_pos = 0;
+    return 0;
+}
+
+/* The entity's text is used up: back to the window it interrupted. */
+static int rd_pop_entity(stax_reader *r) {
+    struct rd_ent *f = &r->ents[r->n_ent - 1];
+    r->tok_pos = r->ent_pos;
+    if (r->depth != f->depth || r->in_cdata)
+        return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
+                          rd_clip(f->e->name.len), f->e->name.ptr,
+                          r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
+    f->e->busy = 0;
+    r->in = f->in;
+    r->in_len = f->in_len;
+    r->in_pos = f->in_pos;
+    r->n_ent--;
+    /* the entity's tokens used the framing state: start the pending carry's
+     * framing again (it holds the rest of the text the reference was in) */
+    if (!r->n_ent && r->carry_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+    return 0;
 }
 
 static int rd_carry_append(stax_reader *r, const char *p, size_t n) {
@@ -1118,6 +1377,8 @@ static int rd_resume_carry(stax_reader *r) {
             r->in_pos += step;
             added = step;
             end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
+        } else if ((end = rd_frame_end(r, &r->fr, r->carry, r->carry_len)) != 0) {
+            /* the carry may hold more than one token (kept when a batch filled) */
         } else if (r->fr.kind == K_TEXT) {
             end = (ptrdiff_t)r->carry_len; /* text ends with the input */
         } else {
@@ -1147,6 +1408,7 @@ static int rd_resume_carry(stax_reader *r) {
         size_t used = rd_token(r, &r->fr, r->carry, tl, 1);
         if (!used) return -1;
         rd_consume(r, r->carry, used);
+        if (r->push_ent && rd_push_entity(r)) return -1;
         /* bytes of the carry beyond what was used stay as the next token's start */
         size_t rest = r->carry_len - used;
         memmove(r->carry, r->carry + used, rest);
@@ -1179,12 +1441,16 @@ static int rd_finish(stax_reader *r) {
 /* Fill the batch from the window. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
 static int rd_fill(stax_reader *r) {
     for (;;) {
-        if (r->carry_len) {
+        if (r->n_ent && r->in_pos >= r->in_len) {
+            if (rd_pop_entity(r)) return r->status;
+            continue;
+        }
+        if (r->carry_len && !r->n_ent) {
             int rc = rd_resume_carry(r);
             if (rc < 0) return r->status;
             if (rc == 2) return STAX_OK;
             if (rc == 0) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
-            if (r->carry_len) continue;
+            continue; /* an entity may have started, or the carry may hold more */
         }
         if (r->batch.count >= r->opt.batch_events) return STAX_OK;
         if (r->in_pos >= r->in_len) {
@@ -1195,9 +1461,16 @@ static int rd_fill(stax_reader *r) {
         const char *tok = r->in + r->in_pos;
         size_t avail = r->in_len - r->in_pos;
         rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
-        r->tok_pos = r->pos;
+        r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
         ptrdiff_t end = rd_frame_end(r, &r->fr, tok, avail);
         if (end < 0) return r->status;
+        if (end == 0 && r->n_ent) {
+            /* entity text is complete in memory: only text may run to its end */
+            if (r->fr.kind != K_TEXT)
+                return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
+                                  rd_clip(r->ents[r->n_ent - 1].e->name.len), r->ents[r->n_ent - 1].e->name.ptr);
+            end = (ptrdiff_t)avail;
+        }
         if (end == 0) {
             if (r->ended && r->fr.kind != K_TEXT) {
                 /* the token runs past the end of input: let the carry path report it */
@@ -1220,6 +1493,7 @@ static int rd_fill(stax_reader *r) {
         if (!used) return r->status;
         rd_consume(r, tok, used);
         r->in_pos += used;
+        if (r->push_ent && rd_push_entity(r)) return r->status;
     }
 }
 
@@ -1232,6 +1506,11 @@ static void rd_defaults(stax_reader_options *o) {
     if (!o->max_token) o->max_token = (size_t)1 << 20;
     if (!o->max_text) o->max_text = o->max_token < 65536 ? o->max_token : 65536;
     if (!o->batch_events) o->batch_events = 256;
+    if (!o->max_entity_depth) o->max_entity_depth = 16;
+    if (!o->entity_amplification) o->entity_amplification = 100;
+    if (!o->entity_threshold) o->entity_threshold = (size_t)8 << 20;
+    if (!o->max_dtd) o->max_dtd = (size_t)1 << 20;
+    if (!o->max_ns) o->max_ns = 64;
     if (!o->read_buffer) o->read_buffer = 65536;
 }
 
@@ -1256,6 +1535,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->opt = o;
     r->pos.line = 1;
     r->pos.column = 1;
+    stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth);
     r->ev_cap = (size_t)o.batch_events + 1;
     r->attr_cap = (size_t)o.max_attrs * 2 > 512 ? (size_t)o.max_attrs * 2 : 512;
     r->events = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->events);
@@ -1274,6 +1554,8 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
+    stax__dtd_free(&r->dtd);
+    rd_extra_free(r);
     stax__mem m = r->mem;
     stax__mem_free(&m, r->events, r->ev_cap * sizeof *r->events);
     stax__mem_free(&m, r->attrs, r->attr_cap * sizeof *r->attrs);
@@ -1282,6 +1564,8 @@ void stax_reader_free(stax_reader *r) {
     stax__mem_free(&m, r->stack_names, r->stack_cap);
     stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof(size_t));
     stax__mem_free(&m, r->rbuf, r->rbuf_cap);
+    stax__mem_free(&m, r->ents, (size_t)r->opt.max_entity_depth * sizeof *r->ents);
+    stax__mem_free(&m, r->abuf, r->abuf_cap);
     stax__mem_free(&m, r, sizeof *r);
 }
 
@@ -1335,6 +1619,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     r->batch.count = 0;
     r->attr_len = 0;
     r->arena_len = 0;
+    if (r->extra) rd_extra_free(r);
     if (r->status < 0) return r->status;
     if (r->done) return STAX_END;
     for (;;) {
@@ -1407,3 +1692,18 @@ stax_pos stax_reader_error_pos(const stax_reader *r) {
 }
 
 uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->depth : 0; }
+
+size_t stax_reader_notations(const stax_reader *r, const stax_decl **out) {
+    *out = r ? r->dtd.notations : NULL;
+    return r ? r->dtd.n_not : 0;
+}
+
+size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out) {
+    *out = r ? r->dtd.pis : NULL;
+    return r ? r->dtd.n_pis : 0;
+}
+
+size_t stax_reader_unparsed_entities(const stax_reader *r, const stax_decl **out) {
+    *out = r ? r->dtd.unparsed : NULL;
+    return r ? r->dtd.n_unp : 0;
+}

@@ -100,6 +100,11 @@ enum {
     STAX_E_LIMIT_NAME = -31, /* a name longer than max_name */
     STAX_E_LIMIT_ATTRS = -32,/* more attributes on one element than max_attrs */
     STAX_E_LIMIT_TOKEN = -33,/* a tag, comment, PI or DOCTYPE longer than max_token */
+    STAX_E_LIMIT_ENTITY = -34,/* entity expansion over its limits (amplification, nesting) */
+    STAX_E_LIMIT_DTD = -35,  /* DTD declarations over max_dtd */
+    STAX_E_LIMIT_NS = -36,   /* more namespace declarations on one element than max_ns */
+    STAX_E_NAMESPACE = -21,  /* namespace constraint violated (unbound prefix, ...) */
+    STAX_E_DTD = -22,        /* malformed markup declaration in the DTD */
     STAX_E_STATE = -40,      /* writer: call out of order (attribute after content, ...) */
     STAX_E_INVALID = -41,    /* writer: refused content (bad name, "--" in a comment, ...) */
     STAX_E_FULL = -42        /* writer: the fixed memory sink is full */
@@ -136,12 +141,17 @@ typedef struct stax_reader_options {
                               into several events, at positions that depend only on the
                               document, never on chunking; must be <= max_token */
     uint32_t batch_events; /* [256] events per batch at most */
+    uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
+    uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
+    size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
+    size_t max_dtd;                /* [1 MiB] bytes of DTD declarations held in memory */
+    uint32_t max_ns;               /* [64] namespace declarations on one element */
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback) */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
 #define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only text events */
-#define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0 (not implemented yet: STAX_E_UNSUPPORTED) */
+#define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
 
 #define STAX_READER_MIN_MEMORY 16384u /* smallest fixed block stax_reader_new accepts */
 
@@ -177,7 +187,8 @@ typedef enum stax_event_type {
     STAX_EV_PI = 6,      /* name = target, text = data (after the whitespace) */
     STAX_EV_DOCTYPE = 7, /* name = root name, pubid, sysid, text = raw internal subset */
     STAX_EV_XMLDECL = 8, /* name = version, text = encoding (may be empty); STAX_EVF_STANDALONE_* */
-    STAX_EV_ENTITY_REF = 9 /* a reference the reader does not expand. name */
+    STAX_EV_ENTITY_REF = 9 /* a reference the reader does not expand (external, or declared
+                              where the reader does not read): name, pubid, sysid */
 } stax_event_type;
 
 #define STAX_EVF_EMPTY 0x01u          /* START: the tag was self-closing (<a/>) */
@@ -202,14 +213,25 @@ typedef struct stax_event {
 
 typedef struct stax_attr {
     stax_str name;
-    stax_str value; /* normalized (3.3.3), references decoded */
+    stax_str value;  /* normalized (3.3.3), references decoded */
+    uint32_t flags;  /* STAX_ATTRF_* */
 } stax_attr;
+
+#define STAX_ATTRF_DEFAULTED 0x1u /* not in the tag: the DTD's default value */
+
+/* Namespace view of a name (STAX_READ_NAMESPACES): prefix (empty if none),
+ * local part, and namespace URI (empty if none). */
+typedef struct stax_qname {
+    stax_str prefix, local, uri;
+} stax_qname;
 
 /* A batch: a flat table of events. Valid until the next call on the reader. */
 typedef struct stax_batch {
     size_t count;
     const stax_event *events;
     const stax_attr *attrs;
+    const stax_qname *ev_ns;   /* per event (START, END) when namespaces are on, else NULL */
+    const stax_qname *attr_ns; /* per attribute, parallel to attrs, when namespaces are on, else NULL */
 } stax_batch;
 
 /* Create a reader. opt may be NULL (all defaults). Returns NULL when memory is
@@ -272,6 +294,50 @@ static inline stax_pos stax_ev_pos(const stax_batch *b, size_t i) { return b->ev
 static inline uint64_t stax_ev_offset(const stax_batch *b, size_t i) { return b->events[i].pos.offset; }
 static inline uint64_t stax_ev_line(const stax_batch *b, size_t i) { return b->events[i].pos.line; }
 static inline uint64_t stax_ev_column(const stax_batch *b, size_t i) { return b->events[i].pos.column; }
+
+static inline unsigned stax_ev_attr_flags(const stax_batch *b, size_t i, size_t k) {
+    return b->attrs[b->events[i].attr_first + k].flags;
+}
+
+/* Namespaces: with STAX_READ_NAMESPACES off, local is the whole name and
+ * prefix and uri are empty. */
+static inline stax_qname stax__plain_qname(stax_str name) {
+    stax_qname q;
+    q.prefix.ptr = q.uri.ptr = "";
+    q.prefix.len = q.uri.len = 0;
+    q.local = name;
+    return q;
+}
+static inline stax_qname stax_ev_qname(const stax_batch *b, size_t i) {
+    return b->ev_ns ? b->ev_ns[i] : stax__plain_qname(b->events[i].name);
+}
+static inline stax_qname stax_ev_attr_qname(const stax_batch *b, size_t i, size_t k) {
+    size_t a = b->events[i].attr_first + k;
+    return b->attr_ns ? b->attr_ns[a] : stax__plain_qname(b->attrs[a].name);
+}
+static inline stax_str stax_ev_prefix(const stax_batch *b, size_t i) { return stax_ev_qname(b, i).prefix; }
+static inline stax_str stax_ev_local(const stax_batch *b, size_t i) { return stax_ev_qname(b, i).local; }
+static inline stax_str stax_ev_uri(const stax_batch *b, size_t i) { return stax_ev_qname(b, i).uri; }
+
+/* The URI bound to prefix (len 0: the default namespace) where the reader is
+ * now (after the last event of the current batch). Returns 0 and sets *uri,
+ * or -1 if the prefix is not bound. Valid until the next call on the reader. */
+STAXDEF int stax_reader_ns_lookup(const stax_reader *r, stax_str prefix, stax_str *uri);
+
+/* Declarations of the DTD that are not expanded: notations (name, pubid,
+ * sysid) and unparsed entities (name, pubid, sysid, notation). Available from
+ * the DOCTYPE event on, valid until stax_reader_free. Returns the count. */
+typedef struct stax_decl {
+    stax_str name, pubid, sysid, notation;
+} stax_decl;
+STAXDEF size_t stax_reader_notations(const stax_reader *r, const stax_decl **out);
+STAXDEF size_t stax_reader_unparsed_entities(const stax_reader *r, const stax_decl **out);
+
+/* Processing instructions of the internal subset, in order (target, data). */
+typedef struct stax_dtd_pi {
+    stax_str target, data;
+} stax_dtd_pi;
+STAXDEF size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out);
 
 /* Compare a stax_str with a NUL-terminated string. */
 static inline int stax_str_eq(stax_str s, const char *z) {

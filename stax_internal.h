@@ -84,7 +84,212 @@ enum {
 };
 STAXINT const unsigned char stax__class[256];
 
+/* ------------------------------------------------------------- DTD (dtd.c)
+ * The internal subset, parsed whole when the DOCTYPE token is complete. Names
+ * and values live in chunks that never move, so events may point into them. */
+typedef struct stax__entity {
+    stax_str name, value, pubid, sysid, notation;
+    unsigned char pe, external, unparsed, busy;
+} stax__entity;
+
+enum { STAX__AT_CDATA, STAX__AT_ID, STAX__AT_IDREF, STAX__AT_IDREFS, STAX__AT_ENTITY, STAX__AT_ENTITIES,
+       STAX__AT_NMTOKEN, STAX__AT_NMTOKENS, STAX__AT_NOTATION, STAX__AT_ENUM };
+enum { STAX__DEF_REQUIRED, STAX__DEF_IMPLIED, STAX__DEF_FIXED, STAX__DEF_VALUE };
+
+typedef struct stax__attdef {
+    stax_str name, value; /* value: the default, already normalized */
+    unsigned char type, deflt;
+    uint32_t next;        /* next attdef of the same element, or UINT32_MAX */
+} stax__attdef;
+
+typedef struct stax__dtd_chunk stax__dtd_chunk;
+
+typedef struct stax__dtd {
+    stax__mem *mem;
+    size_t used, max;            /* bytes held, and max_dtd */
+    stax__dtd_chunk *chunks;
+    char *cur;
+    size_t cur_left;
+    stax__entity *ents;
+    size_t n_ents, cap_ents;
+    uint32_t *ent_hash;          /* open addressing, indices + 1, 0 = empty */
+    size_t ent_hash_cap;
+    stax__attdef *atts;
+    size_t n_atts, cap_atts;
+    stax_str *elems;             /* element names with an ATTLIST */
+    uint32_t *elem_first;        /* parallel: first attdef */
+    size_t n_elems, cap_elems;
+    uint32_t *elem_hash;
+    size_t elem_hash_cap;
+    stax_decl *notations, *unparsed;
+    size_t n_not, cap_not, n_unp, cap_unp;
+    stax_dtd_pi *pis;
+    size_t n_pis, cap_pis;
+    int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
+    int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
+    int standalone;   /* standalone="yes" */
+    int has_external; /* the DOCTYPE names an external subset */
+    uint32_t max_depth;   /* entity nesting limit */
+    int err;
+    const char *err_at;   /* the byte of the subset the error is reported at */
+    char msg[160];
+} stax__dtd;
+
+STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth);
+STAXINT void stax__dtd_free(stax__dtd *d);
+/* Parse the internal subset [p, p+n). Returns 0 or an error (d->err, d->err_at, d->msg). */
+STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
+STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
+/* The attribute definitions of an element: the first index, or UINT32_MAX. */
+STAXINT uint32_t stax__dtd_attlist(const stax__dtd *d, const char *elem, size_t len);
+/* Whether WFC: Entity Declared applies to an undeclared reference (else it is
+ * only a validity error, and the reference is reported, not expanded). */
+static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
+    return d->standalone || (!d->has_external && !d->has_pe_ref);
+}
+
+/* ------------------------------------------------------------- bulk scanners
+ * Each returns the index of the first byte in p[0, n) that the caller must look
+ * at, or n. SSE2 (baseline on x86-64) does 16 bytes a step; elsewhere the
+ * byte-class table is used. Both give the same answer. */
+#if defined(__SSE2__) && !defined(STAX_NO_SIMD)
+#include <emmintrin.h>
+#define STAX__SSE2 1
+static inline unsigned stax__ctz32(unsigned m) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctz(m);
+#else
+    unsigned k = 0;
+    while (!(m & 1u)) m >>= 1, k++;
+    return k;
+#endif
+}
+#endif
+
+/* Text: & ] CR, controls other than TAB and LF, and every byte >= 0x80. */
+static inline size_t stax__scan_text(const char *p, size_t n) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
+    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf));
+        __m128i m = _mm_andnot_si128(ok, _mm_cmplt_epi8(v, sp)); /* signed: also >= 0x80 */
+        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_TEXT_STOP)) i++;
+    return i;
+}
+
+/* Attribute values: < & TAB LF CR, other controls, bytes >= 0x80. */
+static inline size_t stax__scan_attr(const char *p, size_t n) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i sp = _mm_set1_epi8(0x20), lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x20 || c >= 0x80 || c == '<' || c == '&') break;
+    }
+    return i;
+}
+
+/* Inside a tag: > < and both quotes. */
+static inline size_t stax__scan_tag(const char *p, size_t n) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i gt = _mm_set1_epi8('>'), lt = _mm_set1_epi8('<');
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\'');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, gt), _mm_cmpeq_epi8(v, lt)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    for (; i < n; i++) {
+        char c = p[i];
+        if (c == '>' || c == '<' || c == '"' || c == '\'') break;
+    }
+    return i;
+}
+
 /* Advance a position over n bytes of UTF-8 (lines on \n; columns in code points). */
 STAXINT void stax__pos_advance(stax_pos *pos, const char *p, size_t n);
+
+/* ------------------------------------------------------------- input encodings (encoding.c)
+ * Transcoding of the input to UTF-8; docs/encodings.md has the rules. */
+enum {
+    STAX__ENC_UTF8 = 1,
+    STAX__ENC_UTF16LE,
+    STAX__ENC_UTF16BE,
+    STAX__ENC_LATIN1,
+    STAX__ENC_ASCII,
+    STAX__ENC_CP1252,
+    STAX__ENC_TABLE,      /* the caller's 256-entry table */
+    STAX__ENC_UTF16 = 100 /* by name only: "UTF-16", endianness from the BOM */
+};
+#define STAX__DEC_ERROR (-1)
+
+typedef struct stax__decoder {
+    int enc;               /* STAX__ENC_* (resolved: never STAX__ENC_UTF16) */
+    const uint32_t *table; /* STAX__ENC_TABLE: code point of each byte; > 0x10FFFF or a
+                              surrogate = invalid byte (0xFFFFFFFF by convention) */
+    unsigned char pend[4]; /* bytes of a unit split across calls */
+    unsigned npend;
+    unsigned err_pend;     /* after STAX__DEC_ERROR: bytes of the bad unit that came from
+                              earlier calls (it starts that many bytes before src) */
+    int table_ascii;       /* set by stax__decoder_init: table maps 0..0x7F to themselves */
+} stax__decoder;
+
+/* Zero d and set it up for enc (and table, for STAX__ENC_TABLE). Setting the
+ * fields by hand on a zeroed struct works too; init lets a table take the
+ * ASCII fast path. */
+STAXINT void stax__decoder_init(stax__decoder *d, int enc, const uint32_t *table);
+
+/* Encoding by name (ASCII case-insensitive, with the usual aliases). Returns
+ * STAX__ENC_*, STAX__ENC_UTF16 for "UTF-16" without endianness, or -1. */
+STAXINT int stax__encoding_by_name(const char *name, size_t len);
+
+/* The canonical name of an encoding ("UTF-16LE", ...), for messages. */
+STAXINT const char *stax__encoding_name(int enc);
+
+/* XML 1.0 Appendix F on the first n bytes. Returns the encoding and sets
+ * *bom_len (3 for the UTF-8 BOM, 2 for a UTF-16 BOM, else 0); 0 when more
+ * bytes are needed (only if n < 4 and !at_end); -1 for UCS-4 and EBCDIC;
+ * STAX__ENC_UTF8 (no BOM) by default. */
+STAXINT int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *bom_len);
+
+/* The encoding to decode with, from what detection found (detected, bom_len)
+ * and the encoding declaration (declared: from stax__encoding_by_name, or 0
+ * when there is none). Returns a resolved STAX__ENC_*, or -1 when the two
+ * contradict (a BOM and a declaration naming another encoding; UTF-16 bytes
+ * declared as an 8-bit encoding or the other way round). */
+STAXINT int stax__encoding_resolve(int detected, size_t bom_len, int declared);
+
+/* Transcode src[0, n) to UTF-8 in dst[0, cap) (cap >= 8). Whole units only: a
+ * unit cut by the end of src goes to d->pend and is completed by the next
+ * call. Stops early when dst is nearly full. Returns 0 with *consumed (bytes
+ * of src used, those moved into pend included) and *produced; or
+ * STAX__DEC_ERROR with *consumed = offset of the bad unit in src (0 if it
+ * began in pend; d->err_pend says how many bytes before src) and *produced =
+ * bytes written before it. The output is valid UTF-8 (except for
+ * STAX__ENC_UTF8, copied as is); Char checks are the reader's. */
+STAXINT int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
+                         size_t *produced);
+
+/* Input ended: STAX__DEC_ERROR if a partial unit is pending, else 0. */
+STAXINT int stax__decode_finish(const stax__decoder *d);
 
 #endif /* STAX_INTERNAL_H */

@@ -16,8 +16,9 @@ typedef struct stax_cli_opts {
     const char *name;  /* file name shown in messages ("-" for stdin) */
 } stax_cli_opts;
 
-/* Called for each batch; return 0 to go on, nonzero to stop with that exit code. */
-typedef int (*stax_cli_batch_fn)(void *ctx, const stax_batch *b);
+/* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
+ * nonzero to stop with that exit code. */
+typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b);
 
 /* Stream fd through a reader made from o, calling fn (may be NULL) on every
  * batch. Returns 0 if the document is well-formed, 1 if not (the message

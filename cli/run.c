@@ -83,7 +83,7 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
             }
             if (st < 0) goto done;
             while ((st = stax_reader_next(r, &b)) == STAX_OK) {
-                if (fn && (rc = fn(ctx, b)) != 0) goto out;
+                if (fn && (rc = fn(ctx, r, b)) != 0) goto out;
             }
             if (st != STAX_NEED_INPUT) goto done;
         } while (!eof && off < (size_t)n);
@@ -105,7 +105,8 @@ typedef struct cli_counts {
     unsigned long long elements, attributes, text, cdata, comments, pis, bytes_text;
 } cli_counts;
 
-static int cli_count_batch(void *ctx, const stax_batch *b) {
+static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
+    (void)r;
     cli_counts *c = ctx;
     for (size_t i = 0; i < b->count; i++) {
         switch (stax_ev_type(b, i)) {
