@@ -14,7 +14,7 @@ endif
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) $(CFLAGS)
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 
-LIB_SRC = stax.c reader_batch.c dtd.c writer.c
+LIB_SRC = stax.c reader_batch.c dtd.c namespaces.c encoding.c writer.c
 LIB_HDR = stax.h stax_internal.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
@@ -22,7 +22,8 @@ CLI_SRC = $(wildcard cli/*.c)
 CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_LIB_OBJ = $(filter-out $(BUILD)/obj/cli/main.o,$(CLI_OBJ))
 UNIT_SRC = $(wildcard tests/test_*.c)
-UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_ALL = $(UNIT_SRC) tests/harness.c
+UNIT_OBJ = $(UNIT_ALL:%.c=$(BUILD)/obj/%.o)
 # Unit tests wrap the allocator so fixed-block tests can prove malloc is never called.
 WRAP_MALLOC = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc -Wl,--wrap=free
 
@@ -79,13 +80,13 @@ test-asan:
 
 # The unit tests against the amalgamated single file (tests/single_impl.c holds
 # the implementation; every other file sees only the generated header).
-SINGLE_B = build/single
+SINGLE_B = $(BUILD)/single
 test-single: $(BUILD)/stax.h
 	@mkdir -p $(SINGLE_B)
-	$(CC) $(STD) $(WARN) $(OPT) -Ibuild -c tests/single_impl.c -o $(SINGLE_B)/impl.o
-	$(CC) $(STD) $(WARN) $(OPT) -DSTAX_STATIC -Ibuild -c tests/single_static.c -o $(SINGLE_B)/static.o
-	for f in $(UNIT_SRC) $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c); do \
-	  $(CC) $(STD) $(WARN) $(OPT) -Ibuild -I. -include build/stax.h -c $$f -o $(SINGLE_B)/$$(basename $$f .c).o || exit 1; \
+	$(CC) $(STD) $(WARN) $(OPT) -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
+	$(CC) $(STD) $(WARN) $(OPT) -DSTAX_STATIC -I$(BUILD) -c tests/single_static.c -o $(SINGLE_B)/static.o
+	for f in $(UNIT_SRC) tests/harness.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c); do \
+	  $(CC) $(STD) $(WARN) $(OPT) -I$(BUILD) -I. -Icli -c $$f -o $(SINGLE_B)/$$(basename $$f .c).o || exit 1; \
 	done
 	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lcriterion -lpthread
 	$(SINGLE_B)/unit --jobs 2
@@ -99,14 +100,16 @@ test: deps
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
-main: all
-	sh bench/main.sh
+main:
+	BUILD=$(BUILD) sh bench/main.sh
 
-bench: all
-	sh bench/run.sh
+bench:
+	BUILD=$(BUILD) sh bench/run.sh
 
 clean:
 	rm -rf build
 
 # Benchmark programs and peers (bench/bench.mk).
 -include bench/bench.mk
+-include tests/conformance.mk
+-include bench/writer.mk

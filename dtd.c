@@ -66,6 +66,26 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
     return out;
 }
 
+/* Store a public or system id with its line ends normalized (2.11): the
+ * subset text is raw, and the caller must see LF only. */
+static char *dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len) {
+    char *o = dtd_store(d, NULL, n);
+    if (!o) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\r') {
+            o[k++] = '\n';
+            if (i + 1 < n && s[i + 1] == '\n') i++;
+        } else {
+            o[k++] = s[i];
+        }
+    }
+    d->cur -= n - k; /* give back what normalizing saved */
+    d->cur_left += n - k;
+    *out_len = k;
+    return o;
+}
+
 static int dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need) {
     if (need <= *cap) return 0;
     size_t ncap = *cap ? *cap * 2 : 16;
@@ -302,19 +322,9 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
         if (!semi) return dtd_fail(c, lit.ptr + i, STAX_E_DTD, "reference without ';' in an entity value");
         size_t rl = (size_t)(semi - (lit.ptr + i)) + 1;
         if (i + 1 < lit.len && lit.ptr[i + 1] == '#') {
-            uint32_t v = 0;
-            int hex = i + 2 < lit.len && lit.ptr[i + 2] == 'x', ok = rl > (size_t)(hex ? 4 : 3);
-            for (size_t k = i + (hex ? 3 : 2); ok && k < i + rl - 1; k++) {
-                char h = lit.ptr[k];
-                uint32_t dgt = (h >= '0' && h <= '9') ? (uint32_t)(h - '0')
-                               : hex && (h | 32) >= 'a' && (h | 32) <= 'f' ? (uint32_t)((h | 32) - 'a' + 10)
-                                                                          : 99;
-                if (dgt > (hex ? 15u : 9u)) ok = 0;
-                else if ((v = v * (hex ? 16 : 10) + dgt) > 0x10FFFF) ok = 0;
-            }
-            if (!ok || !stax__is_char(v))
-                return dtd_fail(c, lit.ptr + i, STAX_E_CHARREF, "invalid character reference in an entity value");
-            o += stax__utf8_encode(v, o);
+            long v = stax__charref_value(lit.ptr + i, rl);
+            if (v < 0) return dtd_fail(c, lit.ptr + i, STAX_E_CHARREF, "invalid character reference in an entity value");
+            o += stax__utf8_encode((uint32_t)v, o);
         } else {
             if (stax__check_name(lit.ptr + i + 1, rl - 2))
                 return dtd_fail(c, lit.ptr + i, STAX_E_NAME, "invalid entity reference in an entity value");
@@ -343,6 +353,8 @@ static int dtd_entity_decl(dtd_ctx *c) {
         if (dtd_need_ws(c, "after '%'")) return d->err;
     }
     if (dtd_name(c, &e.name, 0, "entity name")) return d->err;
+    if (d->no_colons && memchr(e.name.ptr, ':', e.name.len))
+        return dtd_fail(c, e.name.ptr, STAX_E_NAMESPACE, "an entity name may not contain a colon with namespaces on");
     if (dtd_need_ws(c, "after the entity name")) return d->err;
     stax_str lit;
     if (c->p < c->end && (*c->p == '"' || *c->p == '\'')) {
@@ -371,8 +383,8 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (d->skip_decls || stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe)) return 0; /* the first declaration wins */
     /* keep copies: the subset text lives in the caller's chunk */
     e.name.ptr = dtd_store(d, e.name.ptr, e.name.len);
-    if (e.pubid.len) e.pubid.ptr = dtd_store(d, e.pubid.ptr, e.pubid.len);
-    if (e.sysid.len) e.sysid.ptr = dtd_store(d, e.sysid.ptr, e.sysid.len);
+    if (e.pubid.len) e.pubid.ptr = dtd_store_id(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
+    if (e.sysid.len) e.sysid.ptr = dtd_store_id(d, e.sysid.ptr, e.sysid.len, &e.sysid.len);
     if (e.notation.len) e.notation.ptr = dtd_store(d, e.notation.ptr, e.notation.len);
     if (!e.name.ptr || (e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) ||
         (e.notation.len && !e.notation.ptr))
@@ -502,21 +514,12 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
             }
             size_t rl = (size_t)(semi - (s + i)) + 1;
             if (i + 1 < n && s[i + 1] == '#') {
-                uint32_t v = 0;
-                int hex = i + 2 < n && s[i + 2] == 'x', ok = rl > (size_t)(hex ? 4 : 3);
-                for (size_t k = i + (hex ? 3 : 2); ok && k < i + rl - 1; k++) {
-                    char h = s[k];
-                    uint32_t dgt = (h >= '0' && h <= '9') ? (uint32_t)(h - '0')
-                                   : hex && (h | 32) >= 'a' && (h | 32) <= 'f' ? (uint32_t)((h | 32) - 'a' + 10)
-                                                                              : 99;
-                    if (dgt > (hex ? 15u : 9u)) ok = 0;
-                    else if ((v = v * (hex ? 16 : 10) + dgt) > 0x10FFFF) ok = 0;
-                }
-                if (!ok || !stax__is_char(v)) {
+                long v = stax__charref_value(s + i, rl);
+                if (v < 0) {
                     rc = dtd_fail(c, s + i, STAX_E_CHARREF, "invalid character reference in a default value");
                     break;
                 }
-                add = (size_t)stax__utf8_encode(v, enc);
+                add = (size_t)stax__utf8_encode((uint32_t)v, enc);
                 st[sp].i += rl;
             } else {
                 const char *nm = s + i + 1;
@@ -721,9 +724,10 @@ static int dtd_notation_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax_decl n;
     memset(&n, 0, sizeof n);
-    if (dtd_need_ws(c, "after <!NOTATION") || dtd_name(c, &n.name, 0, "notation name") ||
-        dtd_need_ws(c, "after the notation name"))
-        return d->err;
+    if (dtd_need_ws(c, "after <!NOTATION") || dtd_name(c, &n.name, 0, "notation name")) return d->err;
+    if (d->no_colons && memchr(n.name.ptr, ':', n.name.len))
+        return dtd_fail(c, n.name.ptr, STAX_E_NAMESPACE, "a notation name may not contain a colon with namespaces on");
+    if (dtd_need_ws(c, "after the notation name")) return d->err;
     int rc = dtd_external_id(c, &n.pubid, &n.sysid, 1);
     if (rc) return rc > 0 ? dtd_fail(c, c->p, STAX_E_DTD, "SYSTEM or PUBLIC expected in a notation") : rc;
     dtd_ws(c);
@@ -733,8 +737,8 @@ static int dtd_notation_decl(dtd_ctx *c) {
         if (d->notations[i].name.len == n.name.len && memcmp(d->notations[i].name.ptr, n.name.ptr, n.name.len) == 0)
             return 0;
     n.name.ptr = dtd_store(d, n.name.ptr, n.name.len);
-    n.pubid.ptr = n.pubid.len ? dtd_store(d, n.pubid.ptr, n.pubid.len) : "";
-    n.sysid.ptr = n.sysid.len ? dtd_store(d, n.sysid.ptr, n.sysid.len) : (n.sysid.ptr ? "" : NULL);
+    n.pubid.ptr = n.pubid.len ? dtd_store_id(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
+    n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
     if (!n.name.ptr || !n.pubid.ptr || dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
         return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
@@ -748,6 +752,8 @@ static int dtd_pi(dtd_ctx *c) {
     if (dtd_name(c, &target, 0, "processing instruction target")) return c->d->err;
     if (target.len == 3 && (target.ptr[0] | 32) == 'x' && (target.ptr[1] | 32) == 'm' && (target.ptr[2] | 32) == 'l')
         return dtd_fail(c, start, STAX_E_SYNTAX, "the PI target 'xml' is reserved");
+    if (c->d->no_colons && memchr(target.ptr, ':', target.len))
+        return dtd_fail(c, target.ptr, STAX_E_NAMESPACE, "a PI target may not contain a colon with namespaces on");
     const char *e = NULL;
     for (const char *q = c->p; q + 1 < c->end; q++)
         if (q[0] == '?' && q[1] == '>') {

@@ -23,7 +23,7 @@
 
 /* ================================================================ state */
 
-enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE, K_BOM };
+enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE };
 enum rd_doc { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
 
 typedef struct rd_frame {
@@ -60,6 +60,8 @@ struct stax_reader {
     int doc;
     int has_doctype;
     int in_cdata;       /* a CDATA section was cut; the next token continues it */
+    int tok_at_eof;     /* the text token being parsed ends with the input */
+    int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
     int done;
 
     /* open elements: names back to back in stack_names, starts in stack_off */
@@ -94,6 +96,30 @@ struct stax_reader {
     size_t abuf_cap;
     struct rd_extra { struct rd_extra *next; size_t size; } *extra; /* overflow memory of this batch */
 
+    /* input encoding: UTF-8 is read in place; anything else is transcoded to
+     * UTF-8 into tbuf, which is then the window, while the caller's chunk is raw */
+    int enc;            /* 0 until detected; STAX__ENC_UTF8: direct; else transcoding */
+    int detected;       /* what the BOM or first bytes said */
+    size_t bom_len;
+    int forced;         /* opt.encoding: the declaration is not consulted */
+    int switch_enc;     /* the XML declaration asked for a decoder: switch after it */
+    const uint32_t *switch_table;
+    stax__decoder dec;
+    const char *raw;
+    size_t raw_len, raw_pos;
+    uint64_t raw_base;  /* input offset of raw[0] */
+    char *tbuf;
+    size_t tbuf_cap;
+    int dec_err;        /* an invalid unit follows the transcoded text */
+    uint64_t dec_err_off;
+    unsigned char head[4];
+    size_t head_len;
+
+    /* namespaces (STAX_READ_NAMESPACES) */
+    stax__ns ns;
+    stax_qname *ev_ns, *attr_ns;
+    size_t *attr_at;    /* each attribute's name: byte offset in its tag (0: defaulted) */
+
     /* pull source */
     stax_read_fn src;
     void *src_ctx;
@@ -121,10 +147,27 @@ static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ..
 /* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
 #define rd_fail(r, code, tok, at, ...) rd_fail_at((r), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
 
+/* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
+ * offset counts input bytes: one per code point for 8-bit encodings; for
+ * UTF-16 two, or four for a code point above U+FFFF. */
+static void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
+    uint64_t off = pos->offset;
+    stax__pos_advance(pos, p, n);
+    if (r->enc <= STAX__ENC_UTF8) return;
+    uint64_t cps = 0, astral = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        cps += (c & 0xC0) != 0x80;
+        astral += c >= 0xF0;
+    }
+    int wide = r->enc == STAX__ENC_UTF16LE || r->enc == STAX__ENC_UTF16BE;
+    pos->offset = off + (wide ? 2 * (cps + astral) : cps);
+}
+
 static stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
     stax_pos p = r->tok_pos;
     if (r->n_ent) return p;
-    stax__pos_advance(&p, tok, at);
+    rd_advance(r, &p, tok, at);
     return p;
 }
 
@@ -186,6 +229,7 @@ static void rd_extra_free(stax_reader *r) {
 /* ================================================================ batch output */
 
 static stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
+    if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
     stax_event *e = &r->events[r->batch.count++];
     memset(e, 0, sizeof *e);
     e->type = (uint8_t)type;
@@ -196,26 +240,6 @@ static stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
 static int rd_is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* ================================================================ references */
-
-/* Decode a character reference at p ("&#...;", n bytes available, ';' known to
- * be at p[semi]). Returns the code point or -1. */
-static long rd_charref(const char *p, size_t semi) {
-    size_t i = 2;
-    unsigned long v = 0;
-    int hex = 0;
-    if (i < semi && p[i] == 'x') hex = 1, i++;
-    if (i == semi) return -1;
-    for (; i < semi; i++) {
-        unsigned c = (unsigned char)p[i], d;
-        if (c >= '0' && c <= '9') d = c - '0';
-        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-        else return -1;
-        v = v * (hex ? 16u : 10u) + d;
-        if (v > 0x10FFFF) return -1;
-    }
-    return stax__is_char((uint32_t)v) ? (long)v : -1;
-}
 
 static int rd_predefined(const char *name, size_t n) {
     switch (n) {
@@ -241,10 +265,18 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     while (j < n && tok[j] != ';' && j - i <= max && !rd_is_ws((unsigned char)tok[j]) && tok[j] != '&' &&
            tok[j] != '<' && tok[j] != '"' && tok[j] != '\'')
         j++;
-    if (j >= n || tok[j] != ';') return rd_fail(r, STAX_E_SYNTAX, tok, i, "reference without a terminating ';'");
+    if (j >= n && r->tok_at_eof)
+        return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
+    if (j >= n || tok[j] != ';') {
+        unsigned char c1 = i + 1 < n ? (unsigned char)tok[i + 1] : 0;
+        if (c1 == '#') return rd_fail(r, STAX_E_CHARREF, tok, i, "character reference without a terminating ';'");
+        if (c1 >= 0x80 || (stax__class[c1] & STAX__C_NSTART))
+            return rd_fail(r, STAX_E_ENTITY, tok, i, "entity reference without a terminating ';'");
+        return rd_fail(r, STAX_E_SYNTAX, tok, i, "'&' must start a reference (write &amp;)");
+    }
     *end = j + 1;
     if (tok[i + 1] == '#') {
-        long v = rd_charref(tok + i, j - i);
+        long v = stax__charref_value(tok + i, j + 1 - i);
         if (v < 0)
             return rd_fail(r, STAX_E_CHARREF, tok, i, "invalid character reference '%.*s'", rd_clip(j + 1 - i),
                            tok + i);
@@ -327,10 +359,12 @@ static size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
 /* Emit a TEXT event for [s, s+len). */
 static void rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
     size_t j = 0;
+    int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
+    r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
     while (j < len && rd_is_ws((unsigned char)s[j])) j++;
     if (j == len) {
         if (len == 0) return;
-        if (r->opt.flags & STAX_READ_SKIP_WS) return;
+        if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return; /* only whole texts are skipped */
         flags |= STAX_EVF_WHITESPACE;
     }
     stax_event *e = rd_emit(r, STAX_EV_TEXT, pos);
@@ -491,7 +525,7 @@ static size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const
             return 0;
         return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
     }
-    if (len > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, i, "%s name longer than max_name", what), 0;
+    if (len > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, 0, "%s name longer than max_name", what), 0;
     size_t bad = stax__check_name(tok + i, len);
     if (bad) {
         size_t at = i + bad - 1;
@@ -657,6 +691,93 @@ static int rd_attr_expand(stax_reader *r, const char *tok, size_t at, const char
     return 0;
 }
 
+/* ================================================================ namespaces */
+
+static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
+
+/* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
+ * QName of Namespaces 1.0 (one colon at most, both parts NCNames). */
+static int rd_qname(stax_str name, stax_str *prefix, stax_str *local) {
+    const char *c = memchr(name.ptr, ':', name.len);
+    prefix->ptr = name.ptr;
+    prefix->len = 0;
+    *local = name;
+    if (!c) return 0;
+    size_t k = (size_t)(c - name.ptr);
+    if (k == 0 || k + 1 >= name.len || memchr(c + 1, ':', name.len - k - 1)) return -1;
+    uint32_t cp;
+    if (stax__utf8_decode((const unsigned char *)c + 1, name.len - k - 1, &cp) <= 0 || !stax__is_name_start(cp)) return -1;
+    prefix->len = k;
+    local->ptr = c + 1;
+    local->len = name.len - k - 1;
+    return 0;
+}
+
+/* Declare the element's namespaces, then resolve its name and attributes.
+ * depth: the element's depth (its bindings are dropped when it ends). */
+static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
+    static const stax_str xmlns_uri = {STAX__XMLNS_NS, sizeof STAX__XMLNS_NS - 1};
+    uint32_t decls = 0;
+    for (size_t j = first; j < r->attr_len; j++) {
+        stax_attr *a = &r->attrs[j];
+        stax_str p = {"", 0}, v = a->value;
+        int dflt = rd_is(a->name, "xmlns");
+        if (!dflt && !(a->name.len > 6 && memcmp(a->name.ptr, "xmlns:", 6) == 0)) continue;
+        size_t at = r->attr_at[j];
+        if (++decls > r->opt.max_ns)
+            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "more than max_ns (%u) namespace declarations", (unsigned)r->opt.max_ns);
+        int is_xml_uri = rd_is(v, STAX__XML_NS), is_xmlns_uri = rd_is(v, STAX__XMLNS_NS);
+        if (!dflt) {
+            stax_str pre, loc;
+            if (rd_qname(a->name, &pre, &loc)) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "invalid namespace prefix");
+            p = loc;
+            if (rd_is(p, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xmlns must not be declared");
+            if (rd_is(p, "xml")) {
+                if (!is_xml_uri) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xml must be bound to " STAX__XML_NS);
+                continue;
+            }
+            if (v.len == 0)
+                return rd_fail(r, STAX_E_NAMESPACE, tok, at, "prefix '%.*s' bound to an empty name (not allowed in Namespaces 1.0)",
+                               rd_clip(p.len), p.ptr);
+        }
+        if (is_xml_uri || is_xmlns_uri)
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "%s may not be bound to %s",
+                           is_xml_uri ? STAX__XML_NS : STAX__XMLNS_NS,
+                           dflt ? "the default namespace" : "any other prefix");
+        if (stax__ns_push(&r->ns, p, v, depth)) return rd_nomem(r);
+    }
+    /* the element */
+    if (rd_qname(name, &q->prefix, &q->local))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "element name '%.*s' is not a QName", rd_clip(name.len), name.ptr);
+    if (rd_is(q->prefix, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "the prefix xmlns is reserved for declarations");
+    if (stax__ns_lookup(&r->ns, q->prefix, &q->uri))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "unbound prefix '%.*s'", rd_clip(q->prefix.len), q->prefix.ptr);
+    /* the attributes */
+    for (size_t j = first; j < r->attr_len; j++) {
+        stax_attr *a = &r->attrs[j];
+        stax_qname *aq = &r->attr_ns[j];
+        size_t at = r->attr_at[j];
+        if (rd_qname(a->name, &aq->prefix, &aq->local))
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attribute name '%.*s' is not a QName", rd_clip(a->name.len), a->name.ptr);
+        if (rd_is(a->name, "xmlns") || rd_is(aq->prefix, "xmlns")) {
+            aq->uri = xmlns_uri;
+        } else if (aq->prefix.len == 0) {
+            aq->uri.ptr = "";
+            aq->uri.len = 0;
+        } else if (stax__ns_lookup(&r->ns, aq->prefix, &aq->uri)) {
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "unbound prefix '%.*s'", rd_clip(aq->prefix.len), aq->prefix.ptr);
+        }
+        if (aq->prefix.len == 0) continue;
+        for (size_t k = first; k < j; k++) {
+            const stax_qname *bq = &r->attr_ns[k];
+            if (bq->prefix.len && rd_str_same(bq->local, aq->local) && rd_str_same(bq->uri, aq->uri))
+                return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attributes '%.*s' and '%.*s' have the same expanded name",
+                               rd_clip(r->attrs[k].name.len), r->attrs[k].name.ptr, rd_clip(a->name.len), a->name.ptr);
+        }
+    }
+    return 0;
+}
+
 /* ================================================================ tags */
 
 /* Collapse spaces and trim, for attributes declared with a type other than CDATA. */
@@ -696,6 +817,7 @@ static int rd_apply_attlist(stax_reader *r, const char *tok, size_t first, const
         a->name = ad->name;
         a->value = ad->value;
         a->flags = STAX_ATTRF_DEFAULTED;
+        if (r->attr_at) r->attr_at[r->attr_len - 1] = 0;
     }
     return 0;
 }
@@ -729,6 +851,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         a->name.len = an;
         a->flags = 0;
         size_t name_at = i;
+        if (r->attr_at) r->attr_at[r->attr_len] = name_at;
         i = rd_skip_ws(tok, n, i + an);
         if (i >= n || tok[i] != '=')
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
@@ -754,7 +877,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         i = ve + 1;
     }
     if (r->dtd.n_atts && rd_apply_attlist(r, tok, first, tok + 1, nl)) return r->status;
-    int pr = flags ? 0 : rd_push(r, tok + 1, nl);
+    int pr = flags ? (r->depth >= r->opt.max_depth ? -1 : 0) : rd_push(r, tok + 1, nl);
     if (pr == -1) return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)",
                                  (unsigned)r->opt.max_depth);
     if (pr == -2) return rd_nomem(r);
@@ -764,7 +887,11 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         name.ptr = r->arena + r->arena_len;
         r->arena_len += nl;
     }
+    stax_qname q;
+    uint32_t ns_depth = flags ? r->depth + 1 : r->depth;
+    if (r->ev_ns && rd_ns_start(r, tok, first, name, ns_depth, &q)) return r->status;
     stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
+    if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
     e->flags = (uint8_t)flags;
     e->name = name;
     e->attr_first = first;
@@ -772,6 +899,10 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (flags) {
         e = rd_emit(r, STAX_EV_END, r->tok_pos);
         e->name = name;
+        if (r->ev_ns) {
+            r->ev_ns[r->batch.count - 1] = q;
+            stax__ns_pop(&r->ns, ns_depth);
+        }
         r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
         r->doc = DOC_CONTENT;
@@ -800,6 +931,12 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         memcpy(r->arena + r->arena_len, tok + 2, nl);
         e->name.ptr = r->arena + r->arena_len;
         r->arena_len += nl;
+    }
+    if (r->ev_ns) { /* the name matched the start tag's, which was checked */
+        stax_qname *q = &r->ev_ns[r->batch.count - 1];
+        rd_qname(e->name, &q->prefix, &q->local);
+        stax__ns_lookup(&r->ns, q->prefix, &q->uri);
+        stax__ns_pop(&r->ns, r->depth);
     }
     r->depth--;
     r->stack_len = off;
@@ -840,15 +977,29 @@ static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, co
     return 0;
 }
 
-static int rd_ascii_ieq(stax_str s, const char *z) {
-    size_t k = strlen(z);
-    if (s.len != k) return 0;
-    for (size_t i = 0; i < k; i++) {
-        char c = s.ptr[i];
-        if (c >= 'a' && c <= 'z') c = (char)(c - 32);
-        if (c != z[i]) return 0;
+/* The encoding declaration: known (or given a table by the hook), and
+ * consistent with what the first bytes said; 8-bit encodings other than
+ * UTF-8 switch to a decoder right after the declaration. */
+static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) {
+    size_t at = (size_t)(name.ptr - tok);
+    const uint32_t *table = NULL;
+    int declared = stax__encoding_by_name(name.ptr, name.len);
+    if (declared < 0 && r->opt.unknown_encoding) {
+        table = r->opt.unknown_encoding(r->opt.unknown_encoding_ud, name.ptr, name.len);
+        if (table) declared = STAX__ENC_TABLE;
     }
-    return 1;
+    if (declared < 0)
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", rd_clip(name.len), name.ptr);
+    int res = stax__encoding_resolve(r->detected, r->bom_len, declared);
+    if (res < 0)
+        return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
+                       rd_clip(name.len), name.ptr, stax__encoding_name(r->detected),
+                       r->bom_len ? " (by its byte order mark)" : "");
+    if (r->enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
+        r->switch_enc = res;
+        r->switch_table = table;
+    }
+    return 0;
 }
 
 static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
@@ -877,10 +1028,7 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
                  c == '_' || c == '-';
         }
         if (!ok) return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(enc.ptr - tok), "invalid encoding name");
-        if (!rd_ascii_ieq(enc, "UTF-8") && !rd_ascii_ieq(enc, "UTF8") && !rd_ascii_ieq(enc, "US-ASCII") &&
-            !rd_ascii_ieq(enc, "ASCII"))
-            return rd_fail(r, STAX_E_UNSUPPORTED, tok, (size_t)(enc.ptr - tok),
-                           "encoding '%.*s' is not supported (only UTF-8 and US-ASCII)", rd_clip(enc.len), enc.ptr);
+        if (!r->forced && rd_declared_encoding(r, tok, enc)) return r->status;
         ws = i;
         i = rd_skip_ws(tok, end, i);
     }
@@ -913,6 +1061,8 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
                        at_start ? "the XML declaration must be written in lower case"
                                 : "the XML declaration is only allowed at the very start of the document");
     }
+    if (r->ev_ns && memchr(t, ':', tl))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 2, "a PI target may not contain a colon with namespaces on");
     size_t i = 2 + tl, ds;
     if (i == n - 2) ds = i;
     else if (rd_is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
@@ -1078,16 +1228,6 @@ static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) 
 static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
     switch (f->kind) {
-    case K_BOM: { /* the byte order mark, or a sign of UTF-16/32 */
-        const unsigned char *u = (const unsigned char *)p;
-        if (n < 2) return 0;
-        if ((u[0] == 0xFE && u[1] == 0xFF) || (u[0] == 0xFF && u[1] == 0xFE))
-            return rd_fail(r, STAX_E_UNSUPPORTED, p, 0, "UTF-16 input is not supported yet"), -1;
-        if (u[0] != 0xEF) return rd_fail(r, STAX_E_ENCODING, p, 0, "invalid UTF-8 byte 0x%02X", u[0]), -1;
-        if (n < 3) return 0;
-        if (u[1] == 0xBB && u[2] == 0xBF) return 3;
-        return rd_fail(r, STAX_E_ENCODING, p, 0, "invalid UTF-8 byte 0x%02X", u[0]), -1;
-    }
     case K_TEXT: {
         size_t lim = n < max_text + 1 ? n : max_text + 1;
         const char *lt = f->scan < lim ? memchr(p + f->scan, '<', lim - f->scan) : NULL;
@@ -1244,7 +1384,6 @@ static void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
     memset(f, 0, sizeof *f);
     if (r->in_cdata) f->kind = K_CDATA_CONT;
     else if (c == '<') f->kind = K_MARKUP;
-    else if (r->pos.offset == 0 && (c == 0xEF || c == 0xFE || c == 0xFF)) f->kind = K_BOM;
     else f->kind = K_TEXT;
 }
 
@@ -1257,7 +1396,6 @@ static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_
     int rc = 0;
     size_t used = n;
     switch (f->kind) {
-    case K_BOM: return n;
     case K_TEXT:
         used = rd_text(r, tok, n, copy, f->cut);
         if (!used) return 0;
@@ -1286,7 +1424,8 @@ static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_
  * while the batch is empty (growing moves them). */
 static int rd_room(stax_reader *r, size_t n) {
     int empty = r->batch.count == 0;
-    if (r->batch.count >= r->opt.batch_events) return 1;
+    /* a token gives at most two events (START and END of <a/>, TEXT and ENTITY_REF) */
+    if (!empty && r->batch.count + 2 > r->opt.batch_events) return 1;
     if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
         if (!empty) return 1;
         r->attr_len = 0;
@@ -1303,8 +1442,7 @@ static int rd_room(stax_reader *r, size_t n) {
 /* Consume n bytes of the token that was just parsed. */
 static void rd_consume(stax_reader *r, const char *tok, size_t n) {
     if (r->n_ent) return; /* entity text: events carry the reference's position */
-    if (STAX_UNLIKELY(r->fr.kind == K_BOM)) r->pos.offset += n; /* the BOM is not a column */
-    else stax__pos_advance(&r->pos, tok, n);
+    rd_advance(r, &r->pos, tok, n);
 }
 
 /* Start expanding the entity referenced by the token just consumed. */
@@ -1381,9 +1519,10 @@ static int rd_resume_carry(stax_reader *r) {
             /* the carry may hold more than one token (kept when a batch filled) */
         } else if (r->fr.kind == K_TEXT) {
             end = (ptrdiff_t)r->carry_len; /* text ends with the input */
+            r->tok_at_eof = 1;
         } else {
             stax_pos at = r->tok_pos;
-            stax__pos_advance(&at, r->carry, r->carry_len);
+            rd_advance(r, &at, r->carry, r->carry_len);
             return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
                               r->fr.kind == K_COMMENT ? "a comment"
                               : r->fr.kind == K_PI ? "a processing instruction"
@@ -1406,6 +1545,7 @@ static int rd_resume_carry(stax_reader *r) {
             return 2;
         }
         size_t used = rd_token(r, &r->fr, r->carry, tl, 1);
+        r->tok_at_eof = 0;
         if (!used) return -1;
         rd_consume(r, r->carry, used);
         if (r->push_ent && rd_push_entity(r)) return -1;
@@ -1416,6 +1556,116 @@ static int rd_resume_carry(stax_reader *r) {
         if (rest) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
         return 1;
     }
+}
+
+/* ---------------------------------------------------------------- encodings */
+
+static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
+    if (!r->tbuf) {
+        r->tbuf_cap = r->opt.read_buffer < 256 ? 256 : r->opt.read_buffer;
+        r->tbuf = stax__mem_alloc(&r->mem, r->tbuf_cap);
+        if (!r->tbuf) return rd_nomem(r);
+    }
+    size_t produced = 0;
+    int rc = stax__decode(&r->dec, src, n, consumed, r->tbuf, r->tbuf_cap, &produced);
+    r->in = r->tbuf;
+    r->in_len = produced;
+    r->in_pos = 0;
+    if (rc == STAX__DEC_ERROR) {
+        r->dec_err = 1;
+        r->dec_err_off = r->raw_base + r->raw_pos + *consumed - r->dec.err_pend;
+    }
+    return 0;
+}
+
+/* The window is used up: transcode more of the raw chunk. Returns 1 when the
+ * window has bytes again, 0 when there is nothing more to decode, or an error. */
+static int rd_refill(stax_reader *r) {
+    if (r->dec_err) {
+        stax_pos at = r->pos;
+        rd_advance(r, &at, r->carry, r->carry_len);
+        at.offset = r->dec_err_off;
+        return rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
+    }
+    if (r->raw_pos >= r->raw_len) {
+        if (r->ended && stax__decode_finish(&r->dec) == STAX__DEC_ERROR) {
+            stax_pos at = r->pos;
+            rd_advance(r, &at, r->carry, r->carry_len);
+            at.offset = r->raw_base + r->raw_len - r->dec.npend;
+            return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
+        }
+        return 0;
+    }
+    size_t used = 0;
+    if (rd_decode_into_window(r, r->raw + r->raw_pos, r->raw_len - r->raw_pos, &used)) return r->status;
+    r->raw_pos += used;
+    if (r->in_len == 0 && !r->dec_err) return r->raw_pos < r->raw_len ? 1 : 0;
+    return 1;
+}
+
+/* From now on the rest of the window (and pre, bytes held back before it) is
+ * raw input in encoding enc. */
+static int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
+    stax__decoder_init(&r->dec, enc, table);
+    r->enc = enc;
+    r->raw = r->in + r->in_pos;
+    r->raw_len = r->in_len - r->in_pos;
+    r->raw_pos = 0;
+    r->raw_base = r->pos.offset + pre_len;
+    r->in_len = r->in_pos = 0;
+    if (pre_len) {
+        size_t used = 0;
+        uint64_t base = r->raw_base;
+        r->raw_base = r->pos.offset; /* offsets of errors in pre */
+        r->raw_pos = 0;
+        if (rd_decode_into_window(r, pre, pre_len, &used)) return r->status;
+        r->raw_base = base;
+    }
+    return 0;
+}
+
+/* Appendix F: the BOM or the first bytes say the encoding family. The first
+ * (up to) four bytes are gathered in head when the first chunks are tiny. */
+static int rd_detect(stax_reader *r) {
+    const unsigned char *p = (const unsigned char *)r->in + r->in_pos;
+    size_t n = r->in_len - r->in_pos, b0 = 0;
+    /* in place when the window alone decides; else gather the first bytes */
+    int direct = r->head_len == 0 && (r->forced || stax__encoding_detect(p, n, r->ended, &b0) != 0);
+    if (!direct) {
+        while (r->head_len < 4 && r->in_pos < r->in_len) r->head[r->head_len++] = (unsigned char)r->in[r->in_pos++];
+        p = r->head;
+        n = r->head_len;
+        if (stax__encoding_detect(p, n, r->ended, &b0) == 0) return 0;
+    }
+    size_t bom = 0;
+    int enc = r->forced ? r->forced : stax__encoding_detect(p, n, r->ended, &bom);
+    if (enc == 0) return 0;
+    if (enc < 0) return rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+    if (r->forced) { /* a BOM that agrees with the forced encoding is skipped */
+        size_t b2 = 0;
+        int d = stax__encoding_detect(p, n, 1, &b2);
+        if (enc == STAX__ENC_UTF16) enc = (d == STAX__ENC_UTF16LE) ? STAX__ENC_UTF16LE : STAX__ENC_UTF16BE;
+        if (d == enc && b2) bom = b2;
+    }
+    r->detected = enc;
+    r->bom_len = bom;
+    r->pos.offset += bom; /* the BOM is not a character: no column */
+    if (direct) {
+        r->in_pos += bom;
+        if (enc == STAX__ENC_UTF8) r->enc = enc;
+        else if (rd_start_transcoding(r, enc, NULL, NULL, 0)) return -1;
+        return 1;
+    }
+    const char *rest = (const char *)r->head + bom;
+    size_t rest_len = r->head_len - bom;
+    if (enc == STAX__ENC_UTF8) {
+        r->enc = enc;
+        if (rest_len && rd_carry_append(r, rest, rest_len)) return -1;
+        if (rest_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+        r->tok_pos = r->pos;
+        return 1;
+    }
+    return rd_start_transcoding(r, enc, NULL, rest, rest_len) ? -1 : 1;
 }
 
 /* Move the unconsumed tail of the window into the carry. */
@@ -1440,7 +1690,29 @@ static int rd_finish(stax_reader *r) {
 
 /* Fill the batch from the window. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
 static int rd_fill(stax_reader *r) {
+    if (STAX_UNLIKELY(!r->enc)) {
+        int d = rd_detect(r);
+        if (d < 0) return r->status;
+        if (d == 0) return STAX_NEED_INPUT;
+    }
     for (;;) {
+        if (STAX_UNLIKELY(r->switch_enc)) { /* the declaration named an 8-bit encoding */
+            int e = r->switch_enc;
+            r->switch_enc = 0;
+            /* bytes kept in the carry after the declaration were not decoded yet */
+            char pre[64];
+            size_t pre_len = r->carry_len < sizeof pre ? r->carry_len : 0;
+            if (r->carry_len > sizeof pre) return rd_fail_at(r, STAX_E_USAGE, r->pos, "internal error: carry after the declaration");
+            if (pre_len) memcpy(pre, r->carry, pre_len);
+            r->carry_len = 0;
+            if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
+        }
+        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && r->in_pos >= r->in_len) {
+            if (r->batch.count) return STAX_OK; /* the batch may point into the window */
+            int rc = rd_refill(r);
+            if (rc < 0) return r->status;
+            if (rc > 0) continue;
+        }
         if (r->n_ent && r->in_pos >= r->in_len) {
             if (rd_pop_entity(r)) return r->status;
             continue;
@@ -1449,7 +1721,19 @@ static int rd_fill(stax_reader *r) {
             int rc = rd_resume_carry(r);
             if (rc < 0) return r->status;
             if (rc == 2) return STAX_OK;
-            if (rc == 0) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+            if (rc == 0) {
+                if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
+                    if (r->batch.count) return STAX_OK;
+                    int rf = rd_refill(r);
+                    if (rf < 0) return r->status;
+                    if (rf > 0) continue;
+                    if (!r->ended) return STAX_NEED_INPUT;
+                    /* nothing more will come: let the carry path see the end of input */
+                    if (rd_resume_carry(r) < 0) return r->status;
+                    continue;
+                }
+                return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+            }
             continue; /* an entity may have started, or the carry may hold more */
         }
         if (r->batch.count >= r->opt.batch_events) return STAX_OK;
@@ -1477,7 +1761,7 @@ static int rd_fill(stax_reader *r) {
                 if (rd_stash(r)) return r->status;
                 continue;
             }
-            if (r->ended) end = (ptrdiff_t)avail; /* text up to the end of input */
+            if (r->ended) end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
             else if (r->batch.count) {
                 r->stash_deferred = 1;
                 return STAX_OK;
@@ -1490,9 +1774,11 @@ static int rd_fill(stax_reader *r) {
         if (room < 0) return r->status;
         if (room) return STAX_OK;
         size_t used = rd_token(r, &r->fr, tok, (size_t)end, 0);
+        r->tok_at_eof = 0;
         if (!used) return r->status;
         rd_consume(r, tok, used);
         r->in_pos += used;
+        if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
         if (r->push_ent && rd_push_entity(r)) return r->status;
     }
 }
@@ -1500,12 +1786,20 @@ static int rd_fill(stax_reader *r) {
 /* ================================================================ public API */
 
 static void rd_defaults(stax_reader_options *o) {
+    if (o->memory) { /* a fixed block: defaults sized for small blocks */
+        if (!o->batch_events) o->batch_events = 32;
+        if (!o->max_attrs) o->max_attrs = 32;
+        if (!o->max_token) o->max_token = o->memory_size / 4 < ((size_t)1 << 20) ? o->memory_size / 4 : (size_t)1 << 20;
+        if (!o->max_text) o->max_text = o->max_token / 2 < 65536 ? o->max_token / 2 : 65536;
+        if (!o->read_buffer) o->read_buffer = o->memory_size / 8 < 65536 ? o->memory_size / 8 : 65536;
+    }
     if (!o->max_depth) o->max_depth = 1024;
     if (!o->max_name) o->max_name = 1024;
     if (!o->max_attrs) o->max_attrs = 256;
     if (!o->max_token) o->max_token = (size_t)1 << 20;
     if (!o->max_text) o->max_text = o->max_token < 65536 ? o->max_token : 65536;
     if (!o->batch_events) o->batch_events = 256;
+    if (o->batch_events < 2) o->batch_events = 2; /* one token may give two events */
     if (!o->max_entity_depth) o->max_entity_depth = 16;
     if (!o->entity_amplification) o->entity_amplification = 100;
     if (!o->entity_threshold) o->entity_threshold = (size_t)8 << 20;
@@ -1536,8 +1830,15 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->pos.line = 1;
     r->pos.column = 1;
     stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth);
+    if (o.encoding) {
+        r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+        if (r->forced < 0) {
+            stax__mem_free(&r->mem, r, sizeof *r);
+            return NULL;
+        }
+    }
     r->ev_cap = (size_t)o.batch_events + 1;
-    r->attr_cap = (size_t)o.max_attrs * 2 > 512 ? (size_t)o.max_attrs * 2 : 512;
+    r->attr_cap = (size_t)o.max_attrs * 2 > 64 ? (size_t)o.max_attrs * 2 : 64;
     r->events = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->events);
     r->attrs = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attrs);
 #ifndef STAX_NO_STDIO
@@ -1549,14 +1850,31 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     }
     r->batch.events = r->events;
     r->batch.attrs = r->attrs;
+    if (o.flags & STAX_READ_NAMESPACES) {
+        stax__ns_init(&r->ns, &r->mem);
+        r->dtd.no_colons = 1;
+        r->ev_ns = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->ev_ns);
+        r->attr_ns = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attr_ns);
+        r->attr_at = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attr_at);
+        if (!r->ev_ns || !r->attr_ns || !r->attr_at) {
+            stax_reader_free(r);
+            return NULL;
+        }
+        r->batch.ev_ns = r->ev_ns;
+        r->batch.attr_ns = r->attr_ns;
+    }
     return r;
 }
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
     stax__dtd_free(&r->dtd);
+    stax__ns_free(&r->ns);
     rd_extra_free(r);
     stax__mem m = r->mem;
+    stax__mem_free(&m, r->ev_ns, r->ev_ns ? r->ev_cap * sizeof *r->ev_ns : 0);
+    stax__mem_free(&m, r->attr_ns, r->attr_ns ? r->attr_cap * sizeof *r->attr_ns : 0);
+    stax__mem_free(&m, r->attr_at, r->attr_at ? r->attr_cap * sizeof *r->attr_at : 0);
     stax__mem_free(&m, r->events, r->ev_cap * sizeof *r->events);
     stax__mem_free(&m, r->attrs, r->attr_cap * sizeof *r->attrs);
     stax__mem_free(&m, r->arena, r->arena_cap);
@@ -1564,9 +1882,25 @@ void stax_reader_free(stax_reader *r) {
     stax__mem_free(&m, r->stack_names, r->stack_cap);
     stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof(size_t));
     stax__mem_free(&m, r->rbuf, r->rbuf_cap);
+    stax__mem_free(&m, r->tbuf, r->tbuf_cap);
     stax__mem_free(&m, r->ents, (size_t)r->opt.max_entity_depth * sizeof *r->ents);
     stax__mem_free(&m, r->abuf, r->abuf_cap);
     stax__mem_free(&m, r, sizeof *r);
+}
+
+/* A new chunk: the window itself, or (transcoding) the raw input behind it. */
+static void rd_set_input(stax_reader *r, const char *data, size_t len) {
+    r->fed = 1;
+    if (r->enc > STAX__ENC_UTF8) {
+        r->raw_base += r->raw_len;
+        r->raw = data;
+        r->raw_len = len;
+        r->raw_pos = 0;
+        return;
+    }
+    r->in = data;
+    r->in_len = len;
+    r->in_pos = 0;
 }
 
 int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
@@ -1579,10 +1913,7 @@ int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
                           : !data ? "stax_reader_feed with NULL data"
                                   : "stax_reader_feed before the reader asked for more input");
     }
-    r->in = data;
-    r->in_len = len;
-    r->in_pos = 0;
-    r->fed = 1;
+    rd_set_input(r, data, len);
     return STAX_OK;
 }
 
@@ -1591,9 +1922,7 @@ int stax_reader_end(stax_reader *r) {
     if (r->status < 0) return r->status;
     if (r->fed) return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_end before the reader asked for more input");
     r->ended = 1;
-    r->fed = 1;
-    r->in = NULL;
-    r->in_len = r->in_pos = 0;
+    rd_set_input(r, NULL, 0);
     return STAX_OK;
 }
 
@@ -1606,10 +1935,7 @@ static int rd_pull(stax_reader *r) {
     ptrdiff_t n = r->src(r->src_ctx, r->rbuf, r->rbuf_cap);
     if (n < 0) return rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
     if (n == 0) return stax_reader_end(r);
-    r->in = r->rbuf;
-    r->in_len = (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n;
-    r->in_pos = 0;
-    r->fed = 1;
+    rd_set_input(r, r->rbuf, (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n);
     return STAX_OK;
 }
 
@@ -1620,6 +1946,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     r->attr_len = 0;
     r->arena_len = 0;
     if (r->extra) rd_extra_free(r);
+    if (r->ev_ns) stax__ns_reclaim(&r->ns);
     if (r->status < 0) return r->status;
     if (r->done) return STAX_END;
     for (;;) {
@@ -1629,6 +1956,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
         }
         if (r->stash_deferred && rd_stash(r)) return r->status;
         int st = rd_fill(r);
+        if (st < 0 && r->batch.count) return STAX_OK; /* the error comes with the next call */
         if (st == STAX_NEED_INPUT) {
             r->fed = 0;
             if (r->src) continue;
@@ -1696,6 +2024,11 @@ uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->depth : 0; }
 size_t stax_reader_notations(const stax_reader *r, const stax_decl **out) {
     *out = r ? r->dtd.notations : NULL;
     return r ? r->dtd.n_not : 0;
+}
+
+int stax_reader_ns_lookup(const stax_reader *r, stax_str prefix, stax_str *uri) {
+    if (!r || !r->ev_ns || !uri) return -1;
+    return stax__ns_lookup(&r->ns, prefix, uri);
 }
 
 size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out) {

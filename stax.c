@@ -147,28 +147,24 @@ int stax__utf8_decode(const unsigned char *p, size_t n, uint32_t *cp) {
     return len;
 }
 
-int stax__utf8_encode(uint32_t cp, char *out) {
-    unsigned char *o = (unsigned char *)out;
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
+/* A character reference "&#...;" at p, n bytes through the ';'. */
+long stax__charref_value(const char *p, size_t n) {
+    size_t i = 2, end = n - 1;
+    unsigned long v = 0;
+    int hex = 0;
+    if (n < 4 || p[0] != '&' || p[1] != '#' || p[end] != ';') return -1;
+    if (p[i] == 'x') hex = 1, i++;
+    if (i == end) return -1;
+    for (; i < end; i++) {
+        unsigned c = (unsigned char)p[i], d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return -1;
+        v = v * (hex ? 16u : 10u) + d;
+        if (v > 0x10FFFF) return -1;
     }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
+    return stax__is_char((uint32_t)v) ? (long)v : -1;
 }
 
 /* ================================================================ names (XML 1.0 5th ed. [4], [4a]) */
@@ -240,7 +236,7 @@ size_t stax__check_chars(const char *p, size_t n, int *err) {
 #define T_ STAX__C_TEXT_STOP
 #define A_ STAX__C_ATTR_STOP
 #define H_ (S_ | T_ | A_) /* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
-const unsigned char stax__class[256] = {
+STAX__DATADEF const unsigned char stax__class[256] = {
     /* 0x00 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
     /* 0x08 */ T_ | A_, W_, W_, T_ | A_, T_ | A_, W_ | T_, T_ | A_, T_ | A_,
     /* 0x10 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
@@ -279,21 +275,28 @@ const unsigned char stax__class[256] = {
  * multiply, where a generic popcount would be a library call without -mpopcnt. */
 static unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) * 0x0101010101010101ULL) >> 56); }
 
-/* Eight bytes a step on little-endian machines: a mask of the LF bytes and a
- * mask of the UTF-8 continuation bytes (10xxxxxx), each as bit 7 of its byte. */
+/* Lines end at LF, CR LF and a lone CR (2.11). Eight bytes a step on
+ * little-endian machines for words without CR: a mask of the LF bytes and a
+ * mask of the UTF-8 continuation bytes (10xxxxxx), each as bit 7 of its byte.
+ * A CR LF pair is never split across calls: tokens and text pieces keep it. */
 void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
     const unsigned char *u = (const unsigned char *)p;
     uint64_t line = pos->line, col = pos->column;
     size_t i = 0;
+    int prev_cr = 0;
     pos->offset += n;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL, lfs = 0x0A0A0A0A0A0A0A0AULL;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, t;
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
+    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
+    while (i + 8 <= n) {
+        uint64_t x, t, c;
         memcpy(&x, u + i, 8);
+        c = x ^ crs;
+        if (~(((c & lo7) + lo7) | c | lo7)) break; /* a CR: the byte loop below takes over */
         t = x ^ lfs;
         uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
         uint64_t cont = x & ~(x << 1) & hi;
+        i += 8;
         if (!lf) {
             col += 8 - stax__count_hi(cont);
             continue;
@@ -305,12 +308,17 @@ void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
     }
 #endif
     for (; i < n; i++) {
-        if (u[i] == '\n') {
+        unsigned char b = u[i];
+        if (b == '\n') {
+            if (!prev_cr) line++;
+            col = 1;
+        } else if (b == '\r') {
             line++;
             col = 1;
         } else {
-            col += (u[i] & 0xC0) != 0x80;
+            col += (b & 0xC0) != 0x80;
         }
+        prev_cr = b == '\r';
     }
     pos->line = line;
     pos->column = col;

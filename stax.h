@@ -140,31 +140,51 @@ typedef struct stax_reader_options {
     size_t max_text;       /* [64 KiB] text/CDATA longer than this (in input bytes) is split
                               into several events, at positions that depend only on the
                               document, never on chunking; must be <= max_token */
-    uint32_t batch_events; /* [256] events per batch at most */
+    uint32_t batch_events; /* [256] events per batch at most (values below 2 mean 2: one
+                              token may give two events, as <a/> gives START and END) */
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
     size_t max_dtd;                /* [1 MiB] bytes of DTD declarations held in memory */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
+    const char *encoding;  /* force the input encoding (a name as in an encoding declaration:
+                              UTF-8, UTF-16, UTF-16LE, UTF-16BE, ISO-8859-1, US-ASCII,
+                              windows-1252); NULL: detect (BOM, first bytes, declaration) */
+    /* Called for a declared encoding stax does not know: return the code point of
+     * each of the 256 byte values (> 0x10FFFF: not allowed), or NULL to refuse
+     * (STAX_E_UNSUPPORTED). The table must stay valid while the reader lives. */
+    const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
+    void *unknown_encoding_ud;
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback) */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
-#define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only text events */
+#define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only texts (never a piece of a longer text) */
 #define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
 
-#define STAX_READER_MIN_MEMORY 16384u /* smallest fixed block stax_reader_new accepts */
+/* Smallest fixed block stax_reader_new accepts. In fixed-block mode the zero
+ * options default smaller: batch_events 32, max_attrs 32, max_token a quarter
+ * of the block (at most 1 MiB), max_text half of that (at most 64 KiB). A
+ * token that does not fit what is left of the block fails with STAX_E_NOMEM. */
+#define STAX_READER_MIN_MEMORY 16384u
 
 /* EVENT CONVENTIONS
  * - Whitespace outside the root element produces no event.
  * - Line ends (CR LF, lone CR) are normalized to LF everywhere: text, CDATA,
  *   comments, PI data, attribute values (where whitespace then becomes #x20).
+ *   A CR that comes from a character reference (&#13;) stays a CR.
  * - TEXT has character references and the five predefined entities decoded.
- *   A reference to another entity ends the text: TEXT, ENTITY_REF, TEXT. (In a
- *   document without a DOCTYPE such a reference is an error.) In an attribute
- *   value such a reference is kept as the raw "&name;" until DTD support lands.
+ *   Internal entities declared in the DTD are expanded, in content and in
+ *   attribute values; the events of an expansion are like any others, and
+ *   carry the position of the reference. A reference to an external entity,
+ *   or to an undeclared one where that is no well-formedness error (the DTD
+ *   has an external subset or parameter-entity references, and the document
+ *   is not standalone), ends the text: TEXT, ENTITY_REF, TEXT. In an attribute
+ *   value such an undeclared reference is dropped; an external one is an error.
  * - Text and CDATA longer than max_text input bytes are split into events of at
- *   most max_text input bytes each (flag STAX_EVF_CONTINUED on all but the last).
+ *   most max_text input bytes each. STAX_EVF_CONTINUED marks a piece that was
+ *   cut for length: the character data goes on right after it (in the next
+ *   TEXT/CDATA event, or after an ENTITY_REF that the next piece starts with).
  *   A split never cuts a UTF-8 sequence, a reference, a CR LF pair or "]]>".
  *   Adjacent text and CDATA are separate events; nothing else is split.
  * - A self-closing tag gives START (flag STAX_EVF_EMPTY) then END, same position.
@@ -174,7 +194,8 @@ typedef struct stax_reader_options {
  * - Error positions: the byte where the error is detected: a bad byte or
  *   character itself; the '&' of a bad reference; the first ']' of "]]>" in
  *   text; the first '-' of "--" in a comment; the '<' of a mismatched end tag,
- *   of a second root element, of a tag over a limit; the first byte of the name
+ *   of a second root element, of a tag over a limit (depth, name, attributes,
+ *   size); the first byte of the name
  *   of a duplicate attribute; the first non-space byte of text outside the root;
  *   the end of the input when it ends inside the document.
  */
@@ -192,7 +213,7 @@ typedef enum stax_event_type {
 } stax_event_type;
 
 #define STAX_EVF_EMPTY 0x01u          /* START: the tag was self-closing (<a/>) */
-#define STAX_EVF_WHITESPACE 0x02u     /* TEXT: only #x20 #x9 #xA #xD */
+#define STAX_EVF_WHITESPACE 0x02u     /* TEXT: this event's text is only #x20 #x9 #xA #xD */
 #define STAX_EVF_STANDALONE_YES 0x04u /* XMLDECL: standalone="yes" */
 #define STAX_EVF_STANDALONE_NO 0x08u  /* XMLDECL: standalone="no" */
 #define STAX_EVF_CONTINUED 0x10u      /* TEXT/CDATA: split; the next event continues it */

@@ -14,6 +14,13 @@
 #endif
 #endif
 
+/* Internal data objects: static in the private single-file copy too. */
+#ifdef STAX_STATIC
+#define STAX__DATADEF static
+#else
+#define STAX__DATADEF
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define STAX_LIKELY(x) __builtin_expect(!!(x), 1)
 #define STAX_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -51,8 +58,34 @@ static inline void stax__mem_free(stax__mem *m, void *p, size_t n) {
  * bad continuation). */
 STAXINT int stax__utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
 
-/* Encode cp (<= 0x10FFFF) at out (4 bytes room); returns the length. */
-STAXINT int stax__utf8_encode(uint32_t cp, char *out);
+/* Encode cp (<= 0x10FFFF, not a surrogate) at out (4 bytes room); returns the length. */
+static inline int stax__utf8_encode(uint32_t cp, char *out) {
+    unsigned char *o = (unsigned char *)out;
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xC0 | (cp >> 6));
+        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18));
+    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* The code point of the character reference "&#...;" at p (n bytes through
+ * the ';'), or -1 if it is malformed or not a Char. */
+STAXINT long stax__charref_value(const char *p, size_t n);
 
 /* XML 1.0 (5th edition) productions on code points. */
 static inline int stax__is_char(uint32_t c) {
@@ -129,6 +162,7 @@ typedef struct stax__dtd {
     int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
     int standalone;   /* standalone="yes" */
     int has_external; /* the DOCTYPE names an external subset */
+    int no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
     uint32_t max_depth;   /* entity nesting limit */
     int err;
     const char *err_at;   /* the byte of the subset the error is reported at */
@@ -147,6 +181,37 @@ STAXINT uint32_t stax__dtd_attlist(const stax__dtd *d, const char *elem, size_t 
 static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
     return d->standalone || (!d->has_external && !d->has_pe_ref);
 }
+
+/* ------------------------------------------------------------- namespaces (namespaces.c)
+ * In-scope bindings as a stack. Their strings live in chunks that do not move;
+ * storage of bindings that went out of scope is reclaimed only between
+ * batches (stax__ns_reclaim), since events of the batch may still point at it. */
+typedef struct stax__ns_chunk stax__ns_chunk;
+typedef struct stax__ns_binding {
+    stax_str prefix, uri; /* prefix empty: the default namespace; uri empty: undeclared */
+    uint32_t depth;       /* element depth that declared it */
+    stax__ns_chunk *mark_chunk;
+    size_t mark_left;     /* storage position right after its strings */
+} stax__ns_binding;
+
+typedef struct stax__ns {
+    stax__mem *mem;
+    stax__ns_binding *b;
+    size_t n, cap;
+    stax__ns_chunk *chunk; /* newest; each links to the one before */
+    size_t left;           /* free bytes at the end of chunk */
+} stax__ns;
+
+#define STAX__XML_NS "http://www.w3.org/XML/1998/namespace"
+#define STAX__XMLNS_NS "http://www.w3.org/2000/xmlns/"
+
+STAXINT void stax__ns_init(stax__ns *ns, stax__mem *mem);
+STAXINT void stax__ns_free(stax__ns *ns);
+STAXINT int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth);
+STAXINT void stax__ns_pop(stax__ns *ns, uint32_t depth); /* drops the bindings of depth >= depth */
+STAXINT void stax__ns_reclaim(stax__ns *ns);
+/* 0 and *uri (the xml prefix is always bound), or -1 if prefix is unbound. */
+STAXINT int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri);
 
 /* ------------------------------------------------------------- bulk scanners
  * Each returns the index of the first byte in p[0, n) that the caller must look
@@ -284,8 +349,8 @@ STAXINT int stax__encoding_resolve(int detected, size_t bom_len, int declared);
  * of src used, those moved into pend included) and *produced; or
  * STAX__DEC_ERROR with *consumed = offset of the bad unit in src (0 if it
  * began in pend; d->err_pend says how many bytes before src) and *produced =
- * bytes written before it. The output is valid UTF-8 (except for
- * STAX__ENC_UTF8, copied as is); Char checks are the reader's. */
+ * bytes written before it; the decoder is then spent. The output is valid
+ * UTF-8 (except for STAX__ENC_UTF8, copied as is); Char checks are the reader's. */
 STAXINT int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
                          size_t *produced);
 

@@ -1,0 +1,24 @@
+# Writer benchmark: the books document through the stax writer and through
+# libxml2's xmlTextWriter. Included from the main Makefile.
+#   make writer-bench-tools        build both programs
+#   make writer-bench-check        check that both write the same bytes
+#   sh bench/writer_run.sh         the hyperfine comparison (docs/benchmarks-writer.md)
+
+WRITER_BENCH_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -O2 $(CFLAGS)
+
+.PHONY: writer-bench-tools writer-bench-check
+writer-bench-tools: $(BUILD)/writer_bench $(BUILD)/writer_libxml2
+
+$(BUILD)/writer_bench: bench/writer_bench.c bench/writer_books.h $(BUILD)/libstax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WRITER_BENCH_CFLAGS) -I. -o $@ bench/writer_bench.c $(BUILD)/libstax.a -lpthread
+
+$(BUILD)/writer_libxml2: bench/writer_libxml2.c bench/writer_books.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WRITER_BENCH_CFLAGS) $$(pkg-config --cflags libxml-2.0) -o $@ bench/writer_libxml2.c $$(pkg-config --libs libxml-2.0)
+
+writer-bench-check: writer-bench-tools
+	$(BUILD)/writer_bench 4 $(BUILD)/writer-stax.xml
+	$(BUILD)/writer_libxml2 4 $(BUILD)/writer-libxml2.xml
+	cmp $(BUILD)/writer-stax.xml $(BUILD)/writer-libxml2.xml
+	xmllint --noout $(BUILD)/writer-stax.xml

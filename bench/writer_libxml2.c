@@ -1,0 +1,75 @@
+/* Writer benchmark, libxml2 side: the same books document (writer_books.h)
+ * through xmlTextWriter, to a null sink or to a file, with the same bytes
+ * as writer_bench (checked by bench/writer.mk's writer-bench-check).
+ *
+ *   writer_libxml2 MIB OUT|-null
+ */
+#include "writer_books.h"
+
+#include <libxml/xmlwriter.h>
+
+static int null_write(void *ctx, const char *buf, int len) {
+    (void)buf;
+    *(unsigned long long *)ctx += (unsigned long long)len;
+    return len;
+}
+
+static int null_close(void *ctx) {
+    (void)ctx;
+    return 0;
+}
+
+static void element(xmlTextWriterPtr w, const char *name, const char *text) {
+    xmlTextWriterWriteElement(w, BAD_CAST name, BAD_CAST text);
+}
+
+int main(int argc, char **argv) {
+    unsigned long records;
+    const char *out;
+    books_args(argc, argv, &records, &out);
+    unsigned long long total = 0;
+    xmlTextWriterPtr w;
+    if (!strcmp(out, "-null")) {
+        xmlOutputBufferPtr ob = xmlOutputBufferCreateIO(null_write, null_close, &total, NULL);
+        w = xmlNewTextWriter(ob);
+    } else {
+        w = xmlNewTextWriterFilename(out, 0);
+    }
+    if (!w) {
+        fprintf(stderr, "writer_libxml2: cannot create the writer\n");
+        return 2;
+    }
+    xmlTextWriterSetIndent(w, 1);
+    xmlTextWriterSetIndentString(w, BAD_CAST "  ");
+    xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+    xmlTextWriterStartElement(w, BAD_CAST "books");
+    books_record *table = books_table();
+    for (unsigned long i = 0; i < records; i++) {
+        books_record *r = &table[i % BOOKS_DISTINCT];
+        books_id(r, i);
+        xmlTextWriterStartElement(w, BAD_CAST "book");
+        xmlTextWriterWriteAttribute(w, BAD_CAST "id", BAD_CAST r->id);
+        element(w, "title", r->title);
+        element(w, "author", r->author);
+        element(w, "isbn", r->isbn);
+        element(w, "publisher", r->publisher);
+        element(w, "publishDate", r->date);
+        element(w, "description", r->desc);
+        xmlTextWriterStartElement(w, BAD_CAST "chapters");
+        for (int k = 0; k < 3; k++) {
+            xmlTextWriterStartElement(w, BAD_CAST "chapter");
+            xmlTextWriterWriteAttribute(w, BAD_CAST "number", BAD_CAST r->number[k]);
+            xmlTextWriterWriteString(w, BAD_CAST r->chapter[k]);
+            xmlTextWriterEndElement(w);
+        }
+        xmlTextWriterEndElement(w);
+        xmlTextWriterEndElement(w);
+    }
+    xmlTextWriterEndElement(w);
+    if (xmlTextWriterEndDocument(w) < 0) {
+        fprintf(stderr, "writer_libxml2: write failed\n");
+        return 1;
+    }
+    xmlFreeTextWriter(w);
+    return 0;
+}

@@ -1,0 +1,519 @@
+/* Shared helpers for the unit tests: event dumps, chunked feeding, the malloc
+ * guard. See harness.h for the dump format. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const size_t stax_test_chunk_sizes[] = {0, 1, 2, 3, 7, 65536};
+const size_t stax_test_chunk_count = sizeof stax_test_chunk_sizes / sizeof stax_test_chunk_sizes[0];
+
+/* Private status: the harness stopped the run after a contract violation. */
+#define HARNESS_STOP 1000
+/* No sane test document makes more events than this; more means a loop. */
+#define HARNESS_MAX_EVENTS 10000000u
+
+/* ================================================================ malloc guard */
+
+volatile int stax_test_forbid_malloc;
+unsigned long stax_test_forbidden_calls;
+
+static void forbidden_call(const char *what) {
+    stax_test_forbidden_calls++;
+    stax_test_forbid_malloc = 0; /* the failure report may allocate */
+    cr_assert_fail("%s called while stax_test_forbid_malloc is set", what);
+}
+
+void *__wrap_malloc(size_t n) {
+    if (stax_test_forbid_malloc) forbidden_call("malloc");
+    return __real_malloc(n);
+}
+
+void *__wrap_realloc(void *p, size_t n) {
+    if (stax_test_forbid_malloc) forbidden_call("realloc");
+    return __real_realloc(p, n);
+}
+
+void *__wrap_calloc(size_t n, size_t m) {
+    if (stax_test_forbid_malloc) forbidden_call("calloc");
+    return __real_calloc(n, m);
+}
+
+void __wrap_free(void *p) {
+    if (stax_test_forbid_malloc) forbidden_call("free");
+    __real_free(p);
+}
+
+/* ================================================================ string builder */
+
+/* Grows through __real_realloc so that dumps work while the guard is set. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void sb_reserve(sbuf *s, size_t extra) {
+    if (s->len + extra + 1 <= s->cap) return;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < s->len + extra + 1) cap *= 2;
+    char *p = __real_realloc(s->p, cap);
+    cr_assert_not_null(p, "harness: out of memory");
+    s->p = p;
+    s->cap = cap;
+}
+
+static void sb_putn(sbuf *s, const char *p, size_t n) {
+    sb_reserve(s, n);
+    if (n) memcpy(s->p + s->len, p, n);
+    s->len += n;
+    s->p[s->len] = '\0';
+}
+
+static void sb_puts(sbuf *s, const char *z) { sb_putn(s, z, strlen(z)); }
+
+static void sb_printf(sbuf *s, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    sb_putn(s, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* The dump is returned to the test, which frees it with free(): hand back a
+ * copy made with the ordinary (wrapped) allocator unless the guard is set. */
+static char *sb_finish(sbuf *s) {
+    sb_reserve(s, 0);
+    if (stax_test_forbid_malloc) return s->p; /* __real_malloc'd; free() is the same heap */
+    char *out = malloc(s->len + 1);
+    cr_assert_not_null(out, "harness: out of memory");
+    memcpy(out, s->p, s->len + 1);
+    __real_free(s->p);
+    return out;
+}
+
+static void sb_quoted(sbuf *s, stax_str v, int *null_seen) {
+    if (v.len > 0 && v.ptr == NULL) {
+        *null_seen = 1;
+        sb_puts(s, "\"\"");
+        return;
+    }
+    sb_putn(s, "\"", 1);
+    for (size_t i = 0; i < v.len; i++) {
+        unsigned char c = (unsigned char)v.ptr[i];
+        switch (c) {
+        case '\\': sb_puts(s, "\\\\"); break;
+        case '"': sb_puts(s, "\\\""); break;
+        case '\n': sb_puts(s, "\\n"); break;
+        case '\t': sb_puts(s, "\\t"); break;
+        case '\r': sb_puts(s, "\\r"); break;
+        default:
+            if (c < 0x20 || c == 0x7F)
+                sb_printf(s, "\\x%02X", c);
+            else
+                sb_putn(s, (const char *)&c, 1);
+        }
+    }
+    sb_putn(s, "\"", 1);
+}
+
+static void sb_bare(sbuf *s, stax_str v, int *null_seen) {
+    if (v.len > 0 && v.ptr == NULL) {
+        *null_seen = 1;
+        return;
+    }
+    sb_putn(s, v.ptr, v.len);
+}
+
+/* ================================================================ status names */
+
+const char *stax_test_status_name(int status) {
+    switch (status) {
+    case STAX_OK: return "OK";
+    case STAX_NEED_INPUT: return "NEED_INPUT";
+    case STAX_END: return "END";
+    case STAX_WOULD_BLOCK: return "WOULD_BLOCK";
+    case STAX_E_NOMEM: return "NOMEM";
+    case STAX_E_USAGE: return "USAGE";
+    case STAX_E_IO: return "IO";
+    case STAX_E_SYNTAX: return "SYNTAX";
+    case STAX_E_ENCODING: return "ENCODING";
+    case STAX_E_CHAR: return "CHAR";
+    case STAX_E_NAME: return "NAME";
+    case STAX_E_TAG_MISMATCH: return "TAG_MISMATCH";
+    case STAX_E_DUP_ATTR: return "DUP_ATTR";
+    case STAX_E_ENTITY: return "ENTITY";
+    case STAX_E_CHARREF: return "CHARREF";
+    case STAX_E_STRUCTURE: return "STRUCTURE";
+    case STAX_E_TRUNCATED: return "TRUNCATED";
+    case STAX_E_UNSUPPORTED: return "UNSUPPORTED";
+    case STAX_E_LIMIT_DEPTH: return "LIMIT_DEPTH";
+    case STAX_E_LIMIT_NAME: return "LIMIT_NAME";
+    case STAX_E_LIMIT_ATTRS: return "LIMIT_ATTRS";
+    case STAX_E_LIMIT_TOKEN: return "LIMIT_TOKEN";
+    case STAX_E_LIMIT_ENTITY: return "LIMIT_ENTITY";
+    case STAX_E_LIMIT_DTD: return "LIMIT_DTD";
+    case STAX_E_LIMIT_NS: return "LIMIT_NS";
+    case STAX_E_NAMESPACE: return "NAMESPACE";
+    case STAX_E_DTD: return "DTD";
+    case STAX_E_FULL: return "FULL";
+    case STAX_E_STATE: return "STATE";
+    case STAX_E_INVALID: return "INVALID";
+    default: return "UNKNOWN-STATUS";
+    }
+}
+
+/* ================================================================ dumping */
+
+static unsigned allowed_flags(int type) {
+    switch (type) {
+    case STAX_EV_START: return STAX_EVF_EMPTY;
+    case STAX_EV_TEXT: return STAX_EVF_WHITESPACE | STAX_EVF_CONTINUED;
+    case STAX_EV_CDATA: return STAX_EVF_CONTINUED;
+    case STAX_EV_XMLDECL: return STAX_EVF_STANDALONE_YES | STAX_EVF_STANDALONE_NO;
+    case STAX_EV_DOCTYPE: return STAX_EVF_HAS_SUBSET;
+    default: return 0;
+    }
+}
+
+static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_flags) {
+    int type = stax_ev_type(b, i);
+    unsigned flags = stax_ev_flags(b, i);
+    int null_seen = 0;
+    switch (type) {
+    case STAX_EV_START:
+        sb_puts(s, "START ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+            sb_putn(s, " ", 1);
+            sb_bare(s, stax_ev_attr_name(b, i, k), &null_seen);
+            sb_putn(s, "=", 1);
+            sb_quoted(s, stax_ev_attr_value(b, i, k), &null_seen);
+            unsigned af = stax_ev_attr_flags(b, i, k);
+            if (af & STAX_ATTRF_DEFAULTED) sb_putn(s, "*", 1);
+            if (af & ~STAX_ATTRF_DEFAULTED) sb_printf(s, "?0x%X", af & ~STAX_ATTRF_DEFAULTED);
+        }
+        if (flags & STAX_EVF_EMPTY) sb_puts(s, " /");
+        break;
+    case STAX_EV_END:
+        sb_puts(s, "END ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        break;
+    case STAX_EV_TEXT:
+    case STAX_EV_CDATA:
+        sb_puts(s, type == STAX_EV_TEXT ? "TEXT " : "CDATA ");
+        sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        if (flags & STAX_EVF_WHITESPACE && type == STAX_EV_TEXT) sb_puts(s, " ws");
+        if (flags & STAX_EVF_CONTINUED) sb_puts(s, " +");
+        break;
+    case STAX_EV_COMMENT:
+        sb_puts(s, "COMMENT ");
+        sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        break;
+    case STAX_EV_PI:
+        sb_puts(s, "PI ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        sb_putn(s, " ", 1);
+        sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        break;
+    case STAX_EV_DOCTYPE:
+        sb_puts(s, "DOCTYPE ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        sb_puts(s, " pub=");
+        sb_quoted(s, stax_ev_pubid(b, i), &null_seen);
+        sb_puts(s, " sys=");
+        sb_quoted(s, stax_ev_sysid(b, i), &null_seen);
+        if (flags & STAX_EVF_HAS_SUBSET) {
+            sb_puts(s, " subset=");
+            sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        } else if (stax_ev_text(b, i).len > 0) {
+            sb_puts(s, " text=");
+            sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        }
+        break;
+    case STAX_EV_XMLDECL:
+        sb_puts(s, "XMLDECL ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        sb_puts(s, " enc=");
+        sb_quoted(s, stax_ev_text(b, i), &null_seen);
+        if ((flags & STAX_EVF_STANDALONE_YES) && (flags & STAX_EVF_STANDALONE_NO))
+            sb_puts(s, " sa=yes+no");
+        else if (flags & STAX_EVF_STANDALONE_YES)
+            sb_puts(s, " sa=yes");
+        else if (flags & STAX_EVF_STANDALONE_NO)
+            sb_puts(s, " sa=no");
+        else
+            sb_puts(s, " sa=-");
+        break;
+    case STAX_EV_ENTITY_REF:
+        sb_puts(s, "ENTITY_REF ");
+        sb_bare(s, stax_ev_name(b, i), &null_seen);
+        if (stax_ev_pubid(b, i).len || stax_ev_sysid(b, i).len) {
+            sb_puts(s, " pub=");
+            sb_quoted(s, stax_ev_pubid(b, i), &null_seen);
+            sb_puts(s, " sys=");
+            sb_quoted(s, stax_ev_sysid(b, i), &null_seen);
+        }
+        break;
+    default:
+        sb_printf(s, "EVENT-TYPE-%d", type);
+        break;
+    }
+    if (flags & ~allowed_flags(type)) sb_printf(s, " flags=0x%02X", flags & ~allowed_flags(type));
+    if (dump_flags & STAX_DUMP_POS) {
+        stax_pos p = stax_ev_pos(b, i);
+        sb_printf(s, " @%llu:%llu:%llu", (unsigned long long)p.line, (unsigned long long)p.column,
+                  (unsigned long long)p.offset);
+    }
+    sb_putn(s, "\n", 1);
+    if (null_seen) sb_puts(s, "NULL-STRING\n");
+}
+
+typedef struct run {
+    sbuf out;
+    unsigned dump_flags;
+    size_t max_batch;
+    size_t events;
+} run;
+
+static void run_init(run *u, const stax_reader_options *opt, unsigned dump_flags) {
+    memset(u, 0, sizeof *u);
+    u->dump_flags = dump_flags;
+    /* the reader raises batch_events below 2 to 2 (stax.h) */
+    u->max_batch = opt && opt->batch_events ? (opt->batch_events < 2 ? 2 : opt->batch_events) : 256;
+    sb_reserve(&u->out, 0);
+}
+
+/* Call next() until it stops giving batches; returns what stopped it. */
+static int run_drain(run *u, stax_reader *r) {
+    for (;;) {
+        const stax_batch *b = NULL;
+        int st = stax_reader_next(r, &b);
+        if (st != STAX_OK) return st;
+        if (!b || b->count == 0) {
+            sb_puts(&u->out, "EMPTY-BATCH\n");
+            return HARNESS_STOP;
+        }
+        if (b->count > u->max_batch) sb_printf(&u->out, "BATCH-TOO-BIG %zu\n", b->count);
+        for (size_t i = 0; i < b->count; i++) dump_event(&u->out, b, i, u->dump_flags);
+        u->events += b->count;
+        if (u->events > HARNESS_MAX_EVENTS) {
+            sb_puts(&u->out, "TOO-MANY-EVENTS\n");
+            return HARNESS_STOP;
+        }
+    }
+}
+
+/* Append the status line, then any contract violation seen while checking
+ * that the status is sticky. */
+static void run_finish(run *u, stax_reader *r, int st) {
+    if (st == HARNESS_STOP) return;
+    if (st == STAX_END) {
+        sb_puts(&u->out, "END-OF-DOCUMENT\n");
+        return;
+    }
+    if (st >= 0) {
+        sb_printf(&u->out, "STOPPED %s\n", stax_test_status_name(st));
+        return;
+    }
+    stax_pos p = stax_reader_error_pos(r);
+    sb_printf(&u->out, "ERROR %s @%llu:%llu:%llu\n", stax_test_status_name(st), (unsigned long long)p.line,
+              (unsigned long long)p.column, (unsigned long long)p.offset);
+    if (stax_reader_status(r) != st)
+        sb_printf(&u->out, "STATUS-MISMATCH %s\n", stax_test_status_name(stax_reader_status(r)));
+    const stax_batch *b = NULL;
+    int again = stax_reader_next(r, &b);
+    if (again != st) sb_printf(&u->out, "NOT-STICKY %s\n", stax_test_status_name(again));
+    stax_pos q = stax_reader_error_pos(r);
+    if (q.line != p.line || q.column != p.column || q.offset != p.offset) sb_puts(&u->out, "ERRPOS-MOVED\n");
+    const char *msg = stax_reader_message(r);
+    if (!msg || !*msg) sb_puts(&u->out, "NO-MESSAGE\n");
+}
+
+typedef size_t (*chunk_picker)(void *ctx, size_t left);
+
+static char *run_push(const char *doc, size_t len, chunk_picker pick, void *ctx, const stax_reader_options *opt,
+                      unsigned dump_flags, int *status) {
+    run u;
+    run_init(&u, opt, dump_flags);
+    int st = STAX_NEED_INPUT;
+    stax_reader *r = stax_reader_new(opt);
+    if (!r) {
+        sb_puts(&u.out, "NEW-FAILED\n");
+        if (status) *status = STAX_E_NOMEM;
+        return sb_finish(&u.out);
+    }
+    size_t pos = 0;
+    while (pos < len) {
+        size_t n = pick(ctx, len - pos);
+        if (n == 0 || n > len - pos) n = len - pos;
+        /* An exact-size copy: ASan sees any read past the chunk, and freeing it
+         * once the reader asks for more catches pointers kept into old chunks. */
+        char *copy = __real_malloc(n);
+        cr_assert_not_null(copy, "harness: out of memory");
+        memcpy(copy, doc + pos, n);
+        int fst = stax_reader_feed(r, copy, n);
+        if (fst != STAX_OK) {
+            sb_printf(&u.out, "FEED-FAILED %s\n", stax_test_status_name(fst));
+            __real_free(copy);
+            st = HARNESS_STOP;
+            break;
+        }
+        st = run_drain(&u, r);
+        __real_free(copy);
+        pos += n;
+        if (st != STAX_NEED_INPUT) break;
+    }
+    if (st == STAX_NEED_INPUT) {
+        int est = stax_reader_end(r);
+        if (est != STAX_OK) {
+            sb_printf(&u.out, "END-FAILED %s\n", stax_test_status_name(est));
+            st = HARNESS_STOP;
+        } else {
+            st = run_drain(&u, r);
+            if (st == STAX_NEED_INPUT) {
+                sb_puts(&u.out, "NEED-INPUT-AFTER-END\n");
+                st = HARNESS_STOP;
+            }
+        }
+    } else if (st == STAX_END) {
+        /* Misc may follow the root: the end is known only once input ends. */
+        sb_puts(&u.out, "END-BEFORE-INPUT-END\n");
+        st = HARNESS_STOP;
+    }
+    run_finish(&u, r, st);
+    if (status) *status = st;
+    stax_reader_free(r);
+    return sb_finish(&u.out);
+}
+
+static size_t pick_fixed(void *ctx, size_t left) {
+    size_t n = *(const size_t *)ctx;
+    return n == 0 || n > left ? left : n;
+}
+
+char *stax_test_events_ex(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt,
+                          unsigned dump_flags, int *status) {
+    return run_push(doc, len, pick_fixed, &chunk, opt, dump_flags, status);
+}
+
+char *stax_test_events(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt, int *status) {
+    return stax_test_events_ex(doc, len, chunk, opt, 0, status);
+}
+
+typedef struct random_chunks {
+    uint32_t state;
+    size_t max_chunk;
+} random_chunks;
+
+static size_t pick_random(void *ctx, size_t left) {
+    random_chunks *rc = ctx;
+    /* xorshift32: deterministic per seed, no libc state */
+    uint32_t x = rc->state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    rc->state = x;
+    size_t n = 1 + (size_t)(x % (rc->max_chunk ? rc->max_chunk : 1));
+    return n > left ? left : n;
+}
+
+char *stax_test_events_random(const char *doc, size_t len, uint32_t seed, size_t max_chunk,
+                              const stax_reader_options *opt, unsigned dump_flags) {
+    random_chunks rc = {seed ? seed : 0x9E3779B9u, max_chunk};
+    return run_push(doc, len, pick_random, &rc, opt, dump_flags, NULL);
+}
+
+char *stax_test_events_all(const char *doc, size_t len, const stax_reader_options *opt, unsigned dump_flags) {
+    char *first = stax_test_events_ex(doc, len, stax_test_chunk_sizes[0], opt, dump_flags, NULL);
+    for (size_t k = 1; k < stax_test_chunk_count; k++) {
+        char *d = stax_test_events_ex(doc, len, stax_test_chunk_sizes[k], opt, dump_flags, NULL);
+        cr_assert_str_eq(d, first, "chunk size %zu gives:\n%s\nbut the whole document gives:\n%s",
+                         stax_test_chunk_sizes[k], d, first);
+        int keep = stax_test_forbid_malloc;
+        stax_test_forbid_malloc = 0;
+        free(d);
+        stax_test_forbid_malloc = keep;
+    }
+    return first;
+}
+
+char *stax_test_pull_events(stax_reader *r, const stax_reader_options *opt, unsigned dump_flags) {
+    run u;
+    run_init(&u, opt, dump_flags);
+    int st = run_drain(&u, r);
+    if (st == STAX_NEED_INPUT) {
+        sb_puts(&u.out, "UNEXPECTED-NEED-INPUT\n");
+        st = HARNESS_STOP;
+    }
+    run_finish(&u, r, st);
+    return sb_finish(&u.out);
+}
+
+const char *stax_test_last_line(const char *dump) {
+    static char line[1024];
+    size_t n = strlen(dump);
+    if (n && dump[n - 1] == '\n') n--;
+    size_t start = n;
+    while (start > 0 && dump[start - 1] != '\n') start--;
+    size_t len = n - start < sizeof line - 1 ? n - start : sizeof line - 1;
+    memcpy(line, dump + start, len);
+    line[len] = '\0';
+    return line;
+}
+
+void stax_test_expect_status(const char *doc, size_t len, const stax_reader_options *opt, const char *want) {
+    /* Only the status line must agree across chunk sizes: how many events
+     * come before an error may depend on where batches end. */
+    for (size_t k = 0; k < stax_test_chunk_count; k++) {
+        char *d = stax_test_events_ex(doc, len, stax_test_chunk_sizes[k], opt, STAX_DUMP_POS, NULL);
+        int keep = stax_test_forbid_malloc;
+        stax_test_forbid_malloc = 0;
+        cr_assert_str_eq(stax_test_last_line(d), want, "chunk size %zu, document:\n%.*s\nevents:\n%s",
+                         stax_test_chunk_sizes[k], (int)len, doc, d);
+        free(d);
+        stax_test_forbid_malloc = keep;
+    }
+}
+
+void stax_test_expect_events(const char *doc, size_t len, const stax_reader_options *opt, unsigned dump_flags,
+                             const char *want) {
+    char *d = stax_test_events_all(doc, len, opt, dump_flags);
+    cr_assert_str_eq(d, want, "document:\n%.*s\ngot:\n%s\nwant:\n%s", (int)len, doc, d, want);
+    free(d);
+}
+
+void stax_test_cursor_open(stax_test_cursor *c, stax_reader *r, const char *doc, size_t len) {
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->status = stax_reader_feed(r, doc, len);
+    cr_assert_eq(c->status, STAX_OK, "feed: %s", stax_test_status_name(c->status));
+}
+
+int stax_test_cursor_next(stax_test_cursor *c) {
+    if (c->b && c->i + 1 < c->b->count) {
+        c->i++;
+        return 1;
+    }
+    for (;;) {
+        int st = stax_reader_next(c->r, &c->b);
+        if (st == STAX_OK) {
+            cr_assert_gt(c->b->count, 0, "empty batch");
+            c->i = 0;
+            return 1;
+        }
+        c->b = NULL;
+        if (st == STAX_NEED_INPUT && !c->ended) {
+            c->ended = 1;
+            int est = stax_reader_end(c->r);
+            cr_assert_eq(est, STAX_OK, "end: %s", stax_test_status_name(est));
+            continue;
+        }
+        c->status = st;
+        return 0;
+    }
+}

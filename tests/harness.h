@@ -1,0 +1,137 @@
+/* Shared helpers for the Criterion unit tests.
+ *
+ * EVENT DUMPS
+ *   The reader tests compare a textual dump of every event against a
+ *   hand-written expectation. One line per event, each ending in '\n':
+ *
+ *     START a x="1" y="2"           start tag; attributes in document order
+ *     START a x="1" /               ... self-closing (STAX_EVF_EMPTY)
+ *     START a x="1" d="0"*          ... d="0" defaulted from the DTD (STAX_ATTRF_DEFAULTED)
+ *     END a                         end tag (also after a self-closing start)
+ *     TEXT "hi\n"                   character data
+ *     TEXT "  " ws                  ... with STAX_EVF_WHITESPACE
+ *     TEXT "abc" +                  ... with STAX_EVF_CONTINUED (CDATA too)
+ *     CDATA "x]]y"                  CDATA section content
+ *     COMMENT " c "                 comment content
+ *     PI target "data"              processing instruction
+ *     DOCTYPE r pub="" sys=""       DOCTYPE without an internal subset
+ *     DOCTYPE r pub="" sys="" subset="..."   with one (STAX_EVF_HAS_SUBSET)
+ *     XMLDECL 1.0 enc="UTF-8" sa=yes         sa=yes / sa=no / sa=- (absent)
+ *     ENTITY_REF name               a reference the reader does not expand
+ *     ENTITY_REF name pub="" sys="x"  ... when it has a public or system id
+ *
+ *   Strings are quoted; inside them \\ \" \n \t \r stand for themselves and
+ *   other bytes below 0x20 and 0x7F print as \xHH. Bytes >= 0x80 print as they
+ *   are (UTF-8 expectations stay readable). A flag a type should never carry
+ *   prints as " flags=0xHH"; a DOCTYPE that has subset text but no
+ *   STAX_EVF_HAS_SUBSET prints it as " text=...".
+ *
+ *   With STAX_DUMP_POS each event line ends with " @LINE:COL:OFFSET" (the
+ *   event's position).
+ *
+ *   The dump ends with one status line:
+ *     END-OF-DOCUMENT               stax_reader_next returned STAX_END
+ *     ERROR TAG_MISMATCH @3:5:20    an error: its name (STAX_E_ without the
+ *                                   prefix), then stax_reader_error_pos
+ *   and the harness adds a diagnostic line (which no expectation contains, so
+ *   the test fails) when the reader breaks the API contract: NEW-FAILED,
+ *   FEED-FAILED <code>, END-FAILED <code>, EMPTY-BATCH, BATCH-TOO-BIG <n>,
+ *   NULL-STRING, NOT-STICKY <code>, STATUS-MISMATCH <code>, ERRPOS-MOVED,
+ *   NEED-INPUT-AFTER-END, TOO-MANY-EVENTS.
+ *
+ * Every dump is malloc'd; the caller frees it.
+ */
+#ifndef STAX_TEST_HARNESS_H
+#define STAX_TEST_HARNESS_H
+
+#include "stax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Dump flags. */
+#define STAX_DUMP_POS 0x1u /* append " @line:col:offset" to every event line */
+
+/* The chunk sizes every document is checked at (0 means the whole document in
+ * one feed), and how many there are. */
+extern const size_t stax_test_chunk_sizes[];
+extern const size_t stax_test_chunk_count;
+
+/* Feed doc[0..len) in chunks of `chunk` bytes (0: one feed) through the push
+ * API and dump every event. opt may be NULL. *status (if status != NULL)
+ * receives the final status: STAX_END or the error. No positions. */
+char *stax_test_events(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt,
+                       int *status);
+
+/* The same with dump flags (STAX_DUMP_POS). */
+char *stax_test_events_ex(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt,
+                          unsigned dump_flags, int *status);
+
+/* Feed with chunk sizes drawn from a seeded generator (1..max_chunk bytes each). */
+char *stax_test_events_random(const char *doc, size_t len, uint32_t seed, size_t max_chunk,
+                              const stax_reader_options *opt, unsigned dump_flags);
+
+/* Dump a document at every size of stax_test_chunk_sizes, fail the current
+ * test (with both dumps) unless all are identical, and return the dump. */
+char *stax_test_events_all(const char *doc, size_t len, const stax_reader_options *opt, unsigned dump_flags);
+
+/* Drain a reader that has a pull source (set_fd / set_file / set_source):
+ * call stax_reader_next until STAX_END or an error and dump the events. The
+ * reader is not freed. */
+char *stax_test_pull_events(stax_reader *r, const stax_reader_options *opt, unsigned dump_flags);
+
+/* Feed a document at every chunk size, with positions, and assert that each
+ * dump's last line (the status line) equals `want`, e.g.
+ * "ERROR TAG_MISMATCH @2:3:7". The events before it may differ (an error can
+ * end a batch early); the status and its position may not. */
+void stax_test_expect_status(const char *doc, size_t len, const stax_reader_options *opt, const char *want);
+
+/* Check a document at every chunk size and assert that its dump equals want. */
+void stax_test_expect_events(const char *doc, size_t len, const stax_reader_options *opt, unsigned dump_flags,
+                             const char *want);
+
+/* Walk the events of a whole document one at a time: open feeds doc in one
+ * chunk; next returns 1 with (b, i) on the next event, or 0 when the reader
+ * stopped, with status STAX_END or the error. It calls stax_reader_end when
+ * the reader asks for more. */
+typedef struct stax_test_cursor {
+    stax_reader *r;
+    const stax_batch *b;
+    size_t i;
+    int status;
+    int ended;
+} stax_test_cursor;
+void stax_test_cursor_open(stax_test_cursor *c, stax_reader *r, const char *doc, size_t len);
+int stax_test_cursor_next(stax_test_cursor *c);
+
+/* The last line of a dump (without its '\n'), in a static buffer. */
+const char *stax_test_last_line(const char *dump);
+
+/* The symbolic name of a status code: "TAG_MISMATCH", "END", "NEED_INPUT"... */
+const char *stax_test_status_name(int status);
+
+/* Convenience: a NUL-terminated document. */
+#define STAX_DOC(s) (s), (sizeof(s) - 1)
+
+/* MALLOC GUARD
+ * The unit binary is linked with -Wl,--wrap=malloc,realloc,calloc,free. While
+ * stax_test_forbid_malloc is nonzero, any call to one of them (from the test,
+ * the harness's users or the library) fails the current test. The harness's
+ * own buffers bypass the guard, so a dump may be taken while it is set; clear
+ * it before freeing the dump. It is volatile because gcc knows malloc and free
+ * as builtins that read no user variable, and would otherwise move or drop a
+ * store to it across them. */
+extern volatile int stax_test_forbid_malloc;
+/* How many guarded calls happened while forbidden (for tests that look). */
+extern unsigned long stax_test_forbidden_calls;
+
+void *__real_malloc(size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__real_calloc(size_t n, size_t m);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void __wrap_free(void *p);
+
+#endif /* STAX_TEST_HARNESS_H */

