@@ -55,6 +55,7 @@ struct stax_reader {
 
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
+    int win_nocr;       /* the window holds no CR: positions take the LF-only path */
 
     /* document state */
     int doc;
@@ -150,9 +151,10 @@ static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ..
 /* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
  * offset counts input bytes: one per code point for 8-bit encodings; for
  * UTF-16 two, or four for a code point above U+FFFF. */
-static void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
+static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
     uint64_t off = pos->offset;
-    stax__pos_advance(pos, p, n);
+    if (STAX_LIKELY(r->win_nocr && p >= r->in && p + n <= r->in + r->in_len)) stax__pos_advance_nocr(pos, p, n);
+    else stax__pos_advance(pos, p, n);
     if (r->enc <= STAX__ENC_UTF8) return;
     uint64_t cps = 0, astral = 0;
     for (size_t i = 0; i < n; i++) {
@@ -228,7 +230,7 @@ static void rd_extra_free(stax_reader *r) {
 
 /* ================================================================ batch output */
 
-static stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
+static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
     stax_event *e = &r->events[r->batch.count++];
     memset(e, 0, sizeof *e);
@@ -512,13 +514,13 @@ static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t t
 /* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing. */
 static size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
     size_t j = i;
-    unsigned high = 0;
-    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) high |= (unsigned char)tok[j++];
-    size_t len = j - i;
+    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
     /* all ASCII: the class table already checked every byte but the first */
-    if (STAX_LIKELY(len && len <= r->opt.max_name && high < 0x80 &&
+    if (STAX_LIKELY(j > i && (j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->opt.max_name &&
                     (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART)))
-        return len;
+        return j - i;
+    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
+    size_t len = j - i;
     /* non-ASCII bytes are classed as name bytes; verify them properly */
     if (len == 0) {
         if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !rd_char_at(r, tok, n, i))
@@ -1571,6 +1573,7 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
     r->in = r->tbuf;
     r->in_len = produced;
     r->in_pos = 0;
+    r->win_nocr = produced && !memchr(r->tbuf, '\r', produced);
     if (rc == STAX__DEC_ERROR) {
         r->dec_err = 1;
         r->dec_err_off = r->raw_base + r->raw_pos + *consumed - r->dec.err_pend;
@@ -1696,6 +1699,9 @@ static int rd_fill(stax_reader *r) {
         if (d == 0) return STAX_NEED_INPUT;
     }
     for (;;) {
+        /* one test for the common case: a UTF-8 window with bytes, nothing pending */
+        if (STAX_LIKELY(!(r->switch_enc | r->n_ent | r->carry_len) && r->enc == STAX__ENC_UTF8 && r->in_pos < r->in_len))
+            goto token;
         if (STAX_UNLIKELY(r->switch_enc)) { /* the declaration named an 8-bit encoding */
             int e = r->switch_enc;
             r->switch_enc = 0;
@@ -1742,6 +1748,7 @@ static int rd_fill(stax_reader *r) {
             if (r->batch.count) return STAX_OK;
             return rd_finish(r);
         }
+    token:;
         const char *tok = r->in + r->in_pos;
         size_t avail = r->in_len - r->in_pos;
         rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
@@ -1901,6 +1908,7 @@ static void rd_set_input(stax_reader *r, const char *data, size_t len) {
     r->in = data;
     r->in_len = len;
     r->in_pos = 0;
+    r->win_nocr = len && !memchr(data, '\r', len);
 }
 
 int stax_reader_feed(stax_reader *r, const void *data, size_t len) {

@@ -230,21 +230,23 @@ size_t stax__check_chars(const char *p, size_t n, int *err) {
 
 /* ================================================================ byte classes */
 
-#define N_ STAX__C_NAME
-#define S_ (STAX__C_NAME | STAX__C_NSTART)
+#define N_ (STAX__C_NAME | STAX__C_ANAME)
+#define S_ (STAX__C_NAME | STAX__C_NSTART | STAX__C_ANAME)
 #define W_ (STAX__C_WS | STAX__C_ATTR_STOP)
 #define T_ STAX__C_TEXT_STOP
 #define A_ STAX__C_ATTR_STOP
-#define H_ (S_ | T_ | A_) /* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
+#define V_ STAX__C_AVAL
+/* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
+#define H_ (STAX__C_NAME | STAX__C_NSTART | T_ | A_ | V_)
 STAX__DATADEF const unsigned char stax__class[256] = {
-    /* 0x00 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
-    /* 0x08 */ T_ | A_, W_, W_, T_ | A_, T_ | A_, W_ | T_, T_ | A_, T_ | A_,
-    /* 0x10 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
-    /* 0x18 */ T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_, T_ | A_,
-    /* 0x20 */ W_, 0, A_, 0, 0, 0, T_ | A_, A_, /* sp ! " # $ % & ' */
+    /* 0x00 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
+    /* 0x08 */ T_ | A_ | V_, W_ | V_, W_ | V_, T_ | A_ | V_, T_ | A_ | V_, W_ | T_ | V_, T_ | A_ | V_, T_ | A_ | V_,
+    /* 0x10 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
+    /* 0x18 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
+    /* 0x20 */ W_, 0, A_, 0, 0, 0, T_ | A_ | V_, A_, /* sp ! " # $ % & ' */
     /* 0x28 */ 0, 0, 0, 0, 0, N_, N_, 0,        /* ( ) * + , - . / */
     /* 0x30 */ N_, N_, N_, N_, N_, N_, N_, N_,
-    /* 0x38 */ N_, N_, S_, 0, T_ | A_, 0, 0, 0, /* 8 9 : ; < = > ? */
+    /* 0x38 */ N_, N_, S_, 0, T_ | A_ | V_, 0, 0, 0, /* 8 9 : ; < = > ? */
     /* 0x40 */ 0, S_, S_, S_, S_, S_, S_, S_,
     /* 0x48 */ S_, S_, S_, S_, S_, S_, S_, S_,
     /* 0x50 */ S_, S_, S_, S_, S_, S_, S_, S_,
@@ -268,61 +270,9 @@ STAX__DATADEF const unsigned char stax__class[256] = {
 #undef T_
 #undef A_
 #undef H_
+#undef V_
 
 /* ================================================================ positions */
-
-/* Number of bytes with bit 7 set in a mask that has no other bits: one
- * multiply, where a generic popcount would be a library call without -mpopcnt. */
-static unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) * 0x0101010101010101ULL) >> 56); }
-
-/* Lines end at LF, CR LF and a lone CR (2.11). Eight bytes a step on
- * little-endian machines for words without CR: a mask of the LF bytes and a
- * mask of the UTF-8 continuation bytes (10xxxxxx), each as bit 7 of its byte.
- * A CR LF pair is never split across calls: tokens and text pieces keep it. */
-void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
-    const unsigned char *u = (const unsigned char *)p;
-    uint64_t line = pos->line, col = pos->column;
-    size_t i = 0;
-    int prev_cr = 0;
-    pos->offset += n;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
-    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
-    while (i + 8 <= n) {
-        uint64_t x, t, c;
-        memcpy(&x, u + i, 8);
-        c = x ^ crs;
-        if (~(((c & lo7) + lo7) | c | lo7)) break; /* a CR: the byte loop below takes over */
-        t = x ^ lfs;
-        uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
-        uint64_t cont = x & ~(x << 1) & hi;
-        i += 8;
-        if (!lf) {
-            col += 8 - stax__count_hi(cont);
-            continue;
-        }
-        line += stax__count_hi(lf);
-        unsigned last = (unsigned)(63 - __builtin_clzll(lf)) >> 3; /* byte index of the last LF */
-        uint64_t after = last == 7 ? 0 : ~0ULL << ((last + 1) * 8);
-        col = 1 + (7 - last) - stax__count_hi(cont & after);
-    }
-#endif
-    for (; i < n; i++) {
-        unsigned char b = u[i];
-        if (b == '\n') {
-            if (!prev_cr) line++;
-            col = 1;
-        } else if (b == '\r') {
-            line++;
-            col = 1;
-        } else {
-            col += (b & 0xC0) != 0x80;
-        }
-        prev_cr = b == '\r';
-    }
-    pos->line = line;
-    pos->column = col;
-}
 
 /* ================================================================ errors */
 

@@ -113,7 +113,9 @@ enum {
     STAX__C_NSTART = 0x02,/* ASCII NameStartChar, or any byte >= 0x80 */
     STAX__C_WS = 0x04,    /* #x20 #x9 #xA #xD */
     STAX__C_TEXT_STOP = 0x08, /* a byte the text scanner must look at: < & ] \r, controls, >= 0x80 */
-    STAX__C_ATTR_STOP = 0x10  /* a byte the attribute scanner must look at: < & quotes, ws, controls, >= 0x80 */
+    STAX__C_ATTR_STOP = 0x10, /* a byte the attribute scanner must look at: < & quotes, ws, controls, >= 0x80 */
+    STAX__C_AVAL = 0x20,  /* in an attribute value: < & and every byte < 0x20 or >= 0x80 */
+    STAX__C_ANAME = 0x40  /* ASCII NameChar only (no byte >= 0x80) */
 };
 STAXINT const unsigned char stax__class[256];
 
@@ -262,10 +264,7 @@ static inline size_t stax__scan_attr(const char *p, size_t n) {
         if (mask) return i + stax__ctz32(mask);
     }
 #endif
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c < 0x20 || c >= 0x80 || c == '<' || c == '&') break;
-    }
+    while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
     return i;
 }
 
@@ -290,8 +289,96 @@ static inline size_t stax__scan_tag(const char *p, size_t n) {
     return i;
 }
 
-/* Advance a position over n bytes of UTF-8 (lines on \n; columns in code points). */
-STAXINT void stax__pos_advance(stax_pos *pos, const char *p, size_t n);
+/* ------------------------------------------------------------- positions
+ * Inline: the reader calls it once per token. */
+/* Number of bytes with bit 7 set in a mask that has no other bits: one
+ * multiply, where a generic popcount would be a library call without -mpopcnt. */
+static inline unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) * 0x0101010101010101ULL) >> 56); }
+
+/* Lines end at LF, CR LF and a lone CR (2.11). Eight bytes a step on
+ * little-endian machines for words without CR: a mask of the LF bytes and a
+ * mask of the UTF-8 continuation bytes (10xxxxxx), each as bit 7 of its byte.
+ * A CR LF pair is never split across calls: tokens and text pieces keep it. */
+static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
+    const unsigned char *u = (const unsigned char *)p;
+    uint64_t line = pos->line, col = pos->column;
+    size_t i = 0;
+    pos->offset += n;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
+    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
+    while (i + 8 <= n) {
+        uint64_t x, t, c;
+        memcpy(&x, u + i, 8);
+        c = x ^ crs;
+        if ((c - 0x0101010101010101ULL) & ~c & hi) break; /* a CR: the byte loop below takes over */
+        t = x ^ lfs;
+        uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
+        uint64_t cont = x & ~(x << 1) & hi;
+        i += 8;
+        if (!lf) {
+            col += 8 - stax__count_hi(cont);
+            continue;
+        }
+        line += stax__count_hi(lf);
+        unsigned last = (unsigned)(63 - __builtin_clzll(lf)) >> 3; /* byte index of the last LF */
+        uint64_t after = last == 7 ? 0 : ~0ULL << ((last + 1) * 8);
+        col = 1 + (7 - last) - stax__count_hi(cont & after);
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char b = u[i];
+        if (STAX_UNLIKELY(b <= '\r') && (b == '\n' || b == '\r')) {
+            line++;
+            col = 1;
+            if (b == '\r' && i + 1 < n && u[i + 1] == '\n') i++; /* CR LF: one line end */
+        } else {
+            col += (b & 0xC0) != 0x80;
+        }
+    }
+    pos->line = line;
+    pos->column = col;
+}
+
+/* The same for text known to hold no CR (the reader checks each window once):
+ * LF is then the only line end, and every word takes the 8-byte path. */
+static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n) {
+    const unsigned char *u = (const unsigned char *)p;
+    uint64_t line = pos->line, col = pos->column;
+    size_t i = 0;
+    pos->offset += n;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL, lfs = 0x0A0A0A0A0A0A0A0AULL;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, t;
+        memcpy(&x, u + i, 8);
+        t = x ^ lfs;
+        uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
+        uint64_t cont = x & ~(x << 1) & hi;
+        if (!lf) {
+            col += 8 - stax__count_hi(cont);
+            continue;
+        }
+        line += stax__count_hi(lf);
+        unsigned last = (unsigned)(63 - __builtin_clzll(lf)) >> 3;
+        uint64_t after = last == 7 ? 0 : ~0ULL << ((last + 1) * 8);
+        col = 1 + (7 - last) - stax__count_hi(cont & after);
+    }
+#endif
+    for (; i < n; i++) {
+        if (u[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col += (u[i] & 0xC0) != 0x80;
+        }
+    }
+    pos->line = line;
+    pos->column = col;
+}
+
+
+
 
 /* ------------------------------------------------------------- input encodings (encoding.c)
  * Transcoding of the input to UTF-8; docs/encodings.md has the rules. */
