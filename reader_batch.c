@@ -335,6 +335,24 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t i
 
 /* ================================================================ text */
 
+/* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
+ * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
+ * anything rd_char_at must look at (4-byte forms, errors). Inline, since
+ * accented and CJK text is made of such runs. */
+static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
+    const unsigned char *u = (const unsigned char *)tok;
+    for (;;) {
+        if (i + 1 < n && u[i] >= 0xC2 && u[i] < 0xE0 && (u[i + 1] & 0xC0) == 0x80) {
+            i += 2;
+        } else if (i + 2 < n && u[i] >= 0xE1 && u[i] < 0xEF && u[i] != 0xED && (u[i + 1] & 0xC0) == 0x80 &&
+                   (u[i + 2] & 0xC0) == 0x80) {
+            i += 3; /* E1..EC, EE: no overlong, no surrogate, no U+FFFE/FFFF possible */
+        } else {
+            return i;
+        }
+    }
+}
+
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
 static size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
     unsigned char c = (unsigned char)tok[i];
@@ -408,6 +426,13 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
                 return rd_fail(r, STAX_E_SYNTAX, tok, i, "']]>' is not allowed in text"), 0;
             i++;
             continue;
+        }
+        if (c >= 0x80) {
+            size_t k = rd_utf8_run(tok, n, i);
+            if (k > i) {
+                i = k;
+                continue;
+            }
         }
         if (c != '&' && (c != '\r' || r->n_ent)) {
             size_t l = rd_char_at(r, tok, n, i);
@@ -511,14 +536,20 @@ static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t t
 
 /* ================================================================ names */
 
-/* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing. */
-static size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+/* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing.
+ * The inline part takes all-ASCII names; the rest goes to rd_name_slow. */
+static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what);
+static inline size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+    size_t j = i + 1;
+    if (STAX_LIKELY(i < n && (unsigned char)tok[i] < 0x80 && (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART))) {
+        while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
+        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->opt.max_name)) return j - i;
+    }
+    return rd_name_slow(r, tok, n, i, what);
+}
+
+static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
     size_t j = i;
-    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
-    /* all ASCII: the class table already checked every byte but the first */
-    if (STAX_LIKELY(j > i && (j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->opt.max_name &&
-                    (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART)))
-        return j - i;
     while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
     size_t len = j - i;
     /* non-ASCII bytes are classed as name bytes; verify them properly */
@@ -573,6 +604,13 @@ static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, s
         unsigned char c = (unsigned char)tok[i];
         if (c == '<') return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
         if (c == '&' || c == '\t' || c == '\n' || c == '\r') break;
+        if (c >= 0x80) {
+            size_t k = rd_utf8_run(tok, ve, i);
+            if (k > i) {
+                i = k;
+                continue;
+            }
+        }
         size_t l = rd_char_at(r, tok, n, i);
         if (!l) return r->status;
         i += l;
@@ -1774,6 +1812,7 @@ static int rd_fill(stax_reader *r) {
                 return STAX_OK;
             } else {
                 if (rd_stash(r)) return r->status;
+                if (r->enc > STAX__ENC_UTF8 && r->raw_pos < r->raw_len) continue; /* more to decode first */
                 return STAX_NEED_INPUT;
             }
         }

@@ -195,7 +195,8 @@ typedef struct stax_reader_options {
  *   character itself; the '&' of a bad reference; the first ']' of "]]>" in
  *   text; the first '-' of "--" in a comment; the '<' of a mismatched end tag,
  *   of a second root element, of a tag over a limit (depth, name, attributes,
- *   size); the first byte of the name
+ *   size); with namespaces, the first byte of the offending element or
+ *   attribute name (or namespace declaration, for max_ns); the first byte of the name
  *   of a duplicate attribute; the first non-space byte of text outside the root;
  *   the end of the input when it ends inside the document.
  */

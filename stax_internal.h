@@ -349,20 +349,28 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
     pos->offset += n;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
     const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL, lfs = 0x0A0A0A0A0A0A0A0AULL;
-    for (; i + 8 <= n; i += 8) {
+    while (n >= 8 && i < n) {
         uint64_t x, t;
-        memcpy(&x, u + i, 8);
-        t = x ^ lfs;
+        unsigned k = 8; /* bytes of x that are new */
+        if (i + 8 <= n) {
+            memcpy(&x, u + i, 8);
+        } else { /* the last bytes: one load ending at n, the bytes already counted shifted out */
+            k = (unsigned)(n - i);
+            memcpy(&x, u + n - 8, 8);
+            x >>= 8 * (8 - k);
+        }
+        i += k;
+        t = x ^ lfs; /* bytes shifted in are 0: neither LF nor continuation */
         uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
         uint64_t cont = x & ~(x << 1) & hi;
         if (!lf) {
-            col += 8 - stax__count_hi(cont);
+            col += k - stax__count_hi(cont);
             continue;
         }
         line += stax__count_hi(lf);
         unsigned last = (unsigned)(63 - __builtin_clzll(lf)) >> 3;
         uint64_t after = last == 7 ? 0 : ~0ULL << ((last + 1) * 8);
-        col = 1 + (7 - last) - stax__count_hi(cont & after);
+        col = 1 + (k - 1 - last) - stax__count_hi(cont & after);
     }
 #endif
     for (; i < n; i++) {

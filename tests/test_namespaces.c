@@ -1,0 +1,221 @@
+/* Namespaces 1.0 (STAX_READ_NAMESPACES): prefixes resolved for elements and
+ * attributes, scoping and undeclaring, the namespace constraints, the lookup
+ * call and the max_ns limit. Each document is checked at every chunk size of
+ * the harness (expectations hand-written). */
+#include "harness.h"
+#include "stax.h"
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static stax_reader_options ns_opt(void) {
+    stax_reader_options o = {0};
+    o.flags = STAX_READ_NAMESPACES;
+    return o;
+}
+
+/* A dump of the namespace view: one line per START/END, "{uri}local" with
+ * the prefix, then each attribute as " {uri}local(prefix)=value". */
+static char *ns_dump(const char *doc, size_t len, size_t chunk, int *status) {
+    stax_reader_options o = ns_opt();
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_not_null(r);
+    size_t cap = 4096, n = 0, off = 0;
+    char *out = malloc(cap);
+    cr_assert_not_null(out);
+    out[0] = '\0';
+    const stax_batch *b;
+    int st = STAX_NEED_INPUT;
+    for (;;) {
+        if (off < len) {
+            size_t l = chunk && len - off > chunk ? chunk : len - off;
+            cr_assert_eq(stax_reader_feed(r, doc + off, l), STAX_OK);
+            off += l;
+        } else {
+            cr_assert_eq(stax_reader_end(r), STAX_OK);
+        }
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) {
+            for (size_t i = 0; i < b->count; i++) {
+                int t = stax_ev_type(b, i);
+                if (t != STAX_EV_START && t != STAX_EV_END) continue;
+                stax_qname q = stax_ev_qname(b, i);
+                char line[1024];
+                int w = snprintf(line, sizeof line, "%s {%.*s}%.*s(%.*s)", t == STAX_EV_START ? "START" : "END",
+                                 (int)q.uri.len, q.uri.ptr, (int)q.local.len, q.local.ptr, (int)q.prefix.len,
+                                 q.prefix.ptr);
+                for (size_t k = 0; t == STAX_EV_START && k < stax_ev_attr_count(b, i); k++) {
+                    stax_qname a = stax_ev_attr_qname(b, i, k);
+                    stax_str v = stax_ev_attr_value(b, i, k);
+                    w += snprintf(line + w, sizeof line - (size_t)w, " {%.*s}%.*s(%.*s)=%.*s", (int)a.uri.len, a.uri.ptr,
+                                  (int)a.local.len, a.local.ptr, (int)a.prefix.len, a.prefix.ptr, (int)v.len, v.ptr);
+                }
+                size_t ll = strlen(line);
+                if (n + ll + 2 > cap) {
+                    cap = 2 * (n + ll + 2);
+                    out = realloc(out, cap);
+                    cr_assert_not_null(out);
+                }
+                memcpy(out + n, line, ll);
+                n += ll;
+                out[n++] = '\n';
+                out[n] = '\0';
+            }
+        }
+        if (st != STAX_NEED_INPUT || off >= len) {
+            if (st == STAX_NEED_INPUT) continue; /* end() comes next round */
+            break;
+        }
+    }
+    *status = st;
+    stax_reader_free(r);
+    return out;
+}
+
+/* Same view at every chunk size; returns the whole-document dump. */
+static void expect_ns(const char *doc, const char *want) {
+    size_t len = strlen(doc);
+    for (size_t c = 0; c < stax_test_chunk_count; c++) {
+        int st;
+        char *d = ns_dump(doc, len, stax_test_chunk_sizes[c], &st);
+        cr_assert_eq(st, STAX_END, "chunk %zu: status %d", stax_test_chunk_sizes[c], st);
+        cr_assert_str_eq(d, want, "chunk %zu:\n%s", stax_test_chunk_sizes[c], d);
+        free(d);
+    }
+}
+
+static void expect_ns_error(const char *doc, const char *want) {
+    stax_reader_options o = ns_opt();
+    stax_test_expect_status(doc, strlen(doc), &o, want);
+}
+
+Test(namespaces, default_prefixed_scoping_and_undeclaring) {
+    expect_ns("<a xmlns='u:d' xmlns:p='u:p'><p:b p:x='1' y='2'><c xmlns=''/></p:b><e/></a>",
+              "START {u:d}a() {http://www.w3.org/2000/xmlns/}xmlns()=u:d {http://www.w3.org/2000/xmlns/}p(xmlns)=u:p\n"
+              "START {u:p}b(p) {u:p}x(p)=1 {}y()=2\n"
+              "START {}c() {http://www.w3.org/2000/xmlns/}xmlns()=\n"
+              "END {}c()\n"
+              "END {u:p}b(p)\n"
+              "START {u:d}e()\n"
+              "END {u:d}e()\n"
+              "END {u:d}a()\n");
+}
+
+Test(namespaces, inner_declaration_shadows_and_ends_with_element) {
+    expect_ns("<p:a xmlns:p='u:1'><p:b xmlns:p='u:2'/><p:c/></p:a>",
+              "START {u:1}a(p) {http://www.w3.org/2000/xmlns/}p(xmlns)=u:1\n"
+              "START {u:2}b(p) {http://www.w3.org/2000/xmlns/}p(xmlns)=u:2\n"
+              "END {u:2}b(p)\n"
+              "START {u:1}c(p)\n"
+              "END {u:1}c(p)\n"
+              "END {u:1}a(p)\n");
+}
+
+Test(namespaces, xml_prefix_is_predeclared) {
+    expect_ns("<a xml:lang='en'/>",
+              "START {}a() {http://www.w3.org/XML/1998/namespace}lang(xml)=en\nEND {}a()\n");
+}
+
+Test(namespaces, declaration_from_dtd_default) {
+    expect_ns("<!DOCTYPE p:a [<!ATTLIST p:a xmlns:p CDATA 'u:dtd'>]><p:a/>",
+              "START {u:dtd}a(p) {http://www.w3.org/2000/xmlns/}p(xmlns)=u:dtd\nEND {u:dtd}a(p)\n");
+}
+
+Test(namespaces, lookup_in_scope) {
+    /* lookup answers for the reader's state after the whole current batch:
+     * batch_events 2 ends the first batch right after START a (<b/> needs two) */
+    static const char doc[] = "<a xmlns='u:d' xmlns:p='u:p'><b/></a>";
+    stax_reader_options o = ns_opt();
+    o.batch_events = 2;
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_not_null(r);
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, r, STAX_DOC(doc));
+    int checked = 0;
+    while (stax_test_cursor_next(&c)) {
+        if (stax_ev_type(c.b, c.i) != STAX_EV_START || !stax_str_eq(stax_ev_name(c.b, c.i), "a")) continue;
+        stax_str uri, p = {"p", 1}, none = {"", 0}, q = {"q", 1};
+        cr_assert_eq(stax_reader_ns_lookup(r, p, &uri), 0);
+        cr_assert(stax_str_eq(uri, "u:p"));
+        cr_assert_eq(stax_reader_ns_lookup(r, none, &uri), 0);
+        cr_assert(stax_str_eq(uri, "u:d"));
+        cr_assert_eq(stax_reader_ns_lookup(r, q, &uri), -1);
+        checked = 1;
+    }
+    cr_assert_eq(c.status, STAX_END);
+    cr_assert(checked);
+    stax_reader_free(r);
+}
+
+Test(namespaces, off_by_default_colons_are_plain_names) {
+    stax_test_expect_events(STAX_DOC("<p:a q:x='1'/>"), NULL, 0, "START p:a q:x=\"1\" /\nEND p:a\nEND-OF-DOCUMENT\n");
+}
+
+/* ================================================================ constraints */
+
+Test(namespaces, unbound_prefixes) {
+    expect_ns_error("<a>\n<p:b/></a>", "ERROR NAMESPACE @2:2:5");
+    expect_ns_error("<a\n p:x='1'/>", "ERROR NAMESPACE @2:2:4");
+}
+
+Test(namespaces, reserved_prefixes_and_names) {
+    expect_ns_error("<a xmlns:xml='u:x'/>", "ERROR NAMESPACE @1:4:3");
+    expect_ns_error("<a xmlns:p='http://www.w3.org/XML/1998/namespace'/>", "ERROR NAMESPACE @1:4:3");
+    expect_ns_error("<a xmlns:xmlns='u:x'/>", "ERROR NAMESPACE @1:4:3");
+    expect_ns_error("<a xmlns='http://www.w3.org/2000/xmlns/'/>", "ERROR NAMESPACE @1:4:3");
+    expect_ns_error("<xmlns:a/>", "ERROR NAMESPACE @1:2:1");
+}
+
+Test(namespaces, empty_prefixed_namespace_name) {
+    expect_ns_error("<a xmlns:p=''/>", "ERROR NAMESPACE @1:4:3");
+}
+
+Test(namespaces, qnames_must_be_ncname_pairs) {
+    expect_ns_error("<a:b:c xmlns:a='u'/>", "ERROR NAMESPACE @1:2:1");
+    expect_ns_error("<:a/>", "ERROR NAMESPACE @1:2:1");
+    expect_ns_error("<a b:='1'/>", "ERROR NAMESPACE @1:4:3");
+}
+
+Test(namespaces, same_expanded_attribute_name) {
+    expect_ns_error("<a xmlns:p='u' xmlns:q='u'>\n<b p:x='1' q:x='2'/></a>", "ERROR NAMESPACE @2:12:39");
+}
+
+Test(namespaces, colons_in_pi_targets_and_entity_names) {
+    expect_ns_error("<a><?p:i x?></a>", "ERROR NAMESPACE @1:6:5");
+    expect_ns_error("<!DOCTYPE a [<!ENTITY e:f 'x'>]><a/>", "ERROR NAMESPACE @1:23:22");
+}
+
+Test(namespaces, max_ns_limit) {
+    stax_reader_options o = ns_opt();
+    o.max_ns = 2;
+    stax_test_expect_status(STAX_DOC("<a xmlns:a='1' xmlns:b='2' xmlns:c='3'/>"), &o, "ERROR LIMIT_NS @1:28:27");
+    /* within the limit */
+    char *d = stax_test_events_all(STAX_DOC("<a xmlns:a='1' xmlns:b='2'/>"), &o, 0);
+    cr_assert_str_eq(stax_test_last_line(d), "END-OF-DOCUMENT");
+    free(d);
+}
+
+Test(namespaces, deep_scopes_keep_memory_bounded) {
+    /* 500 nested elements, each declaring a prefix: bindings are dropped as
+     * elements end, so a second pass of the same depth reuses the memory */
+    size_t depth = 500, len = 0;
+    char *doc = malloc(depth * 40 * 2 + 64);
+    cr_assert_not_null(doc);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < depth; i++) len += (size_t)sprintf(doc + len, "<p:e xmlns:p='u:%zu'>", i);
+        for (size_t i = 0; i < depth; i++) len += (size_t)sprintf(doc + len, "</p:e>");
+        if (pass == 0) {
+            memmove(doc + 3, doc, len);
+            memcpy(doc, "<r>", 3);
+            len += 3;
+        }
+    }
+    len += (size_t)sprintf(doc + len, "</r>");
+    stax_reader_options o = ns_opt();
+    char *d = stax_test_events_all(doc, len, &o, 0);
+    cr_assert_str_eq(stax_test_last_line(d), "END-OF-DOCUMENT");
+    free(d);
+    free(doc);
+}

@@ -1,0 +1,184 @@
+/* Input encodings through the reader: detection by BOM and first bytes,
+ * the declaration's switch, transcoding at every chunk split (odd splits for
+ * UTF-16 included), positions in input bytes, and the errors. Expected events
+ * are hand-written; the encoded inputs are built here from their UTF-8 text
+ * by small encoders of the test's own. */
+#include "harness.h"
+#include "stax.h"
+
+#include <criterion/criterion.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* UTF-8 (valid, BMP plus astral) to UTF-16 with an optional BOM. */
+static char *to_utf16(const char *u8, int big, int bom, size_t *len) {
+    size_t n = strlen(u8), o = 0;
+    unsigned char *out = malloc(4 * n + 4);
+    cr_assert_not_null(out);
+    const unsigned char *s = (const unsigned char *)u8;
+    if (bom) {
+        out[o++] = big ? 0xFE : 0xFF;
+        out[o++] = big ? 0xFF : 0xFE;
+    }
+    for (size_t i = 0; i < n;) {
+        uint32_t c = s[i];
+        int l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (l == 2) c = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
+        if (l == 3) c = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3F);
+        if (l == 4) c = ((c & 0x07) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3F);
+        i += (size_t)l;
+        uint32_t units[2];
+        int nu = 1;
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            units[0] = 0xD800 | (c >> 10);
+            units[1] = 0xDC00 | (c & 0x3FF);
+            nu = 2;
+        } else {
+            units[0] = c;
+        }
+        for (int k = 0; k < nu; k++) {
+            out[o++] = (unsigned char)(big ? units[k] >> 8 : units[k] & 0xFF);
+            out[o++] = (unsigned char)(big ? units[k] & 0xFF : units[k] >> 8);
+        }
+    }
+    *len = o;
+    return (char *)out;
+}
+
+#define EXPECT_BYTES(doc, len, opt, want) stax_test_expect_events(doc, len, opt, 0, want)
+#define EXPECT_DOC(doc, opt, want) stax_test_expect_events(STAX_DOC(doc), opt, 0, want)
+
+Test(reader_encoding, utf16le_with_bom) {
+    size_t len;
+    char *doc = to_utf16("<?xml version='1.0' encoding='UTF-16'?><a x='\xC3\xA9'>\xE4\xB8\xAD\xF0\x9F\x98\x80</a>", 0, 1, &len);
+    EXPECT_BYTES(doc, len, NULL,
+                 "XMLDECL 1.0 enc=\"UTF-16\" sa=-\n"
+                 "START a x=\"\xC3\xA9\"\n"
+                 "TEXT \"\xE4\xB8\xAD\xF0\x9F\x98\x80\"\n"
+                 "END a\n"
+                 "END-OF-DOCUMENT\n");
+    free(doc);
+}
+
+Test(reader_encoding, utf16be_with_bom_and_no_declaration) {
+    size_t len;
+    char *doc = to_utf16("<a>b</a>", 1, 1, &len);
+    EXPECT_BYTES(doc, len, NULL, "START a\nTEXT \"b\"\nEND a\nEND-OF-DOCUMENT\n");
+    free(doc);
+}
+
+Test(reader_encoding, utf16le_without_bom) {
+    size_t len;
+    char *doc = to_utf16("<?xml version='1.0' encoding='UTF-16LE'?><a/>", 0, 0, &len);
+    EXPECT_BYTES(doc, len, NULL, "XMLDECL 1.0 enc=\"UTF-16LE\" sa=-\nSTART a /\nEND a\nEND-OF-DOCUMENT\n");
+    free(doc);
+}
+
+Test(reader_encoding, utf16_positions_count_input_bytes) {
+    /* BOM (2) + "<a>" (6) + "\xF0\x9F\x98\x80" as a surrogate pair (4) -> END at byte 12 */
+    size_t len;
+    char *doc = to_utf16("<a>\xF0\x9F\x98\x80</a>", 0, 1, &len);
+    stax_test_expect_events(doc, len, NULL, STAX_DUMP_POS,
+                            "START a @1:1:2\nTEXT \"\xF0\x9F\x98\x80\" @1:4:8\nEND a @1:5:12\nEND-OF-DOCUMENT\n");
+    free(doc);
+}
+
+Test(reader_encoding, latin1_declared) {
+    static const char doc[] = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<a b=\"\xE9\">caf\xE9 \xFF</a>";
+    stax_test_expect_events(STAX_DOC(doc), NULL, STAX_DUMP_POS,
+                            "XMLDECL 1.0 enc=\"ISO-8859-1\" sa=- @1:1:0\n"
+                            "START a b=\"\xC3\xA9\" @2:1:44\n"
+                            "TEXT \"caf\xC3\xA9 \xC3\xBF\" @2:10:53\n"
+                            "END a @2:16:59\n"
+                            "END-OF-DOCUMENT\n");
+}
+
+Test(reader_encoding, windows1252_declared) {
+    static const char doc[] = "<?xml version='1.0' encoding='windows-1252'?><a>\x80\x93x\x94</a>";
+    EXPECT_DOC(doc, NULL,
+                 "XMLDECL 1.0 enc=\"windows-1252\" sa=-\n"
+                 "START a\nTEXT \"\xE2\x82\xAC\xE2\x80\x9Cx\xE2\x80\x9D\"\nEND a\nEND-OF-DOCUMENT\n");
+}
+
+Test(reader_encoding, us_ascii_refuses_high_bytes) {
+    static const char doc[] = "<?xml version='1.0' encoding='US-ASCII'?>\n<a>x\xE9</a>";
+    stax_test_expect_status(STAX_DOC(doc), NULL, "ERROR ENCODING @2:5:46");
+}
+
+Test(reader_encoding, declaration_contradicting_the_bom) {
+    static const char doc[] = "\xEF\xBB\xBF<?xml version='1.0' encoding='ISO-8859-1'?><a/>";
+    stax_test_expect_status(STAX_DOC(doc), NULL, "ERROR ENCODING @1:31:33");
+}
+
+Test(reader_encoding, unknown_encoding_name) {
+    static const char doc[] = "<?xml version='1.0' encoding='x-klingon'?><a/>";
+    stax_test_expect_status(STAX_DOC(doc), NULL, "ERROR UNSUPPORTED @1:31:30");
+}
+
+Test(reader_encoding, lone_surrogate_in_utf16) {
+    size_t len;
+    char *doc = to_utf16("<a>xy</a>", 0, 1, &len);
+    /* replace 'y' (bytes 10..11) with a lone high surrogate D800 */
+    doc[10] = 0x00;
+    doc[11] = (char)0xD8;
+    stax_test_expect_status(doc, len, NULL, "ERROR ENCODING @1:5:10");
+    free(doc);
+}
+
+Test(reader_encoding, utf16_cut_inside_a_unit) {
+    size_t len;
+    char *doc = to_utf16("<a/>", 0, 1, &len);
+    stax_test_expect_status(doc, len - 1, NULL, "ERROR TRUNCATED @1:4:8");
+    free(doc);
+}
+
+Test(reader_encoding, forced_encoding_ignores_the_declaration) {
+    static const char doc[] = "<?xml version='1.0' encoding='UTF-8'?><a>\xE9</a>";
+    stax_reader_options o = {0};
+    o.encoding = "ISO-8859-1";
+    EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"UTF-8\" sa=-\nSTART a\nTEXT \"\xC3\xA9\"\nEND a\nEND-OF-DOCUMENT\n");
+}
+
+Test(reader_encoding, unknown_forced_encoding_is_refused) {
+    stax_reader_options o = {0};
+    o.encoding = "x-klingon";
+    cr_assert_null(stax_reader_new(&o));
+}
+
+/* A caller's table: bytes map to themselves except 0xA4, the euro sign (as
+ * in ISO-8859-15), and 0xFF, which is not allowed. */
+static uint32_t euro_table[256];
+static const uint32_t *euro_hook(void *ud, const char *name, size_t len) {
+    (void)ud;
+    if (len != 11 || memcmp(name, "ISO-8859-15", 11) != 0) return NULL;
+    for (uint32_t i = 0; i < 256; i++) euro_table[i] = i;
+    euro_table[0xA4] = 0x20AC;
+    euro_table[0xFF] = 0xFFFFFFFFu;
+    return euro_table;
+}
+
+Test(reader_encoding, unknown_encoding_hook_table) {
+    static const char doc[] = "<?xml version='1.0' encoding='ISO-8859-15'?><a>\xA4</a>";
+    stax_reader_options o = {0};
+    o.unknown_encoding = euro_hook;
+    EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"ISO-8859-15\" sa=-\nSTART a\nTEXT \"\xE2\x82\xAC\"\nEND a\nEND-OF-DOCUMENT\n");
+    static const char bad[] = "<?xml version='1.0' encoding='ISO-8859-15'?><a>\xFF</a>";
+    stax_test_expect_status(STAX_DOC(bad), &o, "ERROR ENCODING @1:48:47");
+}
+
+Test(reader_encoding, utf16_random_odd_splits) {
+    size_t len;
+    char *doc = to_utf16("<?xml version='1.0'?><r a='\xC3\xA9\xF0\x9F\x98\x80'>t\xE4\xB8\xAD<![CDATA[x]]><!--c--></r>", 1, 1, &len);
+    char *ref = stax_test_events(doc, len, 0, NULL, NULL);
+    for (uint32_t seed = 1; seed <= 64; seed++) {
+        char *d = stax_test_events_random(doc, len, seed, 5, NULL, 0);
+        cr_assert_str_eq(d, ref, "seed %u", seed);
+        free(d);
+    }
+    cr_assert_str_eq(stax_test_last_line(ref), "END-OF-DOCUMENT");
+    free(ref);
+    free(doc);
+}
