@@ -231,15 +231,21 @@ static void rd_extra_free(stax_reader *r) {
 /* ================================================================ batch output */
 
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
+    static const stax_str none = {0, 0};
     if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
     stax_event *e = &r->events[r->batch.count++];
-    memset(e, 0, sizeof *e);
     e->type = (uint8_t)type;
+    e->flags = 0;
+    e->reserved = 0;
+    e->attr_count = 0;
+    e->attr_first = 0;
+    e->name = e->text = none;
+    e->pubid = e->sysid = none;
     e->pos = pos;
     return e;
 }
 
-static int rd_is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline int rd_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
 /* ================================================================ references */
 
@@ -568,7 +574,7 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
     return len;
 }
 
-static size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
+static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
     while (i < n && rd_is_ws((unsigned char)tok[i])) i++;
     return i;
 }
@@ -1312,15 +1318,11 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         while (i < n) {
             if (!q) i += stax__scan_tag(p + i, n - i);
             if (i >= n) break;
-            if (q) {
-                const char *e = memchr(p + i, q, n - i);
-                const char *lt = memchr(p + i, '<', (e ? (size_t)(e - p) : n) - i);
-                if (lt) return rd_fail(r, STAX_E_SYNTAX, p, (size_t)(lt - p), "'<' is not allowed in an attribute value"), -1;
-                if (!e) {
-                    i = n;
-                    break;
-                }
-                i = (size_t)(e - p) + 1;
+            if (q) { /* the closing quote, or a '<' (an error) before it */
+                i += stax__scan2(p + i, n - i, (char)q, '<');
+                if (i >= n) break;
+                if (p[i] == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' is not allowed in an attribute value"), -1;
+                i++;
                 q = 0;
                 continue;
             }

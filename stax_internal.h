@@ -268,6 +268,21 @@ static inline size_t stax__scan_attr(const char *p, size_t n) {
     return i;
 }
 
+/* The first a or b. */
+static inline size_t stax__scan2(const char *p, size_t n, char a, char b) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    while (i < n && p[i] != a && p[i] != b) i++;
+    return i;
+}
+
 /* Inside a tag: > < and both quotes. */
 static inline size_t stax__scan_tag(const char *p, size_t n) {
     size_t i = 0;
