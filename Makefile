@@ -27,7 +27,7 @@ UNIT_OBJ = $(UNIT_ALL:%.c=$(BUILD)/obj/%.o)
 # Unit tests wrap the allocator so fixed-block tests can prove malloc is never called.
 WRAP_MALLOC = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc -Wl,--wrap=free
 
-.PHONY: all lib single test unit conformance test-asan test-single deps clean bench main
+.PHONY: all lib single test unit conformance test-asan test-single test-nostdio deps clean bench main
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -92,8 +92,13 @@ test-single: $(BUILD)/stax.h
 	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lcriterion -lpthread
 	$(SINGLE_B)/unit --jobs 2
 
+# The library compiles without the fd/FILE* functions (embedded builds).
+test-nostdio:
+	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
+
 test: deps
 	$(MAKE) all
+	$(MAKE) test-nostdio
 	$(MAKE) unit
 	$(MAKE) conformance
 	$(MAKE) test-asan

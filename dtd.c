@@ -137,11 +137,26 @@ static uint32_t dtd_elem_rehash(const stax__dtd *d, uint32_t i) {
     return dtd_hash(d->elems[i].ptr, d->elems[i].len, 7);
 }
 
-void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth) {
+void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth, uint64_t amplification,
+                    uint64_t threshold) {
     memset(d, 0, sizeof *d);
     d->mem = mem;
     d->max = max;
     d->max_depth = max_depth;
+    d->amplification = amplification;
+    d->threshold = threshold;
+}
+
+/* Count entity text the DTD parser goes through (parameter entities, and
+ * entities in default values), so that nested references cannot make it
+ * work without bound even when they expand to nothing. */
+static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
+    stax__dtd *d = c->d;
+    d->expanded += n + 1;
+    if (d->expanded > d->expand_budget)
+        return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "entity expansion in the DTD over its limits (%llu bytes)",
+                        (unsigned long long)d->expanded);
+    return 0;
 }
 
 void stax__dtd_free(stax__dtd *d) {
@@ -560,6 +575,10 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
                         rc = dtd_fail(c, s + i, STAX_E_LIMIT_ENTITY, "entity references nested too deeply");
                         break;
                     }
+                    if (dtd_expand(c, st[0].s.ptr, e->value.len)) {
+                        rc = d->err;
+                        break;
+                    }
                     e->busy = 1;
                     sp++;
                     st[sp].s = e->value;
@@ -821,6 +840,7 @@ static int dtd_pe_ref(dtd_ctx *c, int in_pe) {
     }
     if (e->busy) return dtd_fail(c, at, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", (int)(name.len > 64 ? 64 : name.len), name.ptr);
     if (c->depth + 1 > d->max_depth) return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "parameter entities nested too deeply");
+    if (dtd_expand(c, at, e->value.len)) return d->err;
     dtd_ctx sub = {d, e->value.ptr, e->value.ptr + e->value.len, c->anchor ? c->anchor : at, c->depth + 1};
     e->busy = 1;
     int rc = dtd_subset(&sub, 1);
@@ -862,5 +882,9 @@ static int dtd_subset(dtd_ctx *c, int in_pe) {
 
 int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
     dtd_ctx c = {d, p, p + n, NULL, 0};
+    /* the same rule as expansion in content: free up to the threshold, then
+     * at most amplification bytes per byte of the subset */
+    uint64_t amp = d->amplification * (uint64_t)(n + 1);
+    d->expand_budget = amp > d->threshold ? amp : d->threshold;
     return dtd_subset(&c, 0);
 }

@@ -15,6 +15,7 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
+#include <stdio.h> /* vsnprintf for messages, also with STAX_NO_STDIO */
 #include <stdlib.h>
 #ifndef STAX_NO_STDIO
 #include <errno.h>
@@ -201,7 +202,7 @@ static int rd_nomem(stax_reader *r) {
 
 /* Count n more expanded bytes against the amplification limits. */
 static int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
-    r->expanded += n;
+    r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
     if (r->expanded > r->opt.entity_threshold &&
         r->expanded / r->opt.entity_amplification > r->pos.offset + 1)
         return rd_fail(r, STAX_E_LIMIT_ENTITY, tok, at,
@@ -1877,7 +1878,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->opt = o;
     r->pos.line = 1;
     r->pos.column = 1;
-    stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth);
+    stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth, o.entity_amplification, o.entity_threshold);
     if (o.encoding) {
         r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
         if (r->forced < 0) {
@@ -2071,6 +2072,7 @@ stax_pos stax_reader_error_pos(const stax_reader *r) {
 uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->depth : 0; }
 
 size_t stax_reader_notations(const stax_reader *r, const stax_decl **out) {
+    if (!out) return 0;
     *out = r ? r->dtd.notations : NULL;
     return r ? r->dtd.n_not : 0;
 }
@@ -2081,11 +2083,13 @@ int stax_reader_ns_lookup(const stax_reader *r, stax_str prefix, stax_str *uri) 
 }
 
 size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out) {
+    if (!out) return 0;
     *out = r ? r->dtd.pis : NULL;
     return r ? r->dtd.n_pis : 0;
 }
 
 size_t stax_reader_unparsed_entities(const stax_reader *r, const stax_decl **out) {
+    if (!out) return 0;
     *out = r ? r->dtd.unparsed : NULL;
     return r ? r->dtd.n_unp : 0;
 }

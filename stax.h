@@ -137,7 +137,7 @@ typedef struct stax_reader_options {
     uint32_t max_name;     /* [1024] bytes in one name */
     uint32_t max_attrs;    /* [256] attributes on one element */
     size_t max_token;      /* [1 MiB] bytes in one tag, comment, PI or DOCTYPE */
-    size_t max_text;       /* [64 KiB] text/CDATA longer than this (in input bytes) is split
+    size_t max_text;       /* [min(max_token, 64 KiB)] text/CDATA longer than this (input bytes) is split
                               into several events, at positions that depend only on the
                               document, never on chunking; must be <= max_token */
     uint32_t batch_events; /* [256] events per batch at most (values below 2 mean 2: one
@@ -151,11 +151,13 @@ typedef struct stax_reader_options {
                               UTF-8, UTF-16, UTF-16LE, UTF-16BE, ISO-8859-1, US-ASCII,
                               windows-1252); NULL: detect (BOM, first bytes, declaration) */
     /* Called for a declared encoding stax does not know: return the code point of
-     * each of the 256 byte values (> 0x10FFFF: not allowed), or NULL to refuse
+     * each of the 256 byte values (> 0x10FFFF or a surrogate: that byte is not
+     * allowed), or NULL to refuse
      * (STAX_E_UNSUPPORTED). The table must stay valid while the reader lives. */
     const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
     void *unknown_encoding_ud;
-    size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback) */
+    size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback), and of
+                              transcoded input (non-UTF-8 documents) */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
@@ -164,7 +166,8 @@ typedef struct stax_reader_options {
 
 /* Smallest fixed block stax_reader_new accepts. In fixed-block mode the zero
  * options default smaller: batch_events 32, max_attrs 32, max_token a quarter
- * of the block (at most 1 MiB), max_text half of that (at most 64 KiB). A
+ * of the block (at most 1 MiB), max_text half of that (at most 64 KiB),
+ * read_buffer an eighth of the block (at most 64 KiB). A
  * token that does not fit what is left of the block fails with STAX_E_NOMEM. */
 #define STAX_READER_MIN_MEMORY 16384u
 
@@ -258,7 +261,8 @@ typedef struct stax_batch {
 
 /* Create a reader. opt may be NULL (all defaults). Returns NULL when memory is
  * insufficient (allocator failure, or opt->memory_size < STAX_READER_MIN_MEMORY)
- * or when an option is out of range (max_text > max_token). */
+ * or when an option is out of range: max_text > max_token or < 4, batch_events
+ * or max_attrs above 2^24, an unknown forced encoding. */
 STAXDEF stax_reader *stax_reader_new(const stax_reader_options *opt);
 
 /* Free the reader and everything it allocated (nothing, in fixed-block mode). */
@@ -287,6 +291,9 @@ STAXDEF int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx);
 STAXDEF int stax_reader_set_fd(stax_reader *r, int fd);      /* POSIX read() */
 STAXDEF int stax_reader_set_file(stax_reader *r, FILE *f);   /* fread() */
 #endif
+
+/* Misuse (feed or end at the wrong time, a source set late) is STAX_E_USAGE,
+ * and sticky like every error. */
 
 /* The sticky status (STAX_OK while none), its message ("end tag 'b' does not
  * match start tag 'a'"), and where it happened: the first byte the error was
@@ -343,7 +350,8 @@ static inline stax_str stax_ev_uri(const stax_batch *b, size_t i) { return stax_
 
 /* The URI bound to prefix (len 0: the default namespace) where the reader is
  * now (after the last event of the current batch). Returns 0 and sets *uri,
- * or -1 if the prefix is not bound. Valid until the next call on the reader. */
+ * or -1 if the prefix is not bound or namespaces are off. Valid until the next
+ * call on the reader. */
 STAXDEF int stax_reader_ns_lookup(const stax_reader *r, stax_str prefix, stax_str *uri);
 
 /* Declarations of the DTD that are not expanded: notations (name, pubid,
@@ -450,8 +458,10 @@ STAXDEF void stax_writer_free(stax_writer *w);
  *   set_memory(NULL, 0): a growable buffer from the writer's allocator (not in
  *   fixed-block mode: STAX_E_USAGE); stax_writer_memory returns it. */
 STAXDEF int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx);
+#ifndef STAX_NO_STDIO
 STAXDEF int stax_writer_set_fd(stax_writer *w, int fd);
 STAXDEF int stax_writer_set_file(stax_writer *w, FILE *f);
+#endif
 STAXDEF int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap);
 
 /* The bytes the memory sink holds (everything flushed so far). Valid until the

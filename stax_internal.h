@@ -166,12 +166,16 @@ typedef struct stax__dtd {
     int has_external; /* the DOCTYPE names an external subset */
     int no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
     uint32_t max_depth;   /* entity nesting limit */
+    uint64_t expanded;    /* bytes of entity text the DTD parser went through (+1 a reference) */
+    uint64_t expand_budget; /* its limit: set by stax__dtd_parse from the limits below */
+    uint64_t amplification, threshold;
     int err;
     const char *err_at;   /* the byte of the subset the error is reported at */
     char msg[160];
 } stax__dtd;
 
-STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth);
+STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth, uint64_t amplification,
+                            uint64_t threshold);
 STAXINT void stax__dtd_free(stax__dtd *d);
 /* Parse the internal subset [p, p+n). Returns 0 or an error (d->err, d->err_at, d->msg). */
 STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);

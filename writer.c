@@ -21,8 +21,11 @@
 #include "stax_internal.h"
 
 #include <errno.h>
+#include <stdio.h> /* vsnprintf for messages, also with STAX_NO_STDIO */
 #include <stdlib.h>
+#ifndef STAX_NO_STDIO
 #include <unistd.h>
+#endif
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -230,6 +233,7 @@ static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
 
 /* ================================================================ sinks */
 
+#ifndef STAX_NO_STDIO
 static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
     stax_writer *w = ctx;
     size_t done = 0;
@@ -251,6 +255,7 @@ static ptrdiff_t w_sink_file(void *ctx, const void *data, size_t len) {
     size_t k = fwrite(data, 1, len, w->file);
     return k == len ? (ptrdiff_t)k : STAX_E_IO;
 }
+#endif
 
 static ptrdiff_t w_sink_mem_fixed(void *ctx, const void *data, size_t len) {
     stax_writer *w = ctx;
@@ -1230,7 +1235,9 @@ int stax_writer_flush(stax_writer *w) {
 #ifndef STAX_NO_THREADS
     if (st == STAX_OK && w->bg_running && (st = w_bg_wait(w)) != STAX_OK) w->status = st;
 #endif
+#ifndef STAX_NO_STDIO
     if (st == STAX_OK && w->sink == W_SINK_FILE && fflush(w->file) != 0) st = w->status = STAX_E_IO;
+#endif
     return st;
 }
 
@@ -1427,6 +1434,7 @@ fail:
 
 int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx) { return w_set(w, W_SINK_FN, fn, ctx); }
 
+#ifndef STAX_NO_STDIO
 int stax_writer_set_fd(stax_writer *w, int fd) {
     if (!w || fd < 0) return STAX_E_USAGE;
     int st = w_set(w, W_SINK_FD, w_sink_fd, w);
@@ -1440,6 +1448,7 @@ int stax_writer_set_file(stax_writer *w, FILE *f) {
     if (st == STAX_OK) w->file = f;
     return st;
 }
+#endif
 
 int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap) {
     if (!w) return STAX_E_USAGE;

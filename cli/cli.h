@@ -23,7 +23,8 @@ typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b)
 /* Stream fd through a reader made from o, calling fn (may be NULL) on every
  * batch. Returns 0 if the document is well-formed, 1 if not (the message
  * "NAME:LINE:COL: message" goes to stderr unless o->quiet), 2 for I/O or
- * memory trouble. If err is non-NULL it receives the reader's status. */
+ * memory trouble (a --memory block too small included). If err is non-NULL
+ * it receives the reader's status. */
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err);
 
 /* Subcommands. Each returns the process exit code (0, 1 or 2) and writes its

@@ -19,6 +19,7 @@ static void usage(FILE *f) {
           "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
           "  --namespaces    namespace processing\n"
           "  -h, --help      this text\n"
+          "  --version       print the version\n"
           "FILE '-' or absent reads stdin. Errors go to stderr as FILE:LINE:COL: message.\n"
           "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
           f);
@@ -45,6 +46,10 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        puts("stax " STAX_VERSION);
         return 0;
     }
     stax_cli_opts o;

@@ -27,7 +27,7 @@ static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
 /* Map a reader status to the tool's exit code. */
 static int cli_exit_code(int st) {
     if (st == STAX_END) return 0;
-    if (st == STAX_E_IO || st == STAX_E_USAGE) return 2;
+    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM) return 2; /* not the document's fault */
     return 1;
 }
 
@@ -56,8 +56,9 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     size_t chunk = o->chunk ? o->chunk : STAX_CLI_READ_SIZE;
     size_t cap = chunk > STAX_CLI_READ_SIZE ? chunk : STAX_CLI_READ_SIZE;
     char *buf = malloc(cap);
-    int st = STAX_NEED_INPUT, rc = -1;
+    int st = STAX_NEED_INPUT, rc = 2;
     if (!buf) {
+        if (!o->quiet) fprintf(stderr, "stax: out of memory\n");
         st = STAX_E_NOMEM;
         goto out;
     }

@@ -346,3 +346,47 @@ Test(dtd, fixed_block_too_small_for_the_dtd) {
     free(d);
     cr_assert(st == STAX_E_NOMEM || st == STAX_E_LIMIT_DTD || st == STAX_E_LIMIT_TOKEN, "status %d", st);
 }
+
+/* Regressions: expansion inside the DTD itself once had no budget. Parameter
+ * entities whose text (via &#37;) references others ten times a level, and a
+ * default value through entities that expand to nothing, each took seconds
+ * to minutes; both now fail fast on the entity limits. */
+static char *pe_bomb(void) {
+    static char buf[4096];
+    int o = sprintf(buf, "<!DOCTYPE d [<!ENTITY %% a \"<!-- x -->\">");
+    const char *prev = "a";
+    char name[8];
+    for (int i = 1; i <= 8; i++) {
+        o += sprintf(buf + o, "<!ENTITY %% p%d \"", i);
+        for (int k = 0; k < 10; k++) o += sprintf(buf + o, "&#37;%s;", prev);
+        o += sprintf(buf + o, "\">");
+        sprintf(name, "p%d", i);
+        prev = name;
+    }
+    sprintf(buf + o, "%%p8;]><d/>");
+    return buf;
+}
+
+static char *empty_default_bomb(void) {
+    static char buf[4096];
+    int o = sprintf(buf, "<!DOCTYPE d [<!ENTITY e0 \"\">");
+    for (int i = 1; i <= 8; i++) {
+        o += sprintf(buf + o, "<!ENTITY e%d \"", i);
+        for (int k = 0; k < 10; k++) o += sprintf(buf + o, "&e%d;", i - 1);
+        o += sprintf(buf + o, "\">");
+    }
+    sprintf(buf + o, "<!ATTLIST d a CDATA \"&e8;\">]><d/>");
+    return buf;
+}
+
+Test(dtd, parameter_entity_bomb_is_bounded) {
+    stax_reader_options o = {0};
+    char *doc = pe_bomb();
+    expect_limit_in_flat_memory(doc, strlen(doc), &o, STAX_E_LIMIT_ENTITY);
+}
+
+Test(dtd, empty_entities_in_a_default_are_bounded) {
+    stax_reader_options o = {0};
+    char *doc = empty_default_bomb();
+    expect_limit_in_flat_memory(doc, strlen(doc), &o, STAX_E_LIMIT_ENTITY);
+}

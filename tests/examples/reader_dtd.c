@@ -31,27 +31,8 @@ static void dtd_print_declarations(const stax_reader *r) {
                pi[k].data.ptr);
 }
 
-int main(void) {
-    static const char doc[] = "<!DOCTYPE catalog [\n"
-                              "  <!NOTATION png SYSTEM \"image/png\">\n"
-                              "  <!ENTITY logo SYSTEM \"logo.png\" NDATA png>\n"
-                              "  <!ENTITY company \"Acme &amp; Sons\">\n"
-                              "  <!ENTITY legal SYSTEM \"legal.xml\">\n"
-                              "  <!ATTLIST catalog version CDATA \"2.0\">\n"
-                              "  <!ATTLIST item kind (tool|part) \"part\">\n"
-                              "  <?generator stax-example?>\n"
-                              "]>\n"
-                              "<catalog>\n"
-                              "  <item>&company;</item>\n"
-                              "  <item kind=\" tool \">See &legal;</item>\n"
-                              "</catalog>\n";
-    stax_reader_options opt = {0};
-    opt.flags = STAX_READ_SKIP_WS;
-    stax_reader *r = stax_reader_new(&opt);
-    if (!r) return 1;
-    stax_reader_feed(r, doc, sizeof doc - 1);
-    stax_reader_end(r);
-
+/* Print the events of everything read so far; return the status. */
+static int dtd_drain(stax_reader *r) {
     const stax_batch *b;
     int st;
     while ((st = stax_reader_next(r, &b)) == STAX_OK) {
@@ -87,6 +68,34 @@ int main(void) {
             default: break;
             }
         }
+    }
+    return st;
+}
+
+int main(void) {
+    static const char doc[] = "<!DOCTYPE catalog [\n"
+                              "  <!NOTATION png SYSTEM \"image/png\">\n"
+                              "  <!ENTITY logo SYSTEM \"logo.png\" NDATA png>\n"
+                              "  <!ENTITY company \"Acme &amp; Sons\">\n"
+                              "  <!ENTITY legal SYSTEM \"legal.xml\">\n"
+                              "  <!ATTLIST catalog version CDATA \"2.0\">\n"
+                              "  <!ATTLIST item kind (tool|part) \"part\">\n"
+                              "  <?generator stax-example?>\n"
+                              "]>\n"
+                              "<catalog>\n"
+                              "  <item>&company;</item>\n"
+                              "  <item kind=\" tool \">See &legal;</item>\n"
+                              "</catalog>\n";
+    stax_reader_options opt = {0};
+    opt.flags = STAX_READ_SKIP_WS;
+    stax_reader *r = stax_reader_new(&opt);
+    if (!r) return 1;
+
+    stax_reader_feed(r, doc, sizeof doc - 1); /* the whole document at once */
+    int st = dtd_drain(r);                    /* ... until next() asks for more */
+    if (st == STAX_NEED_INPUT) {
+        stax_reader_end(r); /* only now: end is allowed where feed is */
+        st = dtd_drain(r);
     }
     printf("%s\n", st == STAX_END ? "done" : stax_reader_message(r));
     stax_reader_free(r);
