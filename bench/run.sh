@@ -122,7 +122,7 @@ stax_v=$("$stax" --version 2>/dev/null | head -n 1) || stax_v=
 expat_v=$(dpkg-query -W -f='${Version}' libexpat1 2>/dev/null) || expat_v=
 libxml2_v=$(dpkg-query -W -f='${Version}' libxml2 2>/dev/null) || libxml2_v=
 cc_v=$(cc --version 2>/dev/null | head -n 1) || cc_v=
-versions="stax ${stax_v:-?}, expat ${expat_v:-?}, libxml2 ${libxml2_v:-?}, ${cc_v:-cc ?}"
+versions="${stax_v:-stax ?}, expat ${expat_v:-?}, libxml2 ${libxml2_v:-?}, ${cc_v:-cc ?}"
 
 mkdir -p "$build"
 {

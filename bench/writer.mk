@@ -2,7 +2,7 @@
 # libxml2's xmlTextWriter. Included from the main Makefile.
 #   make writer-bench-tools        build both programs
 #   make writer-bench-check        check that both write the same bytes
-#   sh bench/writer_run.sh         the hyperfine comparison (docs/benchmarks-writer.md)
+#   sh bench/writer_run.sh         the hyperfine comparison (docs/benchmarks.md)
 
 WRITER_BENCH_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -O2 $(CFLAGS)
 
