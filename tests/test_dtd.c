@@ -355,7 +355,7 @@ static char *pe_bomb(void) {
     static char buf[4096];
     int o = sprintf(buf, "<!DOCTYPE d [<!ENTITY %% a \"<!-- x -->\">");
     const char *prev = "a";
-    char name[8];
+    char name[16];
     for (int i = 1; i <= 8; i++) {
         o += sprintf(buf + o, "<!ENTITY %% p%d \"", i);
         for (int k = 0; k < 10; k++) o += sprintf(buf + o, "&#37;%s;", prev);
