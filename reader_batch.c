@@ -1548,6 +1548,7 @@ static int rd_resume_carry(stax_reader *r) {
     r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
     for (;;) {
         size_t avail = r->in_len - r->in_pos;
+        r->tok_at_eof = 0;
         ptrdiff_t end;
         size_t added = 0;
         if (avail == 0 && !r->ended) return 0;
@@ -1671,7 +1672,7 @@ static int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, 
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
  * (up to) four bytes are gathered in head when the first chunks are tiny. */
 static int rd_detect(stax_reader *r) {
-    const unsigned char *p = (const unsigned char *)r->in + r->in_pos;
+    const unsigned char *p = r->in ? (const unsigned char *)r->in + r->in_pos : (const unsigned char *)"";
     size_t n = r->in_len - r->in_pos, b0 = 0;
     /* in place when the window alone decides; else gather the first bytes */
     int direct = r->head_len == 0 && (r->forced || stax__encoding_detect(p, n, r->ended, &b0) != 0);
