@@ -27,7 +27,7 @@ UNIT_OBJ = $(UNIT_ALL:%.c=$(BUILD)/obj/%.o)
 # Unit tests wrap the allocator so fixed-block tests can prove malloc is never called.
 WRAP_MALLOC = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc -Wl,--wrap=free
 
-.PHONY: all lib single test unit conformance test-asan test-single test-nostdio deps clean bench main
+.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage deps clean bench main
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -98,9 +98,14 @@ test-single: $(BUILD)/stax.h
 test-nostdio:
 	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
 
+# The usage block at the top of stax.h compiles and does what it says.
+test-usage: lib
+	sh tools/check-usage.sh $(BUILD)
+
 test: deps
 	$(MAKE) all
 	$(MAKE) test-nostdio
+	$(MAKE) test-usage
 	$(MAKE) unit
 	$(MAKE) conformance
 	$(MAKE) test-asan

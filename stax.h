@@ -3,26 +3,37 @@
  * USAGE
  *   Reader (push): create, feed chunks, pull batches, say when input has ended.
  *
- *     stax_reader *r = stax_reader_new(NULL);             // NULL: default options
+ *     stax_reader *r = stax_reader_new(NULL);          // NULL: default options
  *     const stax_batch *b;
- *     int st;
- *     while ((n = read(fd, buf, sizeof buf)) > 0) {
- *         stax_reader_feed(r, buf, n);                    // buf must stay valid until
- *         while ((st = stax_reader_next(r, &b)) == STAX_OK)   // next() asks for more
+ *     char buf[65536];
+ *     unsigned long elements = 0;
+ *     int st = STAX_NEED_INPUT;
+ *     while (st == STAX_NEED_INPUT) {
+ *         ssize_t n = read(fd, buf, sizeof buf);
+ *         if (n > 0) stax_reader_feed(r, buf, (size_t)n); // buf stays valid until
+ *         else stax_reader_end(r);                     // next() asks for more
+ *         while ((st = stax_reader_next(r, &b)) == STAX_OK)
  *             for (size_t i = 0; i < b->count; i++)
  *                 if (stax_ev_type(b, i) == STAX_EV_START) elements++;
- *         if (st != STAX_NEED_INPUT) break;               // STAX_END or an error
+ *         if (n <= 0 && st == STAX_NEED_INPUT) break;  // cannot happen after end()
  *     }
- *     if (st == STAX_NEED_INPUT) {                        // input ended
- *         stax_reader_end(r);
- *         while ((st = stax_reader_next(r, &b)) == STAX_OK) ...;
+ *     if (st < 0) {                                    // st == STAX_END: well-formed
+ *         stax_pos p = stax_reader_error_pos(r);
+ *         fprintf(stderr, "%llu:%llu: %s\n", (unsigned long long)p.line,
+ *                 (unsigned long long)p.column, stax_reader_message(r));
  *     }
- *     if (st < 0) fprintf(stderr, "%llu:%llu: %s\n", line, col, stax_reader_message(r));
  *     stax_reader_free(r);
  *
  *   Reader (pull): stax_reader_set_fd / _set_file / _set_source, then call
  *   stax_reader_next until it returns STAX_END or an error; it never returns
- *   STAX_NEED_INPUT.
+ *   STAX_NEED_INPUT. docs/api.md has complete programs (built and run by the
+ *   tests) for push, pull, namespaces, the DTD, a fixed block and errors.
+ *
+ *   The reader is a non-validating XML 1.0 (5th edition) processor: full
+ *   well-formedness, the internal DTD subset (entities expanded in content and
+ *   attributes, attribute defaults), Namespaces 1.0 (STAX_READ_NAMESPACES),
+ *   UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 input. It never loads
+ *   anything external: an external entity is reported as STAX_EV_ENTITY_REF.
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
