@@ -522,6 +522,14 @@ STAXDEF int stax_writer_pi(stax_writer *w, stax_str target, stax_str data);
 /* End the innermost open element (its name is remembered). */
 STAXDEF int stax_writer_end(stax_writer *w);
 
+/* A whole element with text content, <name>text</name>: the same bytes and
+ * the same result as stax_writer_start, stax_writer_text and stax_writer_end
+ * in a row, in one call (faster: one check of the state, one buffer write).
+ * If it fails, it fails where those calls would, with what they wrote kept.
+ * Not for non-blocking sinks: a STAX_WOULD_BLOCK inside it cannot be retried
+ * as one call (use the three calls there). */
+STAXDEF int stax_writer_element(stax_writer *w, stax_str name, stax_str text);
+
 /* Bytes written exactly as given, unchecked, where the writer stands (closing
  * an open start tag first). Well-formedness is the caller's responsibility. */
 STAXDEF int stax_writer_raw(stax_writer *w, stax_str bytes);
@@ -584,13 +592,8 @@ static inline int stax_writer_pi_z(stax_writer *w, const char *target, const cha
 static inline int stax_writer_raw_z(stax_writer *w, const char *bytes) {
     return stax_writer_raw(w, stax_strz(bytes));
 }
-/* A whole element with text content: start, text, end. Not for non-blocking
- * sinks (a STAX_WOULD_BLOCK inside it cannot be retried as one call). */
 static inline int stax_writer_element_z(stax_writer *w, const char *name, const char *text) {
-    int st = stax_writer_start(w, stax_strz(name));
-    if (st == STAX_OK) st = stax_writer_text(w, stax_strz(text));
-    if (st == STAX_OK) st = stax_writer_end(w);
-    return st;
+    return stax_writer_element(w, stax_strz(name), stax_strz(text));
 }
 
 #ifdef __cplusplus

@@ -762,10 +762,12 @@ static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
 
 /* Is the attribute a+b (two parts, so that "xmlns:" + prefix needs no copy)
  * already on the open start tag? */
-static int w_attr_seen(const stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t h) {
+static int w_attr_seen(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t h) {
     const char *name = (const char *)w->stack + w->names_len - w->attr_names_len;
     for (uint32_t k = 0; k < w->nattrs; k++) {
-        const w_rec *r = w_rec_at(w, (size_t)w->depth + k);
+        w_rec *r = w_rec_at(w, (size_t)w->depth + k);
+        /* the first attribute of a tag is stored unhashed (0): most tags have one */
+        if (r->info == 0) r->info = w_hash(name, r->len, NULL, 0);
         if (r->info == h && r->len == an + bn && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn)))
             return 1;
         name += r->len;
@@ -995,7 +997,7 @@ int stax_writer_start(stax_writer *w, stax_str name) {
 /* An attribute named a+b (b: the prefix of a namespace declaration). */
 static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     int st;
-    uint32_t h = w_hash(a, an, b.ptr, b.len);
+    uint32_t h = w->nattrs ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
         if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
@@ -1211,6 +1213,48 @@ done:
 }
 
 int stax_writer_end(stax_writer *w) { return w_end(w, 0); }
+
+/* start + text + end in one call. When nothing is pending and all of it fits
+ * in the buffer, it is written at once: the same bytes and the same state as
+ * the three calls' own fast paths (see them above). Anything else (a blocked
+ * call, a bad name or text, a full buffer) goes through the three calls, so
+ * errors and blocking behave exactly as theirs. */
+int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
+    if (w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w->depth < W_FAST_DEPTH &&
+        name.len < w->cap && text.len <= SIZE_MAX / 8 / 5 && w_is_name(name) && w_reserve(w, name.len) == STAX_OK) {
+        int ind = w_indents_markup(w);
+        size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
+        if (need <= w->cap - w->len) {
+            size_t mark = w->len, in = 0, unit = 0;
+            unsigned char *o = w->buf + w->len;
+            if (w->tag_open) *o++ = '>';
+            if (ind) o = w_fast_indent(w, o, w->depth);
+            *o++ = '<';
+            w_copy(o, name.ptr, name.len);
+            o += name.len;
+            *o++ = '>';
+            w->len = (size_t)(o - w->buf);
+            if (w_emit_escaped(w, W_P_TEXT, text.ptr, text.len, 1, &in, &unit) == STAX_OK) {
+                o = w->buf + w->len;
+                *o++ = '<';
+                *o++ = '/';
+                w_copy(o, name.ptr, name.len);
+                o += name.len;
+                *o++ = '>';
+                w->len = (size_t)(o - w->buf);
+                /* the state start, text and end leave behind */
+                w_markup_done(w);
+                if (w->depth == 0) w->root_done = 1;
+                return STAX_OK;
+            }
+            w->len = mark; /* bad text: let the three calls report it */
+        }
+    }
+    int st = stax_writer_start(w, name);
+    if (st == STAX_OK) st = stax_writer_text(w, text);
+    if (st == STAX_OK) st = stax_writer_end(w);
+    return st;
+}
 
 int stax_writer_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;

@@ -693,3 +693,75 @@ Test(writer, refused_large_call_changes_nothing) {
     strcpy(want + 103, "</a>");
     expect_doc(w, want);
 }
+
+/* ================================================================ stax_writer_element */
+
+Test(writer, element_call_exact_bytes) {
+    stax_writer *w = mk_flags(0, 2);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_attr_z(w, "k", "v"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "a", "x & <y>"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "e", ""), STAX_OK);
+    cr_assert_eq(stax_writer_start_z(w, "p"), STAX_OK);
+    cr_assert_eq(stax_writer_text_z(w, "t"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "b", "in mixed"), STAX_OK);
+    cr_assert_eq(stax_writer_end(w), STAX_OK);
+    expect_doc(w, "<r k=\"v\">\n  <a>x &amp; &lt;y&gt;</a>\n  <e></e>\n  <p>t<b>in mixed</b></p>\n</r>");
+}
+
+Test(writer, element_call_as_root_and_refusals) {
+    stax_writer *w = mk(NULL);
+    cr_assert_eq(stax_writer_element_z(w, "only", "1"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "second", "2"), STAX_E_STATE); /* a second root */
+    expect_doc(w, "<only>1</only>");
+    w = mk(NULL);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "1bad", "x"), STAX_E_INVALID); /* nothing written */
+    cr_assert_eq(stax_writer_element(w, S("a"), S("bad \xff")), STAX_E_ENCODING);
+    cr_assert_eq(stax_writer_end(w), STAX_OK); /* closes <a>, left open as start+text would */
+    cr_assert_eq(stax_writer_end(w), STAX_OK);
+    expect_doc(w, "<r><a></a></r>");
+}
+
+/* Differential: in every state the element call must leave the same bytes
+ * and the same writer state as start, text and end, whatever follows. */
+static void run_script(stax_writer *w, int fused, int variant) {
+    static const char *const texts[] = {"plain", "", "a&b<c>d\"e'f", "\xc3\xa9t\xc3\xa9 \xe4\xb8\xad", "line\nnext\ttab",
+                                        "]]> and more text that is longer than sixteen bytes, to take the long path"};
+    cr_assert_eq(stax_writer_start_z(w, "root"), STAX_OK);
+    for (int i = 0; i < 6; i++) {
+        if ((variant + i) % 3 == 0) {
+            cr_assert_eq(stax_writer_start_z(w, "g"), STAX_OK);
+            if ((variant + i) % 2) cr_assert_eq(stax_writer_attr_z(w, "n", "1"), STAX_OK); /* tag still open */
+        }
+        if ((variant + i) % 5 == 2) cr_assert_eq(stax_writer_text_z(w, "mixed"), STAX_OK);
+        if (fused) {
+            cr_assert_eq(stax_writer_element_z(w, "leaf", texts[i]), STAX_OK);
+        } else {
+            cr_assert_eq(stax_writer_start_z(w, "leaf"), STAX_OK);
+            cr_assert_eq(stax_writer_text_z(w, texts[i]), STAX_OK);
+            cr_assert_eq(stax_writer_end(w), STAX_OK);
+        }
+        if ((variant + i) % 3 == 0) cr_assert_eq(stax_writer_end(w), STAX_OK);
+        cr_assert_eq(stax_writer_comment_z(w, "c"), STAX_OK);
+    }
+    cr_assert_eq(stax_writer_finish(w), STAX_OK);
+}
+
+Test(writer, element_call_equals_start_text_end) {
+    for (unsigned flags = 0; flags <= STAX_WRITE_SELF_CLOSE; flags += STAX_WRITE_SELF_CLOSE) {
+        for (unsigned indent = 0; indent <= 3; indent += 3) {
+            for (int variant = 0; variant < 12; variant++) {
+                stax_writer *a = mk_flags(flags, indent), *b = mk_flags(flags, indent);
+                run_script(a, 1, variant);
+                run_script(b, 0, variant);
+                stax_str x = stax_writer_memory(a), y = stax_writer_memory(b);
+                cr_assert(x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0,
+                          "flags %u indent %u variant %d:\n[%.*s]\n[%.*s]", flags, indent, variant, (int)x.len, x.ptr,
+                          (int)y.len, y.ptr);
+                stax_writer_free(a);
+                stax_writer_free(b);
+            }
+        }
+    }
+}

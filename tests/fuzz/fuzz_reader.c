@@ -43,6 +43,9 @@
 
 #define HDR 10
 
+/* FUZZ_READER_DUMP=1 in the environment: print the events and results. */
+static int dump;
+
 #define CHECK(cond, ...)                                                          \
     do {                                                                          \
         if (!(cond)) {                                                            \
@@ -303,6 +306,13 @@ static void process_batch(run *u, const stax_batch *b) {
         CHECK(p.line <= p.offset + 1, "line %llu at offset %llu", (unsigned long long)p.line,
               (unsigned long long)p.offset);
         u->last_off = p.offset;
+        if (dump) {
+            stax_str nm = stax_ev_name(b, i), tx = stax_ev_text(b, i);
+            fprintf(stderr, "  ev %d fl %#x @%llu %llu:%llu name \"%.*s\" text \"%.*s\" pub %zu sys %zu attrs %zu\n", t, fl,
+                    (unsigned long long)p.offset, (unsigned long long)p.line, (unsigned long long)p.column,
+                    (int)nm.len, nm.len ? nm.ptr : "", (int)(tx.len > 200 ? 200 : tx.len), tx.len ? tx.ptr : "", stax_ev_pubid(b, i).len, stax_ev_sysid(b, i).len,
+                    t == STAX_EV_START ? stax_ev_attr_count(b, i) : (size_t)0);
+        }
         hu64(&u->h, (uint64_t)t);
         hu64(&u->h, fl);
         hu64(&u->h, p.offset);
@@ -327,8 +337,8 @@ static void process_batch(run *u, const stax_batch *b) {
                       "WHITESPACE text holds byte 0x%02x", (unsigned char)ch);
             }
         }
-        if (t == STAX_EV_TEXT || t == STAX_EV_CDATA)
-            CHECK(text.len > 0 || (fl & STAX_EVF_CONTINUED), "empty %s event", t == STAX_EV_TEXT ? "TEXT" : "CDATA");
+        if (t == STAX_EV_TEXT) /* (an empty CDATA section is an empty CDATA event) */
+            CHECK(text.len > 0 || (fl & STAX_EVF_CONTINUED), "empty TEXT event");
         if (t == STAX_EV_START) {
             size_t na = stax_ev_attr_count(b, i);
             CHECK(na <= 1u << 24, "attr_count %zu", na);
@@ -374,7 +384,8 @@ static void process_batch(run *u, const stax_batch *b) {
         stax_str uri = {NULL, 0};
         int rc = stax_reader_ns_lookup(u->r, q.prefix, &uri);
         if (rc == 0) {
-            touch(&u->h, uri, "ns_lookup uri");
+            hasher scratch = {0}; /* batch boundaries differ between runs: not hashed */
+            touch(&scratch, uri, "ns_lookup uri");
             CHECK(str_same(uri, q.uri), "ns_lookup(prefix) differs from the event's URI");
         } else {
             CHECK(q.prefix.len == 0 && q.uri.len == 0, "ns_lookup failed for a bound prefix");
@@ -546,8 +557,9 @@ done:
     if (st < 0) {
         CHECK(res->epos.offset <= size, "error offset %llu past the input (%zu)",
               (unsigned long long)res->epos.offset, size);
-        CHECK(res->epos.line >= 1 && res->epos.column >= 1, "error position %llu:%llu",
-              (unsigned long long)res->epos.line, (unsigned long long)res->epos.column);
+        CHECK(res->epos.line >= 1 && res->epos.column >= 1, "error position %llu:%llu, status %d \"%s\"",
+              (unsigned long long)res->epos.line, (unsigned long long)res->epos.column, st,
+              stax_reader_message(u.r));
     } else {
         CHECK(res->epos.offset == 0 && res->epos.line == 0 && res->epos.column == 0,
               "error position set without an error");
@@ -577,13 +589,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         data += HDR;
         size -= HDR;
     }
+    static int init;
+    if (!init) {
+        dump = getenv("FUZZ_READER_DUMP") != NULL;
+        init = 1;
+    }
     config c;
     parse_config(h, &c);
     if (size > 1 << 20) return 0;
 
     result whole, chunked;
+    if (dump) fprintf(stderr, "whole:\n");
     do_run(&c, data, size, 0, &whole);
+    if (dump) fprintf(stderr, "  -> %d at %llu:%llu (%llu) \"%s\"\nchunks of %zu%s%s:\n", whole.status,
+                      (unsigned long long)whole.epos.line, (unsigned long long)whole.epos.column,
+                      (unsigned long long)whole.epos.offset, whole.msg, c.chunk, c.vary ? " (varying)" : "",
+                      c.pull ? " (pull)" : "");
     do_run(&c, data, size, 1, &chunked);
+    if (dump) fprintf(stderr, "  -> %d at %llu:%llu (%llu) \"%s\"\n", chunked.status,
+                      (unsigned long long)chunked.epos.line, (unsigned long long)chunked.epos.column,
+                      (unsigned long long)chunked.epos.offset, chunked.msg);
     if (!c.fixed) CHECK(whole.created && chunked.created, "reader not created");
     if (whole.created && chunked.created && whole.status != STAX_E_NOMEM && chunked.status != STAX_E_NOMEM) {
         CHECK(whole.status == chunked.status, "status whole %d, in chunks of %zu%s%s: %d (\"%s\" / \"%s\")",
