@@ -52,6 +52,11 @@ int main(int argc, char **argv) {
         puts("stax " STAX_VERSION);
         return 0;
     }
+    if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt")) {
+        fprintf(stderr, "stax: unknown command '%s'\n", cmd);
+        usage(stderr);
+        return 2;
+    }
     stax_cli_opts o;
     memset(&o, 0, sizeof o);
     o.indent = 2;

@@ -20,7 +20,7 @@ static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
     if (o->quiet) return;
     stax_pos p = stax_reader_error_pos(r);
     fprintf(stderr, "%s:%llu:%llu: %s (byte %llu)\n", o->name ? o->name : "-", (unsigned long long)p.line,
-            (unsigned long long)p.column, st == STAX_E_NOMEM ? "out of memory" : stax_reader_message(r),
+            (unsigned long long)p.column, stax_reader_message(r)[0] ? stax_reader_message(r) : stax_strerror(st),
             (unsigned long long)p.offset);
 }
 
