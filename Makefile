@@ -27,7 +27,7 @@ UNIT_OBJ = $(UNIT_ALL:%.c=$(BUILD)/obj/%.o)
 # Unit tests wrap the allocator so fixed-block tests can prove malloc is never called.
 WRAP_MALLOC = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc -Wl,--wrap=free
 
-.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage deps clean bench main
+.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang deps clean bench main
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -102,6 +102,10 @@ test-nostdio:
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
 
+# The same library, tool and unit tests built with clang (warnings are errors there too).
+test-clang:
+	$(MAKE) CC=clang BUILD=build/clang all unit
+
 test: deps
 	$(MAKE) all
 	$(MAKE) test-nostdio
@@ -110,6 +114,7 @@ test: deps
 	$(MAKE) conformance
 	$(MAKE) test-asan
 	$(MAKE) test-single
+	$(MAKE) test-clang
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
