@@ -115,6 +115,7 @@ test: deps
 	$(MAKE) test-asan
 	$(MAKE) test-single
 	$(MAKE) test-clang
+	$(MAKE) fuzz-regress
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
@@ -130,4 +131,5 @@ clean:
 # Benchmark programs and peers (bench/bench.mk).
 -include bench/bench.mk
 -include tests/conformance.mk
+-include tests/fuzz/fuzz.mk
 -include bench/writer.mk

@@ -48,6 +48,8 @@ static int dtd_account(stax__dtd *d, size_t n) {
 }
 
 static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
+    static char empty[1];
+    if (n == 0) return empty; /* never NULL, and no arithmetic on a NULL cursor */
     if (n > d->cur_left) {
         size_t size = n > DTD_CHUNK ? n : DTD_CHUNK;
         if (dtd_account(d, size + sizeof(stax__dtd_chunk))) return NULL;
@@ -314,6 +316,11 @@ static int dtd_subset(dtd_ctx *c, int in_pe);
 static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     stax__dtd *d = c->d;
     if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->err;
+    if (lit.len == 0) {
+        out->ptr = "";
+        out->len = 0;
+        return 0;
+    }
     /* the result is never longer than the literal */
     char *buf = dtd_store(d, NULL, lit.len), *o = buf;
     if (!buf && lit.len) return dtd_fail(c, lit.ptr, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");

@@ -924,19 +924,19 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         i = ve + 1;
     }
     if (r->dtd.n_atts && rd_apply_attlist(r, tok, first, tok + 1, nl)) return r->status;
-    int pr = flags ? (r->depth >= r->opt.max_depth ? -1 : 0) : rd_push(r, tok + 1, nl);
-    if (pr == -1) return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)",
-                                 (unsigned)r->opt.max_depth);
-    if (pr == -2) return rd_nomem(r);
+    if (r->depth >= r->opt.max_depth)
+        return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
     stax_str name = {tok + 1, nl};
     if (copy) {
         memcpy(r->arena + r->arena_len, name.ptr, nl);
         name.ptr = r->arena + r->arena_len;
         r->arena_len += nl;
     }
+    /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
-    uint32_t ns_depth = flags ? r->depth + 1 : r->depth;
+    uint32_t ns_depth = r->depth + 1;
     if (r->ev_ns && rd_ns_start(r, tok, first, name, ns_depth, &q)) return r->status;
+    if (!flags && rd_push(r, tok + 1, nl)) return rd_nomem(r); /* the depth was checked above */
     stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
     if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
     e->flags = (uint8_t)flags;
@@ -1269,6 +1269,14 @@ static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) 
     return cut;
 }
 
+/* A token over max_token: the same status, position and message whether it
+ * was seen whole or in pieces. */
+static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p) {
+    const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
+                     : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
+    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->opt.max_token);
+}
+
 /* Frame the token at p (n bytes available, the token starts at p[0]).
  * Returns its length, 0 if more bytes are needed (state kept in f), or -1
  * after an error. */
@@ -1314,14 +1322,16 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
     }
     case K_STAG:
     case K_ETAG: {
-        size_t i = f->scan;
+        /* scan no further than max_token: what lies beyond cannot matter,
+         * however the input is chunked (the token is over the limit) */
+        size_t i = f->scan, lim = n < max_tok ? n : max_tok;
         int q = f->quote;
-        while (i < n) {
-            if (!q) i += stax__scan_tag(p + i, n - i);
-            if (i >= n) break;
+        while (i < lim) {
+            if (!q) i += stax__scan_tag(p + i, lim - i);
+            if (i >= lim) break;
             if (q) { /* the closing quote, or a '<' (an error) before it */
-                i += stax__scan2(p + i, n - i, (char)q, '<');
-                if (i >= n) break;
+                i += stax__scan2(p + i, lim - i, (char)q, '<');
+                if (i >= lim) break;
                 if (p[i] == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' is not allowed in an attribute value"), -1;
                 i++;
                 q = 0;
@@ -1333,7 +1343,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
             i++;
         }
-        if (n > max_tok) return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "tag longer than max_token"), -1;
+        if (i >= max_tok) return rd_limit_token(r, f, p), -1;
         f->scan = i;
         f->quote = q;
         return 0;
@@ -1344,8 +1354,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
         const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
         if (e) return (e - p) + (com ? 3 : 2);
-        if (n > max_tok)
-            return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token", com ? "comment" : "processing instruction"), -1;
+        if (n > max_tok) return rd_limit_token(r, f, p), -1;
         f->scan = n;
         return 0;
     }
@@ -1405,7 +1414,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             }
             i++;
         }
-        if (n > max_tok) return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "DOCTYPE longer than max_token"), -1;
+        if (n > max_tok) return rd_limit_token(r, f, p), -1;
         f->scan = i;
         return 0;
     }
@@ -1418,7 +1427,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
 static ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     ptrdiff_t e = rd_frame_scan(r, f, p, n);
     if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
-        return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "markup longer than max_token (%zu bytes)", r->opt.max_token), -1;
+        return rd_limit_token(r, f, p), -1;
     return e;
 }
 
@@ -1653,7 +1662,7 @@ static int rd_refill(stax_reader *r) {
 static int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
     stax__decoder_init(&r->dec, enc, table);
     r->enc = enc;
-    r->raw = r->in + r->in_pos;
+    r->raw = r->in ? r->in + r->in_pos : NULL;
     r->raw_len = r->in_len - r->in_pos;
     r->raw_pos = 0;
     r->raw_base = r->pos.offset + pre_len;
@@ -1674,13 +1683,15 @@ static int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, 
 static int rd_detect(stax_reader *r) {
     const unsigned char *p = r->in ? (const unsigned char *)r->in + r->in_pos : (const unsigned char *)"";
     size_t n = r->in_len - r->in_pos, b0 = 0;
-    /* in place when the window alone decides; else gather the first bytes */
-    int direct = r->head_len == 0 && (r->forced || stax__encoding_detect(p, n, r->ended, &b0) != 0);
+    /* in place when the window alone decides; else gather the first bytes.
+     * A forced encoding still needs four bytes (or the end) to see a BOM. */
+    int direct = r->head_len == 0 &&
+                 (r->forced ? n >= 4 || r->ended : stax__encoding_detect(p, n, r->ended, &b0) != 0);
     if (!direct) {
         while (r->head_len < 4 && r->in_pos < r->in_len) r->head[r->head_len++] = (unsigned char)r->in[r->in_pos++];
         p = r->head;
         n = r->head_len;
-        if (stax__encoding_detect(p, n, r->ended, &b0) == 0) return 0;
+        if (r->forced ? n < 4 && !r->ended : stax__encoding_detect(p, n, r->ended, &b0) == 0) return 0;
     }
     size_t bom = 0;
     int enc = r->forced ? r->forced : stax__encoding_detect(p, n, r->ended, &bom);
@@ -1879,6 +1890,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->opt = o;
     r->pos.line = 1;
     r->pos.column = 1;
+    r->tok_pos = r->pos; /* errors before the first token are at 1:1 */
     stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth, o.entity_amplification, o.entity_threshold);
     if (o.encoding) {
         r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
