@@ -1560,8 +1560,12 @@ static int rd_resume_carry(stax_reader *r) {
         r->tok_at_eof = 0;
         ptrdiff_t end;
         size_t added = 0;
-        if (avail == 0 && !r->ended) return 0;
-        if (avail) {
+        if (avail == 0 && !r->ended) {
+            /* the carry may already hold a whole token (kept when a batch
+             * filled): take it before asking for more input */
+            end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
+            if (end <= 0) return end < 0 ? -1 : 0;
+        } else if (avail) {
             size_t step = r->carry_len > 4096 ? r->carry_len : 4096;
             if (step > avail) step = avail;
             if (rd_carry_append(r, r->in + r->in_pos, step)) return -1;
@@ -1766,7 +1770,7 @@ static int rd_fill(stax_reader *r) {
             r->carry_len = 0;
             if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
         }
-        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && r->in_pos >= r->in_len) {
+        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && !r->carry_len && r->in_pos >= r->in_len) {
             if (r->batch.count) return STAX_OK; /* the batch may point into the window */
             int rc = rd_refill(r);
             if (rc < 0) return r->status;
