@@ -425,6 +425,7 @@ static ptrdiff_t pull_read(void *ctx, void *buf, size_t cap) {
     size_t n = next_chunk(s->chunk, s->vary, &s->rng);
     if (n > cap) n = cap;
     if (n > s->size - s->pos) n = s->size - s->pos;
+    if (dump) fprintf(stderr, "  read %zu (cap %zu)\n", n, cap);
     memcpy(buf, s->data + s->pos, n);
     s->pos += n;
     return (ptrdiff_t)n;
@@ -508,6 +509,7 @@ static void do_run(const config *c, const uint8_t *doc, size_t size, int mode, r
             char *chunk = malloc(n ? n : 1);
             if (!chunk) abort();
             if (n) memcpy(chunk, doc + pos, n);
+            if (dump) fprintf(stderr, "  feed %zu\n", n);
             int rc = stax_reader_feed(u.r, chunk, n);
             CHECK(rc == STAX_OK, "feed returned %d", rc);
             pos += n;
