@@ -314,53 +314,11 @@ static inline size_t stax__scan_tag(const char *p, size_t n) {
  * multiply, where a generic popcount would be a library call without -mpopcnt. */
 static inline unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) * 0x0101010101010101ULL) >> 56); }
 
-/* Lines end at LF, CR LF and a lone CR (2.11). Eight bytes a step on
- * little-endian machines for words without CR: a mask of the LF bytes and a
- * mask of the UTF-8 continuation bytes (10xxxxxx), each as bit 7 of its byte.
- * A CR LF pair is never split across calls: tokens and text pieces keep it. */
-static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
-    const unsigned char *u = (const unsigned char *)p;
-    uint64_t line = pos->line, col = pos->column;
-    size_t i = 0;
-    pos->offset += n;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
-    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
-    while (i + 8 <= n) {
-        uint64_t x, t, c;
-        memcpy(&x, u + i, 8);
-        c = x ^ crs;
-        if ((c - 0x0101010101010101ULL) & ~c & hi) break; /* a CR: the byte loop below takes over */
-        t = x ^ lfs;
-        uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
-        uint64_t cont = x & ~(x << 1) & hi;
-        i += 8;
-        if (!lf) {
-            col += 8 - stax__count_hi(cont);
-            continue;
-        }
-        line += stax__count_hi(lf);
-        unsigned last = (unsigned)(63 - __builtin_clzll(lf)) >> 3; /* byte index of the last LF */
-        uint64_t after = last == 7 ? 0 : ~0ULL << ((last + 1) * 8);
-        col = 1 + (7 - last) - stax__count_hi(cont & after);
-    }
-#endif
-    for (; i < n; i++) {
-        unsigned char b = u[i];
-        if (STAX_UNLIKELY(b <= '\r') && (b == '\n' || b == '\r')) {
-            line++;
-            col = 1;
-            if (b == '\r' && i + 1 < n && u[i + 1] == '\n') i++; /* CR LF: one line end */
-        } else {
-            col += (b & 0xC0) != 0x80;
-        }
-    }
-    pos->line = line;
-    pos->column = col;
-}
-
-/* The same for text known to hold no CR (the reader checks each window once):
- * LF is then the only line end, and every word takes the 8-byte path. */
+/* Advance a position over n bytes of UTF-8 that hold no CR (lines on LF,
+ * columns in code points). Eight bytes a step on little-endian machines: a
+ * mask of the LF bytes and a mask of the UTF-8 continuation bytes
+ * (10xxxxxx), each as bit 7 of its byte. The reader checks each window once
+ * for CR, so most text takes this path. */
 static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n) {
     const unsigned char *u = (const unsigned char *)p;
     uint64_t line = pos->line, col = pos->column;
@@ -402,6 +360,26 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
     }
     pos->line = line;
     pos->column = col;
+}
+
+/* The same for any text: lines end at LF, CR LF and a lone CR (2.11). The
+ * stretches between CRs go through the CR-free counter. A CR LF pair is never
+ * split across calls: tokens and text pieces keep it. */
+static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
+    for (;;) {
+        const char *cr = memchr(p, '\r', n);
+        if (!cr) {
+            stax__pos_advance_nocr(pos, p, n);
+            return;
+        }
+        size_t k = (size_t)(cr - p), l = k + 1 < n && p[k + 1] == '\n' ? 2 : 1;
+        stax__pos_advance_nocr(pos, p, k);
+        pos->offset += l;
+        pos->line++;
+        pos->column = 1;
+        p += k + l;
+        n -= k + l;
+    }
 }
 
 
