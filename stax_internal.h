@@ -366,7 +366,7 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
  * stretches between CRs go through the CR-free counter. A CR LF pair is never
  * split across calls: tokens and text pieces keep it. */
 static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
-    for (;;) {
+    while (n) { /* n == 0 may come with p NULL (an empty carry) */
         const char *cr = memchr(p, '\r', n);
         if (!cr) {
             stax__pos_advance_nocr(pos, p, n);
