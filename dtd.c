@@ -295,8 +295,7 @@ static int dtd_external_id(dtd_ctx *c, stax_str *pub, stax_str *sys, int notatio
         if (!ws) return dtd_fail(c, c->p, STAX_E_DTD, "whitespace required before the system id");
     }
     if (dtd_quoted(c, sys, "system id")) return c->d->err;
-    if (memchr(sys->ptr, '#', sys->len)) return 0; /* a fragment id is an error only for validity; accepted */
-    return 0;
+    return 0; /* a fragment id ('#') is an error only for validity: accepted */
 }
 
 static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
@@ -308,7 +307,7 @@ static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
 
 /* ================================================================ declarations */
 
-static int dtd_subset(dtd_ctx *c, int in_pe);
+static int dtd_subset(dtd_ctx *c);
 
 /* Replacement text of an EntityValue: character references expanded,
  * general entity references kept, parameter-entity references refused (they
@@ -546,14 +545,10 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
             } else {
                 const char *nm = s + i + 1;
                 size_t nl = rl - 2;
-                static const char *const pre[] = {"lt", "gt", "amp", "apos", "quot"};
-                static const char prech[] = "<>&'\"";
-                int k;
-                for (k = 0; k < 5; k++)
-                    if (strlen(pre[k]) == nl && memcmp(pre[k], nm, nl) == 0) break;
+                int pc = stax__predefined_entity(nm, nl);
                 st[sp].i += rl;
-                if (k < 5) {
-                    enc[0] = prech[k];
+                if (pc >= 0) {
+                    enc[0] = (char)pc;
                     add = 1;
                 } else {
                     if (stax__check_name(nm, nl)) {
@@ -827,7 +822,7 @@ static int dtd_comment(dtd_ctx *c) {
     return dtd_fail(c, start, STAX_E_DTD, "unterminated comment");
 }
 
-static int dtd_pe_ref(dtd_ctx *c, int in_pe) {
+static int dtd_pe_ref(dtd_ctx *c) {
     stax__dtd *d = c->d;
     const char *at = c->p - 1;
     stax_str name;
@@ -850,14 +845,13 @@ static int dtd_pe_ref(dtd_ctx *c, int in_pe) {
     if (dtd_expand(c, at, e->value.len)) return d->err;
     dtd_ctx sub = {d, e->value.ptr, e->value.ptr + e->value.len, c->anchor ? c->anchor : at, c->depth + 1};
     e->busy = 1;
-    int rc = dtd_subset(&sub, 1);
+    int rc = dtd_subset(&sub);
     e->busy = 0;
-    (void)in_pe;
     return rc;
 }
 
 /* intSubset ::= (markupdecl | DeclSep)*  (or the replacement text of a parameter entity) */
-static int dtd_subset(dtd_ctx *c, int in_pe) {
+static int dtd_subset(dtd_ctx *c) {
     for (;;) {
         dtd_ws(c);
         if (c->p >= c->end) return 0;
@@ -865,7 +859,7 @@ static int dtd_subset(dtd_ctx *c, int in_pe) {
         int rc;
         if (*c->p == '%') {
             c->p++;
-            rc = dtd_pe_ref(c, in_pe);
+            rc = dtd_pe_ref(c);
         } else if (dtd_lit(c, "<!ENTITY")) {
             rc = dtd_entity_decl(c);
         } else if (dtd_lit(c, "<!ELEMENT")) {
@@ -893,5 +887,5 @@ int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
      * at most amplification bytes per byte of the subset */
     uint64_t amp = d->amplification * (uint64_t)(n + 1);
     d->expand_budget = amp > d->threshold ? amp : d->threshold;
-    return dtd_subset(&c, 0);
+    return dtd_subset(&c);
 }

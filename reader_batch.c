@@ -250,21 +250,6 @@ static inline int rd_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_W
 
 /* ================================================================ references */
 
-static int rd_predefined(const char *name, size_t n) {
-    switch (n) {
-    case 2:
-        if (name[0] == 'l' && name[1] == 't') return '<';
-        if (name[0] == 'g' && name[1] == 't') return '>';
-        return -1;
-    case 3: return memcmp(name, "amp", 3) == 0 ? '&' : -1;
-    case 4:
-        if (memcmp(name, "apos", 4) == 0) return '\'';
-        if (memcmp(name, "quot", 4) == 0) return '"';
-        return -1;
-    default: return -1;
-    }
-}
-
 /* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
  * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
  * name in *name (an entity the reader does not expand). Returns 0 or an error. */
@@ -297,7 +282,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     if (nl > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, i + 1, "entity name longer than max_name");
     if (stax__check_name(nm, nl))
         return rd_fail(r, STAX_E_NAME, tok, i + 1, "invalid entity name '%.*s'", rd_clip(nl), nm);
-    int c = rd_predefined(nm, nl);
+    int c = stax__predefined_entity(nm, nl);
     if (c >= 0) {
         *cp = c;
         return 0;

@@ -167,6 +167,23 @@ long stax__charref_value(const char *p, size_t n) {
     return stax__is_char((uint32_t)v) ? (long)v : -1;
 }
 
+/* ================================================================ predefined entities (4.6) */
+
+int stax__predefined_entity(const char *name, size_t n) {
+    switch (n) {
+    case 2:
+        if (name[0] == 'l' && name[1] == 't') return '<';
+        if (name[0] == 'g' && name[1] == 't') return '>';
+        return -1;
+    case 3: return memcmp(name, "amp", 3) == 0 ? '&' : -1;
+    case 4:
+        if (memcmp(name, "apos", 4) == 0) return '\'';
+        if (memcmp(name, "quot", 4) == 0) return '"';
+        return -1;
+    default: return -1;
+    }
+}
+
 /* ================================================================ names (XML 1.0 5th ed. [4], [4a]) */
 
 int stax__is_name_start(uint32_t c) {
@@ -232,21 +249,20 @@ size_t stax__check_chars(const char *p, size_t n, int *err) {
 
 #define N_ (STAX__C_NAME | STAX__C_ANAME)
 #define S_ (STAX__C_NAME | STAX__C_NSTART | STAX__C_ANAME)
-#define W_ (STAX__C_WS | STAX__C_ATTR_STOP)
+#define W_ STAX__C_WS
 #define T_ STAX__C_TEXT_STOP
-#define A_ STAX__C_ATTR_STOP
 #define V_ STAX__C_AVAL
 /* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
-#define H_ (STAX__C_NAME | STAX__C_NSTART | T_ | A_ | V_)
+#define H_ (STAX__C_NAME | STAX__C_NSTART | T_ | V_)
 STAX__DATADEF const unsigned char stax__class[256] = {
-    /* 0x00 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
-    /* 0x08 */ T_ | A_ | V_, W_ | V_, W_ | V_, T_ | A_ | V_, T_ | A_ | V_, W_ | T_ | V_, T_ | A_ | V_, T_ | A_ | V_,
-    /* 0x10 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
-    /* 0x18 */ T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_, T_ | A_ | V_,
-    /* 0x20 */ W_, 0, A_, 0, 0, 0, T_ | A_ | V_, A_, /* sp ! " # $ % & ' */
+    /* 0x00 */ T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_,
+    /* 0x08 */ T_ | V_, W_ | V_, W_ | V_, T_ | V_, T_ | V_, W_ | T_ | V_, T_ | V_, T_ | V_,
+    /* 0x10 */ T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_,
+    /* 0x18 */ T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_,
+    /* 0x20 */ W_, 0, 0, 0, 0, 0, T_ | V_, 0, /* sp ! " # $ % & ' */
     /* 0x28 */ 0, 0, 0, 0, 0, N_, N_, 0,        /* ( ) * + , - . / */
     /* 0x30 */ N_, N_, N_, N_, N_, N_, N_, N_,
-    /* 0x38 */ N_, N_, S_, 0, T_ | A_ | V_, 0, 0, 0, /* 8 9 : ; < = > ? */
+    /* 0x38 */ N_, N_, S_, 0, T_ | V_, 0, 0, 0, /* 8 9 : ; < = > ? */
     /* 0x40 */ 0, S_, S_, S_, S_, S_, S_, S_,
     /* 0x48 */ S_, S_, S_, S_, S_, S_, S_, S_,
     /* 0x50 */ S_, S_, S_, S_, S_, S_, S_, S_,
@@ -268,7 +284,6 @@ STAX__DATADEF const unsigned char stax__class[256] = {
 #undef S_
 #undef W_
 #undef T_
-#undef A_
 #undef H_
 #undef V_
 

@@ -87,6 +87,10 @@ static inline int stax__utf8_encode(uint32_t cp, char *out) {
  * the ';'), or -1 if it is malformed or not a Char. */
 STAXINT long stax__charref_value(const char *p, size_t n);
 
+/* The character of one of the five predefined entities (lt gt amp apos quot)
+ * named [name, name+n), or -1. */
+STAXINT int stax__predefined_entity(const char *name, size_t n);
+
 /* XML 1.0 (5th edition) productions on code points. */
 static inline int stax__is_char(uint32_t c) {
     if (c < 0x20) return c == 0x9 || c == 0xA || c == 0xD;
@@ -113,7 +117,6 @@ enum {
     STAX__C_NSTART = 0x02,/* ASCII NameStartChar, or any byte >= 0x80 */
     STAX__C_WS = 0x04,    /* #x20 #x9 #xA #xD */
     STAX__C_TEXT_STOP = 0x08, /* a byte the text scanner must look at: < & ] \r, controls, >= 0x80 */
-    STAX__C_ATTR_STOP = 0x10, /* a byte the attribute scanner must look at: < & quotes, ws, controls, >= 0x80 */
     STAX__C_AVAL = 0x20,  /* in an attribute value: < & and every byte < 0x20 or >= 0x80 */
     STAX__C_ANAME = 0x40  /* ASCII NameChar only (no byte >= 0x80) */
 };
