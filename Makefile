@@ -102,9 +102,10 @@ test-nostdio:
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
 
-# The same library, tool and unit tests built with clang (warnings are errors there too).
+# The same library, tool and unit tests built with clang (warnings are errors there
+# too) and with STAX_NO_SIMD, so that the portable loops are tested as well.
 test-clang:
-	$(MAKE) CC=clang BUILD=build/clang all unit
+	$(MAKE) CC=clang BUILD=build/clang EXTRA=-DSTAX_NO_SIMD all unit
 
 test: deps
 	$(MAKE) all

@@ -225,6 +225,15 @@ size_t stax__check_chars(const char *p, size_t n, int *err) {
     const unsigned char *u = (const unsigned char *)p;
     size_t i = 0;
     while (i < n) {
+        /* 8 bytes a step while all are in 0x20..0x7F: a byte < 0x20 borrows
+         * into its top bit, one >= 0x80 has it (a borrow can only add stops) */
+        while (n - i >= 8) {
+            uint64_t v;
+            memcpy(&v, u + i, 8);
+            if ((v | (v - 0x2020202020202020u)) & 0x8080808080808080u) break;
+            i += 8;
+        }
+        if (i >= n) break;
         unsigned c0 = u[i];
         if (c0 >= 0x20 && c0 < 0x80) {
             i++;

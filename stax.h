@@ -525,8 +525,8 @@ STAXDEF int stax_writer_end(stax_writer *w);
 /* A whole element with text content, <name>text</name>: the same bytes and
  * the same result as stax_writer_start, stax_writer_text and stax_writer_end
  * in a row, in one call (faster: one check of the state, one buffer write).
- * If it fails, it fails where those calls would, with what they wrote kept.
- * Not for non-blocking sinks: a STAX_WOULD_BLOCK inside it cannot be retried
+ * A refused name or text, or a call out of order, writes nothing; a sink
+ * error part-way keeps what was written before it. Not for non-blocking sinks: a STAX_WOULD_BLOCK inside it cannot be retried
  * as one call (use the three calls there). */
 STAXDEF int stax_writer_element(stax_writer *w, stax_str name, stax_str text);
 

@@ -26,7 +26,8 @@
 #ifndef STAX_NO_STDIO
 #include <unistd.h>
 #endif
-#ifdef __SSE2__
+#if defined(__SSE2__) && !defined(STAX_NO_SIMD)
+#define W_SSE2 1
 #include <emmintrin.h>
 #endif
 #ifndef STAX_NO_THREADS
@@ -39,6 +40,15 @@
 #define W_MAX_PIECES 12
 #define W_STACK_INITIAL 256u
 #define W_ALIGN 16u
+/* Bytes past the end of each output buffer that the fast paths may overwrite:
+ * they store whole 16-byte blocks and 8-byte escapes and trim afterwards. */
+#define W_SLACK 64u
+
+#if defined(__GNUC__) || defined(__clang__)
+#define W_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define W_ALWAYS_INLINE static inline
+#endif
 
 /* Output calls, as recorded for the retry rule. */
 enum {
@@ -112,13 +122,14 @@ struct stax_writer {
     size_t mem_len, mem_cap;
     uint64_t bytes_out;
     int status; /* sticky sink error */
+    int gate;   /* nonzero when a call must take w_begin's slow checks (see w_regate) */
 
     /* options */
     unsigned flags;
     char indent[W_MAX_INDENT];
     size_t indent_len;
     int indenting;
-    char indent_run[256]; /* indent repeated, for the fast paths */
+    char nl_run[160]; /* "\n" then the indent repeated, for the fast paths */
 
     /* document state */
     uint32_t depth;
@@ -231,6 +242,13 @@ static const unsigned char *const w_classes[] = {
  * for 1 byte in an attribute, "]]>&#13;<![CDATA[" for a CR in CDATA. */
 static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
 
+/* gate summarizes what w_begin checks, so that the usual call tests one field:
+ * it is recomputed wherever one of those fields changes. */
+static void w_regate(stax_writer *w) {
+    w->gate = w->status != STAX_OK || w->sink == W_SINK_NONE || w->rs_call != W_CALL_NONE || w->finished ||
+              w->in_finish;
+}
+
 /* ================================================================ sinks */
 
 #ifndef STAX_NO_STDIO
@@ -341,7 +359,11 @@ static int w_bg_wait(stax_writer *w) {
 /* Give the filled buffer to the thread and take its free one. */
 static int w_bg_handover(stax_writer *w) {
     int st = w_bg_wait(w);
-    if (st != STAX_OK) return w->status = st;
+    if (st != STAX_OK) {
+        w->status = st;
+        w_regate(w);
+        return st;
+    }
     if (w->len == 0) return STAX_OK;
     pthread_mutex_lock(&w->bg_mu);
     unsigned char *t = w->bg_buf;
@@ -367,7 +389,11 @@ static int w_drain(stax_writer *w) {
     while (w->start < w->len) {
         size_t n = w->len - w->start;
         ptrdiff_t k = w->fn(w->ctx, w->buf + w->start, n);
-        if (k < 0 || (size_t)k > n) return w->status = k < 0 ? w_sink_error(k) : STAX_E_IO;
+        if (k < 0 || (size_t)k > n) {
+            w->status = k < 0 ? w_sink_error(k) : STAX_E_IO;
+            w_regate(w);
+            return w->status;
+        }
         if (k == 0) return STAX_WOULD_BLOCK;
         w->start += (size_t)k;
         w->bytes_out += (uint64_t)k;
@@ -473,7 +499,7 @@ static inline uint64_t w_has_byte(uint64_t v, uint64_t c) {
 /* Skip 8 bytes at a time while none is >= 0x80, < 0x20 or one of the piece's
  * specials (the table loop then looks at the block that stopped it). */
 static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
-#ifdef __SSE2__
+#ifdef W_SSE2
     /* 16 bytes a step: a signed compare with 0x20 catches both < 0x20 and >= 0x80 */
     const __m128i lim = _mm_set1_epi8(0x20), e1 = _mm_set1_epi8((char)(c1 & 0xFF)),
                   e2 = _mm_set1_epi8((char)(c2 & 0xFF)), e3 = _mm_set1_epi8((char)(c3 & 0xFF));
@@ -698,6 +724,7 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
             w->rs_piece = k;
             w->rs_in = in;
             w->rs_unit = unit;
+            w_regate(w);
             return st;
         }
         if (st != STAX_OK) {
@@ -706,7 +733,10 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
         }
         in = unit = 0;
     }
-    w->rs_call = W_CALL_NONE;
+    if (w->rs_call != W_CALL_NONE) {
+        w->rs_call = W_CALL_NONE;
+        w_regate(w);
+    }
     return STAX_OK;
 }
 
@@ -776,7 +806,7 @@ static int w_attr_seen(stax_writer *w, const char *a, size_t an, const char *b, 
 }
 
 /* The start tag is closed by the call that just completed: forget its attributes. */
-static void w_tag_closed(stax_writer *w) {
+static inline void w_tag_closed(stax_writer *w) {
     if (!w->tag_open) return;
     w->tag_open = 0;
     w->names_len -= w->attr_names_len;
@@ -799,13 +829,24 @@ static int w_indents_markup(const stax_writer *w) {
     return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
 }
 
-static unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size_t count) {
-    *o++ = '\n';
-    if (count * w->indent_len <= sizeof w->indent_run) {
-        /* one copy from the indent string repeated, instead of one per level */
-        w_copy(o, w->indent_run, count * w->indent_len);
-        return o + count * w->indent_len;
+/* "\n" and `count` indent strings at o. Short ones (the usual case) are one or
+ * two fixed 16-byte copies of nl_run, trimmed by the returned end: the bytes
+ * past it fall in the buffer's slack or are overwritten next. */
+static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size_t count) {
+    size_t m = 1 + count * w->indent_len;
+    if (m <= 16) {
+        memcpy(o, w->nl_run, 16);
+        return o + m;
     }
+    if (m <= 32) {
+        memcpy(o, w->nl_run, 32);
+        return o + m;
+    }
+    if (m <= sizeof w->nl_run) {
+        memcpy(o, w->nl_run, m);
+        return o + m;
+    }
+    *o++ = '\n';
     for (size_t i = 0; i < count; i++) {
         memcpy(o, w->indent, w->indent_len);
         o += w->indent_len;
@@ -813,17 +854,224 @@ static unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size
     return o;
 }
 
+/* ================================================================ fast escaping
+ * Text and attribute values of calls whose worst case fits in the buffer are
+ * escaped in one pass that stores while it scans: a block of input is loaded,
+ * stored to the output as it is, and tested; the output keeps the bytes up to
+ * the first one that needs care, that byte is handled alone, and the scan goes
+ * on after it. Stores may run past the exact output into the buffer's slack
+ * (W_SLACK): at most 16 bytes past the call's worst case.
+ * The piece path (w_emit_escaped) writes the same bytes; the async tests, which
+ * push every call through both, compare them. */
+
+/* What the fast escaper does with a byte: keep it (0), replace it by one of
+ * w_esc8 (1..7), check a UTF-8 sequence (W_F_HIGH), or refuse it (W_F_BAD). */
+enum { W_F_HIGH = 8, W_F_BAD = 9 };
+
+#define W_F_CTRL9 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+#define W_F_CTRL16 W_F_CTRL9, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+#define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
+                W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
+#define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
+
+static const char w_esc8[8][8] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;"};
+static const unsigned char w_esc8_len[8] = {0, 5, 4, 4, 6, 4, 5, 5};
+
+/* Text: & < > CR escaped, TAB LF kept. */
+static const unsigned char w_fast_text[256] = {
+    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0,
+    [0x80] = W_F_H128,
+};
+/* Attribute values: & < " TAB LF CR escaped. */
+static const unsigned char w_fast_attr[256] = {
+    W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    [0x80] = W_F_H128,
+};
+
+/* Handle the byte at s[*i] that stopped the scan; returns the output end, or
+ * NULL with *err set. Runs of non-ASCII characters are checked in one go. */
+static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, size_t *i, size_t n,
+                                    const unsigned char *tab, int *err) {
+    size_t k = *i;
+    unsigned code = tab[s[k]];
+    if (code == 0) {
+        *o++ = s[k++];
+    } else if (code < W_F_HIGH) {
+        memcpy(o, w_esc8[code], 8);
+        o += w_esc8_len[code];
+        k++;
+    } else if (code == W_F_BAD) {
+        *err = STAX_E_CHAR;
+        return NULL;
+    } else {
+        size_t e = k + 1;
+        while (e < n && s[e] >= 0x80) e++;
+        if (stax__check_chars((const char *)s + k, e - k, err) != e - k) return NULL;
+        memcpy(o, s + k, e - k);
+        o += e - k;
+        k = e;
+    }
+    *i = k;
+    return o;
+}
+
+#ifdef W_SSE2
+/* Index of the lowest set bit of a nonzero mask. */
+static inline size_t w_ctz(unsigned mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (size_t)__builtin_ctz(mask);
+#else
+    size_t k = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* Bytes of a 16-byte block that stop the scan: < 0x20 and >= 0x80 (one signed
+ * compare), & and <, and > for text or " for attributes. */
+static inline unsigned w_stops16(__m128i v, __m128i third) {
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, third)),
+                                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')), _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
+    return (unsigned)_mm_movemask_epi8(stop);
+}
+#endif
+
+/* Escape s[0..n) as text (attr 0) or an attribute value (attr 1) at o. The
+ * caller has checked that 6n (attr) or 5n (text) bytes fit. Returns the
+ * output end, or NULL with *err set (bad UTF-8, a non-Char). */
+W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
+    const unsigned char *tab = attr ? w_fast_attr : w_fast_text;
+    size_t i = 0;
+#ifdef W_SSE2
+    const __m128i third = _mm_set1_epi8(attr ? '"' : '>');
+    if (n < 16) {
+        /* short strings, the most common: when nothing needs care, the whole
+         * string is tested as one block and copied with two overlapping stores */
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            if (!w_stops16(_mm_set_epi64x((long long)b, (long long)a), third)) {
+                memcpy(o, &a, 8);
+                memcpy(o + n - 8, &b, 8);
+                return o + n;
+            }
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            if (!w_stops16(_mm_set_epi32((int)b, (int)a, (int)b, (int)a), third)) {
+                memcpy(o, &a, 4);
+                memcpy(o + n - 4, &b, 4);
+                return o + n;
+            }
+        } else {
+            for (; i < n && !tab[s[i]]; i++) o[i] = s[i];
+            if (i == n) return o + n;
+            o += i;
+        }
+    }
+    size_t clean = 0; /* the output is a plain copy of the input from here on */
+    for (;;) {
+        while (n - i >= 16) {
+            unsigned mask;
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)o, v);
+            if (n - i >= 32) {
+                /* two blocks a step while both are plain */
+                __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+                _mm_storeu_si128((__m128i *)(void *)(o + 16), v2);
+                mask = w_stops16(v, third) | w_stops16(v2, third) << 16;
+                if (!mask) {
+                    i += 32;
+                    o += 32;
+                    continue;
+                }
+            } else {
+                mask = w_stops16(v, third);
+                if (!mask) {
+                    i += 16;
+                    o += 16;
+                    continue;
+                }
+            }
+            size_t k = w_ctz(mask), j = i + k;
+            if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
+            i = clean = j;
+        }
+        size_t r = n - i;
+        if (r == 0) return o;
+        __m128i v;
+        unsigned mask;
+        if (n >= 16 && clean + 16 <= n) {
+            /* the last 16 bytes of the input, stored over output that already
+             * equals their first 16 - r */
+            size_t back = 16 - r;
+            v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+            _mm_storeu_si128((__m128i *)(void *)(o - back), v);
+            mask = w_stops16(v, third) >> back;
+        } else {
+            /* the tail, padded with spaces (kept as they are, then trimmed) */
+            unsigned char t[16];
+            _mm_storeu_si128((__m128i *)(void *)t, _mm_set1_epi8(' '));
+            w_copy(t, s + i, r);
+            v = _mm_loadu_si128((const __m128i *)(const void *)t);
+            _mm_storeu_si128((__m128i *)(void *)o, v);
+            mask = w_stops16(v, third) & ((1u << r) - 1);
+        }
+        if (!mask) return o + r;
+        size_t k = w_ctz(mask), j = i + k;
+        if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
+        i = clean = j;
+    }
+#else
+    /* portable: 8 bytes at a time while none needs care, then byte by byte */
+    const uint64_t third = (attr ? '"' : '>') * W_ONES;
+    while (i < n) {
+        if (n - i >= 8) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            uint64_t stop = (v & W_HIGHS) | ((v - 0x20 * W_ONES) & ~v & W_HIGHS) | w_has_byte(v, '&' * W_ONES) |
+                            w_has_byte(v, '<' * W_ONES) | w_has_byte(v, third);
+            if (!stop) {
+                memcpy(o, &v, 8);
+                i += 8;
+                o += 8;
+                continue;
+            }
+        }
+        if (!tab[s[i]]) {
+            *o++ = s[i++];
+            continue;
+        }
+        if (!(o = w_esc_special(o, s, &i, n, tab, err))) return NULL;
+    }
+#endif
+    return o;
+}
+
 /* ================================================================ calls */
 
 /* Common entry: 0 for a fresh call, 1 when repeating the call that blocked,
  * or a negative status. `internal` lets finish end elements. */
-static int w_begin(stax_writer *w, int call, int internal) {
-    if (!w) return STAX_E_USAGE;
+static int w_begin_slow(stax_writer *w, int call, int internal) {
     if (w->status != STAX_OK) return w->status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : STAX_E_STATE;
     if (w->finished || (w->in_finish && !internal)) return STAX_E_STATE;
     return 0;
+}
+
+static inline int w_begin(stax_writer *w, int call, int internal) {
+    if (!w) return STAX_E_USAGE;
+    return w->gate ? w_begin_slow(w, call, internal) : 0;
 }
 
 static void w_init_call(w_call *c, int call) {
@@ -843,7 +1091,7 @@ static void w_add_before_markup(stax_writer *w, w_call *c) {
 }
 
 /* After a comment, PI or child element completed. */
-static void w_markup_done(stax_writer *w) {
+static inline void w_markup_done(stax_writer *w) {
     w_tag_closed(w);
     if (w->depth) w_top(w)->info |= W_EL_MARKUP;
     w->started = 1;
@@ -860,19 +1108,15 @@ static int w_ascii_ieq(const char *p, size_t n, const char *z) {
 }
 
 /* Names are checked on every start tag: ASCII ones with the class table
- * inline, others by the shared checker. */
-static int w_is_name(stax_str s) {
-    if (s.len == 0 || s.len > UINT32_MAX) return 0;
+ * inline (STAX__C_ANAME has no byte >= 0x80), others by the shared checker. */
+static inline int w_is_name(stax_str s) {
+    if (s.len - 1 >= UINT32_MAX) return 0; /* empty, or too long for the stack */
     const unsigned char *p = (const unsigned char *)s.ptr;
-    /* or-ing the bytes tells whether any is >= 0x80 (UTF-8: the shared
-     * checker decodes it); for ASCII the class table says it all */
-    unsigned first = stax__class[p[0]], rest = STAX__C_NAME, high = p[0];
-    for (size_t i = 1; i < s.len; i++) {
-        rest &= stax__class[p[i]];
-        high |= p[i];
-    }
-    if (high & 0x80) return stax__check_name(s.ptr, s.len) == 0;
-    return (first & STAX__C_NSTART) && (rest & STAX__C_NAME);
+    unsigned ok = p[0] < 0x80 ? stax__class[p[0]] & STAX__C_NSTART : 0;
+    unsigned rest = STAX__C_ANAME;
+    for (size_t i = 1; i < s.len; i++) rest &= stax__class[p[i]];
+    if (ok && rest) return 1;
+    return stax__check_name(s.ptr, s.len) == 0;
 }
 
 int stax_writer_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
@@ -1004,7 +1248,6 @@ static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b
     }
     if (!r && an < w->cap && b.len < w->cap && value.len <= SIZE_MAX / 8 / 6 &&
         4 + an + b.len + value.len * 6 <= w->cap - w->len) {
-        size_t mark = w->len, in = 0, unit = 0;
         unsigned char *o = w->buf + w->len;
         *o++ = ' ';
         w_copy(o, a, an);
@@ -1013,12 +1256,9 @@ static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b
         o += b.len;
         *o++ = '=';
         *o++ = '"';
+        if (!(o = w_esc_fast(o, (const unsigned char *)value.ptr, value.len, 1, &st))) return st;
+        *o++ = '"';
         w->len = (size_t)(o - w->buf);
-        if ((st = w_emit_escaped(w, W_P_ATTR, value.ptr, value.len, 1, &in, &unit)) != STAX_OK) {
-            w->len = mark;
-            return st;
-        }
-        w->buf[w->len++] = '"';
     } else {
         w_call c;
         w_init_call(&c, call);
@@ -1081,12 +1321,10 @@ int stax_writer_text(stax_writer *w, stax_str text) {
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
     }
     if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && 1 + text.len * 5 <= w->cap - w->len) {
-        size_t mark = w->len, in = 0, unit = 0;
-        if (w->tag_open) w->buf[w->len++] = '>';
-        if ((st = w_emit_escaped(w, W_P_TEXT, text.ptr, text.len, 1, &in, &unit)) != STAX_OK) {
-            w->len = mark;
-            return st;
-        }
+        unsigned char *o = w->buf + w->len;
+        if (w->tag_open) *o++ = '>';
+        if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st))) return st;
+        w->len = (size_t)(o - w->buf);
     } else {
         w_call c;
         w_init_call(&c, W_CALL_TEXT);
@@ -1225,17 +1463,15 @@ int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
         int ind = w_indents_markup(w);
         size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
         if (need <= w->cap - w->len) {
-            size_t mark = w->len, in = 0, unit = 0;
             unsigned char *o = w->buf + w->len;
+            int err;
             if (w->tag_open) *o++ = '>';
             if (ind) o = w_fast_indent(w, o, w->depth);
             *o++ = '<';
             w_copy(o, name.ptr, name.len);
             o += name.len;
             *o++ = '>';
-            w->len = (size_t)(o - w->buf);
-            if (w_emit_escaped(w, W_P_TEXT, text.ptr, text.len, 1, &in, &unit) == STAX_OK) {
-                o = w->buf + w->len;
+            if ((o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &err)) != NULL) {
                 *o++ = '<';
                 *o++ = '/';
                 w_copy(o, name.ptr, name.len);
@@ -1247,8 +1483,13 @@ int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
                 if (w->depth == 0) w->root_done = 1;
                 return STAX_OK;
             }
-            w->len = mark; /* bad text: let the three calls report it */
+            return err; /* nothing was committed */
         }
+    }
+    /* A text the three calls would refuse is refused before start writes anything. */
+    if (w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name) && text.len) {
+        int err = STAX_OK;
+        if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
     }
     int st = stax_writer_start(w, name);
     if (st == STAX_OK) st = stax_writer_text(w, text);
@@ -1277,10 +1518,16 @@ int stax_writer_flush(stax_writer *w) {
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
-    if (st == STAX_OK && w->bg_running && (st = w_bg_wait(w)) != STAX_OK) w->status = st;
+    if (st == STAX_OK && w->bg_running && (st = w_bg_wait(w)) != STAX_OK) {
+        w->status = st;
+        w_regate(w);
+    }
 #endif
 #ifndef STAX_NO_STDIO
-    if (st == STAX_OK && w->sink == W_SINK_FILE && fflush(w->file) != 0) st = w->status = STAX_E_IO;
+    if (st == STAX_OK && w->sink == W_SINK_FILE && fflush(w->file) != 0) {
+        st = w->status = STAX_E_IO;
+        w_regate(w);
+    }
 #endif
     return st;
 }
@@ -1293,6 +1540,7 @@ int stax_writer_finish(stax_writer *w) {
     if (!w->in_finish) {
         if (w->rs_call != W_CALL_NONE || (w->depth == 0 && !w->root_done)) return STAX_E_STATE;
         w->in_finish = 1;
+        w_regate(w);
     }
     int st;
     while (w->depth > 0)
@@ -1300,6 +1548,7 @@ int stax_writer_finish(stax_writer *w) {
     if ((st = stax_writer_flush(w)) != STAX_OK) return st;
     w->finished = 1;
     w->in_finish = 0;
+    w_regate(w);
     return STAX_OK;
 }
 
@@ -1363,8 +1612,8 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         memset(indent, ' ', indent_len);
     }
     size_t nbuf = (o.flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
-    if (cap > (SIZE_MAX - 4 * W_ALIGN) / 2) return NULL;
-    size_t bufs = w_round_up(cap) * nbuf;
+    if (cap > (SIZE_MAX - 4 * W_ALIGN - W_SLACK) / 2) return NULL;
+    size_t bufs = w_round_up(cap + W_SLACK) * nbuf;
 
     stax_writer *w;
     unsigned char *b1, *b2 = NULL, *stack;
@@ -1374,26 +1623,27 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         /* Carve the block: writer | buffer(s) | element stack = all the rest. */
         uintptr_t a = (uintptr_t)o.memory, al = (a + W_ALIGN - 1) & ~(uintptr_t)(W_ALIGN - 1);
         size_t skew = (size_t)(al - a), head = w_round_up(sizeof(stax_writer));
-        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < bufs) return NULL;
+        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < w_round_up(cap) * nbuf)
+            return NULL;
         if (o.memory_size < skew + head + bufs + W_STACK_INITIAL) return NULL;
         unsigned char *base = (unsigned char *)o.memory + skew;
         w = (stax_writer *)(void *)base;
         b1 = base + head;
-        if (nbuf == 2) b2 = b1 + w_round_up(cap);
+        if (nbuf == 2) b2 = b1 + w_round_up(cap + W_SLACK);
         stack = base + head + bufs;
         stack_cap = (o.memory_size - skew - head - bufs) / sizeof(w_rec) * sizeof(w_rec);
         memset(&mem, 0, sizeof mem);
     } else {
         if (stax__mem_init(&mem, o.alloc, o.alloc_ud, NULL, 0) != 0) return NULL;
         w = stax__mem_alloc(&mem, sizeof *w);
-        b1 = stax__mem_alloc(&mem, cap);
-        b2 = nbuf == 2 ? stax__mem_alloc(&mem, cap) : NULL;
+        b1 = stax__mem_alloc(&mem, cap + W_SLACK);
+        b2 = nbuf == 2 ? stax__mem_alloc(&mem, cap + W_SLACK) : NULL;
         stack = stax__mem_alloc(&mem, W_STACK_INITIAL);
         stack_cap = W_STACK_INITIAL;
         if (!w || !b1 || (nbuf == 2 && !b2) || !stack) {
             stax__mem_free(&mem, stack, W_STACK_INITIAL);
-            stax__mem_free(&mem, b2, cap);
-            stax__mem_free(&mem, b1, cap);
+            stax__mem_free(&mem, b2, cap + W_SLACK);
+            stax__mem_free(&mem, b1, cap + W_SLACK);
             stax__mem_free(&mem, w, sizeof *w);
             return NULL;
         }
@@ -1409,9 +1659,11 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     memcpy(w->indent, indent, indent_len);
     w->indent_len = indent_len;
     w->indenting = indent_len > 0;
-    for (size_t i = 0; indent_len && i + indent_len <= sizeof w->indent_run; i += indent_len)
-        memcpy(w->indent_run + i, indent, indent_len);
+    w->nl_run[0] = '\n';
+    for (size_t i = 1; indent_len && i + indent_len <= sizeof w->nl_run; i += indent_len)
+        memcpy(w->nl_run + i, indent, indent_len);
     w->fd = -1;
+    w_regate(w); /* no sink yet */
 #ifndef STAX_NO_THREADS
     w->bg_buf = b2;
 #else
@@ -1440,8 +1692,8 @@ void stax_writer_free(stax_writer *w) {
     stax__mem mem = w->mem;
     if (w->sink == W_SINK_MEM_GROW) stax__mem_free(&mem, w->mem_out, w->mem_cap);
     stax__mem_free(&mem, w->stack, w->stack_cap);
-    stax__mem_free(&mem, b2, w->cap);
-    stax__mem_free(&mem, w->buf, w->cap);
+    stax__mem_free(&mem, b2, w->cap + W_SLACK);
+    stax__mem_free(&mem, w->buf, w->cap + W_SLACK);
     stax__mem_free(&mem, w, sizeof *w);
 }
 
@@ -1450,6 +1702,7 @@ static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
     /* the sink cannot change once bytes may have been written */
     if (w->started || w->len || w->sink != W_SINK_NONE) return STAX_E_USAGE;
     w->sink = sink;
+    w_regate(w);
     w->fn = fn;
     w->ctx = ctx;
 #ifndef STAX_NO_THREADS
@@ -1469,6 +1722,7 @@ static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
     return STAX_OK;
 fail:
     w->sink = W_SINK_NONE;
+    w_regate(w);
     w->fn = NULL;
     return STAX_E_NOMEM;
 #else

@@ -115,6 +115,130 @@ Test(writer, text_long_runs_and_utf8) {
     expect_doc(w, "<a>&lt;abcdefghijklmnop\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80qrstuvwxyz&amp;</a>");
 }
 
+/* The escaping rules written out byte by byte: the oracle for the test below.
+ * Returns STAX_OK and the escaped form of s in out, or the error the writer
+ * must give (the first problem from the left decides). */
+static int ref_escape(const unsigned char *s, size_t n, int attr, char *out, size_t *outn) {
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned b = s[i];
+        const char *e = NULL;
+        if (b < 0x80) {
+            if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') return STAX_E_CHAR;
+            if (b == '&') e = "&amp;";
+            else if (b == '<') e = "&lt;";
+            else if (b == '>' && !attr) e = "&gt;";
+            else if (b == '"' && attr) e = "&quot;";
+            else if (b == '\r') e = "&#13;";
+            else if (b == '\t' && attr) e = "&#9;";
+            else if (b == '\n' && attr) e = "&#10;";
+            if (e) {
+                memcpy(out + o, e, strlen(e));
+                o += strlen(e);
+            } else {
+                out[o++] = (char)b;
+            }
+            i++;
+            continue;
+        }
+        size_t len = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+        if (len == 0 || n - i < len) return STAX_E_ENCODING;
+        unsigned long cp = b & (len == 2 ? 0x1Fu : len == 3 ? 0x0Fu : 0x07u);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return STAX_E_ENCODING;
+            cp = cp << 6 | (s[i + k] & 0x3Fu);
+        }
+        unsigned long min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return STAX_E_ENCODING;
+        if (cp == 0xFFFE || cp == 0xFFFF) return STAX_E_CHAR;
+        memcpy(out + o, s + i, len);
+        o += len;
+        i += len;
+    }
+    *outn = o;
+    return STAX_OK;
+}
+
+Test(writer, escaping_matches_reference_at_every_length) {
+    /* Random strings from pieces that hit every branch of the escapers (long
+     * plain runs, specials, TAB LF CR, UTF-8 of every length, now and then a
+     * bad byte), at lengths across the 16- and 32-byte blocks of the fast
+     * path. Each goes through text, attr and element with a large buffer (the
+     * fast paths) and with small ones (the piece path, draining mid-string);
+     * the bytes must be the oracle's and a refused call must write nothing. */
+    static const char *const good[] = {"a", "xyz", "0123456789abcdef", "The quick brown fox ", "&", "<", ">",
+                                       "\"", "'", "\t", "\n", "\r", "]]>", "\xc3\xa9", "\xe2\x82\xac",
+                                       "\xf0\x9f\x98\x80", "\x7f", " "};
+    static const char *const bad[] = {"\x80", "\xc3", "\xed\xa0\x80", "\xef\xbf\xbe", "\x01", "\xc0\xaf", "\xf4\x90\x80\x80",
+                                      "\x1f", "\xff", "\xef\xbf\xbf"};
+    static const size_t buffers[] = {65536, 64, 200};
+    unsigned long long x = 88172645463325252ull;
+    char *s = malloc(4096), *esc = malloc(6 * 4096), *want = malloc(6 * 4096 + 64);
+    cr_assert(s && esc && want);
+    for (int round = 0; round < 1500; round++) {
+        size_t n = 0, target;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        target = (size_t)(x % (round < 1000 ? 72 : 700));
+        int with_bad = x % 8 == 0;
+        while (n < target) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const char *p = good[x % (sizeof good / sizeof good[0])];
+            memcpy(s + n, p, strlen(p));
+            n += strlen(p);
+        }
+        if (with_bad) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const char *p = bad[x % (sizeof bad / sizeof bad[0])];
+            size_t at = n ? (size_t)(x >> 8) % (n + 1) : 0;
+            memmove(s + at + strlen(p), s + at, n - at);
+            memcpy(s + at, p, strlen(p));
+            n += strlen(p);
+        }
+        for (int attr = 0; attr < 2; attr++) {
+            size_t en = 0;
+            int st = ref_escape((const unsigned char *)s, n, attr, esc, &en);
+            for (size_t b = 0; b < sizeof buffers / sizeof buffers[0]; b++) {
+                for (int elem = 0; elem < (attr ? 1 : 2); elem++) {
+                    stax_writer_options o;
+                    memset(&o, 0, sizeof o);
+                    o.buffer_size = buffers[b];
+                    stax_writer *w = mk(&o);
+                    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+                    stax_str v = {s, n};
+                    int got = attr ? stax_writer_attr(w, S("v"), v) : elem ? stax_writer_element(w, S("e"), v)
+                                                                            : stax_writer_text(w, v);
+                    cr_assert_eq(got, st, "round %d attr %d elem %d buffer %zu: status %d, wanted %d", round, attr, elem,
+                                 buffers[b], got, st);
+                    size_t wn = 0;
+                    const char *open = attr ? "<r v=\"" : elem ? "<r><e>" : "<r>";
+                    const char *close = attr ? "\"></r>" : elem ? "</e></r>" : "</r>";
+                    if (st == STAX_OK) {
+                        memcpy(want, open, strlen(open));
+                        wn = strlen(open);
+                        memcpy(want + wn, esc, en);
+                        wn += en;
+                        memcpy(want + wn, close, strlen(close));
+                        wn += strlen(close);
+                    } else {
+                        memcpy(want, "<r></r>", 7);
+                        wn = 7;
+                    }
+                    want[wn] = '\0';
+                    cr_assert_eq(stax_writer_finish(w), STAX_OK);
+                    stax_str m = stax_writer_memory(w);
+                    cr_assert(m.len == wn && memcmp(m.ptr, want, wn) == 0,
+                              "round %d attr %d elem %d buffer %zu:\n  [%.*s]\nwanted\n  [%s]", round, attr, elem,
+                              buffers[b], (int)m.len, m.ptr, want);
+                    stax_writer_free(w);
+                }
+            }
+        }
+    }
+    free(s);
+    free(esc);
+    free(want);
+}
+
 Test(writer, duplicate_attribute_refused) {
     stax_writer *w = mk(NULL);
     stax_writer_start_z(w, "a");
@@ -717,10 +841,20 @@ Test(writer, element_call_as_root_and_refusals) {
     w = mk(NULL);
     cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
     cr_assert_eq(stax_writer_element_z(w, "1bad", "x"), STAX_E_INVALID); /* nothing written */
-    cr_assert_eq(stax_writer_element(w, S("a"), S("bad \xff")), STAX_E_ENCODING);
-    cr_assert_eq(stax_writer_end(w), STAX_OK); /* closes <a>, left open as start+text would */
+    cr_assert_eq(stax_writer_element(w, S("a"), S("bad \xff")), STAX_E_ENCODING); /* nothing written */
+    cr_assert_eq(stax_writer_depth(w), 1);
     cr_assert_eq(stax_writer_end(w), STAX_OK);
-    expect_doc(w, "<r><a></a></r>");
+    expect_doc(w, "<r></r>");
+    /* the same through the three-call path (a buffer too small for the fast one) */
+    stax_writer_options o;
+    memset(&o, 0, sizeof o);
+    o.buffer_size = STAX_WRITER_MIN_BUFFER;
+    w = mk(&o);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_element(w, S("a"), S("a text too long for the buffer's fast path, then bad \x01")),
+                 STAX_E_CHAR);
+    cr_assert_eq(stax_writer_depth(w), 1);
+    expect_doc(w, "<r></r>");
 }
 
 /* Differential: in every state the element call must leave the same bytes
