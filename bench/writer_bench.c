@@ -1,7 +1,11 @@
 /* Writer benchmark, stax side: write the books document (writer_books.h)
  * through the stax writer to a null sink or to a file.
  *
- *   writer_bench MIB OUT|-null
+ *   writer_bench MIB OUT|-null [-bg]
+ *
+ * -bg: STAX_WRITE_BACKGROUND with two 1 MiB buffers, so that formatting
+ * overlaps with the writes (with 64 KiB buffers the hand-overs cost more than
+ * they save: see docs/benchmarks.md).
  */
 #include "stax.h"
 #include "writer_books.h"
@@ -21,10 +25,15 @@ static void element(stax_writer *w, const char *name, const char *text) { stax_w
 int main(int argc, char **argv) {
     unsigned long records;
     const char *out;
-    books_args(argc, argv, &records, &out);
+    int bg = argc == 4 && !strcmp(argv[3], "-bg");
+    books_args(bg ? 3 : argc, argv, &records, &out);
     stax_writer_options o = {0};
     o.indent_width = 2;
     o.buffer_size = 1 << 16;
+    if (bg) {
+        o.flags |= STAX_WRITE_BACKGROUND;
+        o.buffer_size = 1 << 20;
+    }
     stax_writer *w = stax_writer_new(&o);
     unsigned long long total = 0;
     int fd = -1;

@@ -25,13 +25,19 @@ command -v hyperfine >/dev/null || { echo "writer_run.sh: hyperfine is not insta
 cmp "$out/writer-check-stax.xml" "$out/writer-check-libxml2.xml"
 rm -f "$out/writer-check-stax.xml" "$out/writer-check-libxml2.xml"
 
+# The file runs are bounded by the kernel's write path: "cp" of the same bytes
+# to the same folder, in the same run, shows that floor.
+"$stax" "$mib" "$out/writer-ref.xml"
 hyperfine --warmup 1 --export-json "$json" \
     -n "stax null" "$stax $mib -null" \
     -n "libxml2 null" "$lx $mib -null" \
     -n "stax file" "$stax $mib $out/writer-stax.xml" \
-    -n "libxml2 file" "$lx $mib $out/writer-libxml2.xml" >&2
+    -n "stax file, background" "$stax $mib $out/writer-stax-bg.xml -bg" \
+    -n "libxml2 file" "$lx $mib $out/writer-libxml2.xml" \
+    -n "cp file" "cp $out/writer-ref.xml $out/writer-cp.xml" >&2
 bytes=$(wc -c <"$out/writer-stax.xml")
-rm -f "$out/writer-stax.xml" "$out/writer-libxml2.xml"
+cmp "$out/writer-stax.xml" "$out/writer-stax-bg.xml"
+rm -f "$out/writer-stax.xml" "$out/writer-stax-bg.xml" "$out/writer-libxml2.xml" "$out/writer-ref.xml" "$out/writer-cp.xml"
 
 rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p'; }
 
@@ -48,6 +54,11 @@ for sink in ("null", "file"):
     for who in ("stax", "libxml2"):
         r = res[who + " " + sink]
         print("| %s %s | %.3f | %.3f | %.0f | %.2fx |" % (who, sink, r["mean"], r["stddev"], n / r["mean"], lx / r["mean"]))
+lx = res["libxml2 file"]["mean"]
+r = res["stax file, background"]
+print("| stax file, background thread, 1 MiB buffers | %.3f | %.3f | %.0f | %.2fx |" % (r["mean"], r["stddev"], n / r["mean"], lx / r["mean"]))
+r = res["cp file"]
+print("| cp of the same bytes (the file floor) | %.3f | %.3f | %.0f | |" % (r["mean"], r["stddev"], n / r["mean"]))
 PY
 echo
 echo "| run | peak RSS (KiB) |"
@@ -56,3 +67,5 @@ for m in 16 $mib; do
     echo "| stax null, $m MiB | $(rss "$stax" "$m" -null) |"
     echo "| libxml2 null, $m MiB | $(rss "$lx" "$m" -null) |"
 done
+echo "| stax file, background, $mib MiB | $(rss "$stax" "$mib" "$out/writer-stax-bg.xml" -bg) |"
+rm -f "$out/writer-stax-bg.xml"
