@@ -100,10 +100,11 @@ static int dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t n
     return 0;
 }
 
-static uint32_t dtd_hash(const char *s, size_t n, int salt) {
-    uint32_t h = 2166136261u ^ (uint32_t)salt;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+/* Names hash under the DTD's key (see stax__hash); salt keeps parameter and
+ * general entities of one name apart. */
+static uint32_t dtd_hash(const stax__dtd *d, const char *s, size_t n, int salt) {
+    uint64_t h = stax__hash(&d->key, s, n);
+    return (uint32_t)(h ^ (h >> 32)) ^ (uint32_t)salt * 0x9e3779b9u;
 }
 
 /* Insert index+1 into an open-addressing table keyed by names(index). */
@@ -133,16 +134,17 @@ static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t cou
 }
 
 static uint32_t dtd_ent_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_hash(d->ents[i].name.ptr, d->ents[i].name.len, d->ents[i].pe);
+    return dtd_hash(d, d->ents[i].name.ptr, d->ents[i].name.len, d->ents[i].pe);
 }
 static uint32_t dtd_elem_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_hash(d->elems[i].ptr, d->elems[i].len, 7);
+    return dtd_hash(d, d->elems[i].ptr, d->elems[i].len, 7);
 }
 
 void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth, uint64_t amplification,
                     uint64_t threshold) {
     memset(d, 0, sizeof *d);
     d->mem = mem;
+    stax__hash_key_init(&d->key, d);
     d->max = max;
     d->max_depth = max_depth;
     d->amplification = amplification;
@@ -182,7 +184,7 @@ void stax__dtd_free(stax__dtd *d) {
 
 stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe) {
     if (!d->ent_hash_cap) return NULL;
-    size_t k = dtd_hash(name, len, pe) & (d->ent_hash_cap - 1);
+    size_t k = dtd_hash(d, name, len, pe) & (d->ent_hash_cap - 1);
     for (uint32_t v; (v = d->ent_hash[k]) != 0; k = (k + 1) & (d->ent_hash_cap - 1)) {
         stax__entity *e = &d->ents[v - 1];
         if (e->pe == pe && e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
@@ -192,7 +194,7 @@ stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len,
 
 static int64_t dtd_elem_index(const stax__dtd *d, const char *name, size_t len) {
     if (!d->elem_hash_cap) return -1;
-    size_t k = dtd_hash(name, len, 7) & (d->elem_hash_cap - 1);
+    size_t k = dtd_hash(d, name, len, 7) & (d->elem_hash_cap - 1);
     for (uint32_t v; (v = d->elem_hash[k]) != 0; k = (k + 1) & (d->elem_hash_cap - 1)) {
         const stax_str *e = &d->elems[v - 1];
         if (e->len == len && memcmp(e->ptr, name, len) == 0) return (int64_t)(v - 1);
@@ -414,7 +416,7 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
     if (dtd_grow(d, (void **)&d->ents, &d->cap_ents, sizeof *d->ents, d->n_ents + 1) ||
-        dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_hash(e.name.ptr, e.name.len, e.pe),
+        dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_hash(d, e.name.ptr, e.name.len, e.pe),
                         (uint32_t)d->n_ents, dtd_ent_rehash))
         return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
     d->ents[d->n_ents++] = e;
@@ -722,7 +724,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             ei = (int64_t)d->n_elems;
             d->elems[ei] = en;
             d->elem_first[ei] = UINT32_MAX;
-            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(en.ptr, en.len, 7),
+            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, en.ptr, en.len, 7),
                                 (uint32_t)ei, dtd_elem_rehash))
                 return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
             d->n_elems++;

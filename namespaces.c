@@ -9,10 +9,20 @@ struct stax__ns_chunk {
 };
 
 #define NS_CHUNK 4096u
+#define NS_NONE UINT32_MAX
+/* Up to this many bindings in scope a lookup walks them all (cheaper than a
+ * hash); beyond, it walks one hash bucket. */
+#define NS_WALK 16u
 
 void stax__ns_init(stax__ns *ns, stax__mem *mem) {
     memset(ns, 0, sizeof *ns);
     ns->mem = mem;
+    stax__hash_key_init(&ns->key, ns);
+}
+
+static uint32_t ns_hash(const stax__ns *ns, stax_str prefix) {
+    uint64_t h = stax__hash(&ns->key, prefix.ptr, prefix.len);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static void ns_free_chunks_after(stax__ns *ns, stax__ns_chunk *keep) {
@@ -27,6 +37,7 @@ void stax__ns_free(stax__ns *ns) {
     if (!ns->mem) return;
     ns_free_chunks_after(ns, NULL);
     stax__mem_free(ns->mem, ns->b, ns->cap * sizeof *ns->b);
+    stax__mem_free(ns->mem, ns->heads, ns->cap * sizeof *ns->heads);
     memset(ns, 0, sizeof *ns);
 }
 
@@ -48,11 +59,27 @@ static char *ns_store(stax__ns *ns, const char *s, size_t n) {
 
 int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth) {
     if (ns->n == ns->cap) {
+        /* twice the bindings and twice the buckets; the chains are rebuilt
+         * oldest first, so each stays newest first */
         size_t ncap = ns->cap ? ns->cap * 2 : 16;
+        if (ncap > NS_NONE) return -1;
+        uint32_t *nh = stax__mem_alloc(ns->mem, ncap * sizeof *nh);
+        if (!nh) return -1;
         stax__ns_binding *nb = stax__mem_realloc(ns->mem, ns->b, ns->cap * sizeof *nb, ncap * sizeof *nb);
-        if (!nb) return -1;
+        if (!nb) {
+            stax__mem_free(ns->mem, nh, ncap * sizeof *nh);
+            return -1;
+        }
+        stax__mem_free(ns->mem, ns->heads, ns->cap * sizeof *ns->heads);
         ns->b = nb;
+        ns->heads = nh;
         ns->cap = ncap;
+        for (size_t i = 0; i < ncap; i++) nh[i] = NS_NONE;
+        for (size_t i = 0; i < ns->n; i++) {
+            uint32_t *head = &nh[nb[i].hash & (ncap - 1)];
+            nb[i].next = *head;
+            *head = (uint32_t)i;
+        }
     }
     stax__ns_binding *b = &ns->b[ns->n];
     b->prefix.ptr = ns_store(ns, prefix.ptr, prefix.len);
@@ -63,12 +90,19 @@ int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth) {
     b->depth = depth;
     b->mark_chunk = ns->chunk;
     b->mark_left = ns->left;
+    b->hash = ns_hash(ns, prefix);
+    uint32_t *head = &ns->heads[b->hash & (ns->cap - 1)];
+    b->next = *head;
+    *head = (uint32_t)ns->n;
     ns->n++;
     return 0;
 }
 
 void stax__ns_pop(stax__ns *ns, uint32_t depth) {
-    while (ns->n && ns->b[ns->n - 1].depth >= depth) ns->n--;
+    while (ns->n && ns->b[ns->n - 1].depth >= depth) {
+        const stax__ns_binding *b = &ns->b[--ns->n];
+        ns->heads[b->hash & (ns->cap - 1)] = b->next; /* it was the newest of its bucket */
+    }
 }
 
 void stax__ns_reclaim(stax__ns *ns) {
@@ -82,13 +116,25 @@ void stax__ns_reclaim(stax__ns *ns) {
     ns->left = last->mark_left;
 }
 
+static int ns_found(const stax__ns_binding *b, stax_str prefix, stax_str *uri) {
+    if (prefix.len && !b->uri.len) return -1; /* cannot happen in 1.0; kept for safety */
+    *uri = b->uri;
+    return 0;
+}
+
 int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri) {
-    for (size_t i = ns->n; i-- > 0;) {
-        const stax__ns_binding *b = &ns->b[i];
-        if (b->prefix.len == prefix.len && memcmp(b->prefix.ptr, prefix.ptr, prefix.len) == 0) {
-            if (prefix.len && !b->uri.len) return -1; /* cannot happen in 1.0; kept for safety */
-            *uri = b->uri;
-            return 0;
+    if (ns->n <= NS_WALK) {
+        for (size_t i = ns->n; i-- > 0;) {
+            const stax__ns_binding *b = &ns->b[i];
+            if (b->prefix.len == prefix.len && memcmp(b->prefix.ptr, prefix.ptr, prefix.len) == 0)
+                return ns_found(b, prefix, uri);
+        }
+    } else {
+        uint32_t h = ns_hash(ns, prefix);
+        for (uint32_t i = ns->heads[h & (ns->cap - 1)]; i != NS_NONE; i = ns->b[i].next) {
+            const stax__ns_binding *b = &ns->b[i];
+            if (b->hash == h && b->prefix.len == prefix.len && memcmp(b->prefix.ptr, prefix.ptr, prefix.len) == 0)
+                return ns_found(b, prefix, uri);
         }
     }
     if (prefix.len == 3 && memcmp(prefix.ptr, "xml", 3) == 0) {

@@ -50,6 +50,20 @@ static inline void stax__mem_free(stax__mem *m, void *p, size_t n) {
     if (p) stax__mem_realloc(m, p, n, 0);
 }
 
+/* ------------------------------------------------------------- keyed hashing
+ * The reader's lookup tables (DTD entities and ATTLISTs, namespace prefixes)
+ * hash names with SipHash-1-3 under a per-table key, so that a document cannot
+ * choose names that collide: with an unkeyed hash it could make every lookup
+ * walk every entry. The key is derived from addresses (the table's, the
+ * stack's, a static object's), which differ from run to run under address
+ * space layout randomization; without it the key is predictable and the worst
+ * case is the one the limits bound. Results never depend on the key. */
+typedef struct stax__hash_key {
+    uint64_t k0, k1;
+} stax__hash_key;
+STAXINT void stax__hash_key_init(stax__hash_key *key, const void *table);
+STAXINT uint64_t stax__hash(const stax__hash_key *key, const void *data, size_t n);
+
 /* ------------------------------------------------------------- UTF-8 and characters */
 
 /* Decode one UTF-8 sequence at p (n > 0 bytes available). Returns its length
@@ -159,6 +173,7 @@ typedef struct stax__dtd {
     size_t n_elems, cap_elems;
     uint32_t *elem_hash;
     size_t elem_hash_cap;
+    stax__hash_key key;          /* of both tables */
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
     stax_dtd_pi *pis;
@@ -199,14 +214,21 @@ typedef struct stax__ns_chunk stax__ns_chunk;
 typedef struct stax__ns_binding {
     stax_str prefix, uri; /* prefix empty: the default namespace; uri empty: undeclared */
     uint32_t depth;       /* element depth that declared it */
+    uint32_t hash;        /* of the prefix (low bits) */
+    uint32_t next;        /* the next older binding in the same bucket, or UINT32_MAX */
     stax__ns_chunk *mark_chunk;
     size_t mark_left;     /* storage position right after its strings */
 } stax__ns_binding;
 
+/* Bindings are also chained per hash bucket, newest first, so that a prefix is
+ * found without walking every binding in scope; a binding is always the head of
+ * its bucket when it goes out of scope, since bindings leave in stack order. */
 typedef struct stax__ns {
     stax__mem *mem;
     stax__ns_binding *b;
     size_t n, cap;
+    uint32_t *heads; /* cap buckets (a power of two), UINT32_MAX when empty */
+    stax__hash_key key;
     stax__ns_chunk *chunk; /* newest; each links to the one before */
     size_t left;           /* free bytes at the end of chunk */
 } stax__ns;

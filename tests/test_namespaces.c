@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static char *ns_dump(const char *doc, size_t len, size_t chunk, int *status) {
                 int t = stax_ev_type(b, i);
                 if (t != STAX_EV_START && t != STAX_EV_END) continue;
                 stax_qname q = stax_ev_qname(b, i);
-                char line[1024];
+                char line[16384];
                 int w = snprintf(line, sizeof line, "%s {%.*s}%.*s(%.*s)", t == STAX_EV_START ? "START" : "END",
                                  (int)q.uri.len, q.uri.ptr, (int)q.local.len, q.local.ptr, (int)q.prefix.len,
                                  q.prefix.ptr);
@@ -51,6 +52,7 @@ static char *ns_dump(const char *doc, size_t len, size_t chunk, int *status) {
                     stax_str v = stax_ev_attr_value(b, i, k);
                     w += snprintf(line + w, sizeof line - (size_t)w, " {%.*s}%.*s(%.*s)=%.*s", (int)a.uri.len, a.uri.ptr,
                                   (int)a.local.len, a.local.ptr, (int)a.prefix.len, a.prefix.ptr, (int)v.len, v.ptr);
+                    cr_assert((size_t)w < sizeof line, "a start tag too long for the dump line");
                 }
                 size_t ll = strlen(line);
                 if (n + ll + 2 > cap) {
@@ -218,4 +220,175 @@ Test(namespaces, deep_scopes_keep_memory_bounded) {
     cr_assert_str_eq(stax_test_last_line(d), "END-OF-DOCUMENT");
     free(d);
     free(doc);
+}
+
+/* A growable string for the generated documents below. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+} ns_buf;
+
+static void nb_add(ns_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void nb_add(ns_buf *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        cr_assert(w >= 0);
+        if ((size_t)w < b->cap - b->n) {
+            b->n += (size_t)w;
+            return;
+        }
+        b->cap = 2 * (b->cap + (size_t)w + 1);
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+}
+
+Test(namespaces, many_bindings_resolve_as_a_stack_per_prefix) {
+    /* Random documents where dozens of bindings are in scope (past the few a
+     * lookup walks one by one, so prefixes are found through the hash
+     * buckets): each element declares some of 40 prefixes and sometimes the
+     * default namespace, shadowing outer declarations, and uses prefixes that
+     * are bound. The expected view comes from a model that keeps one stack of
+     * URIs per prefix. */
+    enum { NP = 40, MAXD = 14 };
+    unsigned long long x = 0x9E3779B97F4A7C15ull;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    for (int round = 0; round < 12; round++) {
+        char uris[NP + 1][MAXD + 1][40]; /* [prefix or NP for the default][depth] */
+        int top[NP + 1];                 /* depth of the innermost binding, -1 none */
+        int declared[MAXD + 1][NP + 1];  /* what each open element declared */
+        for (int p = 0; p <= NP; p++) top[p] = -1;
+        ns_buf doc = {0}, want = {0};
+        int depth = 0, elems = 0;
+        const char *stack_prefix[MAXD + 1];
+        char stack_uri[MAXD + 1][40];
+        char names[MAXD + 1][32];
+        (void)stack_prefix;
+        do {
+            int close = depth > 0 && (depth == MAXD || NEXT() % 3 == 0);
+            if (close) {
+                depth--;
+                nb_add(&doc, "</%s>", names[depth]);
+                const char *colon = strchr(names[depth], ':');
+                nb_add(&want, "END {%s}%s(%.*s)\n", stack_uri[depth], colon ? colon + 1 : names[depth],
+                       colon ? (int)(colon - names[depth]) : 0, names[depth]);
+                for (int p = 0; p <= NP; p++) {
+                    if (!declared[depth][p]) continue;
+                    /* back to the enclosing binding of p */
+                    int d = top[p] - 1;
+                    while (d >= 0 && uris[p][d][0] == '\0') d--;
+                    top[p] = d;
+                }
+                continue;
+            }
+            /* declarations of the new element */
+            ns_buf decl = {0}, decl_want = {0};
+            nb_add(&decl, "%s", "");
+            nb_add(&decl_want, "%s", "");
+            for (int p = 0; p <= NP; p++) {
+                declared[depth][p] = 0;
+                uris[p][depth][0] = '\0';
+                if (NEXT() % 4) continue;
+                declared[depth][p] = 1;
+                snprintf(uris[p][depth], sizeof uris[p][depth], "u:%d:%d:%d", round, elems, p);
+                top[p] = depth;
+                if (p == NP) {
+                    nb_add(&decl, " xmlns='%s'", uris[p][depth]);
+                    nb_add(&decl_want, " {http://www.w3.org/2000/xmlns/}xmlns()=%s", uris[p][depth]);
+                } else {
+                    nb_add(&decl, " xmlns:p%d='%s'", p, uris[p][depth]);
+                    nb_add(&decl_want, " {http://www.w3.org/2000/xmlns/}p%d(xmlns)=%s", p, uris[p][depth]);
+                }
+            }
+            /* the element's name: a bound prefix, or none (the default namespace) */
+            int ep = (int)(NEXT() % (NP + 1));
+            if (ep < NP && top[ep] < 0) ep = NP;
+            if (ep == NP) {
+                snprintf(names[depth], sizeof names[depth], "e%d", elems);
+                snprintf(stack_uri[depth], sizeof stack_uri[depth], "%s", top[NP] >= 0 ? uris[NP][top[NP]] : "");
+            } else {
+                snprintf(names[depth], sizeof names[depth], "p%d:e%d", ep, elems);
+                snprintf(stack_uri[depth], sizeof stack_uri[depth], "%s", uris[ep][top[ep]]);
+            }
+            nb_add(&doc, "<%s%s", names[depth], decl.p);
+            const char *colon = strchr(names[depth], ':');
+            nb_add(&want, "START {%s}%s(%.*s)%s", stack_uri[depth], colon ? colon + 1 : names[depth],
+                   colon ? (int)(colon - names[depth]) : 0, names[depth], decl_want.p);
+            /* attributes with distinct local names, prefixed by bound prefixes */
+            int na = (int)(NEXT() % 6);
+            for (int k = 0; k < na; k++) {
+                int ap = (int)(NEXT() % NP);
+                if (top[ap] < 0 || NEXT() % 4 == 0) {
+                    nb_add(&doc, " a%d='%d'", k, k);
+                    nb_add(&want, " {}a%d()=%d", k, k);
+                } else {
+                    nb_add(&doc, " p%d:a%d='%d'", ap, k, k);
+                    nb_add(&want, " {%s}a%d(p%d)=%d", uris[ap][top[ap]], k, ap, k);
+                }
+            }
+            nb_add(&doc, ">");
+            nb_add(&want, "\n");
+            free(decl.p);
+            free(decl_want.p);
+            depth++;
+            elems++;
+        } while (depth > 0);
+        expect_ns(doc.p, want.p);
+        free(doc.p);
+        free(want.p);
+    }
+#undef NEXT
+}
+
+Test(namespaces, prefix_lookup_does_not_walk_every_binding, .timeout = 20) {
+    /* 65,409 bindings in scope (1022 levels of 64 declarations, near the default
+     * limits), then 1200 tags of 255 attributes whose prefix is bound at the
+     * root: walking the bindings for each name would take some 20 billion
+     * prefix comparisons (over a minute); through the hash buckets it is 307,000
+     * lookups. The test fails by timing out. */
+    ns_buf doc = {0};
+    nb_add(&doc, "<r xmlns:t='urn:t'>");
+    for (int d = 0; d < 1022; d++) {
+        nb_add(&doc, "<e");
+        for (int k = 0; k < 64; k++) nb_add(&doc, " xmlns:p%d_%d='u'", d, k);
+        nb_add(&doc, ">");
+    }
+    for (int i = 0; i < 1200; i++) {
+        nb_add(&doc, "<t:x");
+        for (int k = 0; k < 255; k++) nb_add(&doc, " t:a%d='v'", k);
+        nb_add(&doc, "/>");
+    }
+    for (int d = 0; d < 1022; d++) nb_add(&doc, "</e>");
+    nb_add(&doc, "</r>");
+    stax_reader_options o = ns_opt();
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_not_null(r);
+    cr_assert_eq(stax_reader_feed(r, doc.p, doc.n), STAX_OK);
+    const stax_batch *b;
+    int st, ended = 0;
+    size_t tx = 0;
+    while ((st = stax_reader_next(r, &b)) == STAX_OK || (st == STAX_NEED_INPUT && !ended)) {
+        if (st == STAX_NEED_INPUT) {
+            cr_assert_eq(stax_reader_end(r), STAX_OK);
+            ended = 1;
+            continue;
+        }
+        for (size_t i = 0; i < b->count; i++) {
+            if (stax_ev_type(b, i) != STAX_EV_START) continue;
+            stax_qname q = stax_ev_qname(b, i);
+            if (q.local.len == 1 && q.local.ptr[0] == 'x') {
+                cr_assert(q.uri.len == 5 && memcmp(q.uri.ptr, "urn:t", 5) == 0);
+                stax_qname a = stax_ev_attr_qname(b, i, 254);
+                cr_assert(a.uri.len == 5 && memcmp(a.uri.ptr, "urn:t", 5) == 0);
+                tx++;
+            }
+        }
+    }
+    cr_assert_eq(st, STAX_END);
+    cr_assert_eq(tx, 1200);
+    stax_reader_free(r);
+    free(doc.p);
 }
