@@ -1538,6 +1538,13 @@ static int rd_carry_append(stax_reader *r, const char *p, size_t n) {
 /* The carry holds the start of a token; extend it from the window until the
  * token ends. Returns 1 when a token was parsed, 0 when the window ran out,
  * 2 when the batch must end first, -1 on error. */
+/* Whether input follows the window in the raw chunk: bytes still to decode,
+ * or a decoding error that the text decoded so far runs into (it is reported
+ * when a token needs what is past it, however the bytes came). */
+static inline int rd_behind(const stax_reader *r) {
+    return r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err);
+}
+
 static int rd_resume_carry(stax_reader *r) {
     r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
     for (;;) {
@@ -1545,7 +1552,7 @@ static int rd_resume_carry(stax_reader *r) {
         r->tok_at_eof = 0;
         ptrdiff_t end;
         size_t added = 0;
-        if (avail == 0 && !r->ended) {
+        if (avail == 0 && (!r->ended || rd_behind(r))) {
             /* the carry may already hold a whole token (kept when a batch
              * filled): take it before asking for more input */
             end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
@@ -1805,18 +1812,19 @@ static int rd_fill(stax_reader *r) {
             end = (ptrdiff_t)avail;
         }
         if (end == 0) {
-            if (r->ended && r->fr.kind != K_TEXT) {
+            int behind = rd_behind(r);
+            if (r->ended && !behind && r->fr.kind != K_TEXT) {
                 /* the token runs past the end of input: let the carry path report it */
                 if (rd_stash(r)) return r->status;
                 continue;
             }
-            if (r->ended) end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
+            if (r->ended && !behind) end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
             else if (r->batch.count) {
                 r->stash_deferred = 1;
                 return STAX_OK;
             } else {
                 if (rd_stash(r)) return r->status;
-                if (r->enc > STAX__ENC_UTF8 && r->raw_pos < r->raw_len) continue; /* more to decode first */
+                if (behind) continue;
                 return STAX_NEED_INPUT;
             }
         }

@@ -142,6 +142,19 @@ Test(reader_encoding, forced_encoding_ignores_the_declaration) {
     EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"UTF-8\" sa=-\nSTART a\nTEXT \"\xC3\xA9\"\nEND a\nEND-OF-DOCUMENT\n");
 }
 
+Test(reader_encoding, decoding_error_inside_the_first_token_at_every_chunk_size) {
+    /* Forced US-ASCII: U+0001 then U+001E (not Chars, but the token they
+     * start is not complete yet) then 0xA8, which US-ASCII does not have. The
+     * decoding error is reported when the token needs the bytes past it,
+     * whatever the chunks: with the first bytes held back to look for a BOM
+     * (chunks under 4 bytes) the held-back text used to be read at the end of
+     * input instead, giving STAX_E_CHAR (found by fuzz_reader). */
+    static const char doc[] = "\x01\x1e\xa8";
+    stax_reader_options o = {0};
+    o.encoding = "US-ASCII";
+    stax_test_expect_status(STAX_DOC(doc), &o, "ERROR ENCODING @1:3:2");
+}
+
 Test(reader_encoding, unknown_forced_encoding_is_refused) {
     stax_reader_options o = {0};
     o.encoding = "x-klingon";
