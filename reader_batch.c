@@ -920,7 +920,10 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
     uint32_t ns_depth = r->depth + 1;
-    if (r->ev_ns && rd_ns_start(r, tok, first, name, ns_depth, &q)) return r->status;
+    if (r->ev_ns && rd_ns_start(r, tok, first, name, ns_depth, &q)) {
+        stax__ns_pop(&r->ns, ns_depth); /* a refused tag leaves no binding in scope */
+        return r->status;
+    }
     if (!flags && rd_push(r, tok + 1, nl)) return rd_nomem(r); /* the depth was checked above */
     stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
     if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;

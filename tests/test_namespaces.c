@@ -151,6 +151,30 @@ Test(namespaces, lookup_in_scope) {
     stax_reader_free(r);
 }
 
+Test(namespaces, refused_tag_leaves_no_binding_in_scope) {
+    /* <b> declares a again, then uses an unbound prefix: it is refused, and
+     * lookups made before the error is returned still see a = urn:a (the
+     * declarations of <b> were left in scope; found by fuzz_reader) */
+    static const char doc[] = "<a:r xmlns:a='urn:a' xmlns='urn:d' a:x='1'><b xmlns:a='urn:c' c:y='2'></b></a:r>";
+    stax_reader_options o = ns_opt();
+    o.batch_events = 5;
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_not_null(r);
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, r, STAX_DOC(doc));
+    int checked = 0;
+    while (stax_test_cursor_next(&c)) {
+        if (stax_ev_type(c.b, c.i) != STAX_EV_START) continue;
+        stax_str uri, a = {"a", 1};
+        cr_assert_eq(stax_reader_ns_lookup(r, a, &uri), 0);
+        cr_assert(stax_str_eq(uri, "urn:a"), "a is bound to %.*s", (int)uri.len, uri.ptr);
+        checked = 1;
+    }
+    cr_assert_eq(c.status, STAX_E_NAMESPACE);
+    cr_assert(checked);
+    stax_reader_free(r);
+}
+
 Test(namespaces, off_by_default_colons_are_plain_names) {
     stax_test_expect_events(STAX_DOC("<p:a q:x='1'/>"), NULL, 0, "START p:a q:x=\"1\" /\nEND p:a\nEND-OF-DOCUMENT\n");
 }
