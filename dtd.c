@@ -39,6 +39,15 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     return code;
 }
 
+/* Storage could not be had: over max_dtd (STAX_E_LIMIT_DTD), or refused by
+ * the allocator or the fixed block (STAX_E_NOMEM), which d->nomem tells. */
+static int dtd_too_big(dtd_ctx *c, const char *at) {
+    if (c->d->nomem)
+        return dtd_fail(c, at, STAX_E_NOMEM, c->d->mem->block ? "the fixed memory block is too small for this DTD"
+                                                             : "out of memory");
+    return dtd_fail(c, at, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+}
+
 /* ================================================================ storage */
 
 static int dtd_account(stax__dtd *d, size_t n) {
@@ -54,7 +63,10 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
         size_t size = n > DTD_CHUNK ? n : DTD_CHUNK;
         if (dtd_account(d, size + sizeof(stax__dtd_chunk))) return NULL;
         stax__dtd_chunk *ch = stax__mem_alloc(d->mem, sizeof *ch + size);
-        if (!ch) return NULL;
+        if (!ch) {
+            d->nomem = 1;
+            return NULL;
+        }
         ch->next = d->chunks;
         ch->size = size;
         d->chunks = ch;
@@ -94,7 +106,10 @@ static int dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t n
     while (ncap < need) ncap *= 2;
     if (ncap > SIZE_MAX / elem || dtd_account(d, (ncap - *cap) * elem)) return -1;
     void *p = stax__mem_realloc(d->mem, *arr, *cap * elem, ncap * elem);
-    if (!p) return -1;
+    if (!p) {
+        d->nomem = 1;
+        return -1;
+    }
     *arr = p;
     *cap = ncap;
     return 0;
@@ -114,7 +129,10 @@ static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t cou
         size_t ncap = *cap ? *cap * 2 : 64;
         if (dtd_account(d, ncap * sizeof(uint32_t))) return -1;
         uint32_t *nt = stax__mem_alloc(d->mem, ncap * sizeof(uint32_t));
-        if (!nt) return -1;
+        if (!nt) {
+            d->nomem = 1;
+            return -1;
+        }
         memset(nt, 0, ncap * sizeof(uint32_t));
         for (size_t i = 0; i < *cap; i++) {
             if (!(*tab)[i]) continue;
@@ -324,7 +342,7 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     }
     /* the result is never longer than the literal */
     char *buf = dtd_store(d, NULL, lit.len), *o = buf;
-    if (!buf && lit.len) return dtd_fail(c, lit.ptr, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+    if (!buf && lit.len) return dtd_too_big(c, lit.ptr);
     for (size_t i = 0; i < lit.len;) {
         char ch = lit.ptr[i];
         if (ch == '%') {
@@ -411,18 +429,18 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (e.notation.len) e.notation.ptr = dtd_store(d, e.notation.ptr, e.notation.len);
     if (!e.name.ptr || (e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) ||
         (e.notation.len && !e.notation.ptr))
-        return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+        return dtd_too_big(c, c->p);
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
     if (dtd_grow(d, (void **)&d->ents, &d->cap_ents, sizeof *d->ents, d->n_ents + 1) ||
         dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_hash(d, e.name.ptr, e.name.len, e.pe),
                         (uint32_t)d->n_ents, dtd_ent_rehash))
-        return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+        return dtd_too_big(c, c->p);
     d->ents[d->n_ents++] = e;
     if (e.unparsed) {
         if (dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1))
-            return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+            return dtd_too_big(c, c->p);
         stax_decl *u = &d->unparsed[d->n_unp++];
         u->name = e.name;
         u->pubid = e.pubid;
@@ -608,7 +626,8 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
             size_t ncap = cap * 2 > len + add ? cap * 2 : len + add;
             char *nb = stax__mem_realloc(d->mem, buf == tmp ? NULL : buf, buf == tmp ? 0 : cap, ncap);
             if (!nb) {
-                rc = dtd_fail(c, st[0].s.ptr, STAX_E_NOMEM, "out of memory");
+                d->nomem = 1;
+                rc = dtd_too_big(c, st[0].s.ptr);
                 break;
             }
             if (buf == tmp) memcpy(nb, tmp, len);
@@ -632,7 +651,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     if (!rc) {
         out->ptr = dtd_store(d, buf, len);
         out->len = len;
-        if (!out->ptr) rc = dtd_fail(c, st[0].s.ptr, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+        if (!out->ptr) rc = dtd_too_big(c, st[0].s.ptr);
     }
     if (buf != tmp) stax__mem_free(d->mem, buf, cap);
     return rc;
@@ -716,22 +735,22 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             stax_str en = {dtd_store(d, elem.ptr, elem.len), elem.len};
             size_t cap = d->cap_elems;
             if (!en.ptr || dtd_grow(d, (void **)&d->elems, &cap, sizeof *d->elems, d->n_elems + 1))
-                return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+                return dtd_too_big(c, c->p);
             size_t cap2 = d->cap_elems;
             if (dtd_grow(d, (void **)&d->elem_first, &cap2, sizeof *d->elem_first, d->n_elems + 1))
-                return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+                return dtd_too_big(c, c->p);
             d->cap_elems = cap;
             ei = (int64_t)d->n_elems;
             d->elems[ei] = en;
             d->elem_first[ei] = UINT32_MAX;
             if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, en.ptr, en.len, 7),
                                 (uint32_t)ei, dtd_elem_rehash))
-                return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+                return dtd_too_big(c, c->p);
             d->n_elems++;
         }
         a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);
         if (!a.name.ptr || dtd_grow(d, (void **)&d->atts, &d->cap_atts, sizeof *d->atts, d->n_atts + 1))
-            return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+            return dtd_too_big(c, c->p);
         if (!a.value.ptr) a.value.ptr = "";
         /* append at the end of the element's list, keeping declaration order */
         a.next = UINT32_MAX;
@@ -764,7 +783,7 @@ static int dtd_notation_decl(dtd_ctx *c) {
     n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
     if (!n.name.ptr || !n.pubid.ptr || dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
-        return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+        return dtd_too_big(c, c->p);
     d->notations[d->n_not++] = n;
     return 0;
 }
@@ -792,7 +811,7 @@ static int dtd_pi(dtd_ctx *c) {
     size_t dl = (size_t)(e - c->p), o = 0;
     char *data = dtd_store(d, NULL, dl), *t = dtd_store(d, target.ptr, target.len);
     if ((!data && dl) || !t || dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1))
-        return dtd_fail(c, start, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+        return dtd_too_big(c, start);
     for (size_t i = 0; i < dl; i++) {
         if (c->p[i] == '\r') {
             data[o++] = '\n';

@@ -178,6 +178,7 @@ typedef struct stax__dtd {
     size_t n_not, cap_not, n_unp, cap_unp;
     stax_dtd_pi *pis;
     size_t n_pis, cap_pis;
+    int nomem;        /* an allocation failed (allocator or fixed block), as opposed to max_dtd */
     int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
     int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
     int standalone;   /* standalone="yes" */
