@@ -125,54 +125,55 @@ Test(namespaces, declaration_from_dtd_default) {
               "START {u:dtd}a(p) {http://www.w3.org/2000/xmlns/}p(xmlns)=u:dtd\nEND {u:dtd}a(p)\n");
 }
 
-Test(namespaces, lookup_in_scope) {
-    /* lookup answers for the reader's state after the whole current batch:
-     * batch_events 2 ends the first batch right after START a (<b/> needs two) */
-    static const char doc[] = "<a xmlns='u:d' xmlns:p='u:p'><b/></a>";
+/* Read doc whole with batch_events be; at each START named `at` (any START
+ * when NULL) call check(r), which sees the reader as it stands after that
+ * event's batch. The run must end with want_status and check must run. */
+static void lookups_at_start(const char *doc, size_t len, uint32_t be, const char *at, void (*check)(stax_reader *r),
+                             int want_status) {
     stax_reader_options o = ns_opt();
-    o.batch_events = 2;
+    o.batch_events = be;
     stax_reader *r = stax_reader_new(&o);
     cr_assert_not_null(r);
     stax_test_cursor c;
-    stax_test_cursor_open(&c, r, STAX_DOC(doc));
+    stax_test_cursor_open(&c, r, doc, len);
     int checked = 0;
     while (stax_test_cursor_next(&c)) {
-        if (stax_ev_type(c.b, c.i) != STAX_EV_START || !stax_str_eq(stax_ev_name(c.b, c.i), "a")) continue;
-        stax_str uri, p = {"p", 1}, none = {"", 0}, q = {"q", 1};
-        cr_assert_eq(stax_reader_ns_lookup(r, p, &uri), 0);
-        cr_assert(stax_str_eq(uri, "u:p"));
-        cr_assert_eq(stax_reader_ns_lookup(r, none, &uri), 0);
-        cr_assert(stax_str_eq(uri, "u:d"));
-        cr_assert_eq(stax_reader_ns_lookup(r, q, &uri), -1);
+        if (stax_ev_type(c.b, c.i) != STAX_EV_START || (at && !stax_str_eq(stax_ev_name(c.b, c.i), at))) continue;
+        check(r);
         checked = 1;
     }
-    cr_assert_eq(c.status, STAX_END);
+    cr_assert_eq(c.status, want_status);
     cr_assert(checked);
     stax_reader_free(r);
+}
+
+static void check_in_scope(stax_reader *r) {
+    stax_str uri, p = {"p", 1}, none = {"", 0}, q = {"q", 1};
+    cr_assert_eq(stax_reader_ns_lookup(r, p, &uri), 0);
+    cr_assert(stax_str_eq(uri, "u:p"));
+    cr_assert_eq(stax_reader_ns_lookup(r, none, &uri), 0);
+    cr_assert(stax_str_eq(uri, "u:d"));
+    cr_assert_eq(stax_reader_ns_lookup(r, q, &uri), -1);
+}
+
+Test(namespaces, lookup_in_scope) {
+    /* lookup answers for the reader's state after the whole current batch:
+     * batch_events 2 ends the first batch right after START a (<b/> needs two) */
+    lookups_at_start(STAX_DOC("<a xmlns='u:d' xmlns:p='u:p'><b/></a>"), 2, "a", check_in_scope, STAX_END);
+}
+
+static void check_a_is_urn_a(stax_reader *r) {
+    stax_str uri, a = {"a", 1};
+    cr_assert_eq(stax_reader_ns_lookup(r, a, &uri), 0);
+    cr_assert(stax_str_eq(uri, "urn:a"), "a is bound to %.*s", (int)uri.len, uri.ptr);
 }
 
 Test(namespaces, refused_tag_leaves_no_binding_in_scope) {
     /* <b> declares a again, then uses an unbound prefix: it is refused, and
      * lookups made before the error is returned still see a = urn:a (the
      * declarations of <b> were left in scope; found by fuzz_reader) */
-    static const char doc[] = "<a:r xmlns:a='urn:a' xmlns='urn:d' a:x='1'><b xmlns:a='urn:c' c:y='2'></b></a:r>";
-    stax_reader_options o = ns_opt();
-    o.batch_events = 5;
-    stax_reader *r = stax_reader_new(&o);
-    cr_assert_not_null(r);
-    stax_test_cursor c;
-    stax_test_cursor_open(&c, r, STAX_DOC(doc));
-    int checked = 0;
-    while (stax_test_cursor_next(&c)) {
-        if (stax_ev_type(c.b, c.i) != STAX_EV_START) continue;
-        stax_str uri, a = {"a", 1};
-        cr_assert_eq(stax_reader_ns_lookup(r, a, &uri), 0);
-        cr_assert(stax_str_eq(uri, "urn:a"), "a is bound to %.*s", (int)uri.len, uri.ptr);
-        checked = 1;
-    }
-    cr_assert_eq(c.status, STAX_E_NAMESPACE);
-    cr_assert(checked);
-    stax_reader_free(r);
+    lookups_at_start(STAX_DOC("<a:r xmlns:a='urn:a' xmlns='urn:d' a:x='1'><b xmlns:a='urn:c' c:y='2'></b></a:r>"), 5, NULL,
+                     check_a_is_urn_a, STAX_E_NAMESPACE);
 }
 
 Test(namespaces, off_by_default_colons_are_plain_names) {
