@@ -445,9 +445,10 @@ typedef struct stax_writer_options {
 #define STAX_WRITE_SELF_CLOSE 0x1u /* an element with no content is written <a/> (default <a></a>) */
 #define STAX_WRITE_BACKGROUND 0x2u /* a background thread calls the sink with full buffers while the
                                       writer fills a second one (2 x buffer_size). The sink must be
-                                      blocking; it is called from that thread. Pays off with large
-                                      buffers (1 MiB), not the default 64 KiB. Not in STAX_NO_THREADS
-                                      builds (stax_writer_new returns NULL) */
+                                      blocking; it is called from that thread. Measure it: with 64 KiB
+                                      buffers the hand-overs cost more than they saved in our runs
+                                      (docs/writer.md). Not in STAX_NO_THREADS builds
+                                      (stax_writer_new returns NULL) */
 
 #define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
 #define STAX_WRITER_MIN_MEMORY 1024u /* smallest fixed block, not counting the buffer(s) */
