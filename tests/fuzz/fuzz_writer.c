@@ -3,7 +3,7 @@
  * Input: a 4-byte header, then a program of writer calls.
  *   h[0] buffer_size: 64 + h0 * 8 (64..2104)
  *   h[1] bit 0 SELF_CLOSE, 1 indentation (width h[2] % 5), 2 fixed block
- *        (stack room 16 * h[2] bytes) for both runs, 3 the synchronous run
+ *        (stack room 16 * h[2] bytes, sized to be the same) for both runs, 3 the synchronous run
  *        uses STAX_WRITE_BACKGROUND, 4 the async run copies every argument
  *        afresh before each retry
  *   h[2] see above
@@ -292,6 +292,20 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
     return st;
 }
 
+/* The element stack room of a writer made with o in a block of size bytes. */
+static size_t block_room(const stax_writer_options *o, size_t size) {
+    stax_writer_options p = *o;
+    p.memory = malloc(size);
+    p.memory_size = size;
+    if (!p.memory) abort();
+    stax_writer *w = stax_writer_new(&p);
+    CHECK(w != NULL, "stax_writer_new failed (block %zu, buffer %zu)", size, p.buffer_size);
+    size_t room = stax_writer_stack_room(w);
+    stax_writer_free(w);
+    free(p.memory);
+    return room;
+}
+
 static void run(const config *c, const prog *g, int async, outcome *oc) {
     memset(oc, 0, sizeof *oc);
     oc->st = calloc(g->n + 1, sizeof *oc->st);
@@ -303,7 +317,20 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
     wo.indent_width = c->indent;
     void *block = NULL;
     if (c->fixed) {
-        size_t size = STAX_WRITER_MIN_MEMORY + 2 * c->buffer_size + 256 + c->stack_room;
+        /* The same stack room in both runs, although the background run holds
+         * two buffers: the room asked for, but at least what the smallest
+         * blocks allowed for one and for two buffers give, and each block
+         * sized to give exactly that (to the 8 bytes of the stack's entries). */
+        stax_writer_options one = wo, two = wo;
+        one.flags &= ~STAX_WRITE_BACKGROUND;
+        two.flags |= STAX_WRITE_BACKGROUND;
+        size_t want = block_room(&two, STAX_WRITER_MIN_MEMORY + 2 * c->buffer_size);
+        size_t want1 = block_room(&one, STAX_WRITER_MIN_MEMORY + c->buffer_size);
+        if (want1 > want) want = want1;
+        if (c->stack_room > want) want = c->stack_room;
+        size_t size = STAX_WRITER_MIN_MEMORY + 2 * c->buffer_size + want;
+        size = size - block_room(&wo, size) + want;
+        CHECK(block_room(&wo, size) == want, "no block gives a stack room of %zu", want);
         block = malloc(size);
         if (!block) abort();
         wo.memory = block;
