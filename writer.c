@@ -126,10 +126,12 @@ struct stax_writer {
 
     /* options */
     unsigned flags;
-    char indent[W_MAX_INDENT];
     size_t indent_len;
     int indenting;
-    char nl_run[160]; /* "\n" then the indent repeated, for the fast paths */
+    /* "\n", then the indent string repeated (the first copy, at nl_run + 1, is
+     * the indent string itself): one copy writes a newline and the usual
+     * indentation. Small, so that the writer fits STAX_WRITER_MIN_MEMORY. */
+    char nl_run[1 + W_MAX_INDENT + 15];
 
     /* document state */
     uint32_t depth;
@@ -630,7 +632,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
 /* "\n" then `count` indent strings; *in counts the parts written. */
 static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit) {
     for (; *in <= count; (*in)++) {
-        const char *p = *in == 0 ? "\n" : w->indent;
+        const char *p = *in == 0 ? "\n" : w->nl_run + 1;
         size_t m = *in == 0 ? 1 : w->indent_len;
         if (*unit == 0 && w->cap - w->len >= m) {
             memcpy(w->buf + w->len, p, m);
@@ -848,7 +850,7 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
     }
     *o++ = '\n';
     for (size_t i = 0; i < count; i++) {
-        memcpy(o, w->indent, w->indent_len);
+        memcpy(o, w->nl_run + 1, w->indent_len);
         o += w->indent_len;
     }
     return o;
@@ -1623,8 +1625,11 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         /* Carve the block: writer | buffer(s) | element stack = all the rest. */
         uintptr_t a = (uintptr_t)o.memory, al = (a + W_ALIGN - 1) & ~(uintptr_t)(W_ALIGN - 1);
         size_t skew = (size_t)(al - a), head = w_round_up(sizeof(stax_writer));
-        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < w_round_up(cap) * nbuf)
-            return NULL;
+        /* the documented minimum; the layout below always fits in it (the
+         * writer, at most 2 x (W_SLACK + 15) bytes of slack and rounding, the
+         * first 256 bytes of stack and the alignment skew stay under
+         * STAX_WRITER_MIN_MEMORY: a test checks every buffer size) */
+        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < cap * nbuf) return NULL;
         if (o.memory_size < skew + head + bufs + W_STACK_INITIAL) return NULL;
         unsigned char *base = (unsigned char *)o.memory + skew;
         w = (stax_writer *)(void *)base;
@@ -1656,7 +1661,6 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     w->stack = stack;
     w->stack_cap = stack_cap;
     w->flags = o.flags;
-    memcpy(w->indent, indent, indent_len);
     w->indent_len = indent_len;
     w->indenting = indent_len > 0;
     w->nl_run[0] = '\n';

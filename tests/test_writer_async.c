@@ -572,6 +572,26 @@ Test(writer_async, fixed_block_too_small_refused) {
     cr_assert_not_null(w);
     cr_assert(stax_writer_stack_room(w) >= 256);
     stax_writer_free(w);
+    /* the documented minimum, STAX_WRITER_MIN_MEMORY plus the buffer(s), holds
+     * for every buffer size, with one buffer or two (STAX_WRITE_BACKGROUND),
+     * wherever the block starts */
+    for (int bg = 0; bg < 2; bg++) {
+        for (size_t buf = STAX_WRITER_MIN_BUFFER; buf <= 2048; buf += 61) {
+            for (size_t skew = 0; skew < 16; skew += 5) {
+                size_t nbuf = bg ? 2 : 1;
+                o.buffer_size = buf;
+                o.flags = bg ? STAX_WRITE_BACKGROUND : 0;
+                o.memory = block + skew;
+                o.memory_size = STAX_WRITER_MIN_MEMORY + nbuf * buf;
+                w = stax_writer_new(&o);
+                cr_assert_not_null(w, "buffer %zu, %zu buffer(s), skew %zu", buf, nbuf, skew);
+                cr_assert(stax_writer_stack_room(w) >= 256);
+                stax_writer_free(w);
+                o.memory_size--;
+                cr_assert_null(stax_writer_new(&o), "one byte less: buffer %zu, %zu buffer(s)", buf, nbuf);
+            }
+        }
+    }
 }
 
 /* Allocation failure at every point of the allocator hook: NULL from new, or
