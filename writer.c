@@ -76,8 +76,6 @@ enum {
     W_P_INDENT  /* "\n" and n copies of the indent string */
 };
 
-/* Byte classes of the escaping scanners. */
-enum { W_C_PLAIN = 0, W_C_ESC = 1, W_C_HIGH = 2, W_C_CTRL = 3, W_C_BRACKET = 4 };
 
 typedef struct w_piece {
     int kind;
@@ -163,77 +161,37 @@ struct stax_writer {
 #endif
 };
 
-static const unsigned char w_class_text[256] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 1, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-};
-static const unsigned char w_class_attr[256] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 3, 3, 1, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-};
-static const unsigned char w_class_cdata[256] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 1, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-};
+/* Byte classes of both escapers (the fast one and the piece path): what each
+ * byte needs. 0: copied as it is; 1..7: replaced by w_esc8[code] (CR in CDATA
+ * is written as a section break instead, see w_escape); W_F_HIGH: the start
+ * of a UTF-8 sequence to check; W_F_BAD: not a Char (refused); W_F_BRACKET:
+ * ']' in CDATA, which may start "]]>". One table per piece kind. */
+enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10 };
+
+#define W_F_CTRL9 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+#define W_F_CTRL16 W_F_CTRL9, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+#define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
+                W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
+#define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
+
+/* Checked characters (comments, PIs): TAB LF CR kept, no escapes. */
 static const unsigned char w_class_chars[256] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 3, 3, 0, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 0, W_F_BAD, W_F_BAD, W_F_CTRL16, [0x80] = W_F_H128,
+};
+/* Text: & < > CR escaped, TAB LF kept. */
+static const unsigned char w_class_text[256] = {
+    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    [0x26] = 1, [0x3C] = 2, [0x3E] = 3, [0x80] = W_F_H128,
+};
+/* Attribute values: & < " TAB LF CR escaped. */
+static const unsigned char w_class_attr[256] = {
+    W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    [0x22] = 4, [0x26] = 1, [0x3C] = 2, [0x80] = W_F_H128,
+};
+/* CDATA content: CR and "]]>" split out of the section. */
+static const unsigned char w_class_cdata[256] = {
+    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    [0x5D] = W_F_BRACKET, [0x80] = W_F_H128,
 };
 
 static const unsigned char *const w_classes[] = {
@@ -498,45 +456,61 @@ static inline uint64_t w_has_byte(uint64_t v, uint64_t c) {
     return (x - W_ONES) & ~x & W_HIGHS;
 }
 
-/* Skip 8 bytes at a time while none is >= 0x80, < 0x20 or one of the piece's
- * specials (the table loop then looks at the block that stopped it). */
+/* The bytes both escapers stop at: < 0x20, >= 0x80 and three specials of the
+ * piece kind. For 8 bytes: bit 7 of each (a borrow can only set it above a
+ * byte that is a stop itself, so the lowest is exact). */
+static inline uint64_t w_stops64(uint64_t v, uint64_t c1, uint64_t c2, uint64_t c3) {
+    return (v & W_HIGHS) | ((v - 0x20 * W_ONES) & ~v & W_HIGHS) | w_has_byte(v, c1) | w_has_byte(v, c2) |
+           w_has_byte(v, c3);
+}
+
+#ifdef W_SSE2
+/* Index of the lowest set bit of a nonzero mask. */
+static inline size_t w_ctz(unsigned mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (size_t)__builtin_ctz(mask);
+#else
+    size_t k = 0;
+    while (!(mask & 1u)) {
+        mask >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* For 16 bytes, as a 16-bit mask (a signed compare with 0x20 catches both
+ * < 0x20 and >= 0x80). */
+static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) {
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, e1)),
+                                _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
+    return (unsigned)_mm_movemask_epi8(stop);
+}
+#endif
+
+/* Skip the bytes that are not stops (w_stops64): with SSE2 16 at a time, up
+ * to the first stop exactly; then 8 at a time, up to the word that holds one
+ * (the table loop then looks at it byte by byte). */
 static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
 #ifdef W_SSE2
-    /* 16 bytes a step: a signed compare with 0x20 catches both < 0x20 and >= 0x80 */
-    const __m128i lim = _mm_set1_epi8(0x20), e1 = _mm_set1_epi8((char)(c1 & 0xFF)),
-                  e2 = _mm_set1_epi8((char)(c2 & 0xFF)), e3 = _mm_set1_epi8((char)(c3 & 0xFF));
+    const __m128i e1 = _mm_set1_epi8((char)(c1 & 0xFF)), e2 = _mm_set1_epi8((char)(c2 & 0xFF)),
+                  e3 = _mm_set1_epi8((char)(c3 & 0xFF));
     while (n - i >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, lim), _mm_cmpeq_epi8(v, e1)),
-                                    _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
-        int mask = _mm_movemask_epi8(stop);
-        if (mask) {
-#if defined(__GNUC__) || defined(__clang__)
-            return i + (size_t)__builtin_ctz((unsigned)mask); /* the first byte to look at */
-#else
-            break;
-#endif
-        }
+        unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), e1, e2, e3);
+        if (mask) return i + w_ctz(mask); /* the first byte to look at */
         i += 16;
     }
     if (n >= 16 && i < n) {
         /* the tail: the last 16 bytes of the string, ignoring those before i */
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, lim), _mm_cmpeq_epi8(v, e1)),
-                                    _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(stop) >> (i - (n - 16));
-        if (!mask) return n;
-#if defined(__GNUC__) || defined(__clang__)
-        return i + (size_t)__builtin_ctz(mask);
-#endif
+        unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), e1, e2, e3);
+        mask >>= i - (n - 16);
+        return mask ? i + w_ctz(mask) : n;
     }
 #endif
     while (n - i >= 8) {
         uint64_t v;
         memcpy(&v, s + i, 8);
-        uint64_t stop = (v & W_HIGHS) | ((v - 0x20 * W_ONES) & ~v & W_HIGHS) | w_has_byte(v, c1) |
-                        w_has_byte(v, c2) | w_has_byte(v, c3);
-        if (stop) break;
+        if (w_stops64(v, c1, c2, c3)) break;
         i += 8;
     }
     return i;
@@ -574,7 +548,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
         while (i < n && !cls[s[i]]) i++;
         if (i < n) {
             unsigned c = cls[s[i]];
-            if (c == W_C_HIGH) {
+            if (c == W_F_HIGH) {
                 if (validate) {
                     uint32_t cp;
                     int l = stax__utf8_decode(s + i, n - i, &cp);
@@ -586,12 +560,12 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
                 }
                 continue;
             }
-            if (c == W_C_CTRL) {
+            if (c == W_F_BAD) {
                 if (validate) return STAX_E_CHAR;
                 i++;
                 continue;
             }
-            if (c == W_C_BRACKET && !(n - i >= 3 && s[i + 1] == ']' && s[i + 2] == '>')) {
+            if (c == W_F_BRACKET && !(n - i >= 3 && s[i + 1] == ']' && s[i + 2] == '>')) {
                 i++;
                 continue;
             }
@@ -866,33 +840,8 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
  * The piece path (w_emit_escaped) writes the same bytes; the async tests, which
  * push every call through both, compare them. */
 
-/* What the fast escaper does with a byte: keep it (0), replace it by one of
- * w_esc8 (1..7), check a UTF-8 sequence (W_F_HIGH), or refuse it (W_F_BAD). */
-enum { W_F_HIGH = 8, W_F_BAD = 9 };
-
-#define W_F_CTRL9 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
-#define W_F_CTRL16 W_F_CTRL9, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
-#define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
-                W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
-#define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
-
 static const char w_esc8[8][8] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;"};
 static const unsigned char w_esc8_len[8] = {0, 5, 4, 4, 6, 4, 5, 5};
-
-/* Text: & < > CR escaped, TAB LF kept. */
-static const unsigned char w_fast_text[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0,
-    [0x80] = W_F_H128,
-};
-/* Attribute values: & < " TAB LF CR escaped. */
-static const unsigned char w_fast_attr[256] = {
-    W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
-    [0x80] = W_F_H128,
-};
 
 /* Handle the byte at s[*i] that stopped the scan; returns the output end, or
  * NULL with *err set. Runs of non-ASCII characters are checked in one go. */
@@ -921,38 +870,15 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
     return o;
 }
 
-#ifdef W_SSE2
-/* Index of the lowest set bit of a nonzero mask. */
-static inline size_t w_ctz(unsigned mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return (size_t)__builtin_ctz(mask);
-#else
-    size_t k = 0;
-    while (!(mask & 1u)) {
-        mask >>= 1;
-        k++;
-    }
-    return k;
-#endif
-}
-
-/* Bytes of a 16-byte block that stop the scan: < 0x20 and >= 0x80 (one signed
- * compare), & and <, and > for text or " for attributes. */
-static inline unsigned w_stops16(__m128i v, __m128i third) {
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, third)),
-                                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')), _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
-    return (unsigned)_mm_movemask_epi8(stop);
-}
-#endif
 
 /* Escape s[0..n) as text (attr 0) or an attribute value (attr 1) at o. The
  * caller has checked that 6n (attr) or 5n (text) bytes fit. Returns the
  * output end, or NULL with *err set (bad UTF-8, a non-Char). */
 W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
-    const unsigned char *tab = attr ? w_fast_attr : w_fast_text;
+    const unsigned char *tab = attr ? w_class_attr : w_class_text;
     size_t i = 0;
 #ifdef W_SSE2
-    const __m128i third = _mm_set1_epi8(attr ? '"' : '>');
+    const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), third = _mm_set1_epi8(attr ? '"' : '>');
     if (n < 16) {
         /* short strings, the most common: when nothing needs care, the whole
          * string is tested as one block and copied with two overlapping stores */
@@ -960,7 +886,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             uint64_t a, b;
             memcpy(&a, s, 8);
             memcpy(&b, s + n - 8, 8);
-            if (!w_stops16(_mm_set_epi64x((long long)b, (long long)a), third)) {
+            if (!w_stops16(_mm_set_epi64x((long long)b, (long long)a), amp, lt, third)) {
                 memcpy(o, &a, 8);
                 memcpy(o + n - 8, &b, 8);
                 return o + n;
@@ -969,7 +895,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             uint32_t a, b;
             memcpy(&a, s, 4);
             memcpy(&b, s + n - 4, 4);
-            if (!w_stops16(_mm_set_epi32((int)b, (int)a, (int)b, (int)a), third)) {
+            if (!w_stops16(_mm_set_epi32((int)b, (int)a, (int)b, (int)a), amp, lt, third)) {
                 memcpy(o, &a, 4);
                 memcpy(o + n - 4, &b, 4);
                 return o + n;
@@ -990,14 +916,14 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
                 /* two blocks a step while both are plain */
                 __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
                 _mm_storeu_si128((__m128i *)(void *)(o + 16), v2);
-                mask = w_stops16(v, third) | w_stops16(v2, third) << 16;
+                mask = w_stops16(v, amp, lt, third) | w_stops16(v2, amp, lt, third) << 16;
                 if (!mask) {
                     i += 32;
                     o += 32;
                     continue;
                 }
             } else {
-                mask = w_stops16(v, third);
+                mask = w_stops16(v, amp, lt, third);
                 if (!mask) {
                     i += 16;
                     o += 16;
@@ -1018,7 +944,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             size_t back = 16 - r;
             v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
             _mm_storeu_si128((__m128i *)(void *)(o - back), v);
-            mask = w_stops16(v, third) >> back;
+            mask = w_stops16(v, amp, lt, third) >> back;
         } else {
             /* the tail, padded with spaces (kept as they are, then trimmed) */
             unsigned char t[16];
@@ -1026,7 +952,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             w_copy(t, s + i, r);
             v = _mm_loadu_si128((const __m128i *)(const void *)t);
             _mm_storeu_si128((__m128i *)(void *)o, v);
-            mask = w_stops16(v, third) & ((1u << r) - 1);
+            mask = w_stops16(v, amp, lt, third) & ((1u << r) - 1);
         }
         if (!mask) return o + r;
         size_t k = w_ctz(mask), j = i + k;
@@ -1040,9 +966,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
         if (n - i >= 8) {
             uint64_t v;
             memcpy(&v, s + i, 8);
-            uint64_t stop = (v & W_HIGHS) | ((v - 0x20 * W_ONES) & ~v & W_HIGHS) | w_has_byte(v, '&' * W_ONES) |
-                            w_has_byte(v, '<' * W_ONES) | w_has_byte(v, third);
-            if (!stop) {
+            if (!w_stops64(v, '&' * W_ONES, '<' * W_ONES, third)) {
                 memcpy(o, &v, 8);
                 i += 8;
                 o += 8;
@@ -1460,8 +1384,10 @@ int stax_writer_end(stax_writer *w) { return w_end(w, 0); }
  * call, a bad name or text, a full buffer) goes through the three calls, so
  * errors and blocking behave exactly as theirs. */
 int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
-    if (w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w->depth < W_FAST_DEPTH &&
-        name.len < w->cap && text.len <= SIZE_MAX / 8 / 5 && w_is_name(name) && w_reserve(w, name.len) == STAX_OK) {
+    /* start would take it (the rest of its checks are about room) */
+    int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
+    if (startable && w->depth < W_FAST_DEPTH && name.len < w->cap && text.len <= SIZE_MAX / 8 / 5 &&
+        w_reserve(w, name.len) == STAX_OK) {
         int ind = w_indents_markup(w);
         size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
         if (need <= w->cap - w->len) {
@@ -1489,7 +1415,7 @@ int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
         }
     }
     /* A text the three calls would refuse is refused before start writes anything. */
-    if (w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name) && text.len) {
+    if (startable && text.len) {
         int err = STAX_OK;
         if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
     }
