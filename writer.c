@@ -1280,17 +1280,22 @@ int stax_writer_cdata(stax_writer *w, stax_str text) {
     return STAX_OK;
 }
 
+/* Whether s holds the two bytes a b in a row ("--" in a comment, "?>" in PI data). */
+static int w_has_pair(stax_str s, char a, char b) {
+    if (s.len < 2) return 0; /* (and no arithmetic on a NULL pointer) */
+    const char *p = s.ptr, *end = s.ptr + s.len;
+    while ((p = memchr(p, a, (size_t)(end - p))) != NULL && end - p > 1) {
+        if (p[1] == b) return 1;
+        p++;
+    }
+    return 0;
+}
+
 int stax_writer_comment(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_COMMENT, 0), st;
     if (r < 0) return r;
-    if (!r && text.len) {
-        const char *p = text.ptr, *end = text.ptr + text.len;
-        if (end[-1] == '-') return STAX_E_INVALID; /* "--->" */
-        while ((p = memchr(p, '-', (size_t)(end - p))) != NULL && end - p > 1) {
-            if (p[1] == '-') return STAX_E_INVALID;
-            p++;
-        }
-    }
+    if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
+        return STAX_E_INVALID;
     w_call c;
     w_init_call(&c, W_CALL_COMMENT);
     w_add_before_markup(w, &c);
@@ -1307,12 +1312,8 @@ int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
     if (r < 0) return r;
     if (!r) {
         /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
-        if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml")) return STAX_E_INVALID;
-        const char *p = data.ptr, *end = data.ptr + data.len;
-        while (data.len && (p = memchr(p, '?', (size_t)(end - p))) != NULL && end - p > 1) {
-            if (p[1] == '>') return STAX_E_INVALID;
-            p++;
-        }
+        if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
+            return STAX_E_INVALID;
     }
     w_call c;
     w_init_call(&c, W_CALL_PI);
