@@ -9,7 +9,7 @@ WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SAN),1)
   OPT = -O1 -g
-  EXTRA = $(SANFLAGS)
+  EXTRA = $(SANFLAGS) -DSTAX_ABORT_ON_INTERNAL
 endif
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) $(CFLAGS)
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
@@ -105,7 +105,7 @@ test-usage: lib
 # The same library, tool and unit tests built with clang (warnings are errors there
 # too) and with STAX_NO_SIMD, so that the portable loops are tested as well.
 test-clang:
-	$(MAKE) CC=clang BUILD=build/clang EXTRA=-DSTAX_NO_SIMD all unit
+	$(MAKE) CC=clang BUILD=build/clang EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' all unit
 
 test: deps
 	$(MAKE) all

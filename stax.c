@@ -116,6 +116,25 @@ void *stax__mem_realloc(stax__mem *m, void *ptr, size_t old_size, size_t new_siz
     return m->fn(m->ud, ptr, old_size, new_size);
 }
 
+int stax__buf_reserve(stax__mem *m, stax__buf *b, size_t n, size_t max) {
+    if (b->cap - b->len >= n) return 0;
+    if (n > max || b->len > max - n) return 1;
+    size_t need = b->len + n, ncap = b->cap ? b->cap : 64;
+    while (ncap < need) ncap = ncap > max / 2 ? max : ncap * 2;
+    if (ncap > max) ncap = max;
+    void *p = stax__mem_realloc(m, b->ptr, b->cap, ncap);
+    if (!p) return STAX_E_NOMEM;
+    b->ptr = p;
+    b->cap = ncap;
+    return 0;
+}
+
+void stax__buf_free(stax__mem *m, stax__buf *b) {
+    stax__mem_free(m, b->ptr, b->cap);
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+}
+
 /* ================================================================ UTF-8 */
 
 int stax__utf8_decode(const unsigned char *p, size_t n, uint32_t *cp) {
@@ -360,6 +379,7 @@ const char *stax_strerror(int status) {
     case STAX_E_NOMEM: return "out of memory";
     case STAX_E_USAGE: return "API misuse";
     case STAX_E_IO: return "I/O error";
+    case STAX_E_INTERNAL: return "internal error (a bug in stax)";
     case STAX_E_SYNTAX: return "not well-formed";
     case STAX_E_ENCODING: return "invalid byte sequence for the encoding";
     case STAX_E_CHAR: return "character not allowed in XML";

@@ -96,6 +96,8 @@ enum {
     STAX_E_NOMEM = -1,   /* allocator failed, or the fixed block is too small */
     STAX_E_USAGE = -2,   /* API misuse (bad argument, call in the wrong state) */
     STAX_E_IO = -3,      /* read/write error from a source or sink */
+    STAX_E_INTERNAL = -4,/* an internal invariant did not hold: a bug in stax, not in the
+                            input or the calls; please report it with the input */
     STAX_E_SYNTAX = -10, /* not well-formed: malformed markup */
     STAX_E_ENCODING = -11,   /* invalid byte sequence for the encoding */
     STAX_E_CHAR = -12,       /* a code point outside the Char production */

@@ -50,6 +50,84 @@ static inline void stax__mem_free(stax__mem *m, void *p, size_t n) {
     if (p) stax__mem_realloc(m, p, n, 0);
 }
 
+/* ------------------------------------------------------------- internal errors
+ * STAX_E_INTERNAL reports an invariant that did not hold. Test and fuzz builds
+ * define STAX_ABORT_ON_INTERNAL so that such a bug stops the run where it is
+ * found instead of passing as an ordinary error. */
+#ifdef STAX_ABORT_ON_INTERNAL
+#include <stdlib.h>
+#define STAX__INTERNAL_HIT() abort()
+#else
+#define STAX__INTERNAL_HIT() ((void)0)
+#endif
+
+/* ------------------------------------------------------------- checked writes
+ * Every write into reader and writer memory goes through a stax__out: a
+ * window [p, end) over free bytes of a buffer. A write that does not fit
+ * writes nothing, marks the window overflowed and closes it (end = p), so that
+ * no later write can land either; the caller checks `over` once, after a run
+ * of writes. Where a reservation was sized to be enough, an overflow is a bug
+ * (STAX_E_INTERNAL), never a write past the buffer. */
+typedef struct stax__out {
+    char *p, *end;
+    int over;
+} stax__out;
+
+static inline stax__out stax__out_make(char *p, size_t n) {
+    stax__out o;
+    o.p = p;
+    o.end = p ? p + n : p;
+    o.over = 0;
+    return o;
+}
+static inline size_t stax__out_room(const stax__out *o) { return (size_t)(o->end - o->p); }
+static inline void stax__out_fail(stax__out *o) {
+    o->over = 1;
+    o->end = o->p;
+}
+static inline void stax__out_put(stax__out *o, const void *s, size_t n) {
+    if (STAX_UNLIKELY(stax__out_room(o) < n)) {
+        stax__out_fail(o);
+        return;
+    }
+    if (n) memcpy(o->p, s, n);
+    o->p += n;
+}
+static inline void stax__out_byte(stax__out *o, char c) {
+    if (STAX_UNLIKELY(o->p == o->end)) {
+        stax__out_fail(o);
+        return;
+    }
+    *o->p++ = c;
+}
+
+/* A growable byte buffer. len bytes are in use; cap are allocated. */
+typedef struct stax__buf {
+    char *ptr;
+    size_t len, cap;
+} stax__buf;
+
+/* Make cap - len >= n. Grows (doubling, never beyond max bytes in all) when
+ * cap is short. Returns 0; 1 when len + n > max (the caller's limit); or
+ * STAX_E_NOMEM when the allocator or the fixed block refuses. Growing moves
+ * the buffer: only call it when nothing points into it. */
+STAXINT int stax__buf_reserve(stax__mem *m, stax__buf *b, size_t n, size_t max);
+STAXINT void stax__buf_free(stax__mem *m, stax__buf *b);
+
+/* A window over the free part of b (all of it). */
+static inline stax__out stax__buf_out(stax__buf *b) { return stax__out_make(b->ptr ? b->ptr + b->len : NULL, b->cap - b->len); }
+/* Take what was written through o (which came from stax__buf_out(b)). */
+static inline void stax__buf_commit(stax__buf *b, const stax__out *o) {
+    if (o->p) b->len = (size_t)(o->p - b->ptr);
+}
+/* Append without growing: 0, or -1 (nothing written) when it does not fit. */
+static inline int stax__buf_put(stax__buf *b, const void *s, size_t n) {
+    if (b->cap - b->len < n) return -1;
+    if (n) memcpy(b->ptr + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
 /* ------------------------------------------------------------- keyed hashing
  * The reader's lookup tables (DTD entities and ATTLISTs, namespace prefixes)
  * hash names with SipHash-1-3 under a per-table key, so that a document cannot
