@@ -16,7 +16,7 @@ struct stax__dtd_chunk {
     size_t size;
 };
 
-#define DTD_CHUNK 4096u
+#define DTD_CHUNK 1024u
 
 /* ================================================================ errors */
 
@@ -27,46 +27,63 @@ typedef struct dtd_ctx {
     uint32_t depth;      /* parameter entities nested */
 } dtd_ctx;
 
+static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) {
     stax__dtd *d = c->d;
-    if (d->err) return d->err;
+    if (d->status) return d->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    vsnprintf(d->err->msg, sizeof d->err->msg, fmt, ap);
     va_end(ap);
-    d->err = code;
-    d->err_at = c->anchor ? c->anchor : at;
+    d->status = code;
+    d->err->code = code;
+    d->err->at = c->anchor ? c->anchor : at;
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
 
-/* Storage could not be had: over max_dtd (STAX_E_LIMIT_DTD), or refused by
- * the allocator or the fixed block (STAX_E_NOMEM), which d->nomem tells. */
-static int dtd_too_big(dtd_ctx *c, const char *at) {
-    if (c->d->nomem)
-        return dtd_fail(c, at, STAX_E_NOMEM, c->d->mem->block ? "the fixed memory block is too small for this DTD"
-                                                             : "out of memory");
-    return dtd_fail(c, at, STAX_E_LIMIT_DTD, "DTD larger than max_dtd");
+/* An error already in d->err (from entities.c): anchored like dtd_fail's. */
+static int dtd_fail_err(dtd_ctx *c) {
+    stax__dtd *d = c->d;
+    d->status = d->err->code;
+    if (c->anchor) d->err->at = c->anchor;
+    if (d->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return d->status;
 }
 
-/* ================================================================ storage */
+/* The region refused an allocation: the DTD is over max_dtd. */
+static int dtd_too_big(dtd_ctx *c, const char *at) {
+    return dtd_fail(c, at, STAX_E_LIMIT_DTD, "DTD larger than max_dtd (%zu bytes)", c->d->max);
+}
 
-static int dtd_account(stax__dtd *d, size_t n) {
-    if (n > d->max - d->used) return -1;
-    d->used += n;
+/* ================================================================ storage
+ * Everything the DTD keeps lives in one region of max_dtd bytes, a fixed
+ * block of its own (carved from the reader's block, or allocated with the
+ * reader's allocator at the first internal subset): the limit is exactly
+ * what fits there, whatever the allocator. */
+
+int stax__dtd_reserve(stax__dtd *d) {
+    if (d->region) return 0;
+    d->region = stax__mem_alloc(d->outer, d->max);
+    if (!d->region) return STAX_E_NOMEM;
+    if (stax__mem_init(&d->mem, NULL, NULL, d->region, d->max)) d->mem.block = NULL; /* too small: holds nothing */
     return 0;
 }
+
+static void *dtd_alloc(stax__dtd *d, size_t n) { return d->mem.block ? stax__mem_alloc(&d->mem, n) : NULL; }
 
 static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
     static char empty[1];
     if (n == 0) return empty; /* never NULL, and no arithmetic on a NULL cursor */
     if (n > d->cur_left) {
         size_t size = n > DTD_CHUNK ? n : DTD_CHUNK;
-        if (dtd_account(d, size + sizeof(stax__dtd_chunk))) return NULL;
-        stax__dtd_chunk *ch = stax__mem_alloc(d->mem, sizeof *ch + size);
-        if (!ch) {
-            d->nomem = 1;
-            return NULL;
-        }
+        stax__dtd_chunk *ch = size <= SIZE_MAX - sizeof *ch ? dtd_alloc(d, sizeof *ch + size) : NULL;
+        if (!ch && size > n) ch = dtd_alloc(d, sizeof *ch + (size = n)); /* the last bytes of the region */
+        if (!ch) return NULL;
         ch->next = d->chunks;
         ch->size = size;
         d->chunks = ch;
@@ -74,10 +91,16 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
         d->cur_left = size;
     }
     char *out = d->cur;
-    if (n && s) memcpy(out, s, n);
+    if (s) memcpy(out, s, n);
     d->cur += n;
     d->cur_left -= n;
     return out;
+}
+
+/* Give back the last `unused` bytes of the latest dtd_store. */
+static void dtd_unstore(stax__dtd *d, size_t unused) {
+    d->cur -= unused;
+    d->cur_left += unused;
 }
 
 /* Store a public or system id with its line ends normalized (2.11): the
@@ -85,31 +108,21 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
 static char *dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len) {
     char *o = dtd_store(d, NULL, n);
     if (!o) return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\r') {
-            o[k++] = '\n';
-            if (i + 1 < n && s[i + 1] == '\n') i++;
-        } else {
-            o[k++] = s[i];
-        }
-    }
-    d->cur -= n - k; /* give back what normalizing saved */
-    d->cur_left += n - k;
-    *out_len = k;
+    stax__out w = stax__out_make(o, n);
+    stax__out_eol(&w, s, n);
+    if (w.over) return NULL; /* cannot happen: normalizing never lengthens */
+    *out_len = (size_t)(w.p - o);
+    dtd_unstore(d, n - *out_len); /* give back what normalizing saved */
     return o;
 }
 
 static int dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need) {
     if (need <= *cap) return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
+    size_t ncap = *cap ? *cap * 2 : 4;
     while (ncap < need) ncap *= 2;
-    if (ncap > SIZE_MAX / elem || dtd_account(d, (ncap - *cap) * elem)) return -1;
-    void *p = stax__mem_realloc(d->mem, *arr, *cap * elem, ncap * elem);
-    if (!p) {
-        d->nomem = 1;
-        return -1;
-    }
+    if (ncap > SIZE_MAX / elem || !d->mem.block) return -1;
+    void *p = stax__mem_realloc(&d->mem, *arr, *cap * elem, ncap * elem);
+    if (!p) return -1;
     *arr = p;
     *cap = ncap;
     return 0;
@@ -126,13 +139,9 @@ static uint32_t dtd_hash(const stax__dtd *d, const char *s, size_t n, int salt) 
 static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t count, uint32_t h, uint32_t idx,
                            uint32_t (*rehash)(const stax__dtd *, uint32_t)) {
     if ((count + 1) * 2 > *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        if (dtd_account(d, ncap * sizeof(uint32_t))) return -1;
-        uint32_t *nt = stax__mem_alloc(d->mem, ncap * sizeof(uint32_t));
-        if (!nt) {
-            d->nomem = 1;
-            return -1;
-        }
+        size_t ncap = *cap ? *cap * 2 : 16;
+        uint32_t *nt = ncap <= SIZE_MAX / sizeof(uint32_t) ? dtd_alloc(d, ncap * sizeof(uint32_t)) : NULL;
+        if (!nt) return -1;
         memset(nt, 0, ncap * sizeof(uint32_t));
         for (size_t i = 0; i < *cap; i++) {
             if (!(*tab)[i]) continue;
@@ -140,8 +149,7 @@ static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t cou
             while (nt[k]) k = (k + 1) & (ncap - 1);
             nt[k] = (*tab)[i];
         }
-        stax__mem_free(d->mem, *tab, *cap * sizeof(uint32_t));
-        d->used -= *cap * sizeof(uint32_t);
+        stax__mem_free(&d->mem, *tab, *cap * sizeof(uint32_t));
         *tab = nt;
         *cap = ncap;
     }
@@ -155,18 +163,29 @@ static uint32_t dtd_ent_rehash(const stax__dtd *d, uint32_t i) {
     return dtd_hash(d, d->ents[i].name.ptr, d->ents[i].name.len, d->ents[i].pe);
 }
 static uint32_t dtd_elem_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_hash(d, d->elems[i].ptr, d->elems[i].len, 7);
+    return dtd_hash(d, d->elems[i].name.ptr, d->elems[i].name.len, 7);
+}
+/* Attribute definitions hash by their name and their element. */
+static uint32_t dtd_att_hash(const stax__dtd *d, uint32_t elem, const char *name, size_t len) {
+    return dtd_hash(d, name, len, 11) ^ (elem * 0x85ebca6bu);
+}
+static uint32_t dtd_att_rehash(const stax__dtd *d, uint32_t i) {
+    return dtd_att_hash(d, d->atts[i].elem, d->atts[i].name.ptr, d->atts[i].name.len);
 }
 
-void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth, uint64_t amplification,
-                    uint64_t threshold) {
+void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,
+                    stax__err *err) {
     memset(d, 0, sizeof *d);
-    d->mem = mem;
+    d->outer = outer;
+    d->err = err;
+    d->frames = frames;
     stax__hash_key_init(&d->key, d);
-    d->max = max;
-    d->max_depth = max_depth;
-    d->amplification = amplification;
-    d->threshold = threshold;
+    d->max = o->max_dtd;
+    d->max_depth = o->max_entity_depth;
+    d->amplification = o->entity_amplification;
+    d->threshold = o->entity_threshold;
+    d->max_token = o->max_token;
+    d->max_name = o->max_name;
 }
 
 /* Count entity text the DTD parser goes through (parameter entities, and
@@ -175,29 +194,16 @@ void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth
 static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     stax__dtd *d = c->d;
     d->expanded += n + 1;
-    if (d->expanded > d->expand_budget)
-        return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "entity expansion in the DTD over its limits (%llu bytes)",
-                        (unsigned long long)d->expanded);
+    if (d->expanded > d->expand_budget) {
+        stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, d->amplification);
+        return dtd_fail_err(c);
+    }
     return 0;
 }
 
 void stax__dtd_free(stax__dtd *d) {
-    stax__mem *m = d->mem;
-    if (!m) return;
-    for (stax__dtd_chunk *c = d->chunks, *n; c; c = n) {
-        n = c->next;
-        stax__mem_free(m, c, sizeof *c + c->size);
-    }
-    stax__mem_free(m, d->ents, d->cap_ents * sizeof *d->ents);
-    stax__mem_free(m, d->ent_hash, d->ent_hash_cap * sizeof(uint32_t));
-    stax__mem_free(m, d->atts, d->cap_atts * sizeof *d->atts);
-    stax__mem_free(m, d->elems, d->cap_elems * sizeof *d->elems);
-    stax__mem_free(m, d->elem_first, d->cap_elems * sizeof *d->elem_first);
-    stax__mem_free(m, d->elem_hash, d->elem_hash_cap * sizeof(uint32_t));
-    stax__mem_free(m, d->notations, d->cap_not * sizeof *d->notations);
-    stax__mem_free(m, d->unparsed, d->cap_unp * sizeof *d->unparsed);
-    stax__mem_free(m, d->pis, d->cap_pis * sizeof *d->pis);
-    memset(d, 0, sizeof *d);
+    if (d->region) stax__mem_free(d->outer, d->region, d->max);
+    d->region = NULL;
 }
 
 stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe) {
@@ -210,19 +216,29 @@ stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len,
     return NULL;
 }
 
-static int64_t dtd_elem_index(const stax__dtd *d, const char *name, size_t len) {
+int64_t stax__dtd_elem(const stax__dtd *d, const char *name, size_t len) {
     if (!d->elem_hash_cap) return -1;
     size_t k = dtd_hash(d, name, len, 7) & (d->elem_hash_cap - 1);
     for (uint32_t v; (v = d->elem_hash[k]) != 0; k = (k + 1) & (d->elem_hash_cap - 1)) {
-        const stax_str *e = &d->elems[v - 1];
+        const stax_str *e = &d->elems[v - 1].name;
         if (e->len == len && memcmp(e->ptr, name, len) == 0) return (int64_t)(v - 1);
     }
     return -1;
 }
 
-uint32_t stax__dtd_attlist(const stax__dtd *d, const char *elem, size_t len) {
-    int64_t i = dtd_elem_index(d, elem, len);
-    return i < 0 ? UINT32_MAX : d->elem_first[i];
+uint32_t stax__dtd_attdef(const stax__dtd *d, uint32_t elem, const char *name, size_t len) {
+    if (!d->att_hash_cap) return UINT32_MAX;
+    size_t k = dtd_att_hash(d, elem, name, len) & (d->att_hash_cap - 1);
+    for (uint32_t v; (v = d->att_hash[k]) != 0; k = (k + 1) & (d->att_hash_cap - 1)) {
+        const stax__attdef *a = &d->atts[v - 1];
+        if (a->elem == elem && a->name.len == len && memcmp(a->name.ptr, name, len) == 0) return v - 1;
+    }
+    return UINT32_MAX;
+}
+
+uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
+    for (size_t i = 0; i < d->n_atts; i++) d->atts[i].stamp = 0;
+    return 1;
 }
 
 /* ================================================================ lexical helpers */
@@ -301,10 +317,10 @@ static int dtd_external_id(dtd_ctx *c, stax_str *pub, stax_str *sys, int notatio
     if (dtd_lit(c, "SYSTEM")) is_pub = 0;
     else if (dtd_lit(c, "PUBLIC")) is_pub = 1;
     else return 1;
-    if (dtd_need_ws(c, "after SYSTEM or PUBLIC")) return c->d->err;
+    if (dtd_need_ws(c, "after SYSTEM or PUBLIC")) return c->d->status;
     if (is_pub) {
         const char *at = c->p;
-        if (dtd_quoted(c, pub, "public id")) return c->d->err;
+        if (dtd_quoted(c, pub, "public id")) return c->d->status;
         if (!dtd_pubid_ok(*pub)) return dtd_fail(c, at, STAX_E_DTD, "character not allowed in a public id");
         const char *before = c->p;
         size_t ws = dtd_ws(c);
@@ -314,7 +330,7 @@ static int dtd_external_id(dtd_ctx *c, stax_str *pub, stax_str *sys, int notatio
         }
         if (!ws) return dtd_fail(c, c->p, STAX_E_DTD, "whitespace required before the system id");
     }
-    if (dtd_quoted(c, sys, "system id")) return c->d->err;
+    if (dtd_quoted(c, sys, "system id")) return c->d->status;
     return 0; /* a fragment id ('#') is an error only for validity: accepted */
 }
 
@@ -334,15 +350,16 @@ static int dtd_subset(dtd_ctx *c);
  * are not allowed inside declarations of the internal subset). */
 static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     stax__dtd *d = c->d;
-    if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->err;
+    if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
     if (lit.len == 0) {
         out->ptr = "";
         out->len = 0;
         return 0;
     }
-    /* the result is never longer than the literal */
-    char *buf = dtd_store(d, NULL, lit.len), *o = buf;
-    if (!buf && lit.len) return dtd_too_big(c, lit.ptr);
+    /* the result is never longer than the literal (a window of its size checks it) */
+    char *buf = dtd_store(d, NULL, lit.len);
+    if (!buf) return dtd_too_big(c, lit.ptr);
+    stax__out o = stax__out_make(buf, lit.len);
     for (size_t i = 0; i < lit.len;) {
         char ch = lit.ptr[i];
         if (ch == '%') {
@@ -350,12 +367,12 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
                             "a parameter-entity reference is not allowed inside a declaration of the internal subset");
         }
         if (ch == '\r') { /* line ends were not normalized in the DOCTYPE token */
-            *o++ = '\n';
+            stax__out_byte(&o, '\n');
             i += (i + 1 < lit.len && lit.ptr[i + 1] == '\n') ? 2 : 1;
             continue;
         }
         if (ch != '&') {
-            *o++ = ch;
+            stax__out_byte(&o, ch);
             i++;
             continue;
         }
@@ -365,19 +382,18 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
         if (i + 1 < lit.len && lit.ptr[i + 1] == '#') {
             long v = stax__charref_value(lit.ptr + i, rl);
             if (v < 0) return dtd_fail(c, lit.ptr + i, STAX_E_CHARREF, "invalid character reference in an entity value");
-            o += stax__utf8_encode((uint32_t)v, o);
+            char u[4];
+            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)v, u));
         } else {
             if (stax__check_name(lit.ptr + i + 1, rl - 2))
                 return dtd_fail(c, lit.ptr + i, STAX_E_NAME, "invalid entity reference in an entity value");
-            memmove(o, lit.ptr + i, rl); /* general entity references are bypassed: kept as written */
-            o += rl;
+            stax__out_put(&o, lit.ptr + i, rl); /* general entity references are bypassed: kept as written */
         }
         i += rl;
     }
-    /* give back what the expansion did not use */
-    size_t used = (size_t)(o - buf);
-    d->cur_left += lit.len - used;
-    d->cur -= lit.len - used;
+    if (o.over) return dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: an entity value grew when decoded");
+    size_t used = (size_t)(o.p - buf);
+    dtd_unstore(d, lit.len - used); /* give back what the expansion did not use */
     out->ptr = buf;
     out->len = used;
     return 0;
@@ -387,21 +403,21 @@ static int dtd_entity_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax__entity e;
     memset(&e, 0, sizeof e);
-    if (dtd_need_ws(c, "after <!ENTITY")) return d->err;
+    if (dtd_need_ws(c, "after <!ENTITY")) return d->status;
     if (c->p < c->end && *c->p == '%') {
         e.pe = 1;
         c->p++;
-        if (dtd_need_ws(c, "after '%'")) return d->err;
+        if (dtd_need_ws(c, "after '%'")) return d->status;
     }
-    if (dtd_name(c, &e.name, 0, "entity name")) return d->err;
+    if (dtd_name(c, &e.name, 0, "entity name")) return d->status;
     if (d->no_colons && memchr(e.name.ptr, ':', e.name.len))
         return dtd_fail(c, e.name.ptr, STAX_E_NAMESPACE, "an entity name may not contain a colon with namespaces on");
-    if (dtd_need_ws(c, "after the entity name")) return d->err;
+    if (dtd_need_ws(c, "after the entity name")) return d->status;
     stax_str lit;
     if (c->p < c->end && (*c->p == '"' || *c->p == '\'')) {
-        if (dtd_quoted(c, &lit, "entity value")) return d->err;
-        if (!d->skip_decls && dtd_entity_value(c, lit, &e.value)) return d->err;
-        if (d->skip_decls && dtd_chars_ok(c, lit.ptr, lit.len)) return d->err;
+        if (dtd_quoted(c, &lit, "entity value")) return d->status;
+        if (!d->skip_decls && dtd_entity_value(c, lit, &e.value)) return d->status;
+        if (d->skip_decls && dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
     } else {
         int rc = dtd_external_id(c, &e.pubid, &e.sysid, 0);
         if (rc) return rc > 0 ? dtd_fail(c, c->p, STAX_E_DTD, "entity value or external id expected") : rc;
@@ -411,8 +427,8 @@ static int dtd_entity_decl(dtd_ctx *c) {
         if (dtd_lit(c, "NDATA")) {
             if (!ws) return dtd_fail(c, c->p - 5, STAX_E_DTD, "whitespace required before NDATA");
             if (e.pe) return dtd_fail(c, c->p - 5, STAX_E_DTD, "a parameter entity cannot be unparsed (NDATA)");
-            if (dtd_need_ws(c, "after NDATA")) return d->err;
-            if (dtd_name(c, &e.notation, 0, "notation name")) return d->err;
+            if (dtd_need_ws(c, "after NDATA")) return d->status;
+            if (dtd_name(c, &e.notation, 0, "notation name")) return d->status;
             e.unparsed = 1;
         } else {
             c->p = before;
@@ -452,16 +468,16 @@ static int dtd_entity_decl(dtd_ctx *c) {
 
 /* A content particle list: ( cp ( '|' cp )* ) or ( cp ( ',' cp )* ), nested. */
 static int dtd_children(dtd_ctx *c, int depth) {
-    if (depth > 64) return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "content model nested too deeply");
+    if (depth > 64) return dtd_fail(c, c->p, STAX_E_LIMIT_DTD, "content model nested more than 64 groups deep");
     char sep = 0;
     for (;;) {
         dtd_ws(c);
         if (c->p < c->end && *c->p == '(') {
             c->p++;
-            if (dtd_children(c, depth + 1)) return c->d->err;
+            if (dtd_children(c, depth + 1)) return c->d->status;
         } else {
             stax_str n;
-            if (dtd_name(c, &n, 0, "element name in a content model")) return c->d->err;
+            if (dtd_name(c, &n, 0, "element name in a content model")) return c->d->status;
         }
         if (c->p < c->end && (*c->p == '?' || *c->p == '*' || *c->p == '+')) c->p++;
         dtd_ws(c);
@@ -480,7 +496,7 @@ static int dtd_element_decl(dtd_ctx *c) {
     stax_str name;
     if (dtd_need_ws(c, "after <!ELEMENT") || dtd_name(c, &name, 0, "element name") ||
         dtd_need_ws(c, "after the element name"))
-        return c->d->err;
+        return c->d->status;
     if (dtd_lit(c, "EMPTY") || dtd_lit(c, "ANY")) {
     } else if (c->p < c->end && *c->p == '(') {
         c->p++;
@@ -497,13 +513,13 @@ static int dtd_element_decl(dtd_ctx *c) {
                 c->p++;
                 dtd_ws(c);
                 stax_str n;
-                if (dtd_name(c, &n, 0, "element name in mixed content")) return c->d->err;
+                if (dtd_name(c, &n, 0, "element name in mixed content")) return c->d->status;
                 names++;
             }
             if (c->p < c->end && *c->p == '*') c->p++;
             else if (names) return dtd_fail(c, c->p, STAX_E_DTD, "mixed content with element names must end with ')*'");
         } else {
-            if (dtd_children(c, 0)) return c->d->err;
+            if (dtd_children(c, 0)) return c->d->status;
         }
     } else {
         return dtd_fail(c, c->p, STAX_E_DTD, "EMPTY, ANY or a content model expected");
@@ -514,153 +530,51 @@ static int dtd_element_decl(dtd_ctx *c) {
     return 0;
 }
 
-/* Normalize a default value (3.3.3): whitespace to #x20, references expanded. */
+/* Normalize a default value (3.3.3) with the reader's normalizer, in place
+ * in the region: the largest free piece of it (at most max_token bytes) is
+ * the window, and the value keeps what it used. */
 static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     stax__dtd *d = c->d;
-    char tmp[512];
-    char *buf = tmp;
-    size_t cap = sizeof tmp, len = 0;
-    int rc = 0;
-    /* a small explicit stack of (text, position) for nested entity text */
-    struct {
-        stax_str s;
-        size_t i;
-        stax__entity *e;
-    } st[32];
-    int sp = 0;
-    st[0].s = lit;
-    st[0].i = 0;
-    st[0].e = NULL;
-    while (sp >= 0 && !rc) {
-        if (st[sp].i >= st[sp].s.len) {
-            if (st[sp].e) st[sp].e->busy = 0;
-            sp--;
-            continue;
-        }
-        const char *s = st[sp].s.ptr;
-        size_t i = st[sp].i, n = st[sp].s.len;
-        char ch = s[i];
-        char enc[4];
-        size_t add = 0;
-        const char *addp = enc;
-        if (ch == '<') {
-            rc = dtd_fail(c, sp ? st[0].s.ptr + st[0].i : s + i, STAX_E_SYNTAX, "'<' is not allowed in an attribute value");
-            break;
-        }
-        if (ch == '&') {
-            const char *semi = memchr(s + i, ';', n - i);
-            if (!semi) {
-                rc = dtd_fail(c, s + i, STAX_E_DTD, "reference without ';' in a default value");
-                break;
-            }
-            size_t rl = (size_t)(semi - (s + i)) + 1;
-            if (i + 1 < n && s[i + 1] == '#') {
-                long v = stax__charref_value(s + i, rl);
-                if (v < 0) {
-                    rc = dtd_fail(c, s + i, STAX_E_CHARREF, "invalid character reference in a default value");
-                    break;
-                }
-                add = (size_t)stax__utf8_encode((uint32_t)v, enc);
-                st[sp].i += rl;
-            } else {
-                const char *nm = s + i + 1;
-                size_t nl = rl - 2;
-                int pc = stax__predefined_entity(nm, nl);
-                st[sp].i += rl;
-                if (pc >= 0) {
-                    enc[0] = (char)pc;
-                    add = 1;
-                } else {
-                    if (stax__check_name(nm, nl)) {
-                        rc = dtd_fail(c, s + i, STAX_E_NAME, "invalid entity reference in a default value");
-                        break;
-                    }
-                    stax__entity *e = stax__dtd_entity(d, nm, nl, 0);
-                    if (!e) {
-                        if (stax__dtd_wfc_declared(d)) {
-                            rc = dtd_fail(c, s + i, STAX_E_ENTITY, "undefined entity '%.*s' in a default value",
-                                          (int)(nl > 64 ? 64 : nl), nm);
-                            break;
-                        }
-                        continue; /* declared where the reader does not read: skipped */
-                    }
-                    if (e->external || e->unparsed) {
-                        rc = dtd_fail(c, s + i, STAX_E_ENTITY, "reference to external entity '%.*s' in an attribute value",
-                                      (int)(nl > 64 ? 64 : nl), nm);
-                        break;
-                    }
-                    if (e->busy) {
-                        rc = dtd_fail(c, s + i, STAX_E_ENTITY, "entity '%.*s' refers to itself", (int)(nl > 64 ? 64 : nl), nm);
-                        break;
-                    }
-                    if (sp + 1 >= 32 || (uint32_t)sp + 1 > d->max_depth) {
-                        rc = dtd_fail(c, s + i, STAX_E_LIMIT_ENTITY, "entity references nested too deeply");
-                        break;
-                    }
-                    if (dtd_expand(c, st[0].s.ptr, e->value.len)) {
-                        rc = d->err;
-                        break;
-                    }
-                    e->busy = 1;
-                    sp++;
-                    st[sp].s = e->value;
-                    st[sp].i = 0;
-                    st[sp].e = e;
-                    continue;
-                }
-            }
-        } else if (ch == '\t' || ch == '\n' || ch == '\r') {
-            enc[0] = ' ';
-            add = 1;
-            st[sp].i += (ch == '\r' && sp == 0 && i + 1 < n && s[i + 1] == '\n') ? 2 : 1;
-        } else {
-            addp = s + i;
-            add = 1;
-            st[sp].i++;
-        }
-        if (len + add > cap) {
-            if (len + add > d->max - d->used) {
-                rc = dtd_fail(c, st[0].s.ptr, STAX_E_LIMIT_DTD, "default value larger than max_dtd allows");
-                break;
-            }
-            size_t ncap = cap * 2 > len + add ? cap * 2 : len + add;
-            char *nb = stax__mem_realloc(d->mem, buf == tmp ? NULL : buf, buf == tmp ? 0 : cap, ncap);
-            if (!nb) {
-                d->nomem = 1;
-                rc = dtd_too_big(c, st[0].s.ptr);
-                break;
-            }
-            if (buf == tmp) memcpy(nb, tmp, len);
-            buf = nb;
-            cap = ncap;
-        }
-        memcpy(buf + len, addp, add);
-        len += add;
+    size_t got = 0;
+    char *buf = d->mem.block ? stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
+    if (!buf) return dtd_too_big(c, lit.ptr);
+    stax__attnorm a;
+    a.dtd = d;
+    a.max_name = d->max_name;
+    a.frames = d->frames;
+    a.n_frames = d->max_depth;
+    a.max_depth = d->max_depth;
+    a.expanded = &d->expanded;
+    a.budget = d->expand_budget;
+    a.input = d->input;
+    a.threshold = d->threshold;
+    a.amplification = d->amplification;
+    a.max_out = d->max_token;
+    a.max_token = d->max_token;
+    a.raw = 1;
+    a.tokenized = type != STAX__AT_CDATA;
+    stax__out o = stax__out_make(buf, got);
+    int rc = stax__attr_normalize(&a, lit.ptr, lit.len, &o, d->err);
+    if (rc) {
+        stax__mem_free(&d->mem, buf, got);
+        return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c);
     }
-    for (; sp >= 0; sp--)
-        if (st[sp].e) st[sp].e->busy = 0;
-    if (!rc && type != STAX__AT_CDATA) { /* tokenized types: trim and collapse spaces */
-        size_t o = 0;
-        for (size_t i = 0; i < len; i++) {
-            if (buf[i] == ' ' && (o == 0 || buf[o - 1] == ' ')) continue;
-            buf[o++] = buf[i];
-        }
-        if (o && buf[o - 1] == ' ') o--;
-        len = o;
+    size_t len = (size_t)(o.p - buf);
+    if (!len) {
+        stax__mem_free(&d->mem, buf, got);
+        out->ptr = "";
+        out->len = 0;
+        return 0;
     }
-    if (!rc) {
-        out->ptr = dtd_store(d, buf, len);
-        out->len = len;
-        if (!out->ptr) rc = dtd_too_big(c, st[0].s.ptr);
-    }
-    if (buf != tmp) stax__mem_free(d->mem, buf, cap);
-    return rc;
+    out->ptr = stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
+    out->len = len;
+    return 0;
 }
 
 static int dtd_attlist_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax_str elem;
-    if (dtd_need_ws(c, "after <!ATTLIST") || dtd_name(c, &elem, 0, "element name")) return d->err;
+    if (dtd_need_ws(c, "after <!ATTLIST") || dtd_name(c, &elem, 0, "element name")) return d->status;
     int64_t ei = -1;
     for (;;) {
         size_t ws = dtd_ws(c);
@@ -671,7 +585,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         if (!ws) return dtd_fail(c, c->p, STAX_E_DTD, "whitespace required before an attribute definition");
         stax__attdef a;
         memset(&a, 0, sizeof a);
-        if (dtd_name(c, &a.name, 0, "attribute name") || dtd_need_ws(c, "after the attribute name")) return d->err;
+        if (dtd_name(c, &a.name, 0, "attribute name") || dtd_need_ws(c, "after the attribute name")) return d->status;
         static const char *const types[] = {"CDATA", "IDREFS", "IDREF", "ID", "ENTITY", "ENTITIES", "NMTOKENS", "NMTOKEN", "NOTATION"};
         static const unsigned char tcode[] = {STAX__AT_CDATA, STAX__AT_IDREFS, STAX__AT_IDREF, STAX__AT_ID, STAX__AT_ENTITY,
                                               STAX__AT_ENTITIES, STAX__AT_NMTOKENS, STAX__AT_NMTOKEN, STAX__AT_NOTATION};
@@ -687,13 +601,13 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         if (t >= 0) a.type = tcode[t];
         else a.type = STAX__AT_ENUM;
         if (a.type == STAX__AT_NOTATION || a.type == STAX__AT_ENUM) {
-            if (a.type == STAX__AT_NOTATION && dtd_need_ws(c, "after NOTATION")) return d->err;
+            if (a.type == STAX__AT_NOTATION && dtd_need_ws(c, "after NOTATION")) return d->status;
             if (c->p >= c->end || *c->p != '(') return dtd_fail(c, c->p, STAX_E_DTD, "attribute type expected");
             c->p++;
             for (;;) {
                 dtd_ws(c);
                 stax_str tok;
-                if (dtd_name(c, &tok, a.type == STAX__AT_ENUM, "enumerated value")) return d->err;
+                if (dtd_name(c, &tok, a.type == STAX__AT_ENUM, "enumerated value")) return d->status;
                 dtd_ws(c);
                 if (c->p < c->end && *c->p == ')') {
                     c->p++;
@@ -703,7 +617,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
                 c->p++;
             }
         }
-        if (dtd_need_ws(c, "after the attribute type")) return d->err;
+        if (dtd_need_ws(c, "after the attribute type")) return d->status;
         stax_str lit = {0, 0};
         if (dtd_lit(c, "#REQUIRED")) a.deflt = STAX__DEF_REQUIRED;
         else if (dtd_lit(c, "#IMPLIED")) a.deflt = STAX__DEF_IMPLIED;
@@ -711,10 +625,10 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             a.deflt = STAX__DEF_VALUE;
             if (dtd_lit(c, "#FIXED")) {
                 a.deflt = STAX__DEF_FIXED;
-                if (dtd_need_ws(c, "after #FIXED")) return d->err;
+                if (dtd_need_ws(c, "after #FIXED")) return d->status;
             }
-            if (dtd_quoted(c, &lit, "default value")) return d->err;
-            if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->err;
+            if (dtd_quoted(c, &lit, "default value")) return d->status;
+            if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
         }
         if (c->p < c->end && !dtd_is_ws(*c->p) && *c->p != '>')
             return dtd_fail(c, c->p, STAX_E_DTD, "whitespace or '>' expected after an attribute definition");
@@ -723,42 +637,45 @@ static int dtd_attlist_decl(dtd_ctx *c) {
                 return dtd_fail(c, memchr(lit.ptr, '<', lit.len), STAX_E_SYNTAX, "'<' is not allowed in an attribute value");
             continue;
         }
-        if (lit.ptr && dtd_attr_default(c, lit, a.type, &a.value)) return d->err;
+        if (lit.ptr && dtd_attr_default(c, lit, a.type, &a.value)) return d->status;
         /* the first definition of an attribute wins */
-        if (ei < 0) ei = dtd_elem_index(d, elem.ptr, elem.len);
+        if (ei < 0) ei = stax__dtd_elem(d, elem.ptr, elem.len);
         if (ei >= 0) {
-            int dup = 0;
-            for (uint32_t k = d->elem_first[ei]; k != UINT32_MAX && !dup; k = d->atts[k].next)
-                dup = d->atts[k].name.len == a.name.len && memcmp(d->atts[k].name.ptr, a.name.ptr, a.name.len) == 0;
-            if (dup) continue;
+            if (stax__dtd_attdef(d, (uint32_t)ei, a.name.ptr, a.name.len) != UINT32_MAX) continue;
         } else {
-            stax_str en = {dtd_store(d, elem.ptr, elem.len), elem.len};
-            size_t cap = d->cap_elems;
-            if (!en.ptr || dtd_grow(d, (void **)&d->elems, &cap, sizeof *d->elems, d->n_elems + 1))
+            stax__dtd_elem_def en;
+            en.name.ptr = dtd_store(d, elem.ptr, elem.len);
+            en.name.len = elem.len;
+            en.first = en.last = UINT32_MAX;
+            if (!en.name.ptr || d->n_elems >= UINT32_MAX - 1 ||
+                dtd_grow(d, (void **)&d->elems, &d->cap_elems, sizeof *d->elems, d->n_elems + 1))
                 return dtd_too_big(c, c->p);
-            size_t cap2 = d->cap_elems;
-            if (dtd_grow(d, (void **)&d->elem_first, &cap2, sizeof *d->elem_first, d->n_elems + 1))
-                return dtd_too_big(c, c->p);
-            d->cap_elems = cap;
             ei = (int64_t)d->n_elems;
             d->elems[ei] = en;
-            d->elem_first[ei] = UINT32_MAX;
-            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, en.ptr, en.len, 7),
+            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, en.name.ptr, en.name.len, 7),
                                 (uint32_t)ei, dtd_elem_rehash))
                 return dtd_too_big(c, c->p);
             d->n_elems++;
         }
         a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);
-        if (!a.name.ptr || dtd_grow(d, (void **)&d->atts, &d->cap_atts, sizeof *d->atts, d->n_atts + 1))
+        if (!a.name.ptr || d->n_atts >= UINT32_MAX - 1 ||
+            dtd_grow(d, (void **)&d->atts, &d->cap_atts, sizeof *d->atts, d->n_atts + 1))
             return dtd_too_big(c, c->p);
         if (!a.value.ptr) a.value.ptr = "";
         /* append at the end of the element's list, keeping declaration order */
         a.next = UINT32_MAX;
+        a.elem = (uint32_t)ei;
+        a.stamp = 0;
         uint32_t idx = (uint32_t)d->n_atts;
-        d->atts[d->n_atts++] = a;
-        uint32_t *link = &d->elem_first[ei];
-        while (*link != UINT32_MAX) link = &d->atts[*link].next;
-        *link = idx;
+        d->atts[d->n_atts] = a;
+        if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, a.elem, a.name.ptr, a.name.len),
+                            idx, dtd_att_rehash))
+            return dtd_too_big(c, c->p);
+        d->n_atts++;
+        stax__dtd_elem_def *el = &d->elems[ei];
+        if (el->last == UINT32_MAX) el->first = idx;
+        else d->atts[el->last].next = idx;
+        el->last = idx;
     }
 }
 
@@ -766,10 +683,10 @@ static int dtd_notation_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax_decl n;
     memset(&n, 0, sizeof n);
-    if (dtd_need_ws(c, "after <!NOTATION") || dtd_name(c, &n.name, 0, "notation name")) return d->err;
+    if (dtd_need_ws(c, "after <!NOTATION") || dtd_name(c, &n.name, 0, "notation name")) return d->status;
     if (d->no_colons && memchr(n.name.ptr, ':', n.name.len))
         return dtd_fail(c, n.name.ptr, STAX_E_NAMESPACE, "a notation name may not contain a colon with namespaces on");
-    if (dtd_need_ws(c, "after the notation name")) return d->err;
+    if (dtd_need_ws(c, "after the notation name")) return d->status;
     int rc = dtd_external_id(c, &n.pubid, &n.sysid, 1);
     if (rc) return rc > 0 ? dtd_fail(c, c->p, STAX_E_DTD, "SYSTEM or PUBLIC expected in a notation") : rc;
     dtd_ws(c);
@@ -791,7 +708,7 @@ static int dtd_notation_decl(dtd_ctx *c) {
 static int dtd_pi(dtd_ctx *c) {
     const char *start = c->p - 2;
     stax_str target;
-    if (dtd_name(c, &target, 0, "processing instruction target")) return c->d->err;
+    if (dtd_name(c, &target, 0, "processing instruction target")) return c->d->status;
     if (target.len == 3 && (target.ptr[0] | 32) == 'x' && (target.ptr[1] | 32) == 'm' && (target.ptr[2] | 32) == 'l')
         return dtd_fail(c, start, STAX_E_SYNTAX, "the PI target 'xml' is reserved");
     if (c->d->no_colons && memchr(target.ptr, ':', target.len))
@@ -804,25 +721,17 @@ static int dtd_pi(dtd_ctx *c) {
         }
     if (!e) return dtd_fail(c, start, STAX_E_DTD, "unterminated processing instruction");
     if (c->p < e && !dtd_is_ws(*c->p)) return dtd_fail(c, c->p, STAX_E_SYNTAX, "whitespace required after the PI target");
-    if (dtd_chars_ok(c, c->p, (size_t)(e - c->p))) return c->d->err;
+    if (dtd_chars_ok(c, c->p, (size_t)(e - c->p))) return c->d->status;
     /* kept, line ends normalized, for the reader to report */
     stax__dtd *d = c->d;
     while (c->p < e && dtd_is_ws(*c->p)) c->p++;
     size_t dl = (size_t)(e - c->p), o = 0;
-    char *data = dtd_store(d, NULL, dl), *t = dtd_store(d, target.ptr, target.len);
-    if ((!data && dl) || !t || dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1))
+    char *t = dtd_store(d, target.ptr, target.len), *data = dl ? dtd_store_id(d, c->p, dl, &o) : (char *)"";
+    if (!data || !t || dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1))
         return dtd_too_big(c, start);
-    for (size_t i = 0; i < dl; i++) {
-        if (c->p[i] == '\r') {
-            data[o++] = '\n';
-            if (i + 1 < dl && c->p[i + 1] == '\n') i++;
-        } else {
-            data[o++] = c->p[i];
-        }
-    }
     d->pis[d->n_pis].target.ptr = t;
     d->pis[d->n_pis].target.len = target.len;
-    d->pis[d->n_pis].data.ptr = data ? data : "";
+    d->pis[d->n_pis].data.ptr = data;
     d->pis[d->n_pis].data.len = o;
     d->n_pis++;
     c->p = e + 2;
@@ -834,7 +743,7 @@ static int dtd_comment(dtd_ctx *c) {
     for (const char *q = c->p; q + 1 < c->end; q++) {
         if (q[0] != '-' || q[1] != '-') continue;
         if (q + 2 < c->end && q[2] == '>') {
-            if (dtd_chars_ok(c, c->p, (size_t)(q - c->p))) return c->d->err;
+            if (dtd_chars_ok(c, c->p, (size_t)(q - c->p))) return c->d->status;
             c->p = q + 3;
             return 0;
         }
@@ -847,7 +756,7 @@ static int dtd_pe_ref(dtd_ctx *c) {
     stax__dtd *d = c->d;
     const char *at = c->p - 1;
     stax_str name;
-    if (dtd_name(c, &name, 0, "parameter entity name")) return d->err;
+    if (dtd_name(c, &name, 0, "parameter entity name")) return d->status;
     if (c->p >= c->end || *c->p != ';') return dtd_fail(c, c->p, STAX_E_DTD, "';' expected after a parameter-entity reference");
     c->p++;
     d->has_pe_ref = 1;
@@ -863,7 +772,7 @@ static int dtd_pe_ref(dtd_ctx *c) {
     }
     if (e->busy) return dtd_fail(c, at, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", (int)(name.len > 64 ? 64 : name.len), name.ptr);
     if (c->depth + 1 > d->max_depth) return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "parameter entities nested too deeply");
-    if (dtd_expand(c, at, e->value.len)) return d->err;
+    if (dtd_expand(c, at, e->value.len)) return d->status;
     dtd_ctx sub = {d, e->value.ptr, e->value.ptr + e->value.len, c->anchor ? c->anchor : at, c->depth + 1};
     e->busy = 1;
     int rc = dtd_subset(&sub);
@@ -904,9 +813,11 @@ static int dtd_subset(dtd_ctx *c) {
 
 int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
     dtd_ctx c = {d, p, p + n, NULL, 0};
+    if (stax__dtd_reserve(d))
+        return dtd_fail(&c, p, STAX_E_NOMEM, "out of memory (max_dtd: %zu bytes for the DTD)", d->max);
     /* the same rule as expansion in content: free up to the threshold, then
      * at most amplification bytes per byte of the subset */
-    uint64_t amp = d->amplification * (uint64_t)(n + 1);
-    d->expand_budget = amp > d->threshold ? amp : d->threshold;
+    d->input = n;
+    d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, n);
     return dtd_subset(&c);
 }

@@ -1,23 +1,64 @@
 /* Namespaces 1.0: the stack of in-scope prefix bindings (ns_ prefix for
  * file-local names). The reader (reader_batch.c) splits QNames and checks the
- * namespace constraints; this file keeps the bindings and their strings. */
+ * namespace constraints; this file keeps the bindings and their strings.
+ *
+ * All of it lives in one buffer of at most max_ns_bytes: the strings grow up
+ * from its start, the binding records down from its end. Events of the
+ * current batch may point at the strings of bindings that went out of scope,
+ * so those are only reclaimed between batches (stax__ns_reclaim), when the
+ * strings still in scope are moved together again. The bytes in scope, and so
+ * whether a push fits, therefore never depend on where batches end. */
 #include "stax_internal.h"
 
-struct stax__ns_chunk {
-    stax__ns_chunk *prev;
-    size_t size;
-};
-
-#define NS_CHUNK 4096u
 #define NS_NONE UINT32_MAX
 /* Up to this many bindings in scope a lookup walks them all (cheaper than a
  * hash); beyond, it walks one hash bucket. */
 #define NS_WALK 16u
 
-void stax__ns_init(stax__ns *ns, stax__mem *mem) {
+struct stax__ns_rec {
+    size_t off;            /* the prefix at buf + off, the URI right after it */
+    size_t prefix_len, uri_len;
+    uint32_t depth;        /* element depth that declared it */
+    uint32_t hash;         /* of the prefix */
+    uint32_t next;         /* the next older binding in the same bucket, or NS_NONE */
+};
+
+#define NS_REC sizeof(stax__ns_rec)
+
+size_t stax__ns_cost(size_t prefix_len, size_t uri_len) { return prefix_len + uri_len + NS_REC; }
+
+size_t stax__ns_buckets(size_t max_bytes) {
+    size_t most = max_bytes / NS_REC, b = 16;
+    while (b < most / 2 && b < ((size_t)1 << 24)) b *= 2;
+    return b;
+}
+
+static stax__ns_rec *ns_rec(const stax__ns *ns, size_t i) {
+    return (stax__ns_rec *)(void *)(ns->buf + ns->cap - (i + 1) * NS_REC);
+}
+
+int stax__ns_init(stax__ns *ns, stax__mem *mem, size_t max_bytes) {
     memset(ns, 0, sizeof *ns);
     ns->mem = mem;
+    ns->max = max_bytes;
+    ns->nbuckets = stax__ns_buckets(max_bytes);
     stax__hash_key_init(&ns->key, ns);
+    ns->heads = stax__mem_alloc(mem, ns->nbuckets * sizeof *ns->heads);
+    if (!ns->heads) return -1;
+    for (size_t i = 0; i < ns->nbuckets; i++) ns->heads[i] = NS_NONE;
+    if (mem->block) { /* a fixed block: the whole buffer now, never grown */
+        ns->cap = stax__ns_buffer_size(max_bytes);
+        ns->buf = stax__mem_alloc(mem, ns->cap);
+        if (!ns->buf) return -1;
+    }
+    return 0;
+}
+
+void stax__ns_free(stax__ns *ns) {
+    if (!ns->mem) return;
+    stax__mem_free(ns->mem, ns->buf, ns->cap);
+    stax__mem_free(ns->mem, ns->heads, ns->nbuckets * sizeof *ns->heads);
+    memset(ns, 0, sizeof *ns);
 }
 
 static uint32_t ns_hash(const stax__ns *ns, stax_str prefix) {
@@ -25,116 +66,104 @@ static uint32_t ns_hash(const stax__ns *ns, stax_str prefix) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static void ns_free_chunks_after(stax__ns *ns, stax__ns_chunk *keep) {
-    while (ns->chunk && ns->chunk != keep) {
-        stax__ns_chunk *c = ns->chunk;
-        ns->chunk = c->prev;
-        stax__mem_free(ns->mem, c, sizeof *c + c->size);
-    }
+/* The buffer for a budget of max bytes: records stay aligned. */
+size_t stax__ns_buffer_size(size_t max_bytes) {
+    return max_bytes > SIZE_MAX - 15 ? SIZE_MAX : (max_bytes + 15) & ~(size_t)15;
 }
 
-void stax__ns_free(stax__ns *ns) {
-    if (!ns->mem) return;
-    ns_free_chunks_after(ns, NULL);
-    stax__mem_free(ns->mem, ns->b, ns->cap * sizeof *ns->b);
-    stax__mem_free(ns->mem, ns->heads, ns->cap * sizeof *ns->heads);
-    memset(ns, 0, sizeof *ns);
+/* Room for `need` more bytes: 1 when the bindings in scope would pass the
+ * budget; else make the buffer hold them, growing it (allocator only, and
+ * only when nothing points into it), 0, 1 (full of strings not reclaimed
+ * yet), or STAX_E_NOMEM. */
+static int ns_room(stax__ns *ns, size_t need, int can_grow) {
+    size_t in_scope = ns->live + ns->n * NS_REC, used = ns->low + ns->n * NS_REC;
+    if (in_scope > ns->max || need > ns->max - in_scope) return 1;
+    if (ns->cap - used >= need) return 0;
+    size_t top = stax__ns_buffer_size(ns->max);
+    if (!can_grow || ns->mem->block || need > top - used) return 1;
+    size_t ncap = ns->cap ? ns->cap : 1024;
+    while (ncap - used < need) ncap = ncap > top / 2 ? top : ncap * 2;
+    if (ncap > top) ncap = top;
+    char *nb = stax__mem_realloc(ns->mem, ns->buf, ns->cap, ncap);
+    if (!nb) return STAX_E_NOMEM;
+    /* the records move to the new end */
+    memmove(nb + ncap - ns->n * NS_REC, nb + ns->cap - ns->n * NS_REC, ns->n * NS_REC);
+    ns->buf = nb;
+    ns->cap = ncap;
+    return 0;
 }
 
-static char *ns_store(stax__ns *ns, const char *s, size_t n) {
-    if (!ns->chunk || n > ns->left) {
-        size_t size = n > NS_CHUNK ? n : NS_CHUNK;
-        stax__ns_chunk *c = stax__mem_alloc(ns->mem, sizeof *c + size);
-        if (!c) return NULL;
-        c->prev = ns->chunk;
-        c->size = size;
-        ns->chunk = c;
-        ns->left = size;
-    }
-    char *out = (char *)(ns->chunk + 1) + (ns->chunk->size - ns->left);
-    if (n) memcpy(out, s, n);
-    ns->left -= n;
-    return out;
-}
-
-int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth) {
-    if (ns->n == ns->cap) {
-        /* twice the bindings and twice the buckets; the chains are rebuilt
-         * oldest first, so each stays newest first */
-        size_t ncap = ns->cap ? ns->cap * 2 : 16;
-        if (ncap > NS_NONE) return -1;
-        uint32_t *nh = stax__mem_alloc(ns->mem, ncap * sizeof *nh);
-        if (!nh) return -1;
-        stax__ns_binding *nb = stax__mem_realloc(ns->mem, ns->b, ns->cap * sizeof *nb, ncap * sizeof *nb);
-        if (!nb) {
-            stax__mem_free(ns->mem, nh, ncap * sizeof *nh);
-            return -1;
-        }
-        stax__mem_free(ns->mem, ns->heads, ns->cap * sizeof *ns->heads);
-        ns->b = nb;
-        ns->heads = nh;
-        ns->cap = ncap;
-        for (size_t i = 0; i < ncap; i++) nh[i] = NS_NONE;
-        for (size_t i = 0; i < ns->n; i++) {
-            uint32_t *head = &nh[nb[i].hash & (ncap - 1)];
-            nb[i].next = *head;
-            *head = (uint32_t)i;
-        }
-    }
-    stax__ns_binding *b = &ns->b[ns->n];
-    b->prefix.ptr = ns_store(ns, prefix.ptr, prefix.len);
-    b->uri.ptr = ns_store(ns, uri.ptr, uri.len);
-    if (!b->prefix.ptr || !b->uri.ptr) return -1;
-    b->prefix.len = prefix.len;
-    b->uri.len = uri.len;
+int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth, int can_grow) {
+    size_t need = stax__ns_cost(prefix.len, uri.len);
+    if (need < NS_REC || ns->n >= NS_NONE) return 1;
+    int rc = ns_room(ns, need, can_grow);
+    if (rc) return rc;
+    stax__out o = stax__out_make(ns->buf + ns->low, ns->cap - ns->low - (ns->n + 1) * NS_REC);
+    stax__out_put(&o, prefix.ptr, prefix.len);
+    stax__out_put(&o, uri.ptr, uri.len);
+    if (o.over) return 1; /* cannot happen: ns_room made room */
+    if (ns->clean == ns->n && ns->low == ns->live) ns->clean++; /* still packed from the start */
+    stax__ns_rec *b = ns_rec(ns, ns->n);
+    b->off = ns->low;
+    b->prefix_len = prefix.len;
+    b->uri_len = uri.len;
     b->depth = depth;
-    b->mark_chunk = ns->chunk;
-    b->mark_left = ns->left;
     b->hash = ns_hash(ns, prefix);
-    uint32_t *head = &ns->heads[b->hash & (ns->cap - 1)];
+    uint32_t *head = &ns->heads[b->hash & (ns->nbuckets - 1)];
     b->next = *head;
     *head = (uint32_t)ns->n;
     ns->n++;
+    ns->low += prefix.len + uri.len;
+    ns->live += prefix.len + uri.len;
     return 0;
 }
 
 void stax__ns_pop(stax__ns *ns, uint32_t depth) {
-    while (ns->n && ns->b[ns->n - 1].depth >= depth) {
-        const stax__ns_binding *b = &ns->b[--ns->n];
-        ns->heads[b->hash & (ns->cap - 1)] = b->next; /* it was the newest of its bucket */
+    while (ns->n && ns_rec(ns, ns->n - 1)->depth >= depth) {
+        const stax__ns_rec *b = ns_rec(ns, --ns->n);
+        ns->heads[b->hash & (ns->nbuckets - 1)] = b->next; /* it was the newest of its bucket */
+        ns->live -= b->prefix_len + b->uri_len;
     }
+    if (ns->clean > ns->n) ns->clean = ns->n;
 }
 
 void stax__ns_reclaim(stax__ns *ns) {
-    if (ns->n == 0) {
-        ns_free_chunks_after(ns, NULL);
-        ns->left = 0;
-        return;
+    if (ns->low != ns->live) { /* strings of bindings that left scope lie between those in scope */
+        size_t dst = 0;
+        if (ns->clean) {
+            const stax__ns_rec *c = ns_rec(ns, ns->clean - 1);
+            dst = c->off + c->prefix_len + c->uri_len;
+        }
+        for (size_t i = ns->clean; i < ns->n; i++) {
+            stax__ns_rec *b = ns_rec(ns, i);
+            size_t len = b->prefix_len + b->uri_len;
+            if (b->off != dst) memmove(ns->buf + dst, ns->buf + b->off, len);
+            b->off = dst;
+            dst += len;
+        }
+        ns->low = dst;
     }
-    const stax__ns_binding *last = &ns->b[ns->n - 1];
-    ns_free_chunks_after(ns, last->mark_chunk);
-    ns->left = last->mark_left;
+    ns->clean = ns->n;
 }
 
-static int ns_found(const stax__ns_binding *b, stax_str prefix, stax_str *uri) {
-    if (prefix.len && !b->uri.len) return -1; /* cannot happen in 1.0; kept for safety */
-    *uri = b->uri;
-    return 0;
+size_t stax__ns_bytes(const stax__ns *ns) { return ns->live + ns->n * NS_REC; }
+
+static int ns_match(const stax__ns *ns, const stax__ns_rec *b, stax_str prefix, stax_str *uri) {
+    if (b->prefix_len != prefix.len || memcmp(ns->buf + b->off, prefix.ptr, prefix.len) != 0) return 0;
+    uri->ptr = ns->buf + b->off + b->prefix_len;
+    uri->len = b->uri_len;
+    return 1;
 }
 
 int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri) {
     if (ns->n <= NS_WALK) {
-        for (size_t i = ns->n; i-- > 0;) {
-            const stax__ns_binding *b = &ns->b[i];
-            if (b->prefix.len == prefix.len && memcmp(b->prefix.ptr, prefix.ptr, prefix.len) == 0)
-                return ns_found(b, prefix, uri);
-        }
+        for (size_t i = ns->n; i-- > 0;)
+            if (ns_match(ns, ns_rec(ns, i), prefix, uri)) return prefix.len && !uri->len ? -1 : 0;
     } else {
         uint32_t h = ns_hash(ns, prefix);
-        for (uint32_t i = ns->heads[h & (ns->cap - 1)]; i != NS_NONE; i = ns->b[i].next) {
-            const stax__ns_binding *b = &ns->b[i];
-            if (b->hash == h && b->prefix.len == prefix.len && memcmp(b->prefix.ptr, prefix.ptr, prefix.len) == 0)
-                return ns_found(b, prefix, uri);
+        for (uint32_t i = ns->heads[h & (ns->nbuckets - 1)]; i != NS_NONE; i = ns_rec(ns, i)->next) {
+            const stax__ns_rec *b = ns_rec(ns, i);
+            if (b->hash == h && ns_match(ns, b, prefix, uri)) return prefix.len && !uri->len ? -1 : 0;
         }
     }
     if (prefix.len == 3 && memcmp(prefix.ptr, "xml", 3) == 0) {

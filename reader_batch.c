@@ -11,6 +11,15 @@
  * is reset at each stax_reader_next; the carry is refilled only when no event
  * of the current batch points into it; the tail of a chunk is copied to the
  * carry only when the batch is empty (else on the next call).
+ *
+ * Memory: every buffer is a stax__buf written only through checked windows,
+ * with a capacity that follows from the options (rd_layout). In a fixed block
+ * all of them are carved when the reader is created, so that reading never
+ * runs out of memory afterwards; with an allocator they grow on demand up to
+ * the same sizes. A token is parsed only when the arena has room for what it
+ * can write (its own length); a start tag whose attribute values expand
+ * entities may need more: it is then rolled back and parsed again on an empty
+ * batch (rd_token), where the arena has room for max_token bytes.
  */
 #include "stax_internal.h"
 
@@ -35,11 +44,17 @@ typedef struct rd_frame {
     size_t scan; /* bytes from the token start already known not to end it */
 } rd_frame;
 
+/* Bytes the carry may hold beyond max_token: framing decides every token
+ * within max_token + 12 bytes (a CDATA piece: "<![CDATA[" + max_text + "]]>"). */
+#define RD_CARRY_SLACK 16u
+/* The arena's room beyond a token's length. */
+#define RD_ARENA_SLACK 16u
+
 struct stax_reader {
     stax__mem mem;
     stax_reader_options opt;
     int status;
-    char msg[192];
+    stax__err err;      /* the message (err.msg) of the sticky error; scratch for entities and the DTD */
     stax_pos err_pos;
 
     /* input window: the caller's chunk or the pull buffer */
@@ -49,9 +64,9 @@ struct stax_reader {
     int ended;          /* stax_reader_end was called */
     int stash_deferred; /* the window's tail goes to the carry on the next call */
 
-    /* the partial token that straddles chunks */
-    char *carry;
-    size_t carry_len, carry_cap;
+    /* the partial token that straddles chunks: at most carry_max bytes */
+    stax__buf carry;
+    size_t carry_max;
     rd_frame fr;        /* framing state of the token at in_pos (or in the carry) */
 
     stax_pos pos;       /* position of the first byte not yet consumed */
@@ -66,9 +81,9 @@ struct stax_reader {
     int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
     int done;
 
-    /* open elements: names back to back in stack_names, starts in stack_off */
-    char *stack_names;
-    size_t stack_len, stack_cap;
+    /* open elements: names back to back in stack, where each starts in stack_off */
+    stax__buf stack;
+    size_t stack_max;
     size_t *stack_off;
     uint32_t depth, stack_off_cap;
 
@@ -78,25 +93,18 @@ struct stax_reader {
     stax_attr *attrs;
     size_t attr_len, attr_cap;
     stax_batch batch;
-    char *arena;
-    size_t arena_len, arena_cap;
+    stax__buf arena;    /* decoded strings of the batch */
+    size_t arena_max;
 
     /* the DTD, and the entities being expanded (each an input window of its own) */
     stax__dtd dtd;
-    struct rd_ent {
-        const char *in;
-        size_t in_len, in_pos; /* the window it interrupted */
-        stax__entity *e;
-        uint32_t depth;        /* element depth where it started: it must end there */
-    } *ents;
+    stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
     uint32_t n_ent;
     stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
     stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed */
     stax_pos push_pos;
     uint64_t expanded;         /* entity bytes expanded so far */
-    char *abuf;                /* attribute values with entities expanded are built here */
-    size_t abuf_cap;
-    struct rd_extra { struct rd_extra *next; size_t size; } *extra; /* overflow memory of this batch */
+    uint32_t tag_stamp;        /* numbers start tags, to mark the ATTLIST entries a tag gave */
 
     /* input encoding: UTF-8 is read in place; anything else is transcoded to
      * UTF-8 into tbuf, which is then the window, while the caller's chunk is raw */
@@ -135,14 +143,20 @@ struct stax_reader {
 
 /* ================================================================ errors and positions */
 
+static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     if (r->status < 0) return r->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    vsnprintf(r->err.msg, sizeof r->err.msg, fmt, ap);
     va_end(ap);
     r->status = code;
     r->err_pos = at;
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
 
@@ -174,65 +188,64 @@ static stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
     return p;
 }
 
+/* The error in r->err (from entities.c or the DTD), at its byte of the token
+ * [tok, tok+n) (at its start when the byte lies elsewhere, e.g. in entity text). */
+static int rd_fail_err(stax_reader *r, const char *tok, size_t n) {
+    size_t at = r->err.at >= tok && r->err.at <= tok + n ? (size_t)(r->err.at - tok) : 0;
+    int code = r->err.code;
+    if (r->status < 0) return r->status;
+    r->status = code;
+    r->err_pos = rd_pos_in(r, tok, at);
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return code;
+}
+
 /* Short, printable form of a name for messages. */
 static int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
 
+/* A check that the code guarantees failed: a bug, never the document's fault. */
+#define rd_internal(r, what) \
+    rd_fail_at((r), STAX_E_INTERNAL, (r)->tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
+
 /* ================================================================ memory helpers */
 
-static int rd_grow(stax_reader *r, void **buf, size_t *cap, size_t elem, size_t need) {
-    if (need <= *cap) return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2) return -1;
-        ncap *= 2;
-    }
-    if (ncap > SIZE_MAX / elem) return -1;
-    void *p = stax__mem_realloc(&r->mem, *buf, *cap * elem, ncap * elem);
-    if (!p) return -1;
-    *buf = p;
-    *cap = ncap;
-    return 0;
+static int rd_nomem(stax_reader *r) {
+    return rd_fail_at(r, STAX_E_NOMEM, r->tok_pos, "out of memory");
 }
 
-static int rd_nomem(stax_reader *r) {
-    return rd_fail_at(r, STAX_E_NOMEM, r->tok_pos,
-                      r->mem.block ? "the fixed memory block is too small for this document"
-                                   : "out of memory");
+/* Make room for n more bytes in b (at most max in all). Returns 0, or the
+ * error: STAX_E_NOMEM when the allocator refuses; STAX_E_INTERNAL when the
+ * size rules say max is always enough. */
+static int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
+    int rc = stax__buf_reserve(&r->mem, b, n, max);
+    if (!rc) return 0;
+    if (rc == STAX_E_NOMEM) return rd_nomem(r);
+    return rd_internal(r, "a buffer is smaller than its size rule");
+}
+
+/* The expansion budget of content and attribute values: by the input read so far. */
+static uint64_t rd_budget(const stax_reader *r) {
+    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, r->pos.offset);
 }
 
 /* Count n more expanded bytes against the amplification limits. */
 static int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
     r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
-    if (r->expanded > r->opt.entity_threshold &&
-        r->expanded / r->opt.entity_amplification > r->pos.offset + 1)
-        return rd_fail(r, STAX_E_LIMIT_ENTITY, tok, at,
-                       "entity expansion over its limits (%llu bytes expanded from %llu of input)",
-                       (unsigned long long)r->expanded, (unsigned long long)r->pos.offset);
-    return 0;
-}
-
-/* Memory that stays put until the next call (values that outgrow the arena). */
-static char *rd_extra_alloc(stax_reader *r, size_t n) {
-    struct rd_extra *x = stax__mem_alloc(&r->mem, sizeof *x + n);
-    if (!x) return NULL;
-    x->next = r->extra;
-    x->size = n;
-    r->extra = x;
-    return (char *)(x + 1);
-}
-
-static void rd_extra_free(stax_reader *r) {
-    for (struct rd_extra *x = r->extra, *n; x; x = n) {
-        n = x->next;
-        stax__mem_free(&r->mem, x, sizeof *x + x->size);
+    if (r->expanded > rd_budget(r)) {
+        stax__expand_fail(&r->err, tok + at, r->expanded, r->pos.offset, r->opt.entity_threshold,
+                          r->opt.entity_amplification);
+        return rd_fail_err(r, tok, at);
     }
-    r->extra = NULL;
+    return 0;
 }
 
 /* ================================================================ batch output */
 
+/* The next event of the batch, or NULL (after failing) when the table is
+ * full, which rd_room makes impossible. */
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     static const stax_str none = {0, 0};
+    if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), NULL;
     if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
     stax_event *e = &r->events[r->batch.count++];
     e->type = (uint8_t)type;
@@ -246,82 +259,56 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     return e;
 }
 
+/* Copy [s, s+n) to the arena (a token in the carry, whose bytes are about
+ * to change). rd_room made room for the whole token. */
+static int rd_arena_copy(stax_reader *r, stax_str *s) {
+    if (!s->len) return 0;
+    char *d = r->arena.ptr + r->arena.len;
+    if (stax__buf_put(&r->arena, s->ptr, s->len)) return rd_internal(r, "arena smaller than the token");
+    s->ptr = d;
+    return 0;
+}
+
 static inline int rd_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
 /* ================================================================ references */
 
 /* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
  * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
- * name in *name (an entity the reader does not expand). Returns 0 or an error. */
+ * name in *name. Returns 0 or an error. */
 static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, size_t *end, long *cp,
                         stax_str *name) {
-    size_t max = r->opt.max_name + 16, j = i + 1;
-    while (j < n && tok[j] != ';' && j - i <= max && !rd_is_ws((unsigned char)tok[j]) && tok[j] != '&' &&
-           tok[j] != '<' && tok[j] != '"' && tok[j] != '\'')
-        j++;
-    if (j >= n && r->tok_at_eof)
-        return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
-    if (j >= n || tok[j] != ';') {
-        unsigned char c1 = i + 1 < n ? (unsigned char)tok[i + 1] : 0;
-        if (c1 == '#') return rd_fail(r, STAX_E_CHARREF, tok, i, "character reference without a terminating ';'");
-        if (c1 >= 0x80 || (stax__class[c1] & STAX__C_NSTART))
-            return rd_fail(r, STAX_E_ENTITY, tok, i, "entity reference without a terminating ';'");
-        return rd_fail(r, STAX_E_SYNTAX, tok, i, "'&' must start a reference (write &amp;)");
+    stax__ref ref;
+    if (stax__ref_parse(tok, n, i, r->opt.max_name, &ref, &r->err)) {
+        if (ref.stop >= n && r->tok_at_eof)
+            return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
+        return rd_fail_err(r, tok, n);
     }
-    *end = j + 1;
-    if (tok[i + 1] == '#') {
-        long v = stax__charref_value(tok + i, j + 1 - i);
-        if (v < 0)
-            return rd_fail(r, STAX_E_CHARREF, tok, i, "invalid character reference '%.*s'", rd_clip(j + 1 - i),
-                           tok + i);
-        *cp = v;
-        return 0;
-    }
-    const char *nm = tok + i + 1;
-    size_t nl = j - i - 1;
-    if (nl > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, i + 1, "entity name longer than max_name");
-    if (stax__check_name(nm, nl))
-        return rd_fail(r, STAX_E_NAME, tok, i + 1, "invalid entity name '%.*s'", rd_clip(nl), nm);
-    int c = stax__predefined_entity(nm, nl);
-    if (c >= 0) {
-        *cp = c;
-        return 0;
-    }
-    if (!r->has_doctype)
-        return rd_fail(r, STAX_E_ENTITY, tok, i, "undefined entity '%.*s' (the document has no DTD)", rd_clip(nl),
-                       nm);
-    *cp = -1;
-    name->ptr = nm;
-    name->len = nl;
+    *end = ref.end;
+    *cp = ref.cp;
+    *name = ref.name;
     return 0;
 }
 
-/* What a reference to general entity `name` at tok[i] means. Returns the
- * entity to expand (internal), or NULL with *report set when it is reported
- * as an ENTITY_REF event (external, or undeclared where that is no error), or
- * NULL after an error. */
-static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t i, stax_str name, int in_attr,
+/* What a reference to general entity `name` at tok[i] means (in content).
+ * Returns the entity to expand (internal), or NULL with *report set when it
+ * is reported as an ENTITY_REF event (external), or with *undeclared set
+ * (undeclared where that is no error: reported too), or NULL after an error. */
+static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n, size_t i, stax_str name,
                                        stax__entity **report, int *undeclared) {
-    stax__entity *e = stax__dtd_entity(&r->dtd, name.ptr, name.len, 0);
+    stax__entity *e;
     *report = NULL;
     *undeclared = 0;
-    if (!e) {
-        if (stax__dtd_wfc_declared(&r->dtd))
-            return rd_fail(r, STAX_E_ENTITY, tok, i, "undefined entity '%.*s'", rd_clip(name.len), name.ptr), NULL;
-        *undeclared = 1; /* declared, maybe, where a non-validating reader does not look */
+    int rc = stax__general_entity(r->has_doctype ? &r->dtd : NULL, tok + i, name, 0, &e, &r->err);
+    if (rc == STAX__REF_SKIP) {
+        *undeclared = 1;
         return NULL;
     }
-    if (e->unparsed)
-        return rd_fail(r, STAX_E_ENTITY, tok, i, "reference to unparsed entity '%.*s'", rd_clip(name.len), name.ptr), NULL;
-    if (e->external) {
-        if (in_attr)
-            return rd_fail(r, STAX_E_ENTITY, tok, i, "reference to external entity '%.*s' in an attribute value",
-                           rd_clip(name.len), name.ptr), NULL;
+    if (rc == STAX__REF_REPORT) {
         *report = e;
         return NULL;
     }
-    if (e->busy)
-        return rd_fail(r, STAX_E_ENTITY, tok, i, "entity '%.*s' refers to itself", rd_clip(name.len), name.ptr), NULL;
+    if (rc) return rd_fail_err(r, tok, n), NULL;
     return e;
 }
 
@@ -347,42 +334,28 @@ static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
 
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
 static size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
-    unsigned char c = (unsigned char)tok[i];
-    if (c < 0x80) {
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-            rd_fail(r, STAX_E_CHAR, tok, i, "character U+%04X is not allowed in XML", c);
-            return 0;
-        }
-        return 1;
-    }
-    uint32_t cp;
-    int l = stax__utf8_decode((const unsigned char *)tok + i, n - i, &cp);
-    if (l <= 0) {
-        rd_fail(r, STAX_E_ENCODING, tok, i, "invalid UTF-8 byte 0x%02X", c);
-        return 0;
-    }
-    if (!stax__is_char(cp)) {
-        rd_fail(r, STAX_E_CHAR, tok, i, "character U+%04lX is not allowed in XML", (unsigned long)cp);
-        return 0;
-    }
-    return (size_t)l;
+    size_t l = stax__char_at(tok, n, i, &r->err);
+    if (!l) rd_fail_err(r, tok, n);
+    return l;
 }
 
-/* Emit a TEXT event for [s, s+len). */
-static void rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
+/* Emit a TEXT event for [s, s+len). Returns 0 or an error. */
+static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
     size_t j = 0;
     int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
     r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
     while (j < len && rd_is_ws((unsigned char)s[j])) j++;
     if (j == len) {
-        if (len == 0) return;
-        if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return; /* only whole texts are skipped */
+        if (len == 0) return 0;
+        if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
         flags |= STAX_EVF_WHITESPACE;
     }
     stax_event *e = rd_emit(r, STAX_EV_TEXT, pos);
+    if (!e) return r->status;
     e->flags = (uint8_t)flags;
     e->text.ptr = s;
     e->text.len = len;
+    return 0;
 }
 
 /* Text outside the root element: whitespace only, and no event. */
@@ -401,13 +374,15 @@ static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
 
 /* Parse a complete text token (or piece). Decodes references and line ends
  * into the arena when needed (always when copy is set, since the token then
- * lives in the carry). Returns the number of bytes consumed (< n when an
- * unexpanded entity reference ends the token early), or 0 after an error. */
+ * lives in the carry); the decoded text is never longer than the token, and
+ * rd_room made that much room. Returns the number of bytes consumed (< n when
+ * an entity reference ends the token early), or 0 after an error. */
 static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
     if (r->doc != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
-    char *dst = NULL, *dst0 = NULL;
-    size_t i = 0, run = 0; /* run: start of bytes not yet copied to dst */
-    if (copy) dst = dst0 = r->arena + r->arena_len;
+    stax__out o = stax__buf_out(&r->arena);
+    char *dst0 = o.p;
+    int decoding = copy; /* the text goes to the arena */
+    size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
     while (i < n) {
         /* bulk skip over plain bytes */
         i += stax__scan_text(tok + i, n - i);
@@ -432,21 +407,21 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
             i += l;
             continue;
         }
-        if (!dst) dst = dst0 = r->arena + r->arena_len;
-        memcpy(dst, tok + run, i - run);
-        dst += i - run;
+        decoding = 1;
+        stax__out_put(&o, tok + run, i - run);
         if (c == '\r') {
-            *dst++ = '\n';
+            stax__out_byte(&o, '\n');
             i += (i + 1 < n && tok[i + 1] == '\n') ? 2 : 1;
             run = i;
             continue;
         }
-        size_t end;
-        long cp;
-        stax_str name;
+        size_t end = 0;
+        long cp = 0;
+        stax_str name = {NULL, 0};
         if (rd_reference(r, tok, n, i, &end, &cp, &name)) return 0;
         if (cp >= 0) {
-            dst += stax__utf8_encode((uint32_t)cp, dst);
+            char u[4];
+            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
             i = run = end;
             continue;
         }
@@ -454,62 +429,55 @@ static size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int c
          * expanded (once this token is consumed) or reported as ENTITY_REF */
         stax__entity *rep, *ent;
         int undeclared;
-        ent = rd_general_entity(r, tok, i, name, 0, &rep, &undeclared);
+        ent = rd_general_entity(r, tok, n, i, name, &rep, &undeclared);
         if (!ent && !rep && !undeclared) return 0;
-        rd_text_event(r, dst0, (size_t)(dst - dst0), r->tok_pos, 0);
-        r->arena_len += (size_t)(dst - dst0);
+        if (copy) stax__out_put(&o, name.ptr, name.len); /* the name lives in the carry, about to change */
+        if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+        size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
+        stax__buf_commit(&r->arena, &o);
+        if (rd_text_event(r, dst0, tl, r->tok_pos, 0)) return 0;
         if (ent) {
             r->push_ent = ent;
             r->push_pos = rd_pos_in(r, tok, i);
             return end;
         }
         stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
+        if (!e) return 0;
         e->name = name;
+        if (copy) e->name.ptr = dst0 + tl;
         if (rep) {
             e->name = rep->name;
             e->pubid = rep->pubid;
             e->sysid = rep->sysid;
-            return end;
-        }
-        if (copy) { /* the name lives in the carry, which is about to change */
-            memcpy(r->arena + r->arena_len, name.ptr, name.len);
-            e->name.ptr = r->arena + r->arena_len;
-            r->arena_len += name.len;
         }
         return end;
     }
     unsigned flags = cut ? STAX_EVF_CONTINUED : 0;
-    if (!dst) {
-        rd_text_event(r, tok, n, r->tok_pos, flags);
-        return n;
-    }
-    memcpy(dst, tok + run, n - run);
-    dst += n - run;
-    rd_text_event(r, dst0, (size_t)(dst - dst0), r->tok_pos, flags);
-    r->arena_len += (size_t)(dst - dst0);
-    return n;
+    if (!decoding) return rd_text_event(r, tok, n, r->tok_pos, flags) ? 0 : n;
+    stax__out_put(&o, tok + run, n - run);
+    if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+    stax__buf_commit(&r->arena, &o);
+    return rd_text_event(r, dst0, (size_t)(o.p - dst0), r->tok_pos, flags) ? 0 : n;
 }
 
-/* Copy [s, s+n) to the arena normalizing line ends (for comments, PIs, CDATA
- * when they contain CR, or when they live in the carry). */
-static stax_str rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy) {
-    stax_str out = {s, n};
+/* [s, s+n) with line ends normalized, in the arena when they need it (for
+ * comments, PIs, CDATA when they contain CR, or when they live in the carry).
+ * Returns 0 or an error. */
+static int rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy, stax_str *out) {
+    out->ptr = s;
+    out->len = n;
     /* in entity text a CR came from a character reference: it stays */
     const char *cr = r->n_ent ? NULL : memchr(s, '\r', n);
-    if (!cr && !copy) return out;
-    char *d = r->arena + r->arena_len, *d0 = d;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\r' && cr) {
-            *d++ = '\n';
-            if (i + 1 < n && s[i + 1] == '\n') i++;
-        } else {
-            *d++ = s[i];
-        }
-    }
-    out.ptr = d0;
-    out.len = (size_t)(d - d0);
-    r->arena_len += out.len;
-    return out;
+    if (!cr && !copy) return 0;
+    stax__out o = stax__buf_out(&r->arena);
+    char *d0 = o.p;
+    if (!cr) stax__out_put(&o, s, n);
+    else stax__out_eol(&o, s, n);
+    if (o.over) return rd_internal(r, "normalized text longer than its token");
+    stax__buf_commit(&r->arena, &o);
+    out->ptr = d0;
+    out->len = (size_t)(o.p - d0);
+    return 0;
 }
 
 /* Check [tok+from, tok+to) holds only Char code points in valid UTF-8. */
@@ -550,7 +518,9 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
             return 0;
         return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
     }
-    if (len > r->opt.max_name) return rd_fail(r, STAX_E_LIMIT_NAME, tok, 0, "%s name longer than max_name", what), 0;
+    if (len > r->opt.max_name)
+        return rd_fail(r, STAX_E_LIMIT_NAME, tok, 0, "%s name longer than max_name (%lu bytes)", what,
+                       (unsigned long)r->opt.max_name), 0;
     size_t bad = stax__check_name(tok + i, len);
     if (bad) {
         size_t at = i + bad - 1;
@@ -567,28 +537,56 @@ static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
 
 /* ================================================================ element stack */
 
+/* Push an open element. max_depth was checked by the caller; the stack's
+ * size rule (max_depth names of at most max_name bytes) makes room certain
+ * in a fixed block. */
 static int rd_push(stax_reader *r, const char *name, size_t len) {
-    if (r->depth >= r->opt.max_depth) return -1;
     if (r->depth >= r->stack_off_cap) {
-        size_t cap = r->stack_off_cap;
-        if (rd_grow(r, (void **)&r->stack_off, &cap, sizeof(size_t), (size_t)r->depth + 1)) return -2;
-        r->stack_off_cap = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+        size_t cap = r->stack_off_cap ? (size_t)r->stack_off_cap * 2 : 16;
+        if (cap > r->opt.max_depth) cap = r->opt.max_depth;
+        if (r->depth >= cap || r->mem.block) return rd_internal(r, "element stack deeper than max_depth");
+        size_t *p = stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
+        if (!p) return rd_nomem(r);
+        r->stack_off = p;
+        r->stack_off_cap = (uint32_t)cap;
     }
-    if (rd_grow(r, (void **)&r->stack_names, &r->stack_cap, 1, r->stack_len + len)) return -2;
-    r->stack_off[r->depth++] = r->stack_len;
-    memcpy(r->stack_names + r->stack_len, name, len);
-    r->stack_len += len;
+    if (rd_reserve(r, &r->stack, len, r->stack_max)) return r->status;
+    r->stack_off[r->depth++] = r->stack.len;
+    if (stax__buf_put(&r->stack, name, len)) return rd_internal(r, "element stack full after reserving");
     return 0;
 }
 
 /* ================================================================ attributes */
 
-static int rd_attr_expand(stax_reader *r, const char *tok, size_t at, const char *s, size_t n, int top, size_t *len,
-                          uint32_t level);
+/* Parse results that are not errors: the token must be parsed again with
+ * more room (an empty batch). */
+#define RD_RETRY ((size_t)-1)
 
-/* Normalize an attribute value (3.3.3 for CDATA) into the arena when it holds
- * whitespace other than #x20, references, or lives in the carry. */
-static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, stax_str *out) {
+/* The context for stax__attr_normalize at this point of the document. */
+static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tokenized) {
+    a->dtd = r->has_doctype ? &r->dtd : NULL;
+    a->max_name = r->opt.max_name;
+    a->frames = r->ents + r->n_ent;
+    a->n_frames = r->opt.max_entity_depth - r->n_ent;
+    a->max_depth = r->opt.max_entity_depth;
+    a->expanded = &r->expanded;
+    a->budget = rd_budget(r);
+    a->input = r->pos.offset;
+    a->threshold = r->opt.entity_threshold;
+    a->amplification = r->opt.entity_amplification;
+    a->max_out = max_out;
+    a->max_token = r->opt.max_token;
+    a->raw = 1;
+    a->tokenized = tokenized;
+}
+
+/* Normalize the attribute value tok[vs, ve) (3.3.3; spaces collapsed for
+ * declared types other than CDATA). Zero copy when the value needs no change
+ * and the tag is not in the carry; else into the arena, where the tag may
+ * write max_token bytes in all (arena0: where its writing began). Returns 0,
+ * an error, or STAX__ROOM when the arena is short (the caller rolls back). */
+static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
+                         size_t arena0, stax_str *out) {
     size_t i = vs;
     for (;;) {
         i += stax__scan_attr(tok + i, ve - i);
@@ -607,121 +605,40 @@ static int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, s
         if (!l) return r->status;
         i += l;
     }
-    if (i >= ve && !copy) {
+    int collapse = 0; /* a tokenized value with spaces to trim or collapse */
+    if (tokenized && i >= ve && ve > vs) {
+        collapse = tok[vs] == ' ' || tok[ve - 1] == ' ';
+        for (size_t k = vs + 1; !collapse && k < ve; k++) collapse = tok[k] == ' ' && tok[k - 1] == ' ';
+    }
+    if (i >= ve && !copy && !collapse) {
         out->ptr = tok + vs;
         out->len = ve - vs;
         return 0;
     }
-    char *d0 = r->arena + r->arena_len, *d = d0;
-    memcpy(d, tok + vs, i - vs);
-    d += i - vs;
-    while (i < ve) {
-        unsigned char c = (unsigned char)tok[i];
-        if (c == '\r') {
-            *d++ = ' ';
-            i += (i + 1 < ve && tok[i + 1] == '\n') ? 2 : 1;
-        } else if (c == '\t' || c == '\n') {
-            *d++ = ' ';
-            i++;
-        } else if (c == '<') {
-            return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
-        } else if (c == '&') {
-            size_t end;
-            long cp;
-            stax_str name;
-            if (rd_reference(r, tok, ve, i, &end, &cp, &name)) return r->status;
-            if (cp >= 0) {
-                d += stax__utf8_encode((uint32_t)cp, d);
-            } else {
-                /* an entity: build the whole value again with expansion */
-                size_t len = 0;
-                if (rd_attr_expand(r, tok, i, tok + vs, ve - vs, 1, &len, 0)) return r->status;
-                char *x = len ? rd_extra_alloc(r, len) : r->arena + r->arena_len;
-                if (!x) return rd_nomem(r);
-                if (len) memcpy(x, r->abuf, len);
-                out->ptr = x;
-                out->len = len;
-                return 0;
-            }
-            i = end;
-        } else if (c < 0x20 || c >= 0x80) {
-            size_t l = rd_char_at(r, tok, n, i);
-            if (!l) return r->status;
-            memcpy(d, tok + i, l);
-            d += l;
-            i += l;
-        } else {
-            *d++ = (char)c;
-            i++;
-        }
+    size_t used = r->arena.len - arena0, max_out = r->opt.max_token > used ? r->opt.max_token - used : 0;
+    stax__out o = stax__buf_out(&r->arena);
+    char *d0 = o.p;
+    size_t from = vs;
+    if (!tokenized) { /* the checked prefix as it is */
+        size_t k = i - vs < max_out ? i - vs : max_out;
+        stax__out_put(&o, tok + vs, k);
+        if (o.over) return STAX__ROOM;
+        max_out -= k;
+        from += k;
     }
+    stax__attnorm a;
+    rd_attnorm(r, &a, max_out, tokenized);
+    int rc = stax__attr_normalize(&a, tok + from, ve - from, &o, &r->err);
+    if (rc == STAX__ROOM) return rc;
+    if (rc == STAX_E_LIMIT_TOKEN) r->err.at = tok; /* at the tag's '<', like every token limit */
+    if (rc) return rd_fail_err(r, tok, n);
+    stax__buf_commit(&r->arena, &o);
     out->ptr = d0;
-    out->len = (size_t)(d - d0);
-    r->arena_len += out->len;
+    out->len = (size_t)(o.p - d0);
     return 0;
 }
 
 static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
-
-static int rd_abuf_put(stax_reader *r, size_t *len, const char *s, size_t n) {
-    if (rd_grow(r, (void **)&r->abuf, &r->abuf_cap, 1, *len + n)) return rd_nomem(r);
-    memcpy(r->abuf + *len, s, n);
-    *len += n;
-    return 0;
-}
-
-/* Normalize [s, s+n) into abuf (3.3.3), expanding entities recursively. top:
- * the text is the document's own (line ends not yet normalized). */
-static int rd_attr_expand(stax_reader *r, const char *tok, size_t at, const char *s, size_t n, int top, size_t *len,
-                          uint32_t level) {
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\r' || c == '\n' || c == '\t') {
-            if (rd_abuf_put(r, len, " ", 1)) return r->status;
-            i += (top && c == '\r' && i + 1 < n && s[i + 1] == '\n') ? 2 : 1;
-            continue;
-        }
-        if (c == '<')
-            return top ? rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(s + i - tok), "'<' is not allowed in an attribute value")
-                       : rd_fail(r, STAX_E_SYNTAX, tok, at, "'<' in the replacement text of an entity used in an attribute value");
-        if (c != '&') {
-            size_t l = 1;
-            if (top && (c < 0x20 || c >= 0x80) && !(l = rd_char_at(r, tok, (size_t)(s + n - tok), (size_t)(s + i - tok))))
-                return r->status;
-            if (rd_abuf_put(r, len, s + i, l)) return r->status;
-            i += l;
-            continue;
-        }
-        size_t end;
-        long cp;
-        stax_str name;
-        /* references inside entity text are checked as the document's own */
-        if (rd_reference(r, top ? tok : s, top ? (size_t)(s + n - tok) : n, top ? (size_t)(s + i - tok) : i, &end, &cp, &name))
-            return r->status;
-        size_t ref_len = top ? end - (size_t)(s + i - tok) : end - i;
-        if (cp >= 0) {
-            char u[4];
-            if (rd_abuf_put(r, len, u, (size_t)stax__utf8_encode((uint32_t)cp, u))) return r->status;
-        } else {
-            stax__entity *rep, *e;
-            int undeclared;
-            size_t ref_at = top ? (size_t)(s + i - tok) : at;
-            e = rd_general_entity(r, tok, ref_at, name, 1, &rep, &undeclared);
-            if (!e && !undeclared) return r->status;
-            if (e) {
-                if (level + 1 > r->opt.max_entity_depth)
-                    return rd_fail(r, STAX_E_LIMIT_ENTITY, tok, ref_at, "entity references nested deeper than max_entity_depth");
-                if (rd_expand_account(r, e->value.len, tok, ref_at)) return r->status;
-                e->busy = 1;
-                int rc = rd_attr_expand(r, tok, ref_at, e->value.ptr, e->value.len, 0, len, level + 1);
-                e->busy = 0;
-                if (rc) return rc;
-            }
-        }
-        i += ref_len;
-    }
-    return 0;
-}
 
 /* ================================================================ namespaces */
 
@@ -776,7 +693,13 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
             return rd_fail(r, STAX_E_NAMESPACE, tok, at, "%s may not be bound to %s",
                            is_xml_uri ? STAX__XML_NS : STAX__XMLNS_NS,
                            dflt ? "the default namespace" : "any other prefix");
-        if (stax__ns_push(&r->ns, p, v, depth)) return rd_nomem(r);
+        int rc = stax__ns_push(&r->ns, p, v, depth, r->batch.count == 0);
+        if (rc == STAX_E_NOMEM) return rd_nomem(r);
+        if (rc) {
+            if (r->batch.count) return STAX__ROOM; /* bindings that left scope are reclaimed between batches */
+            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "namespace bindings in scope over max_ns_bytes (%zu bytes)",
+                           r->opt.max_ns_bytes);
+        }
     }
     /* the element */
     if (rd_qname(name, &q->prefix, &q->local))
@@ -812,39 +735,26 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
 
 /* ================================================================ tags */
 
-/* Collapse spaces and trim, for attributes declared with a type other than CDATA. */
-static stax_str rd_tokenized(stax_reader *r, stax_str v) {
-    size_t i = 0, o = 0;
-    int change = v.len && (v.ptr[0] == ' ' || v.ptr[v.len - 1] == ' ');
-    for (i = 1; !change && i < v.len; i++) change = v.ptr[i] == ' ' && v.ptr[i - 1] == ' ';
-    if (!change) return v;
-    char *d = r->arena + r->arena_len;
-    for (i = 0; i < v.len; i++) {
-        if (v.ptr[i] == ' ' && (o == 0 || d[o - 1] == ' ')) continue;
-        d[o++] = v.ptr[i];
-    }
-    if (o && d[o - 1] == ' ') o--;
-    r->arena_len += o;
-    v.ptr = d;
-    v.len = o;
-    return v;
+/* The ATTLIST of the element being started (ei >= 0): the declared type of
+ * attribute `name`, marking its definition as given by this tag. */
+static int rd_declared_type(stax_reader *r, int64_t ei, stax_str name) {
+    if (ei < 0) return STAX__AT_CDATA;
+    uint32_t k = stax__dtd_attdef(&r->dtd, (uint32_t)ei, name.ptr, name.len);
+    if (k == UINT32_MAX) return STAX__AT_CDATA;
+    r->dtd.atts[k].stamp = r->tag_stamp;
+    return r->dtd.atts[k].type;
 }
 
-/* The element's ATTLIST: normalize declared non-CDATA values, add defaults. */
-static int rd_apply_attlist(stax_reader *r, const char *tok, size_t first, const char *name, size_t nl) {
-    for (uint32_t k = stax__dtd_attlist(&r->dtd, name, nl); k != UINT32_MAX; k = r->dtd.atts[k].next) {
+/* Defaults of the element's ATTLIST for the attributes the tag did not give. */
+static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, int64_t ei) {
+    for (uint32_t k = r->dtd.elems[ei].first; k != UINT32_MAX; k = r->dtd.atts[k].next) {
         const stax__attdef *ad = &r->dtd.atts[k];
-        size_t j;
-        for (j = first; j < r->attr_len; j++)
-            if (rd_str_same(r->attrs[j].name, ad->name)) break;
-        if (j < r->attr_len) {
-            if (ad->type != STAX__AT_CDATA) r->attrs[j].value = rd_tokenized(r, r->attrs[j].value);
-            continue;
-        }
+        if (ad->stamp == r->tag_stamp) continue;
         if (ad->deflt != STAX__DEF_VALUE && ad->deflt != STAX__DEF_FIXED) continue;
         if (r->attr_len - first >= r->opt.max_attrs)
             return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes with the defaults",
                            (unsigned)r->opt.max_attrs);
+        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
         stax_attr *a = &r->attrs[r->attr_len++];
         a->name = ad->name;
         a->value = ad->value;
@@ -854,12 +764,20 @@ static int rd_apply_attlist(stax_reader *r, const char *tok, size_t first, const
     return 0;
 }
 
+/* A start tag. Returns 0, an error, or STAX__ROOM: the arena or the namespace
+ * bindings were short with events in the batch, and the tag was rolled back
+ * (attributes, arena, expansion count, bindings) to be parsed again. */
 static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (r->doc == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
     size_t nl = rd_name(r, tok, n, 1, "element");
     if (!nl) return r->status;
-    size_t first = r->attr_len, i = 1 + nl;
+    size_t first = r->attr_len, arena0 = r->arena.len, i = 1 + nl;
+    uint64_t expanded0 = r->expanded;
     unsigned flags = 0;
+    int64_t ei = -1;
+    int rc = 0;
+    if (r->dtd.n_atts && (ei = stax__dtd_elem(&r->dtd, tok + 1, nl)) >= 0 && ++r->tag_stamp == 0)
+        r->tag_stamp = stax__dtd_clear_stamps(&r->dtd);
     for (;;) {
         size_t ws = i;
         i = rd_skip_ws(tok, n, i);
@@ -878,6 +796,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         if (r->attr_len - first >= r->opt.max_attrs)
             return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
                            (unsigned)r->opt.max_attrs);
+        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
         stax_attr *a = &r->attrs[r->attr_len];
         a->name.ptr = tok + i;
         a->name.len = an;
@@ -895,37 +814,34 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         const char *qe = memchr(tok + i + 1, q, n - i - 1);
         if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
         size_t ve = (size_t)(qe - tok);
-        if (rd_attr_value(r, tok, n, i + 1, ve, copy, &a->value)) return r->status;
+        int tokenized = rd_declared_type(r, ei, a->name) != STAX__AT_CDATA;
+        if ((rc = rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
         for (size_t k = first; k < r->attr_len; k++)
             if (rd_str_same(r->attrs[k].name, a->name))
                 return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", rd_clip(an),
                                tok + name_at);
-        if (copy) {
-            memcpy(r->arena + r->arena_len, a->name.ptr, an);
-            a->name.ptr = r->arena + r->arena_len;
-            r->arena_len += an;
-        }
+        if (copy && rd_arena_copy(r, &a->name)) return r->status;
         r->attr_len++;
         i = ve + 1;
     }
-    if (r->dtd.n_atts && rd_apply_attlist(r, tok, first, tok + 1, nl)) return r->status;
+    if (rc == STAX__ROOM) goto roll_back;
+    if (rc) return rc;
+    if (ei >= 0 && rd_add_defaults(r, tok, first, ei)) return r->status;
     if (r->depth >= r->opt.max_depth)
         return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
     stax_str name = {tok + 1, nl};
-    if (copy) {
-        memcpy(r->arena + r->arena_len, name.ptr, nl);
-        name.ptr = r->arena + r->arena_len;
-        r->arena_len += nl;
-    }
+    if (copy && rd_arena_copy(r, &name)) return r->status;
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
     uint32_t ns_depth = r->depth + 1;
-    if (r->ev_ns && rd_ns_start(r, tok, first, name, ns_depth, &q)) {
+    if (r->ev_ns && (rc = rd_ns_start(r, tok, first, name, ns_depth, &q)) != 0) {
         stax__ns_pop(&r->ns, ns_depth); /* a refused tag leaves no binding in scope */
+        if (rc == STAX__ROOM) goto roll_back;
         return r->status;
     }
-    if (!flags && rd_push(r, tok + 1, nl)) return rd_nomem(r); /* the depth was checked above */
+    if (!flags && rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
     stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
+    if (!e) return r->status;
     if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
     e->flags = (uint8_t)flags;
     e->name = name;
@@ -933,6 +849,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     e->attr_count = (uint32_t)(r->attr_len - first);
     if (flags) {
         e = rd_emit(r, STAX_EV_END, r->tok_pos);
+        if (!e) return r->status;
         e->name = name;
         if (r->ev_ns) {
             r->ev_ns[r->batch.count - 1] = q;
@@ -943,6 +860,11 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         r->doc = DOC_CONTENT;
     }
     return 0;
+roll_back:
+    r->attr_len = first;
+    r->arena.len = arena0;
+    r->expanded = expanded0;
+    return STAX__ROOM;
 }
 
 static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
@@ -954,19 +876,16 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (r->n_ent && r->depth <= r->ents[r->n_ent - 1].depth)
         return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
                        rd_clip(nl), tok + 2);
-    size_t off = r->stack_off[r->depth - 1], ol = r->stack_len - off;
-    const char *open = r->stack_names + off;
+    size_t off = r->stack_off[r->depth - 1], ol = r->stack.len - off;
+    const char *open = r->stack.ptr + off;
     if (ol != nl || memcmp(open, tok + 2, nl) != 0)
         return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", rd_clip(nl),
                        tok + 2, rd_clip(ol), open);
     stax_event *e = rd_emit(r, STAX_EV_END, r->tok_pos);
+    if (!e) return r->status;
     e->name.ptr = tok + 2;
     e->name.len = nl;
-    if (copy) {
-        memcpy(r->arena + r->arena_len, tok + 2, nl);
-        e->name.ptr = r->arena + r->arena_len;
-        r->arena_len += nl;
-    }
+    if (copy && rd_arena_copy(r, &e->name)) return r->status;
     if (r->ev_ns) { /* the name matched the start tag's, which was checked */
         stax_qname *q = &r->ev_ns[r->batch.count - 1];
         rd_qname(e->name, &q->prefix, &q->local);
@@ -974,7 +893,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         stax__ns_pop(&r->ns, r->depth);
     }
     r->depth--;
-    r->stack_len = off;
+    r->stack.len = off;
     if (r->depth == 0) r->doc = DOC_EPILOG;
     return 0;
 }
@@ -991,8 +910,8 @@ static int rd_comment(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     if (rd_check_chars(r, tok, cs, ce)) return r->status;
     stax_event *e = rd_emit(r, STAX_EV_COMMENT, r->tok_pos);
-    e->text = rd_normalize_eol(r, tok + cs, ce - cs, copy);
-    return 0;
+    if (!e) return r->status;
+    return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
 }
 
 /* Match `S? name S? = S? quote value quote` at tok[*i]; the value is returned. */
@@ -1076,12 +995,13 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     i = rd_skip_ws(tok, end, i);
     if (i != end) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in the XML declaration");
     stax_event *e = rd_emit(r, STAX_EV_XMLDECL, r->tok_pos);
+    if (!e) return r->status;
     e->flags = (uint8_t)flags;
     e->name = ver;
     e->text = enc;
     if (copy) {
-        e->name = rd_normalize_eol(r, ver.ptr, ver.len, 1);
-        if (enc.ptr) e->text = rd_normalize_eol(r, enc.ptr, enc.len, 1);
+        if (rd_arena_copy(r, &e->name)) return r->status;
+        if (enc.ptr && rd_arena_copy(r, &e->text)) return r->status;
     }
     return 0;
 }
@@ -1104,11 +1024,11 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     else return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required after the PI target");
     if (rd_check_chars(r, tok, ds, n - 2)) return r->status;
     stax_event *e = rd_emit(r, STAX_EV_PI, r->tok_pos);
+    if (!e) return r->status;
     e->name.ptr = t;
     e->name.len = tl;
-    e->text = rd_normalize_eol(r, tok + ds, n - 2 - ds, copy);
-    if (copy) e->name = rd_normalize_eol(r, t, tl, 1);
-    return 0;
+    if (rd_normalize_eol(r, tok + ds, n - 2 - ds, copy, &e->text)) return r->status;
+    return copy ? rd_arena_copy(r, &e->name) : 0;
 }
 
 /* A CDATA section, or a piece of one: content is [cs, ce). */
@@ -1116,9 +1036,9 @@ static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int c
     if (r->doc != DOC_CONTENT) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "CDATA section outside the root element");
     if (rd_check_chars(r, tok, cs, ce)) return r->status;
     stax_event *e = rd_emit(r, STAX_EV_CDATA, r->tok_pos);
+    if (!e) return r->status;
     e->flags = cut ? STAX_EVF_CONTINUED : 0;
-    e->text = rd_normalize_eol(r, tok + cs, ce - cs, copy);
-    return 0;
+    return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
 }
 
 /* ================================================================ DOCTYPE */
@@ -1186,25 +1106,21 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
     r->dtd.has_external = sys.ptr != NULL;
-    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) {
-        int code = r->dtd.err == STAX_E_NOMEM ? STAX_E_NOMEM : r->dtd.err;
-        size_t at = r->dtd.err_at >= tok && r->dtd.err_at <= tok + n ? (size_t)(r->dtd.err_at - tok) : 0;
-        return rd_fail(r, code, tok, at, "%s", r->dtd.msg);
-    }
+    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) return rd_fail_err(r, tok, n);
     r->has_doctype = 1;
     r->doc = DOC_PROLOG;
     stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
+    if (!e) return r->status;
     e->flags = (uint8_t)flags;
     e->name = name;
-    e->pubid = pub;
-    e->sysid = sys;
-    e->text = subset;
     if (copy || memchr(tok, '\r', n)) {
-        e->name = rd_normalize_eol(r, name.ptr, name.len, 1);
-        e->pubid = rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, 1);
-        e->sysid = rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, 1);
-        e->text = rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, 1);
+        copy = 1;
+        if (rd_arena_copy(r, &e->name)) return r->status;
     }
+    if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &e->pubid) ||
+        rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
+        rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, copy, &e->text))
+        return r->status;
     return 0;
 }
 
@@ -1257,11 +1173,81 @@ static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) 
     return cut;
 }
 
+/* The length of the run of name bytes at p[i] (what rd_name would take
+ * before checking the name), up to n. */
+static size_t rd_name_run(const char *p, size_t n, size_t i) {
+    size_t j = i;
+    while (j < n && (stax__class[(unsigned char)p[j]] & STAX__C_NAME)) j++;
+    return j - i;
+}
+
+/* For rd_limit_token: from p[*i], whitespace then an attribute name (its
+ * start and length, *k); returns 0 if that is not what is there. */
+static int rd_plain_name(const char *p, size_t lim, size_t *i, size_t *k) {
+    size_t j = *i;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j == *i || j >= lim) return 0;
+    *i = j;
+    *k = rd_name_run(p, lim, j);
+    return *k > 0;
+}
+
+/* ...then `= "value"` with a value of printable ASCII and no reference. */
+static int rd_plain_value(const char *p, size_t lim, size_t *i) {
+    size_t j = *i;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j >= lim || p[j] != '=') return 0;
+    j++;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j >= lim || (p[j] != '"' && p[j] != '\'')) return 0;
+    char q = p[j++];
+    while (j < lim && p[j] != q && p[j] >= 0x20 && p[j] < 0x7F && p[j] != '&' && p[j] != '<') j++;
+    if (j >= lim || p[j] != q) return 0;
+    *i = j + 1;
+    return 1;
+}
+
 /* A token over max_token: the same status, position and message whether it
- * was seen whole or in pieces. */
-static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p) {
+ * was seen whole or in pieces. A name over max_name, or one attribute too
+ * many, within its first max_token bytes is what parsing would have met
+ * first, so it is reported instead when everything before it is plain
+ * (names, spaces, values of printable ASCII without references, no
+ * attribute twice); n: the bytes of the token at hand. */
+static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size_t n) {
+    size_t lim = n < r->opt.max_token ? n : r->opt.max_token, mn = r->opt.max_name;
     const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
                      : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
+    const char *name_what = NULL;
+    if (f->kind == K_STAG || f->kind == K_ETAG || f->kind == K_PI) {
+        size_t i = f->kind == K_STAG ? 1 : 2, e = rd_name_run(p, lim, i), k = 0;
+        if (e > mn) name_what = f->kind == K_STAG ? "element" : f->kind == K_ETAG ? "end tag" : "processing instruction target";
+        i += e;
+        for (uint32_t attrs = 0; !name_what && f->kind == K_STAG && e && rd_plain_name(p, lim, &i, &k);) {
+            if (k > mn) {
+                name_what = "attribute";
+                break;
+            }
+            if (i + k >= lim || stax__check_name(p + i, k)) break; /* cut by lim, or not a name */
+            if (++attrs > r->opt.max_attrs)
+                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->opt.max_attrs);
+            size_t at = i;
+            i += k;
+            if (!rd_plain_value(p, lim, &i)) break;
+            int dup = 0; /* the parse stops at an attribute given twice */
+            for (size_t j = 1 + e, l = 0, seen = 1; !dup && seen < attrs && rd_plain_name(p, lim, &j, &l); seen++) {
+                dup = l == k && memcmp(p + j, p + at, k) == 0;
+                j += l;
+                rd_plain_value(p, lim, &j);
+            }
+            if (dup) break;
+        }
+    } else if (f->kind == K_DOCTYPE) {
+        size_t i = 9;
+        while (i < lim && rd_is_ws((unsigned char)p[i])) i++;
+        if (i > 9 && rd_name_run(p, lim, i) > mn) name_what = "DOCTYPE";
+    }
+    if (name_what)
+        return rd_fail(r, STAX_E_LIMIT_NAME, p, 0, "%s name longer than max_name (%lu bytes)", name_what, (unsigned long)mn);
     return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->opt.max_token);
 }
 
@@ -1331,7 +1317,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
             i++;
         }
-        if (i >= max_tok) return rd_limit_token(r, f, p), -1;
+        if (i >= max_tok) return rd_limit_token(r, f, p, n), -1;
         f->scan = i;
         f->quote = q;
         return 0;
@@ -1342,7 +1328,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
         const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
         if (e) return (e - p) + (com ? 3 : 2);
-        if (n > max_tok) return rd_limit_token(r, f, p), -1;
+        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
         f->scan = n;
         return 0;
     }
@@ -1402,11 +1388,11 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             }
             i++;
         }
-        if (n > max_tok) return rd_limit_token(r, f, p), -1;
+        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
         f->scan = i;
         return 0;
     }
-    default: return rd_fail(r, STAX_E_USAGE, p, 0, "internal error: no token kind"), -1;
+    default: return rd_internal(r, "no token kind to frame"), -1;
     }
 }
 
@@ -1415,7 +1401,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
 static ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     ptrdiff_t e = rd_frame_scan(r, f, p, n);
     if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
-        return rd_limit_token(r, f, p), -1;
+        return rd_limit_token(r, f, p, n), -1;
     return e;
 }
 
@@ -1430,7 +1416,8 @@ static void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
 /* ================================================================ token dispatch */
 
 /* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
- * (n, or less for a text ended early by an entity reference), or 0 on error. */
+ * (n, or less for a text ended early by an entity reference), 0 on error, or
+ * RD_RETRY: a start tag needed more room than the batch had left. */
 static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
     int at_start = r->doc == DOC_START;
     int rc = 0;
@@ -1440,7 +1427,10 @@ static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_
         used = rd_text(r, tok, n, copy, f->cut);
         if (!used) return 0;
         break;
-    case K_STAG: rc = rd_start_tag(r, tok, n, copy); break;
+    case K_STAG:
+        rc = rd_start_tag(r, tok, n, copy);
+        if (rc == STAX__ROOM) return RD_RETRY;
+        break;
     case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
     case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
     case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->tok_pos.column == 1 && r->tok_pos.line == 1); break;
@@ -1452,7 +1442,7 @@ static size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_
         break;
     }
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
-    default: rc = rd_fail(r, STAX_E_USAGE, tok, 0, "internal error: token kind %d", f->kind);
+    default: rc = rd_internal(r, "no such token kind");
     }
     if (rc) return 0;
     if (r->doc == DOC_START) r->doc = DOC_PROLOG;
@@ -1470,13 +1460,28 @@ static int rd_room(stax_reader *r, size_t n) {
         if (!empty) return 1;
         r->attr_len = 0;
     }
-    size_t need = 2 * n + 16;
-    if (r->arena_cap - r->arena_len < need) {
+    /* what a token can write to the arena is never more than its length
+     * (attribute values that expand entities aside: see rd_parse) */
+    size_t need = n + RD_ARENA_SLACK;
+    if (r->arena.cap - r->arena.len < need) {
         if (!empty) return 1;
-        r->arena_len = 0;
-        if (rd_grow(r, (void **)&r->arena, &r->arena_cap, 1, need)) return rd_nomem(r), -1;
+        r->arena.len = 0;
+        if (rd_reserve(r, &r->arena, need, r->arena_max)) return -1;
     }
     return 0;
+}
+
+/* rd_token, and on RD_RETRY with an empty batch once more with the whole
+ * arena (max_token + 16 bytes, room for any tag). RD_RETRY is returned only
+ * when the batch holds events: it must end before the token. */
+static size_t rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    size_t used = rd_token(r, f, tok, n, copy);
+    if (used != RD_RETRY || r->batch.count) return used;
+    r->arena.len = 0;
+    if (rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return 0;
+    used = rd_token(r, f, tok, n, copy);
+    if (used == RD_RETRY) return rd_internal(r, "a tag did not fit the whole arena"), 0;
+    return used;
 }
 
 /* Consume n bytes of the token that was just parsed. */
@@ -1494,15 +1499,11 @@ static int rd_push_entity(stax_reader *r) {
         return rd_fail_at(r, STAX_E_LIMIT_ENTITY, r->push_pos, "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->opt.max_entity_depth);
     if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
-    if (!r->ents) {
-        r->ents = stax__mem_alloc(&r->mem, (size_t)r->opt.max_entity_depth * sizeof *r->ents);
-        if (!r->ents) return rd_nomem(r);
-    }
     if (r->n_ent == 0) r->ent_pos = r->push_pos;
-    struct rd_ent *f = &r->ents[r->n_ent++];
-    f->in = r->in;
-    f->in_len = r->in_len;
-    f->in_pos = r->in_pos;
+    stax__frame *f = &r->ents[r->n_ent++];
+    f->p = r->in;
+    f->n = r->in_len;
+    f->i = r->in_pos;
     f->e = e;
     f->depth = r->depth;
     e->busy = 1;
@@ -1514,33 +1515,31 @@ static int rd_push_entity(stax_reader *r) {
 
 /* The entity's text is used up: back to the window it interrupted. */
 static int rd_pop_entity(stax_reader *r) {
-    struct rd_ent *f = &r->ents[r->n_ent - 1];
+    stax__frame *f = &r->ents[r->n_ent - 1];
     r->tok_pos = r->ent_pos;
     if (r->depth != f->depth || r->in_cdata)
         return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
                           rd_clip(f->e->name.len), f->e->name.ptr,
                           r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
     f->e->busy = 0;
-    r->in = f->in;
-    r->in_len = f->in_len;
-    r->in_pos = f->in_pos;
+    r->in = f->p;
+    r->in_len = f->n;
+    r->in_pos = f->i;
     r->n_ent--;
     /* the entity's tokens used the framing state: start the pending carry's
      * framing again (it holds the rest of the text the reference was in) */
-    if (!r->n_ent && r->carry_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+    if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
     return 0;
 }
 
+/* The carry never holds more than carry_max bytes: framing decides every
+ * token within that many (RD_CARRY_SLACK). */
 static int rd_carry_append(stax_reader *r, const char *p, size_t n) {
-    if (rd_grow(r, (void **)&r->carry, &r->carry_cap, 1, r->carry_len + n)) return rd_nomem(r);
-    memcpy(r->carry + r->carry_len, p, n);
-    r->carry_len += n;
+    if (rd_reserve(r, &r->carry, n, r->carry_max)) return -1;
+    if (stax__buf_put(&r->carry, p, n)) return rd_internal(r, "carry full after reserving"), -1;
     return 0;
 }
 
-/* The carry holds the start of a token; extend it from the window until the
- * token ends. Returns 1 when a token was parsed, 0 when the window ran out,
- * 2 when the batch must end first, -1 on error. */
 /* Whether input follows the window in the raw chunk: bytes still to decode,
  * or a decoding error that the text decoded so far runs into (it is reported
  * when a token needs what is past it, however the bytes came). */
@@ -1548,6 +1547,9 @@ static inline int rd_behind(const stax_reader *r) {
     return r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err);
 }
 
+/* The carry holds the start of a token; extend it from the window until the
+ * token ends. Returns 1 when a token was parsed, 0 when the window ran out,
+ * 2 when the batch must end first, -1 on error. */
 static int rd_resume_carry(stax_reader *r) {
     r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
     for (;;) {
@@ -1558,23 +1560,25 @@ static int rd_resume_carry(stax_reader *r) {
         if (avail == 0 && (!r->ended || rd_behind(r))) {
             /* the carry may already hold a whole token (kept when a batch
              * filled): take it before asking for more input */
-            end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
+            end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len);
             if (end <= 0) return end < 0 ? -1 : 0;
         } else if (avail) {
-            size_t step = r->carry_len > 4096 ? r->carry_len : 4096;
+            size_t step = r->carry.len > 4096 ? r->carry.len : 4096;
             if (step > avail) step = avail;
+            if (step > r->carry_max - r->carry.len) step = r->carry_max - r->carry.len;
+            if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), -1;
             if (rd_carry_append(r, r->in + r->in_pos, step)) return -1;
             r->in_pos += step;
             added = step;
-            end = rd_frame_end(r, &r->fr, r->carry, r->carry_len);
-        } else if ((end = rd_frame_end(r, &r->fr, r->carry, r->carry_len)) != 0) {
+            end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len);
+        } else if ((end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len)) != 0) {
             /* the carry may hold more than one token (kept when a batch filled) */
         } else if (r->fr.kind == K_TEXT) {
-            end = (ptrdiff_t)r->carry_len; /* text ends with the input */
+            end = (ptrdiff_t)r->carry.len; /* text ends with the input */
             r->tok_at_eof = 1;
         } else {
             stax_pos at = r->tok_pos;
-            rd_advance(r, &at, r->carry, r->carry_len);
+            rd_advance(r, &at, r->carry.ptr, r->carry.len);
             return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
                               r->fr.kind == K_COMMENT ? "a comment"
                               : r->fr.kind == K_PI ? "a processing instruction"
@@ -1585,27 +1589,28 @@ static int rd_resume_carry(stax_reader *r) {
         if (end < 0) return -1;
         if (end == 0) continue;
         /* give back what was appended past the token end */
-        size_t tl = (size_t)end, extra = r->carry_len - tl, back = extra < added ? extra : added;
+        size_t tl = (size_t)end, extra = r->carry.len - tl, back = extra < added ? extra : added;
         r->in_pos -= back;
-        r->carry_len -= back;
+        r->carry.len -= back;
         int room = rd_room(r, tl);
+        size_t used = 0;
         if (room < 0) return -1;
+        if (!room && (used = rd_parse(r, &r->fr, r->carry.ptr, tl, 1)) == RD_RETRY) room = 1;
         if (room) {
             r->in_pos += back; /* keep the appended bytes: nothing was consumed */
-            r->carry_len += back;
-            rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+            r->carry.len += back;
+            rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
             return 2;
         }
-        size_t used = rd_token(r, &r->fr, r->carry, tl, 1);
         r->tok_at_eof = 0;
         if (!used) return -1;
-        rd_consume(r, r->carry, used);
+        rd_consume(r, r->carry.ptr, used);
         if (r->push_ent && rd_push_entity(r)) return -1;
         /* bytes of the carry beyond what was used stay as the next token's start */
-        size_t rest = r->carry_len - used;
-        memmove(r->carry, r->carry + used, rest);
-        r->carry_len = rest;
-        if (rest) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+        size_t rest = r->carry.len - used;
+        memmove(r->carry.ptr, r->carry.ptr + used, rest);
+        r->carry.len = rest;
+        if (rest) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
         return 1;
     }
 }
@@ -1613,10 +1618,10 @@ static int rd_resume_carry(stax_reader *r) {
 /* ---------------------------------------------------------------- encodings */
 
 static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
-    if (!r->tbuf) {
-        r->tbuf_cap = r->opt.read_buffer < 256 ? 256 : r->opt.read_buffer;
-        r->tbuf = stax__mem_alloc(&r->mem, r->tbuf_cap);
+    if (!r->tbuf) { /* (carved at creation in a fixed block) */
+        r->tbuf = stax__mem_alloc(&r->mem, r->opt.read_buffer);
         if (!r->tbuf) return rd_nomem(r);
+        r->tbuf_cap = r->opt.read_buffer;
     }
     size_t produced = 0;
     int rc = stax__decode(&r->dec, src, n, consumed, r->tbuf, r->tbuf_cap, &produced);
@@ -1636,14 +1641,14 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
 static int rd_refill(stax_reader *r) {
     if (r->dec_err) {
         stax_pos at = r->pos;
-        rd_advance(r, &at, r->carry, r->carry_len);
+        rd_advance(r, &at, r->carry.ptr, r->carry.len);
         at.offset = r->dec_err_off;
         return rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
     }
     if (r->raw_pos >= r->raw_len) {
         if (r->ended && stax__decode_finish(&r->dec) == STAX__DEC_ERROR) {
             stax_pos at = r->pos;
-            rd_advance(r, &at, r->carry, r->carry_len);
+            rd_advance(r, &at, r->carry.ptr, r->carry.len);
             at.offset = r->raw_base + r->raw_len - r->dec.npend;
             return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
         }
@@ -1716,7 +1721,7 @@ static int rd_detect(stax_reader *r) {
     if (enc == STAX__ENC_UTF8) {
         r->enc = enc;
         if (rest_len && rd_carry_append(r, rest, rest_len)) return -1;
-        if (rest_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry[0]);
+        if (rest_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
         r->tok_pos = r->pos;
         return 1;
     }
@@ -1737,7 +1742,7 @@ static int rd_stash(stax_reader *r) {
 static int rd_finish(stax_reader *r) {
     if (r->depth > 0)
         return rd_fail_at(r, STAX_E_TRUNCATED, r->pos, "the input ends inside element '%.*s'",
-                          rd_clip(r->stack_len - r->stack_off[r->depth - 1]), r->stack_names + r->stack_off[r->depth - 1]);
+                          rd_clip(r->stack.len - r->stack_off[r->depth - 1]), r->stack.ptr + r->stack_off[r->depth - 1]);
     if (r->doc != DOC_EPILOG) return rd_fail_at(r, STAX_E_STRUCTURE, r->pos, "no root element");
     r->done = 1;
     return STAX_END;
@@ -1752,20 +1757,21 @@ static int rd_fill(stax_reader *r) {
     }
     for (;;) {
         /* one test for the common case: a UTF-8 window with bytes, nothing pending */
-        if (STAX_LIKELY(!(r->switch_enc | r->n_ent | r->carry_len) && r->enc == STAX__ENC_UTF8 && r->in_pos < r->in_len))
+        if (STAX_LIKELY(!(r->switch_enc | r->n_ent | (r->carry.len != 0)) && r->enc == STAX__ENC_UTF8 && r->in_pos < r->in_len))
             goto token;
         if (STAX_UNLIKELY(r->switch_enc)) { /* the declaration named an 8-bit encoding */
             int e = r->switch_enc;
             r->switch_enc = 0;
-            /* bytes kept in the carry after the declaration were not decoded yet */
+            /* bytes kept in the carry after the declaration were not decoded yet
+             * (at most the 3 the declaration's framing may have looked past it) */
             char pre[64];
-            size_t pre_len = r->carry_len < sizeof pre ? r->carry_len : 0;
-            if (r->carry_len > sizeof pre) return rd_fail_at(r, STAX_E_USAGE, r->pos, "internal error: carry after the declaration");
-            if (pre_len) memcpy(pre, r->carry, pre_len);
-            r->carry_len = 0;
+            size_t pre_len = r->carry.len;
+            if (pre_len > sizeof pre) return rd_internal(r, "more than a few bytes carried after the declaration");
+            if (pre_len) memcpy(pre, r->carry.ptr, pre_len);
+            r->carry.len = 0;
             if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
         }
-        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && !r->carry_len && r->in_pos >= r->in_len) {
+        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && !r->carry.len && r->in_pos >= r->in_len) {
             if (r->batch.count) return STAX_OK; /* the batch may point into the window */
             int rc = rd_refill(r);
             if (rc < 0) return r->status;
@@ -1775,7 +1781,7 @@ static int rd_fill(stax_reader *r) {
             if (rd_pop_entity(r)) return r->status;
             continue;
         }
-        if (r->carry_len && !r->n_ent) {
+        if (r->carry.len && !r->n_ent) {
             int rc = rd_resume_carry(r);
             if (rc < 0) return r->status;
             if (rc == 2) return STAX_OK;
@@ -1834,8 +1840,9 @@ static int rd_fill(stax_reader *r) {
         int room = rd_room(r, (size_t)end);
         if (room < 0) return r->status;
         if (room) return STAX_OK;
-        size_t used = rd_token(r, &r->fr, tok, (size_t)end, 0);
+        size_t used = rd_parse(r, &r->fr, tok, (size_t)end, 0);
         r->tok_at_eof = 0;
+        if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
         if (!used) return r->status;
         rd_consume(r, tok, used);
         r->in_pos += used;
@@ -1844,45 +1851,155 @@ static int rd_fill(stax_reader *r) {
     }
 }
 
-/* ================================================================ public API */
+/* ================================================================ options and memory */
 
+#define RD_MIB ((size_t)1 << 20)
+
+static size_t rd_clamp(size_t v, size_t lo, size_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Zero fields take the defaults of the allocator mode. */
 static void rd_defaults(stax_reader_options *o) {
-    if (o->memory) { /* a fixed block: defaults sized for small blocks */
-        if (!o->batch_events) o->batch_events = 32;
-        if (!o->max_attrs) o->max_attrs = 32;
-        if (!o->max_token) o->max_token = o->memory_size / 4 < ((size_t)1 << 20) ? o->memory_size / 4 : (size_t)1 << 20;
-        if (!o->max_text) o->max_text = o->max_token / 2 < 65536 ? o->max_token / 2 : 65536;
-        if (!o->read_buffer) o->read_buffer = o->memory_size / 8 < 65536 ? o->memory_size / 8 : 65536;
-    }
     if (!o->max_depth) o->max_depth = 1024;
     if (!o->max_name) o->max_name = 1024;
     if (!o->max_attrs) o->max_attrs = 256;
-    if (!o->max_token) o->max_token = (size_t)1 << 20;
+    if (!o->max_token) o->max_token = RD_MIB;
     if (!o->max_text) o->max_text = o->max_token < 65536 ? o->max_token : 65536;
     if (!o->batch_events) o->batch_events = 256;
     if (o->batch_events < 2) o->batch_events = 2; /* one token may give two events */
     if (!o->max_entity_depth) o->max_entity_depth = 16;
     if (!o->entity_amplification) o->entity_amplification = 100;
     if (!o->entity_threshold) o->entity_threshold = (size_t)8 << 20;
-    if (!o->max_dtd) o->max_dtd = (size_t)1 << 20;
+    if (!o->max_dtd) o->max_dtd = RD_MIB;
     if (!o->max_ns) o->max_ns = 64;
+    if (!o->max_ns_bytes) o->max_ns_bytes = 65536;
     if (!o->read_buffer) o->read_buffer = 65536;
+    if (o->read_buffer < 64) o->read_buffer = 64; /* the decoder wants a few bytes of room */
 }
 
-stax_reader *stax_reader_new(const stax_reader_options *opt) {
+/* What a reader holds, in the order a fixed block is carved. */
+enum { L_READER, L_EVENTS, L_ATTRS, L_EV_NS, L_ATTR_NS, L_ATTR_AT, L_ENTS, L_NS_HEADS, L_NS, L_CARRY, L_ARENA,
+       L_STACK, L_STACK_OFF, L_RBUF, L_TBUF, L_DTD, L_COUNT };
+
+static size_t rd_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
+
+/* The sizes for options with defaults applied; SIZE_MAX marks an overflow. */
+static void rd_layout(const stax_reader_options *o, size_t sz[L_COUNT]) {
+    int ns = (o->flags & STAX_READ_NAMESPACES) != 0;
+    size_t attr_cap = rd_mul(o->max_attrs, 2) < 8 ? 8 : rd_mul(o->max_attrs, 2);
+    sz[L_READER] = sizeof(stax_reader);
+    sz[L_EVENTS] = rd_mul(o->batch_events, sizeof(stax_event));
+    sz[L_ATTRS] = rd_mul(attr_cap, sizeof(stax_attr));
+    sz[L_EV_NS] = ns ? rd_mul(o->batch_events, sizeof(stax_qname)) : 0;
+    sz[L_ATTR_NS] = ns ? rd_mul(attr_cap, sizeof(stax_qname)) : 0;
+    sz[L_ATTR_AT] = ns ? rd_mul(attr_cap, sizeof(size_t)) : 0;
+    sz[L_ENTS] = rd_mul(o->max_entity_depth, sizeof(stax__frame));
+    sz[L_NS_HEADS] = ns ? rd_mul(stax__ns_buckets(o->max_ns_bytes), sizeof(uint32_t)) : 0;
+    sz[L_NS] = ns ? stax__ns_buffer_size(o->max_ns_bytes) : 0;
+    sz[L_CARRY] = o->max_token > SIZE_MAX - RD_CARRY_SLACK ? SIZE_MAX : o->max_token + RD_CARRY_SLACK;
+    sz[L_ARENA] = o->max_token > SIZE_MAX - RD_ARENA_SLACK ? SIZE_MAX : o->max_token + RD_ARENA_SLACK;
+    sz[L_STACK] = rd_mul(o->max_depth, o->max_name);
+    sz[L_STACK_OFF] = rd_mul(o->max_depth, sizeof(size_t));
+    sz[L_RBUF] = o->read_buffer;
+    sz[L_TBUF] = o->read_buffer;
+    sz[L_DTD] = o->max_dtd;
+}
+
+/* The block size for options with defaults applied. */
+static size_t rd_block_need(const stax_reader_options *o) {
+    size_t sz[L_COUNT], use[L_COUNT], k = 0;
+    rd_layout(o, sz);
+    for (int i = 0; i < L_COUNT; i++) {
+        if (sz[i] == SIZE_MAX) return SIZE_MAX;
+        if (sz[i]) use[k++] = sz[i];
+    }
+    return stax__mem_block_need(use, k);
+}
+
+/* The fixed-block defaults of profile `scale` (a nominal block size): every
+ * value grows with scale, so a larger profile allows all a smaller one did. */
+static void rd_profile(stax_reader_options *t, size_t scale) {
+    if (!t->batch_events) t->batch_events = (uint32_t)rd_clamp(scale / 1024, 4, 32);
+    if (!t->max_attrs) t->max_attrs = (uint32_t)rd_clamp(scale / 1024, 4, 32);
+    if (!t->max_entity_depth) t->max_entity_depth = (uint32_t)rd_clamp(scale / 2048, 2, 16);
+    if (!t->max_token) t->max_token = rd_clamp(scale / 8, 128, RD_MIB);
+    if (!t->max_text) t->max_text = rd_clamp(t->max_token / 2, 4, 65536);
+    if (!t->read_buffer) t->read_buffer = rd_clamp(scale / 32, 64, 65536);
+    if (!t->max_dtd) t->max_dtd = rd_clamp(scale / 16, 64, RD_MIB);
+    if (!t->max_ns_bytes) t->max_ns_bytes = rd_clamp(scale / 32, 256, 65536);
+    if (!t->max_name) t->max_name = (uint32_t)rd_clamp(scale / 1024, 32, 256);
+    if (!t->max_depth) t->max_depth = (uint32_t)rd_clamp((scale / 8) / (t->max_name + (size_t)8), 2, 1024);
+    rd_defaults(t);
+}
+
+/* Zero fields of a fixed-block reader's options take the defaults of the
+ * largest profile (4 KiB, 8 KiB, 16 KiB, ...) whose layout fits the block.
+ * Profiles only grow, so a larger block never gets smaller limits: what
+ * streams in a block streams in every larger one. */
+static void rd_fixed_defaults(stax_reader_options *o) {
+    stax_reader_options user = *o, t = *o;
+    rd_profile(&t, 4096);
+    for (size_t scale = 8192; scale <= ((size_t)1 << 30); scale *= 2) {
+        stax_reader_options next = user;
+        rd_profile(&next, scale);
+        if (rd_block_need(&next) > o->memory_size) break;
+        t = next;
+    }
+    *o = t;
+}
+
+/* Options with defaults applied, checked: STAX_OK, STAX_E_USAGE or STAX_E_NOMEM. */
+static int rd_options(const stax_reader_options *opt, stax_reader_options *o, const char **why) {
+    static const char *unused;
+    if (!why) why = &unused;
+    *why = "";
+    if (opt) *o = *opt;
+    else memset(o, 0, sizeof *o);
+    if (o->memory) rd_fixed_defaults(o);
+    rd_defaults(o);
+    if (o->max_text > o->max_token || o->max_text < 4)
+        return *why = "max_text must be at least 4 and at most max_token", STAX_E_USAGE;
+    if (o->batch_events > (1u << 24) || o->max_attrs > (1u << 24))
+        return *why = "batch_events and max_attrs may not be above 2^24", STAX_E_USAGE;
+    if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
+        return *why = "max_depth and max_name may not be above 2^24", STAX_E_USAGE;
+    if (o->max_entity_depth > 1024) return *why = "max_entity_depth may not be above 1024", STAX_E_USAGE;
+    if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+        return *why = "the forced encoding is not one stax knows", STAX_E_USAGE;
+    size_t need = rd_block_need(o);
+    if (need == SIZE_MAX) return *why = "the options ask for more memory than there is", STAX_E_USAGE;
+    if (o->memory && o->memory_size < need)
+        return *why = "the fixed block is smaller than the options need (stax_reader_memory_size)", STAX_E_NOMEM;
+    return STAX_OK;
+}
+
+size_t stax_reader_memory_size(const stax_reader_options *opt) {
     stax_reader_options o;
     if (opt) o = *opt;
     else memset(&o, 0, sizeof o);
-    rd_defaults(&o);
-    if (o.max_text > o.max_token || o.max_text < 4 || o.batch_events > (1u << 24) || o.max_attrs > (1u << 24))
-        return NULL;
+    o.memory = NULL;
+    o.memory_size = 0;
+    if (rd_options(&o, &o, NULL) != STAX_OK) return 0;
+    return rd_block_need(&o);
+}
+
+int stax_reader_check_options(const stax_reader_options *opt, const char **why) {
+    stax_reader_options o;
+    return rd_options(opt, &o, why);
+}
+
+/* ================================================================ public API */
+
+stax_reader *stax_reader_new(const stax_reader_options *opt) {
+    stax_reader_options o;
+    if (rd_options(opt, &o, NULL) != STAX_OK) return NULL;
     stax__mem m;
     if (o.memory) {
-        if (o.memory_size < STAX_READER_MIN_MEMORY || stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size))
-            return NULL;
+        if (stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
     } else {
         stax__mem_init(&m, o.alloc, o.alloc_ud, NULL, 0);
     }
+    size_t sz[L_COUNT];
+    rd_layout(&o, sz);
     stax_reader *r = stax__mem_alloc(&m, sizeof *r);
     if (!r) return NULL;
     memset(r, 0, sizeof *r);
@@ -1891,64 +2008,76 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->pos.line = 1;
     r->pos.column = 1;
     r->tok_pos = r->pos; /* errors before the first token are at 1:1 */
-    stax__dtd_init(&r->dtd, &r->mem, o.max_dtd, o.max_entity_depth, o.entity_amplification, o.entity_threshold);
-    if (o.encoding) {
-        r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
-        if (r->forced < 0) {
-            stax__mem_free(&r->mem, r, sizeof *r);
-            return NULL;
-        }
-    }
-    r->ev_cap = (size_t)o.batch_events + 1;
-    r->attr_cap = (size_t)o.max_attrs * 2 > 64 ? (size_t)o.max_attrs * 2 : 64;
-    r->events = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->events);
-    r->attrs = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attrs);
 #ifndef STAX_NO_STDIO
     r->fd = -1;
 #endif
-    if (!r->events || !r->attrs) {
-        stax_reader_free(r);
-        return NULL;
-    }
+    if (o.encoding) r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+    r->ev_cap = o.batch_events;
+    r->attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
+    r->carry_max = sz[L_CARRY];
+    r->arena_max = sz[L_ARENA];
+    r->stack_max = sz[L_STACK];
+    /* in the order of rd_layout */
+    r->events = stax__mem_alloc(&r->mem, sz[L_EVENTS]);
+    r->attrs = stax__mem_alloc(&r->mem, sz[L_ATTRS]);
+    if (!r->events || !r->attrs) goto fail;
     r->batch.events = r->events;
     r->batch.attrs = r->attrs;
     if (o.flags & STAX_READ_NAMESPACES) {
-        stax__ns_init(&r->ns, &r->mem);
-        r->dtd.no_colons = 1;
-        r->ev_ns = stax__mem_alloc(&r->mem, r->ev_cap * sizeof *r->ev_ns);
-        r->attr_ns = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attr_ns);
-        r->attr_at = stax__mem_alloc(&r->mem, r->attr_cap * sizeof *r->attr_at);
-        if (!r->ev_ns || !r->attr_ns || !r->attr_at) {
-            stax_reader_free(r);
-            return NULL;
-        }
+        r->ev_ns = stax__mem_alloc(&r->mem, sz[L_EV_NS]);
+        r->attr_ns = stax__mem_alloc(&r->mem, sz[L_ATTR_NS]);
+        r->attr_at = stax__mem_alloc(&r->mem, sz[L_ATTR_AT]);
+        if (!r->ev_ns || !r->attr_ns || !r->attr_at) goto fail;
         r->batch.ev_ns = r->ev_ns;
         r->batch.attr_ns = r->attr_ns;
     }
+    r->ents = stax__mem_alloc(&r->mem, sz[L_ENTS]);
+    if (!r->ents) goto fail;
+    stax__dtd_init(&r->dtd, &r->mem, &o, r->ents, &r->err);
+    if (o.flags & STAX_READ_NAMESPACES) {
+        r->dtd.no_colons = 1;
+        if (stax__ns_init(&r->ns, &r->mem, o.max_ns_bytes)) goto fail;
+    }
+    if (r->mem.block) { /* everything now, so that reading never runs out */
+        if (rd_reserve(r, &r->carry, sz[L_CARRY], sz[L_CARRY]) || rd_reserve(r, &r->arena, sz[L_ARENA], sz[L_ARENA]) ||
+            rd_reserve(r, &r->stack, sz[L_STACK], sz[L_STACK]))
+            goto fail;
+        r->stack_off = stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
+        r->rbuf = stax__mem_alloc(&r->mem, sz[L_RBUF]);
+        r->tbuf = stax__mem_alloc(&r->mem, sz[L_TBUF]);
+        if (!r->stack_off || !r->rbuf || !r->tbuf || stax__dtd_reserve(&r->dtd)) goto fail;
+        r->stack_off_cap = o.max_depth;
+        r->rbuf_cap = r->tbuf_cap = o.read_buffer;
+    }
     return r;
+fail:
+    stax_reader_free(r);
+    return NULL;
 }
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
     stax__dtd_free(&r->dtd);
     stax__ns_free(&r->ns);
-    rd_extra_free(r);
     stax__mem m = r->mem;
-    stax__mem_free(&m, r->ev_ns, r->ev_ns ? r->ev_cap * sizeof *r->ev_ns : 0);
-    stax__mem_free(&m, r->attr_ns, r->attr_ns ? r->attr_cap * sizeof *r->attr_ns : 0);
-    stax__mem_free(&m, r->attr_at, r->attr_at ? r->attr_cap * sizeof *r->attr_at : 0);
-    stax__mem_free(&m, r->events, r->ev_cap * sizeof *r->events);
-    stax__mem_free(&m, r->attrs, r->attr_cap * sizeof *r->attrs);
-    stax__mem_free(&m, r->arena, r->arena_cap);
-    stax__mem_free(&m, r->carry, r->carry_cap);
-    stax__mem_free(&m, r->stack_names, r->stack_cap);
-    stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof(size_t));
+    size_t sz[L_COUNT];
+    rd_layout(&r->opt, sz);
+    stax__mem_free(&m, r->ev_ns, sz[L_EV_NS]);
+    stax__mem_free(&m, r->attr_ns, sz[L_ATTR_NS]);
+    stax__mem_free(&m, r->attr_at, sz[L_ATTR_AT]);
+    stax__mem_free(&m, r->events, sz[L_EVENTS]);
+    stax__mem_free(&m, r->attrs, sz[L_ATTRS]);
+    stax__mem_free(&m, r->ents, sz[L_ENTS]);
+    stax__buf_free(&m, &r->arena);
+    stax__buf_free(&m, &r->carry);
+    stax__buf_free(&m, &r->stack);
+    stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof *r->stack_off);
     stax__mem_free(&m, r->rbuf, r->rbuf_cap);
     stax__mem_free(&m, r->tbuf, r->tbuf_cap);
-    stax__mem_free(&m, r->ents, (size_t)r->opt.max_entity_depth * sizeof *r->ents);
-    stax__mem_free(&m, r->abuf, r->abuf_cap);
     stax__mem_free(&m, r, sizeof *r);
 }
+
+size_t stax_reader_memory_peak(const stax_reader *r) { return r ? r->mem.peak : 0; }
 
 /* A new chunk: the window itself, or (transcoding) the raw input behind it. */
 static void rd_set_input(stax_reader *r, const char *data, size_t len) {
@@ -2007,8 +2136,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     *out = &r->batch;
     r->batch.count = 0;
     r->attr_len = 0;
-    r->arena_len = 0;
-    if (r->extra) rd_extra_free(r);
+    r->arena.len = 0;
     if (r->ev_ns) stax__ns_reclaim(&r->ns);
     if (r->status < 0) return r->status;
     if (r->done) return STAX_END;
@@ -2031,7 +2159,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
 
 static int rd_set_source(stax_reader *r, stax_read_fn fn, void *ctx) {
     if (!r || !fn) return STAX_E_USAGE;
-    if (r->fed || r->src || r->pos.offset || r->carry_len)
+    if (r->fed || r->src || r->pos.offset || r->carry.len)
         return rd_fail_at(r, STAX_E_USAGE, r->pos, "a pull source must be set before any input");
     r->src = fn;
     r->src_ctx = ctx;
@@ -2074,7 +2202,7 @@ int stax_reader_status(const stax_reader *r) { return r ? r->status : STAX_E_USA
 
 const char *stax_reader_message(const stax_reader *r) {
     if (!r) return "no reader";
-    return r->status < 0 ? r->msg : "";
+    return r->status < 0 ? r->err.msg : "";
 }
 
 stax_pos stax_reader_error_pos(const stax_reader *r) {

@@ -41,6 +41,8 @@ static void stax__chunk_split(const stax__mem *m, stax__chunk *c, size_t need) {
         rest->size = c->size - need - STAX__HDR;
         rest->used = 0;
         c->size = need;
+        stax__chunk *n = stax__chunk_next(m, rest);
+        if (n && !n->used) rest->size += STAX__HDR + n->size; /* keep free neighbours merged */
     }
 }
 
@@ -51,7 +53,13 @@ static void stax__block_coalesce(const stax__mem *m) {
     }
 }
 
-static void *stax__block_alloc(const stax__mem *m, size_t n) {
+/* The block's high-water mark: the end of chunk c (in use). */
+static void stax__block_mark(stax__mem *m, const stax__chunk *c) {
+    size_t end = (size_t)((const unsigned char *)c - m->block) + STAX__HDR + c->size + m->skip;
+    if (end > m->peak) m->peak = end;
+}
+
+static void *stax__block_alloc(stax__mem *m, size_t n) {
     size_t need = stax__round(n);
     if (need < n) return NULL;
     for (int pass = 0; pass < 2; pass++) {
@@ -59,6 +67,7 @@ static void *stax__block_alloc(const stax__mem *m, size_t n) {
             if (c->used || c->size < need) continue;
             stax__chunk_split(m, c, need);
             c->used = 1;
+            stax__block_mark(m, c);
             return (unsigned char *)c + STAX__HDR;
         }
         stax__block_coalesce(m);
@@ -66,7 +75,7 @@ static void *stax__block_alloc(const stax__mem *m, size_t n) {
     return NULL;
 }
 
-static void *stax__block_realloc(const stax__mem *m, void *ptr, size_t old_size, size_t new_size) {
+static void *stax__block_realloc(stax__mem *m, void *ptr, size_t old_size, size_t new_size) {
     if (!ptr) return new_size ? stax__block_alloc(m, new_size) : NULL;
     stax__chunk *c = (stax__chunk *)((unsigned char *)ptr - STAX__HDR);
     if (new_size == 0) {
@@ -77,11 +86,15 @@ static void *stax__block_realloc(const stax__mem *m, void *ptr, size_t old_size,
     }
     size_t need = stax__round(new_size);
     if (need < new_size) return NULL;
-    if (need <= c->size) return ptr;
+    if (need <= c->size) { /* shrinking (or no change): give the tail back */
+        stax__chunk_split(m, c, need);
+        return ptr;
+    }
     stax__chunk *n;
     while ((n = stax__chunk_next(m, c)) != NULL && !n->used && c->size < need) c->size += STAX__HDR + n->size;
     if (c->size >= need) {
         stax__chunk_split(m, c, need);
+        stax__block_mark(m, c);
         return ptr;
     }
     void *q = stax__block_alloc(m, new_size);
@@ -100,6 +113,7 @@ int stax__mem_init(stax__mem *m, stax_alloc_fn fn, void *ud, void *block, size_t
         size &= ~(size_t)(STAX__ALIGN - 1);
         m->block = (unsigned char *)b;
         m->block_size = size;
+        m->skip = (size_t)(b - a);
         stax__chunk *c = (stax__chunk *)m->block;
         c->size = size - STAX__HDR;
         c->used = 0;
@@ -110,11 +124,40 @@ int stax__mem_init(stax__mem *m, stax_alloc_fn fn, void *ud, void *block, size_t
     return 0;
 }
 
+void *stax__mem_alloc_upto(stax__mem *m, size_t want, size_t *got) {
+    if (!m->block) return NULL;
+    stax__block_coalesce(m);
+    size_t best = 0;
+    for (stax__chunk *c = (stax__chunk *)m->block; c; c = stax__chunk_next(m, c))
+        if (!c->used && c->size > best) best = c->size;
+    if (!best) return NULL;
+    *got = want < best ? want : best;
+    if (!*got) *got = 1;
+    return stax__block_alloc(m, *got);
+}
+
+size_t stax__mem_block_need(const size_t *sizes, size_t n) {
+    size_t total = STAX__ALIGN - 1; /* the worst misalignment of the block */
+    for (size_t i = 0; i < n; i++) {
+        size_t r = stax__round(sizes[i]);
+        if (r < sizes[i] || r > SIZE_MAX - STAX__HDR - total) return SIZE_MAX;
+        total += STAX__HDR + r;
+    }
+    return total;
+}
+
 void *stax__mem_realloc(stax__mem *m, void *ptr, size_t old_size, size_t new_size) {
     if (m->block) return stax__block_realloc(m, ptr, old_size, new_size);
     if (!ptr && new_size == 0) return NULL;
-    return m->fn(m->ud, ptr, old_size, new_size);
+    void *q = m->fn(m->ud, ptr, old_size, new_size);
+    if (q || new_size == 0) {
+        m->used = m->used - old_size + new_size;
+        if (m->used > m->peak) m->peak = m->used;
+    }
+    return q;
 }
+
+/* ================================================================ checked buffers */
 
 int stax__buf_reserve(stax__mem *m, stax__buf *b, size_t n, size_t max) {
     if (b->cap - b->len >= n) return 0;

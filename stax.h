@@ -145,7 +145,7 @@ typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
     void *alloc_ud;        /* passed to alloc */
     void *memory;          /* fixed block: if non-NULL, all memory comes from it */
-    size_t memory_size;    /* its size in bytes (>= STAX_READER_MIN_MEMORY) */
+    size_t memory_size;    /* its size in bytes (see FIXED BLOCK below) */
     uint32_t max_depth;    /* [1024] element nesting */
     uint32_t max_name;     /* [1024] bytes in one name */
     uint32_t max_attrs;    /* [256] attributes on one element */
@@ -158,8 +158,11 @@ typedef struct stax_reader_options {
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
-    size_t max_dtd;                /* [1 MiB] bytes of DTD declarations held in memory */
+    size_t max_dtd;                /* [1 MiB] memory for the internal subset's declarations and
+                                      their tables (entities, ATTLISTs, notations, PIs) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
+    size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
+                                      costs its prefix and URI + 40 bytes (STAX_READ_NAMESPACES) */
     const char *encoding;  /* force the input encoding (a name as in an encoding declaration:
                               UTF-8, UTF-16, UTF-16LE, UTF-16BE, ISO-8859-1, US-ASCII,
                               windows-1252); NULL: detect (BOM, first bytes, declaration) */
@@ -177,12 +180,37 @@ typedef struct stax_reader_options {
 #define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only texts (never a piece of a longer text) */
 #define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
 
-/* Smallest fixed block stax_reader_new accepts. In fixed-block mode the zero
- * options default smaller: batch_events 32, max_attrs 32, max_token a quarter
- * of the block (at most 1 MiB), max_text half of that (at most 64 KiB),
- * read_buffer an eighth of the block (at most 64 KiB). A
- * token that does not fit what is left of the block fails with STAX_E_NOMEM. */
-#define STAX_READER_MIN_MEMORY 16384u
+/* FIXED BLOCK
+ * With opt->memory set, stax_reader_new carves every buffer the options can
+ * need out of the block at once: the event and attribute tables, the carry
+ * and the arena (max_token + 16 bytes each), the element stack (max_depth
+ * names of max_name bytes), the entity stack, the pull and transcoding
+ * buffers (read_buffer each), the DTD (max_dtd) and, with namespaces,
+ * max_ns_bytes. If that fits, reading never runs out of memory afterwards:
+ * every failure is a limit, the same one at any block size and any chunking.
+ * If it does not, stax_reader_new returns NULL (stax_reader_check_options
+ * says why); stax_reader_memory_size gives the size needed.
+ *
+ * Options left zero take defaults sized from the block: those of the largest
+ * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
+ * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
+ * max_dtd a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
+ * thirty-second (at most 64 KiB), batch_events and max_attrs 4 to 32, and
+ * max_name, max_depth and max_entity_depth in step. A larger block never
+ * gets smaller limits. docs/security.md has a table of block sizes and limits. */
+#define STAX_READER_MIN_MEMORY 8192u /* any block this large works with every option zero */
+
+/* The block size a fixed-block reader with these options needs (opt->memory
+ * and opt->memory_size are not read; zero fields take the defaults of the
+ * allocator mode, since fixed-block defaults depend on the block). 0 when
+ * an option is out of range. */
+STAXDEF size_t stax_reader_memory_size(const stax_reader_options *opt);
+
+/* Whether stax_reader_new(opt) can succeed: STAX_OK; STAX_E_USAGE when an
+ * option is out of range; STAX_E_NOMEM when the fixed block is too small for
+ * the options. *why (if why is not NULL) gets a static sentence saying which
+ * (an allocator failing is the only other reason for NULL). */
+STAXDEF int stax_reader_check_options(const stax_reader_options *opt, const char **why);
 
 /* EVENT CONVENTIONS
  * - Whitespace outside the root element produces no event.
@@ -273,9 +301,10 @@ typedef struct stax_batch {
 } stax_batch;
 
 /* Create a reader. opt may be NULL (all defaults). Returns NULL when memory is
- * insufficient (allocator failure, or opt->memory_size < STAX_READER_MIN_MEMORY)
+ * insufficient (allocator failure, or a fixed block too small for the options)
  * or when an option is out of range: max_text > max_token or < 4, batch_events
- * or max_attrs above 2^24, an unknown forced encoding. */
+ * or max_attrs above 2^24, max_depth or max_name above 2^24, max_entity_depth
+ * above 1024, an unknown forced encoding. stax_reader_check_options tells which. */
 STAXDEF stax_reader *stax_reader_new(const stax_reader_options *opt);
 
 /* Free the reader and everything it allocated (nothing, in fixed-block mode). */
@@ -317,6 +346,11 @@ STAXDEF stax_pos stax_reader_error_pos(const stax_reader *r);
 
 /* Current element depth (0 outside the root). */
 STAXDEF uint32_t stax_reader_depth(const stax_reader *r);
+
+/* The most memory the reader has held at once: with an allocator, bytes
+ * allocated; in a fixed block, how much of the block it has used (the whole
+ * layout, from stax_reader_new on). */
+STAXDEF size_t stax_reader_memory_peak(const stax_reader *r);
 
 /* Event accessors: cheap inline reads of the flat table. i < b->count. */
 static inline int stax_ev_type(const stax_batch *b, size_t i) { return b->events[i].type; }

@@ -38,11 +38,23 @@ typedef struct stax__mem {
     void *ud;
     unsigned char *block; /* fixed-block mode when non-NULL */
     size_t block_size;
+    size_t skip;          /* bytes skipped at the block's start to align it */
+    size_t used, peak;    /* allocator: bytes held and their high-water mark;
+                             fixed block: peak = the highest byte of the block ever used, + 1 */
 } stax__mem;
 
 /* Set up m. With block != NULL the block is formatted as a heap and fn is ignored.
  * Returns 0, or -1 when the block is too small to hold anything. */
 STAXINT int stax__mem_init(stax__mem *m, stax_alloc_fn fn, void *ud, void *block, size_t size);
+
+/* Fixed block only: allocate min(want, the largest free piece) bytes, the
+ * size in *got (> 0), or NULL when nothing is free. */
+STAXINT void *stax__mem_alloc_upto(stax__mem *m, size_t want, size_t *got);
+
+/* What the fixed-block heap needs to hand out allocations of sizes[0..n) in
+ * that order, with nothing freed, whatever the block's alignment: the block
+ * size to ask a caller for. SIZE_MAX on overflow. */
+STAXINT size_t stax__mem_block_need(const size_t *sizes, size_t n);
 /* realloc semantics; old_size must be the size last asked for (or 0 for ptr NULL). */
 STAXINT void *stax__mem_realloc(stax__mem *m, void *ptr, size_t old_size, size_t new_size);
 static inline void *stax__mem_alloc(stax__mem *m, size_t n) { return stax__mem_realloc(m, NULL, 0, n); }
@@ -99,6 +111,19 @@ static inline void stax__out_byte(stax__out *o, char c) {
         return;
     }
     *o->p++ = c;
+}
+
+/* Copy s[0, n) through o with line ends normalized (CR LF and a lone CR
+ * become LF: 2.11); never longer than n. */
+static inline void stax__out_eol(stax__out *o, const char *s, size_t n) {
+    size_t run = 0;
+    for (const char *cr; (cr = run < n ? memchr(s + run, '\r', n - run) : NULL) != NULL;) {
+        size_t i = (size_t)(cr - s);
+        stax__out_put(o, s + run, i - run);
+        stax__out_byte(o, '\n');
+        run = i + 1 + (i + 1 < n && s[i + 1] == '\n');
+    }
+    stax__out_put(o, s + run, n - run);
 }
 
 /* A growable byte buffer. len bytes are in use; cap are allocated. */
@@ -216,7 +241,8 @@ STAXINT const unsigned char stax__class[256];
 
 /* ------------------------------------------------------------- DTD (dtd.c)
  * The internal subset, parsed whole when the DOCTYPE token is complete. Names
- * and values live in chunks that never move, so events may point into them. */
+ * and values live in one region of max_dtd bytes (a fixed block of its own)
+ * and never move, so events may point into them. */
 typedef struct stax__entity {
     stax_str name, value, pubid, sysid, notation;
     unsigned char pe, external, unparsed, busy;
@@ -229,14 +255,28 @@ enum { STAX__DEF_REQUIRED, STAX__DEF_IMPLIED, STAX__DEF_FIXED, STAX__DEF_VALUE }
 typedef struct stax__attdef {
     stax_str name, value; /* value: the default, already normalized */
     unsigned char type, deflt;
+    uint32_t elem;        /* the element (index in elems) */
     uint32_t next;        /* next attdef of the same element, or UINT32_MAX */
+    uint32_t stamp;       /* the reader's number of the last start tag that gave it */
 } stax__attdef;
 
+typedef struct stax__dtd_elem_def {
+    stax_str name;
+    uint32_t first, last; /* its attdefs, in declaration order, or UINT32_MAX */
+} stax__dtd_elem_def;
+
 typedef struct stax__dtd_chunk stax__dtd_chunk;
+typedef struct stax__err stax__err;
+typedef struct stax__frame stax__frame;
 
 typedef struct stax__dtd {
-    stax__mem *mem;
-    size_t used, max;            /* bytes held, and max_dtd */
+    stax__mem *outer;            /* the reader's memory, where the region comes from */
+    stax__mem mem;               /* the region, once reserved */
+    void *region;
+    size_t max;                  /* max_dtd: the region's size */
+    stax__err *err;              /* where errors are written (the reader's) */
+    stax__frame *frames;         /* max_depth frames for entity text in default values */
+    int status;                  /* the error, once one happened */
     stax__dtd_chunk *chunks;
     char *cur;
     size_t cur_left;
@@ -246,82 +286,169 @@ typedef struct stax__dtd {
     size_t ent_hash_cap;
     stax__attdef *atts;
     size_t n_atts, cap_atts;
-    stax_str *elems;             /* element names with an ATTLIST */
-    uint32_t *elem_first;        /* parallel: first attdef */
+    uint32_t *att_hash;          /* attdefs by element and name */
+    size_t att_hash_cap;
+    stax__dtd_elem_def *elems;   /* elements with an ATTLIST */
     size_t n_elems, cap_elems;
     uint32_t *elem_hash;
     size_t elem_hash_cap;
-    stax__hash_key key;          /* of both tables */
+    stax__hash_key key;          /* of the tables */
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
     stax_dtd_pi *pis;
     size_t n_pis, cap_pis;
-    int nomem;        /* an allocation failed (allocator or fixed block), as opposed to max_dtd */
     int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
     int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
     int standalone;   /* standalone="yes" */
     int has_external; /* the DOCTYPE names an external subset */
     int no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
     uint32_t max_depth;   /* entity nesting limit */
+    uint32_t max_name;
+    size_t max_token;     /* a default value's length after expansion */
     uint64_t expanded;    /* bytes of entity text the DTD parser went through (+1 a reference) */
     uint64_t expand_budget; /* its limit: set by stax__dtd_parse from the limits below */
+    uint64_t input;       /* the subset's length */
     uint64_t amplification, threshold;
-    int err;
-    const char *err_at;   /* the byte of the subset the error is reported at */
-    char msg[160];
 } stax__dtd;
 
-STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *mem, size_t max, uint32_t max_depth, uint64_t amplification,
-                            uint64_t threshold);
+STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,
+                            stax__err *err);
+/* Take the region (max_dtd bytes) from the outer memory now: 0, or STAX_E_NOMEM. */
+STAXINT int stax__dtd_reserve(stax__dtd *d);
 STAXINT void stax__dtd_free(stax__dtd *d);
-/* Parse the internal subset [p, p+n). Returns 0 or an error (d->err, d->err_at, d->msg). */
+/* Parse the internal subset [p, p+n). Returns 0 or an error (d->status, in *d->err). */
 STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
-/* The attribute definitions of an element: the first index, or UINT32_MAX. */
-STAXINT uint32_t stax__dtd_attlist(const stax__dtd *d, const char *elem, size_t len);
+/* The element with an ATTLIST named [name, name+len): its index, or -1. */
+STAXINT int64_t stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
+/* The definition of attribute `name` of element elem: its index in atts, or UINT32_MAX. */
+STAXINT uint32_t stax__dtd_attdef(const stax__dtd *d, uint32_t elem, const char *name, size_t len);
+/* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
+STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Whether WFC: Entity Declared applies to an undeclared reference (else it is
  * only a validity error, and the reference is reported, not expanded). */
 static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
     return d->standalone || (!d->has_external && !d->has_pe_ref);
 }
 
-/* ------------------------------------------------------------- namespaces (namespaces.c)
- * In-scope bindings as a stack. Their strings live in chunks that do not move;
- * storage of bindings that went out of scope is reclaimed only between
- * batches (stax__ns_reclaim), since events of the batch may still point at it. */
-typedef struct stax__ns_chunk stax__ns_chunk;
-typedef struct stax__ns_binding {
-    stax_str prefix, uri; /* prefix empty: the default namespace; uri empty: undeclared */
-    uint32_t depth;       /* element depth that declared it */
-    uint32_t hash;        /* of the prefix (low bits) */
-    uint32_t next;        /* the next older binding in the same bucket, or UINT32_MAX */
-    stax__ns_chunk *mark_chunk;
-    size_t mark_left;     /* storage position right after its strings */
-} stax__ns_binding;
+/* ------------------------------------------------------------- references and attribute values (entities.c)
+ * Shared by the reader and the DTD: one parser of references, one entity
+ * lookup, one attribute-value normalizer, with the same statuses, messages
+ * and positions everywhere. */
 
-/* Bindings are also chained per hash bucket, newest first, so that a prefix is
- * found without walking every binding in scope; a binding is always the head of
- * its bucket when it goes out of scope, since bindings leave in stack order. */
+/* An error: status, the byte it is at, and its message. */
+struct stax__err {
+    int code;
+    const char *at;
+    char msg[192];
+};
+STAXINT int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Entity expansion may not pass max(threshold, amplification x input): the
+ * budget for a counter of expanded bytes, and the error when it is passed. */
+STAXINT uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_t input);
+STAXINT int stax__expand_fail(stax__err *err, const char *at, uint64_t expanded, uint64_t input, uint64_t threshold,
+                              uint32_t amplification);
+
+/* Validate the character at p[i] (a control, or the first byte of a UTF-8
+ * sequence) in p[0, n): its length, or 0 with err set. */
+STAXINT size_t stax__char_at(const char *p, size_t n, size_t i, stax__err *err);
+
+/* A reference at p[i] ('&') in p[0, n): a character (cp >= 0, the five
+ * predefined entities included) or an entity name (cp < 0). end: the index
+ * after ';'. stop: where scanning stopped (also after an error: the caller
+ * may report a reference cut by the end of input instead). */
+typedef struct stax__ref {
+    long cp;
+    stax_str name;
+    size_t end, stop;
+} stax__ref;
+STAXINT int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__ref *ref, stax__err *err);
+
+enum { STAX__REF_REPORT = 1, /* an external entity in content: reported as ENTITY_REF */
+       STAX__REF_SKIP = 2,   /* undeclared where that is no error: dropped (attributes) or reported */
+       STAX__ROOM = 3 };     /* the output window was too small: retry with more room */
+
+/* What a reference to general entity `name` (its '&' at amp) means: 0 and
+ * *out = an internal entity to expand; STAX__REF_REPORT and *out = the
+ * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE. */
+STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, int in_attr,
+                                 stax__entity **out, stax__err *err);
+
+/* One level of entity text being read: where the text that referenced it
+ * stands. The reader's content expansion and the normalizer share them. */
+struct stax__frame {
+    const char *p;
+    size_t n, i;
+    stax__entity *e;
+    uint32_t depth; /* reader: the element depth where the entity started */
+};
+
+typedef struct stax__attnorm {
+    const stax__dtd *dtd;     /* NULL without a DOCTYPE */
+    uint32_t max_name;
+    stax__frame *frames;      /* entity nesting: n_frames levels are left */
+    uint32_t n_frames, max_depth;
+    uint64_t *expanded, budget;   /* the expansion counter and its budget... */
+    uint64_t input, threshold;    /* ...and what it was made from, for the message */
+    uint32_t amplification;
+    size_t max_out, max_token;    /* the output may be max_out bytes at most (STAX_E_LIMIT_TOKEN) */
+    int raw;       /* the text is the document's own: Chars checked, CR LF is one space */
+    int tokenized; /* a declared type other than CDATA: spaces collapsed and trimmed */
+} stax__attnorm;
+
+/* Normalize the attribute value s[0, n) (3.3.3) into out, advancing out->p.
+ * Returns 0; an error in *err (at: the byte in s, or the outermost reference
+ * in s for faults inside entity text); or STAX__ROOM when out had less room
+ * than max_out and the value did not fit (nothing is committed). */
+STAXINT int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__out *out, stax__err *err);
+
+/* ------------------------------------------------------------- namespaces (namespaces.c)
+ * In-scope bindings as a stack in one buffer of at most max_ns_bytes: each
+ * costs its prefix, its URI and a record (stax__ns_cost). Bindings are also
+ * chained per hash bucket, newest first, so that a prefix is found without
+ * walking every binding in scope; a binding is always the head of its bucket
+ * when it goes out of scope, since bindings leave in stack order. */
+typedef struct stax__ns_rec stax__ns_rec;
 typedef struct stax__ns {
     stax__mem *mem;
-    stax__ns_binding *b;
-    size_t n, cap;
-    uint32_t *heads; /* cap buckets (a power of two), UINT32_MAX when empty */
+    char *buf;       /* strings from the start, records from the end */
+    size_t cap, max; /* allocated, and max_ns_bytes */
+    size_t low;      /* string bytes written (in scope, and out of scope in this batch) */
+    size_t live;     /* string bytes of the bindings in scope */
+    size_t n;        /* bindings in scope */
+    size_t clean;    /* the first `clean` bindings' strings are packed from the start */
+    uint32_t *heads; /* nbuckets (a power of two), UINT32_MAX when empty */
+    size_t nbuckets;
     stax__hash_key key;
-    stax__ns_chunk *chunk; /* newest; each links to the one before */
-    size_t left;           /* free bytes at the end of chunk */
 } stax__ns;
+
+/* Bytes one binding takes, and the bucket count for a budget. */
+STAXINT size_t stax__ns_cost(size_t prefix_len, size_t uri_len);
+STAXINT size_t stax__ns_buckets(size_t max_bytes);
+STAXINT size_t stax__ns_buffer_size(size_t max_bytes);
+/* 0, or -1 when the memory cannot be had. In a fixed block the whole buffer is taken now. */
+STAXINT int stax__ns_init(stax__ns *ns, stax__mem *mem, size_t max_bytes);
+STAXINT void stax__ns_free(stax__ns *ns);
+/* Bind prefix to uri at depth. 0; 1 when the bindings would pass max_ns_bytes
+ * or, with can_grow 0, the buffer is full (strings that left scope are not
+ * reclaimed yet); STAX_E_NOMEM when the allocator refuses. can_grow: nothing
+ * points into the strings, so the buffer may move. */
+STAXINT int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth, int can_grow);
+STAXINT void stax__ns_pop(stax__ns *ns, uint32_t depth); /* drops the bindings of depth >= depth */
+/* Between batches: the strings of bindings that left scope are given back. */
+STAXINT void stax__ns_reclaim(stax__ns *ns);
+/* Bytes the bindings in scope take. */
+STAXINT size_t stax__ns_bytes(const stax__ns *ns);
+/* 0 and *uri (the xml prefix is always bound), or -1 if prefix is unbound. */
+STAXINT int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri);
 
 #define STAX__XML_NS "http://www.w3.org/XML/1998/namespace"
 #define STAX__XMLNS_NS "http://www.w3.org/2000/xmlns/"
-
-STAXINT void stax__ns_init(stax__ns *ns, stax__mem *mem);
-STAXINT void stax__ns_free(stax__ns *ns);
-STAXINT int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth);
-STAXINT void stax__ns_pop(stax__ns *ns, uint32_t depth); /* drops the bindings of depth >= depth */
-STAXINT void stax__ns_reclaim(stax__ns *ns);
-/* 0 and *uri (the xml prefix is always bound), or -1 if prefix is unbound. */
-STAXINT int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri);
 
 /* ------------------------------------------------------------- bulk scanners
  * Each returns the index of the first byte in p[0, n) that the caller must look
