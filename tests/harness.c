@@ -1,10 +1,15 @@
 /* Shared helpers for the unit tests: event dumps, chunked feeding, the malloc
  * guard. See harness.h for the dump format. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "harness.h"
 
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,10 +55,7 @@ void __wrap_free(void *p) {
 /* ================================================================ string builder */
 
 /* Grows through __real_realloc so that dumps work while the guard is set. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
+typedef stax_test_buf sbuf;
 
 static void sb_reserve(sbuf *s, size_t extra) {
     if (s->len + extra + 1 <= s->cap) return;
@@ -65,23 +67,45 @@ static void sb_reserve(sbuf *s, size_t extra) {
     s->cap = cap;
 }
 
-static void sb_putn(sbuf *s, const char *p, size_t n) {
+void stax_test_buf_put(sbuf *s, const char *p, size_t n) {
     sb_reserve(s, n);
     if (n) memcpy(s->p + s->len, p, n);
     s->len += n;
     s->p[s->len] = '\0';
 }
 
-static void sb_puts(sbuf *s, const char *z) { sb_putn(s, z, strlen(z)); }
+void stax_test_buf_puts(sbuf *s, const char *z) { stax_test_buf_put(s, z, strlen(z)); }
 
-static void sb_printf(sbuf *s, const char *fmt, ...) {
+void stax_test_buf_printf(sbuf *s, const char *fmt, ...) {
     char tmp[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n < 0) return;
-    sb_putn(s, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    stax_test_buf_put(s, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+void stax_test_buf_free(sbuf *s) {
+    __real_free(s->p);
+    s->p = NULL;
+    s->len = s->cap = 0;
+}
+
+/* ================================================================ metered allocator */
+
+void *stax_test_meter_alloc(void *ud, void *p, size_t old, size_t n) {
+    stax_test_meter *m = ud;
+    if (n == 0) {
+        m->now -= old;
+        __real_free(p);
+        return NULL;
+    }
+    void *q = __real_realloc(p, n);
+    if (!q) return NULL;
+    m->now = m->now - old + n;
+    if (m->now > m->peak) m->peak = m->now;
+    return q;
 }
 
 /* The dump is returned to the test, which frees it with free(): hand back a
@@ -99,26 +123,26 @@ static char *sb_finish(sbuf *s) {
 static void sb_quoted(sbuf *s, stax_str v, int *null_seen) {
     if (v.len > 0 && v.ptr == NULL) {
         *null_seen = 1;
-        sb_puts(s, "\"\"");
+        stax_test_buf_puts(s, "\"\"");
         return;
     }
-    sb_putn(s, "\"", 1);
+    stax_test_buf_put(s, "\"", 1);
     for (size_t i = 0; i < v.len; i++) {
         unsigned char c = (unsigned char)v.ptr[i];
         switch (c) {
-        case '\\': sb_puts(s, "\\\\"); break;
-        case '"': sb_puts(s, "\\\""); break;
-        case '\n': sb_puts(s, "\\n"); break;
-        case '\t': sb_puts(s, "\\t"); break;
-        case '\r': sb_puts(s, "\\r"); break;
+        case '\\': stax_test_buf_puts(s, "\\\\"); break;
+        case '"': stax_test_buf_puts(s, "\\\""); break;
+        case '\n': stax_test_buf_puts(s, "\\n"); break;
+        case '\t': stax_test_buf_puts(s, "\\t"); break;
+        case '\r': stax_test_buf_puts(s, "\\r"); break;
         default:
             if (c < 0x20 || c == 0x7F)
-                sb_printf(s, "\\x%02X", c);
+                stax_test_buf_printf(s, "\\x%02X", c);
             else
-                sb_putn(s, (const char *)&c, 1);
+                stax_test_buf_put(s, (const char *)&c, 1);
         }
     }
-    sb_putn(s, "\"", 1);
+    stax_test_buf_put(s, "\"", 1);
 }
 
 static void sb_bare(sbuf *s, stax_str v, int *null_seen) {
@@ -126,7 +150,7 @@ static void sb_bare(sbuf *s, stax_str v, int *null_seen) {
         *null_seen = 1;
         return;
     }
-    sb_putn(s, v.ptr, v.len);
+    stax_test_buf_put(s, v.ptr, v.len);
 }
 
 /* ================================================================ status names */
@@ -186,91 +210,91 @@ static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_fla
     int null_seen = 0;
     switch (type) {
     case STAX_EV_START:
-        sb_puts(s, "START ");
+        stax_test_buf_puts(s, "START ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
         for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
-            sb_putn(s, " ", 1);
+            stax_test_buf_put(s, " ", 1);
             sb_bare(s, stax_ev_attr_name(b, i, k), &null_seen);
-            sb_putn(s, "=", 1);
+            stax_test_buf_put(s, "=", 1);
             sb_quoted(s, stax_ev_attr_value(b, i, k), &null_seen);
             unsigned af = stax_ev_attr_flags(b, i, k);
-            if (af & STAX_ATTRF_DEFAULTED) sb_putn(s, "*", 1);
-            if (af & ~STAX_ATTRF_DEFAULTED) sb_printf(s, "?0x%X", af & ~STAX_ATTRF_DEFAULTED);
+            if (af & STAX_ATTRF_DEFAULTED) stax_test_buf_put(s, "*", 1);
+            if (af & ~STAX_ATTRF_DEFAULTED) stax_test_buf_printf(s, "?0x%X", af & ~STAX_ATTRF_DEFAULTED);
         }
-        if (flags & STAX_EVF_EMPTY) sb_puts(s, " /");
+        if (flags & STAX_EVF_EMPTY) stax_test_buf_puts(s, " /");
         break;
     case STAX_EV_END:
-        sb_puts(s, "END ");
+        stax_test_buf_puts(s, "END ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
         break;
     case STAX_EV_TEXT:
     case STAX_EV_CDATA:
-        sb_puts(s, type == STAX_EV_TEXT ? "TEXT " : "CDATA ");
+        stax_test_buf_puts(s, type == STAX_EV_TEXT ? "TEXT " : "CDATA ");
         sb_quoted(s, stax_ev_text(b, i), &null_seen);
-        if (flags & STAX_EVF_WHITESPACE && type == STAX_EV_TEXT) sb_puts(s, " ws");
-        if (flags & STAX_EVF_CONTINUED) sb_puts(s, " +");
+        if (flags & STAX_EVF_WHITESPACE && type == STAX_EV_TEXT) stax_test_buf_puts(s, " ws");
+        if (flags & STAX_EVF_CONTINUED) stax_test_buf_puts(s, " +");
         break;
     case STAX_EV_COMMENT:
-        sb_puts(s, "COMMENT ");
+        stax_test_buf_puts(s, "COMMENT ");
         sb_quoted(s, stax_ev_text(b, i), &null_seen);
         break;
     case STAX_EV_PI:
-        sb_puts(s, "PI ");
+        stax_test_buf_puts(s, "PI ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
-        sb_putn(s, " ", 1);
+        stax_test_buf_put(s, " ", 1);
         sb_quoted(s, stax_ev_text(b, i), &null_seen);
         break;
     case STAX_EV_DOCTYPE:
-        sb_puts(s, "DOCTYPE ");
+        stax_test_buf_puts(s, "DOCTYPE ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
-        sb_puts(s, " pub=");
+        stax_test_buf_puts(s, " pub=");
         sb_quoted(s, stax_ev_pubid(b, i), &null_seen);
-        sb_puts(s, " sys=");
+        stax_test_buf_puts(s, " sys=");
         sb_quoted(s, stax_ev_sysid(b, i), &null_seen);
         if (flags & STAX_EVF_HAS_SUBSET) {
-            sb_puts(s, " subset=");
+            stax_test_buf_puts(s, " subset=");
             sb_quoted(s, stax_ev_text(b, i), &null_seen);
         } else if (stax_ev_text(b, i).len > 0) {
-            sb_puts(s, " text=");
+            stax_test_buf_puts(s, " text=");
             sb_quoted(s, stax_ev_text(b, i), &null_seen);
         }
         break;
     case STAX_EV_XMLDECL:
-        sb_puts(s, "XMLDECL ");
+        stax_test_buf_puts(s, "XMLDECL ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
-        sb_puts(s, " enc=");
+        stax_test_buf_puts(s, " enc=");
         sb_quoted(s, stax_ev_text(b, i), &null_seen);
         if ((flags & STAX_EVF_STANDALONE_YES) && (flags & STAX_EVF_STANDALONE_NO))
-            sb_puts(s, " sa=yes+no");
+            stax_test_buf_puts(s, " sa=yes+no");
         else if (flags & STAX_EVF_STANDALONE_YES)
-            sb_puts(s, " sa=yes");
+            stax_test_buf_puts(s, " sa=yes");
         else if (flags & STAX_EVF_STANDALONE_NO)
-            sb_puts(s, " sa=no");
+            stax_test_buf_puts(s, " sa=no");
         else
-            sb_puts(s, " sa=-");
+            stax_test_buf_puts(s, " sa=-");
         break;
     case STAX_EV_ENTITY_REF:
-        sb_puts(s, "ENTITY_REF ");
+        stax_test_buf_puts(s, "ENTITY_REF ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
         if (stax_ev_pubid(b, i).len || stax_ev_sysid(b, i).len) {
-            sb_puts(s, " pub=");
+            stax_test_buf_puts(s, " pub=");
             sb_quoted(s, stax_ev_pubid(b, i), &null_seen);
-            sb_puts(s, " sys=");
+            stax_test_buf_puts(s, " sys=");
             sb_quoted(s, stax_ev_sysid(b, i), &null_seen);
         }
         break;
     default:
-        sb_printf(s, "EVENT-TYPE-%d", type);
+        stax_test_buf_printf(s, "EVENT-TYPE-%d", type);
         break;
     }
-    if (flags & ~allowed_flags(type)) sb_printf(s, " flags=0x%02X", flags & ~allowed_flags(type));
+    if (flags & ~allowed_flags(type)) stax_test_buf_printf(s, " flags=0x%02X", flags & ~allowed_flags(type));
     if (dump_flags & STAX_DUMP_POS) {
         stax_pos p = stax_ev_pos(b, i);
-        sb_printf(s, " @%llu:%llu:%llu", (unsigned long long)p.line, (unsigned long long)p.column,
+        stax_test_buf_printf(s, " @%llu:%llu:%llu", (unsigned long long)p.line, (unsigned long long)p.column,
                   (unsigned long long)p.offset);
     }
-    sb_putn(s, "\n", 1);
-    if (null_seen) sb_puts(s, "NULL-STRING\n");
+    stax_test_buf_put(s, "\n", 1);
+    if (null_seen) stax_test_buf_puts(s, "NULL-STRING\n");
 }
 
 typedef struct run {
@@ -295,14 +319,14 @@ static int run_drain(run *u, stax_reader *r) {
         int st = stax_reader_next(r, &b);
         if (st != STAX_OK) return st;
         if (!b || b->count == 0) {
-            sb_puts(&u->out, "EMPTY-BATCH\n");
+            stax_test_buf_puts(&u->out, "EMPTY-BATCH\n");
             return HARNESS_STOP;
         }
-        if (b->count > u->max_batch) sb_printf(&u->out, "BATCH-TOO-BIG %zu\n", b->count);
+        if (b->count > u->max_batch) stax_test_buf_printf(&u->out, "BATCH-TOO-BIG %zu\n", b->count);
         for (size_t i = 0; i < b->count; i++) dump_event(&u->out, b, i, u->dump_flags);
         u->events += b->count;
         if (u->events > HARNESS_MAX_EVENTS) {
-            sb_puts(&u->out, "TOO-MANY-EVENTS\n");
+            stax_test_buf_puts(&u->out, "TOO-MANY-EVENTS\n");
             return HARNESS_STOP;
         }
     }
@@ -313,25 +337,25 @@ static int run_drain(run *u, stax_reader *r) {
 static void run_finish(run *u, stax_reader *r, int st) {
     if (st == HARNESS_STOP) return;
     if (st == STAX_END) {
-        sb_puts(&u->out, "END-OF-DOCUMENT\n");
+        stax_test_buf_puts(&u->out, "END-OF-DOCUMENT\n");
         return;
     }
     if (st >= 0) {
-        sb_printf(&u->out, "STOPPED %s\n", stax_test_status_name(st));
+        stax_test_buf_printf(&u->out, "STOPPED %s\n", stax_test_status_name(st));
         return;
     }
     stax_pos p = stax_reader_error_pos(r);
-    sb_printf(&u->out, "ERROR %s @%llu:%llu:%llu\n", stax_test_status_name(st), (unsigned long long)p.line,
+    stax_test_buf_printf(&u->out, "ERROR %s @%llu:%llu:%llu\n", stax_test_status_name(st), (unsigned long long)p.line,
               (unsigned long long)p.column, (unsigned long long)p.offset);
     if (stax_reader_status(r) != st)
-        sb_printf(&u->out, "STATUS-MISMATCH %s\n", stax_test_status_name(stax_reader_status(r)));
+        stax_test_buf_printf(&u->out, "STATUS-MISMATCH %s\n", stax_test_status_name(stax_reader_status(r)));
     const stax_batch *b = NULL;
     int again = stax_reader_next(r, &b);
-    if (again != st) sb_printf(&u->out, "NOT-STICKY %s\n", stax_test_status_name(again));
+    if (again != st) stax_test_buf_printf(&u->out, "NOT-STICKY %s\n", stax_test_status_name(again));
     stax_pos q = stax_reader_error_pos(r);
-    if (q.line != p.line || q.column != p.column || q.offset != p.offset) sb_puts(&u->out, "ERRPOS-MOVED\n");
+    if (q.line != p.line || q.column != p.column || q.offset != p.offset) stax_test_buf_puts(&u->out, "ERRPOS-MOVED\n");
     const char *msg = stax_reader_message(r);
-    if (!msg || !*msg) sb_puts(&u->out, "NO-MESSAGE\n");
+    if (!msg || !*msg) stax_test_buf_puts(&u->out, "NO-MESSAGE\n");
 }
 
 typedef size_t (*chunk_picker)(void *ctx, size_t left);
@@ -343,7 +367,7 @@ static char *run_push(const char *doc, size_t len, chunk_picker pick, void *ctx,
     int st = STAX_NEED_INPUT;
     stax_reader *r = stax_reader_new(opt);
     if (!r) {
-        sb_puts(&u.out, "NEW-FAILED\n");
+        stax_test_buf_puts(&u.out, "NEW-FAILED\n");
         if (status) *status = STAX_E_NOMEM;
         return sb_finish(&u.out);
     }
@@ -358,7 +382,7 @@ static char *run_push(const char *doc, size_t len, chunk_picker pick, void *ctx,
         memcpy(copy, doc + pos, n);
         int fst = stax_reader_feed(r, copy, n);
         if (fst != STAX_OK) {
-            sb_printf(&u.out, "FEED-FAILED %s\n", stax_test_status_name(fst));
+            stax_test_buf_printf(&u.out, "FEED-FAILED %s\n", stax_test_status_name(fst));
             __real_free(copy);
             st = HARNESS_STOP;
             break;
@@ -371,18 +395,18 @@ static char *run_push(const char *doc, size_t len, chunk_picker pick, void *ctx,
     if (st == STAX_NEED_INPUT) {
         int est = stax_reader_end(r);
         if (est != STAX_OK) {
-            sb_printf(&u.out, "END-FAILED %s\n", stax_test_status_name(est));
+            stax_test_buf_printf(&u.out, "END-FAILED %s\n", stax_test_status_name(est));
             st = HARNESS_STOP;
         } else {
             st = run_drain(&u, r);
             if (st == STAX_NEED_INPUT) {
-                sb_puts(&u.out, "NEED-INPUT-AFTER-END\n");
+                stax_test_buf_puts(&u.out, "NEED-INPUT-AFTER-END\n");
                 st = HARNESS_STOP;
             }
         }
     } else if (st == STAX_END) {
         /* Misc may follow the root: the end is known only once input ends. */
-        sb_puts(&u.out, "END-BEFORE-INPUT-END\n");
+        stax_test_buf_puts(&u.out, "END-BEFORE-INPUT-END\n");
         st = HARNESS_STOP;
     }
     run_finish(&u, r, st);
@@ -447,7 +471,7 @@ char *stax_test_pull_events(stax_reader *r, const stax_reader_options *opt, unsi
     run_init(&u, opt, dump_flags);
     int st = run_drain(&u, r);
     if (st == STAX_NEED_INPUT) {
-        sb_puts(&u.out, "UNEXPECTED-NEED-INPUT\n");
+        stax_test_buf_puts(&u.out, "UNEXPECTED-NEED-INPUT\n");
         st = HARNESS_STOP;
     }
     run_finish(&u, r, st);
@@ -516,4 +540,82 @@ int stax_test_cursor_next(stax_test_cursor *c) {
         c->status = st;
         return 0;
     }
+}
+
+/* ================================================================ fixtures */
+
+
+/* The fixtures folder: ./fixtures when run from the top of the tree (make
+ * does), else next to this source file. */
+static const char *fixture_dir(void) {
+    static char dir[512];
+    DIR *d = opendir("fixtures");
+    if (d) {
+        closedir(d);
+        return "fixtures";
+    }
+    const char *src = __FILE__;
+    const char *slash = strrchr(src, '/');
+    size_t n = slash ? (size_t)(slash - src) : 0;
+    snprintf(dir, sizeof dir, "%.*s%s../fixtures", (int)n, src, n ? "/" : "");
+    return dir;
+}
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert_not_null(buf);
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const stax_test_fixture *)a)->name, ((const stax_test_fixture *)b)->name);
+}
+
+/* Load every .xml file of fixtures/, sorted by name; returns how many. */
+size_t stax_test_load_fixtures(stax_test_fixture **out) {
+    const char *dir = fixture_dir();
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "no fixtures folder (looked in %s)", dir);
+    size_t n = 0, cap = 32;
+    stax_test_fixture *fx = calloc(cap, sizeof *fx);
+    cr_assert_not_null(fx);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".xml") != 0 || l >= sizeof fx->name) continue;
+        if (n == cap) {
+            cap *= 2;
+            fx = realloc(fx, cap * sizeof *fx);
+            cr_assert_not_null(fx);
+        }
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        memcpy(fx[n].name, e->d_name, l + 1);
+        fx[n].data = read_all(path, &fx[n].len);
+        fx[n].bad = strncmp(e->d_name, "bad-", 4) == 0;
+        n++;
+    }
+    closedir(d);
+    qsort(fx, n, sizeof *fx, by_name);
+    *out = fx;
+    return n;
+}
+
+void stax_test_free_fixtures(stax_test_fixture *fx, size_t n) {
+    for (size_t i = 0; i < n; i++) free(fx[i].data);
+    free(fx);
 }

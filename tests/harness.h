@@ -113,6 +113,38 @@ const char *stax_test_status_name(int status);
 /* Convenience: a NUL-terminated document. */
 #define STAX_DOC(s) (s), (sizeof(s) - 1)
 
+/* A growable NUL-terminated string (through the real allocator, so that it
+ * works while the malloc guard is set). Start from {0}; free with
+ * stax_test_buf_free. */
+typedef struct stax_test_buf {
+    char *p;
+    size_t len, cap;
+} stax_test_buf;
+void stax_test_buf_put(stax_test_buf *b, const char *s, size_t n);
+void stax_test_buf_puts(stax_test_buf *b, const char *z);
+void stax_test_buf_printf(stax_test_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void stax_test_buf_free(stax_test_buf *b);
+
+/* An allocator hook (alloc_ud: a stax_test_meter) that counts the bytes held
+ * and their peak, to show that a run stays in flat memory and frees all. */
+typedef struct stax_test_meter {
+    size_t now, peak;
+} stax_test_meter;
+void *stax_test_meter_alloc(void *ud, void *p, size_t old, size_t n);
+
+/* FIXTURES
+ * Every .xml file of fixtures/ (./fixtures when run from the top of the tree,
+ * else next to the tests' sources), sorted by name. bad: its name starts
+ * with "bad-" (it is not well-formed). */
+typedef struct stax_test_fixture {
+    char name[128];
+    char *data;
+    size_t len;
+    int bad;
+} stax_test_fixture;
+size_t stax_test_load_fixtures(stax_test_fixture **out);
+void stax_test_free_fixtures(stax_test_fixture *fx, size_t n);
+
 /* MALLOC GUARD
  * The unit binary is linked with -Wl,--wrap=malloc,realloc,calloc,free. While
  * stax_test_forbid_malloc is nonzero, any call to one of them (from the test,

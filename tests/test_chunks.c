@@ -10,92 +10,13 @@
 
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct fixture {
-    char name[128];
-    char *data;
-    size_t len;
-    int bad;
-} fixture;
-
-/* The fixtures folder: ./fixtures when run from the top of the tree (make
- * does), else next to this source file. */
-static const char *fixture_dir(void) {
-    static char dir[512];
-    DIR *d = opendir("fixtures");
-    if (d) {
-        closedir(d);
-        return "fixtures";
-    }
-    const char *src = __FILE__;
-    const char *slash = strrchr(src, '/');
-    size_t n = slash ? (size_t)(slash - src) : 0;
-    snprintf(dir, sizeof dir, "%.*s%s../fixtures", (int)n, src, n ? "/" : "");
-    return dir;
-}
-
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    cr_assert_not_null(buf);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            cr_assert_not_null(buf);
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static int by_name(const void *a, const void *b) {
-    return strcmp(((const fixture *)a)->name, ((const fixture *)b)->name);
-}
-
-/* Load every .xml file of fixtures/, sorted by name; returns how many. */
-static size_t load_fixtures(fixture **out) {
-    const char *dir = fixture_dir();
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "no fixtures folder (looked in %s)", dir);
-    size_t n = 0, cap = 32;
-    fixture *fx = calloc(cap, sizeof *fx);
-    cr_assert_not_null(fx);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (l < 5 || strcmp(e->d_name + l - 4, ".xml") != 0 || l >= sizeof fx->name) continue;
-        if (n == cap) {
-            cap *= 2;
-            fx = realloc(fx, cap * sizeof *fx);
-            cr_assert_not_null(fx);
-        }
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        memcpy(fx[n].name, e->d_name, l + 1);
-        fx[n].data = read_all(path, &fx[n].len);
-        fx[n].bad = strncmp(e->d_name, "bad-", 4) == 0;
-        n++;
-    }
-    closedir(d);
-    qsort(fx, n, sizeof *fx, by_name);
-    *out = fx;
-    return n;
-}
-
-static void free_fixtures(fixture *fx, size_t n) {
-    for (size_t i = 0; i < n; i++) free(fx[i].data);
-    free(fx);
-}
+typedef stax_test_fixture fixture;
+#define load_fixtures stax_test_load_fixtures
+#define free_fixtures stax_test_free_fixtures
 
 Test(chunks, fixtures_are_there) {
     fixture *fx;

@@ -204,25 +204,6 @@ Test(dtd, malformed_declarations) {
 
 /* ================================================================ limits */
 
-/* An allocator that records its peak use, to show that attacks fail in flat memory. */
-typedef struct {
-    size_t now, peak;
-} meter;
-
-static void *meter_alloc(void *ud, void *p, size_t old, size_t n) {
-    meter *m = ud;
-    if (n == 0) {
-        m->now -= old;
-        __real_free(p);
-        return NULL;
-    }
-    void *q = __real_realloc(p, n);
-    if (!q) return NULL;
-    m->now = m->now - old + n;
-    if (m->now > m->peak) m->peak = m->now;
-    return q;
-}
-
 static char *laughs(int in_attr) {
     static char buf[2048];
     int o = sprintf(buf, "<!DOCTYPE l [<!ENTITY l0 \"lol\">");
@@ -236,8 +217,8 @@ static char *laughs(int in_attr) {
 }
 
 static void expect_limit_in_flat_memory(const char *doc, size_t len, stax_reader_options *o, int want) {
-    meter m = {0, 0};
-    o->alloc = meter_alloc;
+    stax_test_meter m = {0, 0};
+    o->alloc = stax_test_meter_alloc;
     o->alloc_ud = &m;
     for (size_t c = 0; c < stax_test_chunk_count; c++) {
         int st;
@@ -256,9 +237,14 @@ Test(dtd, billion_laughs_in_content) {
 }
 
 Test(dtd, billion_laughs_in_attribute) {
+    /* the expanded value passes max_token (1 MiB) first... */
     stax_reader_options o = {0};
     char *doc = laughs(1);
-    expect_limit_in_flat_memory(doc, strlen(doc), &o, STAX_E_LIMIT_ENTITY);
+    expect_limit_in_flat_memory(doc, strlen(doc), &o, STAX_E_LIMIT_TOKEN);
+    /* ...and with a larger max_token, the amplification limit stops it */
+    stax_reader_options big = {0};
+    big.max_token = (size_t)16 << 20;
+    expect_limit_in_flat_memory(doc, strlen(doc), &big, STAX_E_LIMIT_ENTITY);
 }
 
 Test(dtd, billion_laughs_smaller_threshold) {
@@ -332,36 +318,36 @@ Test(dtd, fixed_block_never_mallocs) {
     cr_assert_eq(stax_test_forbidden_calls, 0);
 }
 
-Test(dtd, fixed_block_too_small_for_the_dtd) {
-    static char block[24 * 1024];
+Test(dtd, fixed_block_dtd_is_bounded_by_max_dtd) {
+    /* In a fixed block the DTD has its max_dtd bytes from the start: a DTD
+     * that does not fit them is STAX_E_LIMIT_DTD, the same as with an
+     * allocator, never STAX_E_NOMEM. */
+    static char block[64 * 1024];
     char doc[16384];
     int o = sprintf(doc, "<!DOCTYPE d [");
     for (int i = 0; i < 150; i++) o += sprintf(doc + o, "<!ENTITY e%d \"%060d\">", i, i);
     sprintf(doc + o, "]><d/>");
     stax_reader_options opt = {0};
+    opt.max_token = 16384;
+    opt.max_dtd = 4096;
     opt.memory = block;
     opt.memory_size = sizeof block;
-    int st;
-    char *d = stax_test_events(doc, strlen(doc), 0, &opt, &st);
-    free(d);
-    cr_assert(st == STAX_E_NOMEM || st == STAX_E_LIMIT_DTD || st == STAX_E_LIMIT_TOKEN, "status %d", st);
-    /* with a token limit that lets the DOCTYPE through, the block runs out
-     * while max_dtd (1 MiB) is far away: that is STAX_E_NOMEM, not "DTD larger
-     * than max_dtd" (which it used to say; found by fuzz_reader) */
-    static char block2[40 * 1024];
-    opt.memory = block2;
-    opt.memory_size = sizeof block2;
-    opt.max_token = 16384;
-    d = stax_test_events(doc, strlen(doc), 0, &opt, &st);
-    cr_assert_eq(st, STAX_E_NOMEM, "status %d\n%s", st, d);
-    free(d);
-    stax_reader *r = stax_reader_new(&opt);
-    cr_assert_not_null(r);
-    const stax_batch *b;
-    cr_assert_eq(stax_reader_feed(r, doc, strlen(doc)), STAX_OK);
-    cr_assert_eq(stax_reader_next(r, &b), STAX_E_NOMEM);
-    cr_assert_str_eq(stax_reader_message(r), "the fixed memory block is too small for this DTD");
-    stax_reader_free(r);
+    char *fixed = stax_test_events_ex(doc, strlen(doc), 0, &opt, STAX_DUMP_POS, NULL);
+    char want[64];
+    snprintf(want, sizeof want, "%s", stax_test_last_line(fixed));
+    free(fixed);
+    cr_assert(strncmp(want, "ERROR LIMIT_DTD @1:", 19) == 0, "%s", want);
+    stax_test_expect_status(doc, strlen(doc), &opt, want);
+    opt.memory = NULL; /* the same with an allocator */
+    opt.memory_size = 0;
+    stax_test_expect_status(doc, strlen(doc), &opt, want);
+    /* a block too small for max_dtd is refused when the reader is created */
+    opt.memory = block;
+    opt.max_dtd = sizeof block;
+    const char *why = NULL;
+    cr_assert_null(stax_reader_new(&opt));
+    cr_assert_eq(stax_reader_check_options(&opt, &why), STAX_E_NOMEM);
+    cr_assert(why && strstr(why, "fixed block"), "%s", why ? why : "(null)");
 }
 
 /* Regressions: expansion inside the DTD itself once had no budget. Parameter
@@ -395,6 +381,7 @@ static char *empty_default_bomb(void) {
     sprintf(buf + o, "<!ATTLIST d a CDATA \"&e8;\">]><d/>");
     return buf;
 }
+
 
 Test(dtd, parameter_entity_bomb_is_bounded) {
     stax_reader_options o = {0};

@@ -813,11 +813,24 @@ Test(reader, new_rejects_bad_options) {
     opt.max_token = 100;
     opt.max_text = 200;
     cr_assert_null(stax_reader_new(&opt), "max_text > max_token is out of range");
-    static unsigned char small[STAX_READER_MIN_MEMORY - 1];
+    const char *why = NULL;
+    cr_assert_eq(stax_reader_check_options(&opt, &why), STAX_E_USAGE);
+    cr_assert(why && strstr(why, "max_text"), "%s", why ? why : "(null)");
+    opt.max_text = 0;
+    opt.max_entity_depth = 5000;
+    cr_assert_null(stax_reader_new(&opt), "max_entity_depth over 1024");
+    cr_assert_eq(stax_reader_check_options(&opt, &why), STAX_E_USAGE);
+    opt.max_entity_depth = 0;
+    opt.encoding = "EBCDIC-FR";
+    cr_assert_null(stax_reader_new(&opt), "an unknown forced encoding");
+    cr_assert_eq(stax_reader_check_options(&opt, &why), STAX_E_USAGE);
+    static _Alignas(16) unsigned char small[1024];
     stax_reader_options o2 = {0};
     o2.memory = small;
     o2.memory_size = sizeof small;
-    cr_assert_null(stax_reader_new(&o2), "a block under STAX_READER_MIN_MEMORY is refused");
+    cr_assert_null(stax_reader_new(&o2), "a block too small for the smallest defaults is refused");
+    cr_assert_eq(stax_reader_check_options(&o2, &why), STAX_E_NOMEM);
+    cr_assert(why && strstr(why, "fixed block"), "%s", why ? why : "(null)");
 }
 
 /* ================================================================ zero copy */

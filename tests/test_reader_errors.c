@@ -566,18 +566,41 @@ Test(errors, allocator_hook_error_path_frees_everything) {
 
 /* Fail the 1st, 2nd, ... allocation: the reader is not created, or it stops
  * with STAX_E_NOMEM, or (past the last allocation) it succeeds; never a crash
- * or a leak. */
-Test(errors, allocation_failure_at_every_call) {
+ * or a leak, and every free and resize passes the size the block was
+ * allocated with (the hook checks it), also after a failure. Over documents
+ * that use the DTD (entities in content and attributes, defaults), namespaces
+ * and transcoding (UTF-16, ISO-8859-1), and a pull source. */
+static void fail_every_allocation(const char *doc, size_t len, unsigned flags, int pull) {
     int succeeded = 0;
-    for (size_t n = 1; n < 200 && !succeeded; n++) {
+    for (size_t n = 1; n < 400 && !succeeded; n++) {
         for (size_t k = 0; k < stax_test_chunk_count; k++) {
+            if (pull && k) break;
             counting_alloc a = {0};
             a.fail_at = n;
             stax_reader_options opt = {0};
             opt.alloc = counting_fn;
             opt.alloc_ud = &a;
+            opt.flags = flags;
+            opt.read_buffer = 64;
             int st = 0;
-            char *d = stax_test_events(STAX_DOC(hook_doc), stax_test_chunk_sizes[k], &opt, &st);
+            char *d;
+            if (pull) {
+                FILE *f = fmemopen((void *)doc, len, "rb");
+                cr_assert_not_null(f);
+                stax_reader *r = stax_reader_new(&opt);
+                if (!r) {
+                    d = strdup("NEW-FAILED\n");
+                    st = STAX_E_NOMEM;
+                } else {
+                    stax_reader_set_file(r, f);
+                    d = stax_test_pull_events(r, &opt, 0);
+                    st = stax_reader_status(r) < 0 ? stax_reader_status(r) : STAX_END;
+                    stax_reader_free(r);
+                }
+                fclose(f);
+            } else {
+                d = stax_test_events(doc, len, stax_test_chunk_sizes[k], &opt, &st);
+            }
             const char *last = stax_test_last_line(d);
             if (st == STAX_END) {
                 cr_assert_str_eq(last, "END-OF-DOCUMENT", "%s", d);
@@ -589,7 +612,57 @@ Test(errors, allocation_failure_at_every_call) {
             free(d);
             cr_assert_eq(a.live_bytes, 0, "fail at %zu, chunk %zu: leak of %zu bytes", n, stax_test_chunk_sizes[k],
                          a.live_bytes);
+            cr_assert(!a.bad_old_size, "fail at %zu, chunk %zu: a free or resize with the wrong size", n,
+                      stax_test_chunk_sizes[k]);
         }
     }
-    cr_assert(succeeded, "the document never parsed with fewer than 200 allocations");
+    cr_assert(succeeded, "the document never parsed with fewer than 400 allocations");
+}
+
+Test(errors, allocation_failure_at_every_call) {
+    fail_every_allocation(STAX_DOC(hook_doc), 0, 0);
+}
+
+Test(errors, allocation_failure_with_dtd_namespaces_and_encodings, .timeout = 60) {
+    static const char dtd_doc[] =
+        "<!DOCTYPE r [<!ENTITY e \"<i a='&f;'>x</i>\"><!ENTITY f \" v  w \"><!ATTLIST r d CDATA 'dv' n NMTOKENS ' a  b '>"
+        "<!ATTLIST i t NMTOKENS '&f;'><!NOTATION n SYSTEM 'n'><?pi in the subset?>]>"
+        "<r a='&f;&f;'>&e;&e;<j k='&f;'/></r>";
+    static const char dtd_err_doc[] = "<!DOCTYPE r [<!ENTITY e \"&f;\"><!ENTITY f \"&e;\">]><r a='&e;'/>";
+    static const char ns_doc[] = "<p:r xmlns:p='urn:p' xmlns='urn:d'><p:e xmlns:q='urn:q' q:a='1' b='2'><f/></p:e>"
+                                 "<g xmlns=''/></p:r>";
+    fail_every_allocation(STAX_DOC(dtd_doc), 0, 0);
+    fail_every_allocation(STAX_DOC(ns_doc), STAX_READ_NAMESPACES, 0);
+    fail_every_allocation(STAX_DOC(ns_doc), STAX_READ_NAMESPACES, 1);
+    /* the error document: every run ends in an error, the entity one or NOMEM */
+    for (size_t n = 1; n < 40; n++) {
+        counting_alloc a = {0};
+        a.fail_at = n;
+        stax_reader_options opt = {0};
+        opt.alloc = counting_fn;
+        opt.alloc_ud = &a;
+        int st;
+        char *d = stax_test_events(STAX_DOC(dtd_err_doc), 1, &opt, &st);
+        cr_assert(st == STAX_E_ENTITY || st == STAX_E_NOMEM, "%s", d);
+        free(d);
+        cr_assert_eq(a.live_bytes, 0);
+        cr_assert(!a.bad_old_size);
+    }
+    /* UTF-16 LE with a BOM, and ISO-8859-1 by declaration */
+    static const char u8[] = "<r a='\xC3\xA9'>caf\xC3\xA9<!-- c --><s/></r>";
+    char u16[2 * sizeof u8 + 2];
+    size_t m = 0;
+    u16[m++] = (char)0xFF, u16[m++] = (char)0xFE;
+    for (size_t i = 0; i < sizeof u8 - 1; i++) {
+        unsigned char c = (unsigned char)u8[i];
+        if (c == 0xC3) { /* é */
+            u16[m++] = (char)0xE9, u16[m++] = 0, i++;
+            continue;
+        }
+        u16[m++] = (char)c, u16[m++] = 0;
+    }
+    fail_every_allocation(u16, m, 0, 0);
+    fail_every_allocation(u16, m, 0, 1);
+    static const char latin1[] = "<?xml version='1.0' encoding='ISO-8859-1'?><r a='\xE9'>caf\xE9</r>";
+    fail_every_allocation(STAX_DOC(latin1), 0, 0);
 }

@@ -833,7 +833,7 @@ static void print_verdict(const xc_test *t) {
 static void usage(const char *name) {
     fprintf(stderr,
             "usage: %s SUITE_DIR [--quiet] [--verbose] [--chunk N] [--only ID] [--markdown FILE]\n"
-            "       [--verdicts FILE] [--beside FILE]\n"
+            "       [--verdicts FILE] [--beside FILE] [--fixed-sweep]\n"
             "  SUITE_DIR holds cleaned/xmlconf-flattened.xml (sh tools/fetch-suite.sh build/xmlconf\n"
             "  gives build/xmlconf/package)\n",
             name);
@@ -859,6 +859,7 @@ static int parse_args(int argc, char **argv, xc_opts *o) {
         else if (!strcmp(a, "--markdown") && more) o->markdown = argv[++i];
         else if (!strcmp(a, "--verdicts") && more) o->verdicts = argv[++i];
         else if (!strcmp(a, "--beside") && more) o->beside = argv[++i];
+        else if (!strcmp(a, "--fixed-sweep")) o->fixed_sweep = 1;
         else if (a[0] == '-' || o->dir) return -1;
         else o->dir = a;
     }

@@ -60,6 +60,7 @@ typedef struct xc_opts {
     const char *markdown; /* --markdown FILE */
     const char *verdicts; /* --verdicts FILE: write one line per test */
     const char *beside;   /* --beside FILE: another runner's --verdicts, shown in extra columns */
+    int fixed_sweep;      /* --fixed-sweep: also read each document in fixed blocks of many sizes */
 } xc_opts;
 
 /* One parse of a document, as a runner reports it to xc_judge. */

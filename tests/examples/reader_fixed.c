@@ -1,17 +1,32 @@
-/* docs/api.md, "Fixed memory": a reader that lives in one static block and
- * never calls malloc. */
+/* docs/api.md, "Memory": firmware reading a sensor configuration in one
+ * static block of 4 KiB, never calling malloc. */
 #include "stax.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static _Alignas(16) unsigned char reader_block[32 * 1024];
+static _Alignas(16) unsigned char reader_block[4096];
+
+/* Small limits: what a configuration file needs, and what bounds the block. */
+static stax_reader_options sensor_options(void) {
+    stax_reader_options o = {0};
+    o.max_depth = 8;
+    o.max_name = 32;
+    o.max_attrs = 4;
+    o.max_token = 256;
+    o.max_text = 128;
+    o.batch_events = 4;
+    o.max_entity_depth = 2;
+    o.read_buffer = 64;
+    o.max_dtd = 64; /* no DTD expected: any internal subset is over the limit */
+    o.memory = reader_block;
+    o.memory_size = sizeof reader_block;
+    return o;
+}
 
 /* Feed doc whole, end, count elements; print the outcome. */
 static void fixed_run(const char *label, const char *doc, size_t len) {
-    stax_reader_options opt = {0};
-    opt.memory = reader_block;
-    opt.memory_size = sizeof reader_block;
+    stax_reader_options opt = sensor_options();
     stax_reader *r = stax_reader_new(&opt);
     if (!r) {
         printf("%s: no reader\n", label);
@@ -39,21 +54,25 @@ static void fixed_run(const char *label, const char *doc, size_t len) {
 }
 
 int main(void) {
-    static const char readings[] = "<log><r t=\"1\">20.5</r><r t=\"2\">20.7</r><r t=\"3\">21.0</r></log>";
-    fixed_run("readings", readings, sizeof readings - 1);
+    stax_reader_options opt = sensor_options();
+    /* everything the reader can need is taken from the block when it is created */
+    printf("the limits fit in %zu bytes: %s\n", sizeof reader_block,
+           stax_reader_memory_size(&opt) <= sizeof reader_block ? "yes" : "no");
 
-    /* max_token defaults to a quarter of the block: 8 KiB here */
-    static char big[10 * 1024];
-    size_t n = (size_t)sprintf(big, "<log>\n<!--");
-    memset(big + n, 'x', 9000);
-    n += 9000;
-    n += (size_t)sprintf(big + n, "--></log>");
+    static const char config[] = "<cfg v=\"2\"><sensor id=\"t1\" rate=\"10\"/>\n"
+                                 "<sensor id=\"t2\" rate=\"20\">on</sensor><log/></cfg>";
+    fixed_run("config", config, sizeof config - 1);
+
+    static char big[1024];
+    size_t n = (size_t)sprintf(big, "<cfg>\n<!--");
+    memset(big + n, 'x', 300);
+    n += 300;
+    n += (size_t)sprintf(big + n, "--></cfg>");
     fixed_run("big comment", big, n);
 
-    static _Alignas(16) unsigned char tiny[8 * 1024];
-    stax_reader_options opt = {0};
-    opt.memory = tiny;
-    opt.memory_size = sizeof tiny;
-    printf("8 KiB block: %s\n", stax_reader_new(&opt) ? "accepted" : "refused (below STAX_READER_MIN_MEMORY)");
+    opt.max_token = 8192; /* does not fit: the reader is not created, and we learn why */
+    const char *why;
+    if (!stax_reader_new(&opt) && stax_reader_check_options(&opt, &why) == STAX_E_NOMEM)
+        printf("max_token 8192: refused: %s\n", why);
     return 0;
 }
