@@ -32,7 +32,7 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     if (d->err) return d->err;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    stax__vfmt(d->msg, sizeof d->msg, fmt, ap);
     va_end(ap);
     d->err = code;
     d->err_at = c->anchor ? c->anchor : at;

@@ -139,7 +139,7 @@ static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ..
     if (r->status < 0) return r->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    stax__vfmt(r->msg, sizeof r->msg, fmt, ap);
     va_end(ap);
     r->status = code;
     r->err_pos = at;

@@ -4,6 +4,8 @@
 #define STAX_INTERNAL_H
 
 #include "stax.h"
+#include <limits.h>
+#include <stdarg.h>
 #include <string.h>
 
 #ifndef STAXINT
@@ -127,6 +129,15 @@ static inline int stax__buf_put(stax__buf *b, const void *s, size_t n) {
     b->len += n;
     return 0;
 }
+
+/* ------------------------------------------------------------- messages
+ * vsnprintf for the conversions the library's messages use, so that no build
+ * needs the C library's formatter: d i u x X o c s and %%, the flags - 0 +
+ * and space, a width and a precision (digits or *), and the length modifiers
+ * hh h l ll z j t. Writes at most cap - 1 bytes and a NUL (when cap > 0),
+ * never ending inside a UTF-8 sequence it had to cut; returns the length
+ * written. Any other conversion ends the output where it stands. */
+STAXINT size_t stax__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------- keyed hashing
  * The reader's lookup tables (DTD entities and ATTLISTs, namespace prefixes)
