@@ -510,7 +510,8 @@ enum {
     STAX__ENC_ASCII,
     STAX__ENC_CP1252,
     STAX__ENC_TABLE,      /* the caller's 256-entry table */
-    STAX__ENC_UTF16 = 100 /* by name only: "UTF-16", endianness from the BOM */
+    STAX__ENC_UTF16 = 100,/* by name only: "UTF-16", endianness from the BOM */
+    STAX__ENC_SBCS = 128  /* STAX__ENC_SBCS + k: built-in single-byte table k (encoding_tables.h) */
 };
 #define STAX__DEC_ERROR (-1)
 
