@@ -523,6 +523,8 @@ size_t stax__vfmt(char *buf, size_t cap, const char *fmt, va_list ap) {
 
 /* ================================================================ errors */
 
+const char *stax_version(void) { return STAX_VERSION; }
+
 const char *stax_strerror(int status) {
     switch (status) {
     case STAX_OK: return "ok";

@@ -8,9 +8,13 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* Hidden even where the library is built without -fvisibility=hidden (a
+ * vendored single file inside someone's shared library). */
 #ifndef STAXINT
 #ifdef STAX_STATIC
 #define STAXINT static
+#elif defined(__GNUC__) || defined(__clang__)
+#define STAXINT extern __attribute__((visibility("hidden")))
 #else
 #define STAXINT extern
 #endif
