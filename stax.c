@@ -2,7 +2,17 @@
  * classes, names, positions and error strings. */
 #include "stax_internal.h"
 
+/* The default allocator under the hook. A single-file build may replace it by
+ * defining both STAX_REALLOC(p, n) and STAX_FREE(p) (realloc and free
+ * semantics) before including the implementation. */
+#if defined(STAX_REALLOC) != defined(STAX_FREE)
+#error "define both STAX_REALLOC and STAX_FREE, or neither"
+#endif
+#ifndef STAX_REALLOC
 #include <stdlib.h>
+#define STAX_REALLOC(p, n) realloc(p, n)
+#define STAX_FREE(p) free(p)
+#endif
 
 /* ================================================================ memory */
 
@@ -10,10 +20,10 @@ static void *stax__default_alloc(void *ud, void *ptr, size_t old_size, size_t ne
     (void)ud;
     (void)old_size;
     if (new_size == 0) {
-        free(ptr);
+        STAX_FREE(ptr);
         return NULL;
     }
-    return realloc(ptr, new_size);
+    return STAX_REALLOC(ptr, new_size);
 }
 
 /* Fixed block: a list of chunks laid end to end, each with a header. The
