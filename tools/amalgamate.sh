@@ -89,7 +89,8 @@ emit() {
  * With STAX_STATIC every function is static: a private copy that need not use
  * all of them, so unused-function warnings are silenced for this part.
  *
- * CONFIGURATION  Define before including this file with STAX_IMPLEMENTATION:
+ * CONFIGURATION  Define before including this file with STAX_IMPLEMENTATION
+ * (STAX_NO_STDIO also changes the declarations: define it everywhere or nowhere):
  *   STAX_STATIC              every function static (a private copy)
  *   STAX_REALLOC(p, n), STAX_FREE(p)
  *                            the default allocator behind the hook (realloc
