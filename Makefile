@@ -1,21 +1,29 @@
-# stax build. `make` builds the library and the tool; `make test` runs every test.
-# Variables: CC (gcc or clang), BUILD (output folder), SAN=1 (ASan+UBSan build).
+# stax build. `make` builds the library and the tool; `make test` runs every test;
+# `make install` installs them (docs/install.md).
+# Variables: CC (gcc or clang), CFLAGS, CPPFLAGS, LDFLAGS, BUILD (output folder),
+# SAN=1 (ASan+UBSan build), WERROR=1 (warnings are errors; `make test` sets it).
 
 CC ?= cc
 BUILD ?= build
 OPT ?= -O2
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
-WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes $(if $(filter 1,$(WERROR)),-Werror)
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SAN),1)
   OPT = -O1 -g
   EXTRA = $(SANFLAGS) -DSTAX_ABORT_ON_INTERNAL
+else
+  # The shared library must resolve every symbol it uses (-lpthread included).
+  SHLIB_CHECK = -Wl,--no-undefined
 endif
-CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) $(CFLAGS)
+# Only the public API (STAXDEF in stax.h) leaves the shared library.
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
+DEPFLAGS = -MMD -MP
 
 LIB_SRC = stax.c reader_batch.c entities.c dtd.c namespaces.c encoding.c writer.c
-LIB_HDR = stax.h stax_internal.h
+# Private headers, in the order the single file inlines them.
+LIB_HDR = stax_internal.h encoding_tables.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 CLI_SRC = $(wildcard cli/*.c)
@@ -27,37 +35,96 @@ UNIT_OBJ = $(UNIT_ALL:%.c=$(BUILD)/obj/%.o)
 # Unit tests wrap the allocator so fixed-block tests can prove malloc is never called.
 WRAP_MALLOC = -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc -Wl,--wrap=free
 
-.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang deps clean bench main
+# The version is written once, in stax.h; the soname and stax.pc take it from there.
+version_part = $(shell sed -n 's/^\#define STAX_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' stax.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+SONAME = libstax.so.$(VERSION_MAJOR)
+SHLIB = libstax.so.$(VERSION)
+
+# Installation (GNU conventions; DESTDIR for staging).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
+INSTALL_DATA ?= $(INSTALL) -m 644
+
+# The W3C suite, fetched once for every build folder.
+XMLCONF = build/xmlconf
+
+.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang \
+	test-install test-symbols test-man test-encodings install uninstall deps clean bench main FORCE
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
 
-$(BUILD)/obj/%.o: %.c $(LIB_HDR) $(wildcard cli/*.h tests/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -I. -c $< -o $@
+# Objects are rebuilt when the compiler or its flags change, not only the sources.
+$(BUILD)/cflags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(CFLAGS_ALL)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_ALL)' >$@
 
-$(BUILD)/pic/%.o: %.c $(LIB_HDR)
+$(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -I. -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -I. -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -fPIC -I. -c $< -o $@
+
+-include $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/obj/tests/conformance.d
 
 $(BUILD)/libstax.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libstax.so: $(PIC_OBJ)
-	$(CC) -shared $(LDFLAGS_ALL) -o $@ $^
+# libstax.so.MAJOR.MINOR.PATCH with soname libstax.so.MAJOR, and the two links.
+$(BUILD)/$(SHLIB): $(PIC_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(SHLIB_CHECK) $(LDFLAGS_ALL) -o $@ $^ -lpthread
+
+$(BUILD)/libstax.so: $(BUILD)/$(SHLIB)
+	ln -sf $(SHLIB) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BUILD)/stax: $(CLI_OBJ) $(BUILD)/libstax.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libstax.a -lpthread
 
 # ---------------------------------------------------------------- single file
+# SINGLE_LINE=1 adds #line directives that point at the source files.
 single: $(BUILD)/stax.h
 
-$(BUILD)/stax.h: stax.h stax_internal.h $(LIB_SRC) tools/amalgamate.sh
+$(BUILD)/stax.h: stax.h $(LIB_HDR) $(LIB_SRC) tools/amalgamate.sh FORCE
 	@mkdir -p $(BUILD)
-	sh tools/amalgamate.sh $@ stax.h stax_internal.h $(LIB_SRC)
+	sh tools/amalgamate.sh $(if $(filter 1,$(SINGLE_LINE)),--line) $@ stax.h $(LIB_HDR) $(LIB_SRC)
+
+# ---------------------------------------------------------------- install
+install: all
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	    stax.pc.in >$(BUILD)/stax.pc
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL_PROGRAM) $(BUILD)/stax $(DESTDIR)$(BINDIR)/stax
+	$(INSTALL_DATA) $(BUILD)/libstax.a $(DESTDIR)$(LIBDIR)/libstax.a
+	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
+	ln -sf $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so
+	$(INSTALL_DATA) stax.h $(DESTDIR)$(INCLUDEDIR)/stax.h
+	$(INSTALL_DATA) $(BUILD)/stax.pc $(DESTDIR)$(PKGCONFIGDIR)/stax.pc
+	$(INSTALL_DATA) man/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
+	$(INSTALL_DATA) man/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/stax $(DESTDIR)$(LIBDIR)/libstax.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so $(DESTDIR)$(INCLUDEDIR)/stax.h \
+	    $(DESTDIR)$(PKGCONFIGDIR)/stax.pc $(DESTDIR)$(MANDIR)/man1/stax.1 $(DESTDIR)$(MANDIR)/man3/stax.3
 
 # ---------------------------------------------------------------- tests
+# Installing what the tests need is tools/deps.sh's job, never make's.
 deps:
 	sh tools/deps.sh test
 
@@ -67,57 +134,86 @@ $(BUILD)/unit: $(UNIT_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
 $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/libstax.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lpthread
 
-# The writer's round trip over the W3C suite needs it fetched first.
+# Offline: a test that needs the W3C suite skips (and is listed as skipped)
+# until `make conformance` has fetched it.
 unit: $(BUILD)/unit $(BUILD)/stax
-	sh tools/fetch-suite.sh build/xmlconf
-	$(BUILD)/unit --jobs 2
+	$(BUILD)/unit --jobs 2 --tap=$(BUILD)/unit.tap
+	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
+# The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
 conformance: $(BUILD)/conformance
-	sh tools/fetch-suite.sh build/xmlconf
-	$(BUILD)/conformance build/xmlconf/package $(CONF_ARGS)
-	$(BUILD)/conformance build/xmlconf/package --chunk 3 --quiet --fixed-sweep
+	STAX_SUITE_TGZ='$(STAX_SUITE_TGZ)' sh tools/fetch-suite.sh $(XMLCONF)
+	$(BUILD)/conformance $(XMLCONF)/package $(CONF_ARGS)
+	$(BUILD)/conformance $(XMLCONF)/package --chunk 3 --quiet --fixed-sweep
 
 # The whole suite again with AddressSanitizer + UndefinedBehaviorSanitizer.
 # Criterion's own runner leaks a little now and then: tests/lsan.supp names it.
 test-asan:
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build/asan SAN=1 unit conformance CONF_ARGS=--quiet
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build/asan SAN=1 conformance unit CONF_ARGS=--quiet
 
 # The unit tests against the amalgamated single file (tests/single_impl.c holds
-# the implementation; every other file sees only the generated header).
+# the implementation; every other file sees only the generated header), with
+# the private STAX_STATIC copy (tests/single_static.c) run beside it; then the
+# configuration macros and #line directives (tools/check-single.sh).
 SINGLE_B = $(BUILD)/single
+SINGLE_CC = $(CC) $(STD) $(WARN) $(OPT) $(CPPFLAGS)
 test-single: $(BUILD)/stax.h
 	@mkdir -p $(SINGLE_B)
-	$(CC) $(STD) $(WARN) $(OPT) -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
-	$(CC) $(STD) $(WARN) $(OPT) -DSTAX_STATIC -I$(BUILD) -c tests/single_static.c -o $(SINGLE_B)/static.o
-	for f in $(UNIT_SRC) tests/harness.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c); do \
-	  $(CC) $(STD) $(WARN) $(OPT) -I$(BUILD) -I. -Icli -c $$f -o $(SINGLE_B)/$$(basename $$f .c).o || exit 1; \
+	$(SINGLE_CC) -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
+	$(SINGLE_CC) -DSTAX_STATIC -I$(BUILD) -c tests/single_static.c -o $(SINGLE_B)/static.o
+	for f in $(UNIT_SRC) tests/single_test.c tests/harness.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c); do \
+	  $(SINGLE_CC) -I$(BUILD) -I. -Icli -c $$f -o $(SINGLE_B)/$$(basename $$f .c).o || exit 1; \
 	done
 	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lcriterion -lpthread
 	$(SINGLE_B)/unit --jobs 2
+	sh tools/amalgamate.sh --line $(SINGLE_B)/stax-line.h stax.h $(LIB_HDR) $(LIB_SRC)
+	CC='$(SINGLE_CC)' sh tools/check-single.sh $(BUILD)/stax.h $(SINGLE_B)/stax-line.h $(SINGLE_B)
 
 # The library compiles without the fd/FILE* functions (embedded builds).
 test-nostdio:
-	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
+	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) $(CPPFLAGS) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
 
 # The usage block at the top of stax.h compiles and does what it says.
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
 
-# The same library, tool and unit tests built with clang (warnings are errors there
-# too) and with STAX_NO_SIMD, so that the portable loops are tested as well.
+# The same library, tool and unit tests built with clang and with STAX_NO_SIMD,
+# so that the portable loops are tested as well.
 test-clang:
 	$(MAKE) CC=clang BUILD=build/clang EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' all unit
 
-test: deps
-	$(MAKE) all
-	$(MAKE) test-nostdio
-	$(MAKE) test-usage
-	$(MAKE) unit
-	$(MAKE) conformance
-	$(MAKE) test-asan
-	$(MAKE) test-single
-	$(MAKE) test-clang
-	$(MAKE) fuzz-regress
+# `make install` into a scratch DESTDIR with PREFIX=/usr, then programs built
+# against it with pkg-config (shared and --static), then `make uninstall`.
+test-install: all
+	MAKE='$(MAKE)' sh tools/check-install.sh $(BUILD)
+
+# The shared library exports exactly the STAXDEF functions of stax.h.
+test-symbols: lib
+	sh tools/check-symbols.sh $(BUILD)
+
+# The man pages lint clean, and stax(1) lists exactly the tool's options.
+test-man: $(BUILD)/stax
+	sh tools/check-man.sh $(BUILD)
+
+# encoding_tables.h and fixtures/encoding-mappings.txt are what
+# tools/gen-encodings.py writes today.
+test-encodings:
+	python3 tools/gen-encodings.py --check
+
+test:
+	$(MAKE) WERROR=1 all
+	$(MAKE) WERROR=1 test-nostdio
+	$(MAKE) WERROR=1 test-usage
+	$(MAKE) WERROR=1 conformance
+	$(MAKE) WERROR=1 unit
+	$(MAKE) WERROR=1 test-asan
+	$(MAKE) WERROR=1 test-single
+	$(MAKE) WERROR=1 test-clang
+	$(MAKE) WERROR=1 fuzz-regress
+	$(MAKE) WERROR=1 test-install
+	$(MAKE) WERROR=1 test-symbols
+	$(MAKE) WERROR=1 test-man
+	$(MAKE) WERROR=1 test-encodings
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
@@ -128,7 +224,9 @@ bench:
 	BUILD=$(BUILD) sh bench/run.sh
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
+
+FORCE:
 
 # Benchmark programs and peers (bench/bench.mk).
 -include bench/bench.mk

@@ -9,7 +9,6 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 struct stax__dtd_chunk {
     stax__dtd_chunk *next;
@@ -37,7 +36,7 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     if (d->status) return d->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->err->msg, sizeof d->err->msg, fmt, ap);
+    stax__vfmt(d->err->msg, sizeof d->err->msg, fmt, ap);
     va_end(ap);
     d->status = code;
     d->err->code = code;

@@ -10,14 +10,13 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 /* ================================================================ errors */
 
 int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    stax__vfmt(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     e->code = code;
     e->at = at;

@@ -24,7 +24,6 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
-#include <stdio.h> /* vsnprintf for messages, also with STAX_NO_STDIO */
 #include <stdlib.h>
 #ifndef STAX_NO_STDIO
 #include <errno.h>
@@ -152,7 +151,7 @@ static int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ..
     if (r->status < 0) return r->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err.msg, sizeof r->err.msg, fmt, ap);
+    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
     va_end(ap);
     r->status = code;
     r->err_pos = at;

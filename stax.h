@@ -65,11 +65,26 @@
 #include <stdio.h> /* FILE, for stax_reader_set_file; define STAX_NO_STDIO to drop */
 #endif
 
-#define STAX_VERSION "0.1.0"
+/* The version of this header. The numbers are the one place it is written
+ * (the Makefile reads them for the soname and stax.pc); STAX_VERSION_NUMBER is
+ * MAJOR * 1000000 + MINOR * 1000 + PATCH, for #if; stax_version() is the
+ * version of the library linked at run time. */
+#define STAX_VERSION_MAJOR 0
+#define STAX_VERSION_MINOR 1
+#define STAX_VERSION_PATCH 0
+#define STAX_VERSION_NUMBER (STAX_VERSION_MAJOR * 1000000 + STAX_VERSION_MINOR * 1000 + STAX_VERSION_PATCH)
+#define STAX__STR(x) #x
+#define STAX__XSTR(x) STAX__STR(x)
+#define STAX_VERSION STAX__XSTR(STAX_VERSION_MAJOR) "." STAX__XSTR(STAX_VERSION_MINOR) "." STAX__XSTR(STAX_VERSION_PATCH)
 
+/* Public functions are declared STAXDEF: static in a private single-file copy
+ * (STAX_STATIC), else extern with default visibility, so that a shared library
+ * built with -fvisibility=hidden exports them and nothing else. */
 #ifndef STAXDEF
 #ifdef STAX_STATIC
 #define STAXDEF static
+#elif defined(__GNUC__) || defined(__clang__)
+#define STAXDEF extern __attribute__((visibility("default")))
 #else
 #define STAXDEF extern
 #endif
@@ -125,6 +140,10 @@ enum {
 
 /* A fixed English description of a status code ("not well-formed", ...). */
 STAXDEF const char *stax_strerror(int status);
+
+/* The version of the library linked at run time, "MAJOR.MINOR.PATCH"; it may
+ * differ from STAX_VERSION, the header's, when a shared library was updated. */
+STAXDEF const char *stax_version(void);
 
 /* realloc-style allocator: (ud, NULL, 0, n) allocates, (ud, p, old, n) resizes,
  * (ud, p, old, 0) frees and returns NULL. Returns NULL on failure. */

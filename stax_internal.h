@@ -4,11 +4,17 @@
 #define STAX_INTERNAL_H
 
 #include "stax.h"
+#include <limits.h>
+#include <stdarg.h>
 #include <string.h>
 
+/* Hidden even where the library is built without -fvisibility=hidden (a
+ * vendored single file inside someone's shared library). */
 #ifndef STAXINT
 #ifdef STAX_STATIC
 #define STAXINT static
+#elif defined(__GNUC__) || defined(__clang__)
+#define STAXINT extern __attribute__((visibility("hidden")))
 #else
 #define STAXINT extern
 #endif
@@ -152,6 +158,15 @@ static inline int stax__buf_put(stax__buf *b, const void *s, size_t n) {
     b->len += n;
     return 0;
 }
+
+/* ------------------------------------------------------------- messages
+ * vsnprintf for the conversions the library's messages use, so that no build
+ * needs the C library's formatter: d i u x X o c s and %%, the flags - 0 +
+ * and space, a width and a precision (digits or *), and the length modifiers
+ * hh h l ll z j t. Writes at most cap - 1 bytes and a NUL (when cap > 0),
+ * never ending inside a UTF-8 sequence it had to cut; returns the length
+ * written. Any other conversion ends the output where it stands. */
+STAXINT size_t stax__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------- keyed hashing
  * The reader's lookup tables (DTD entities and ATTLISTs, namespace prefixes)
@@ -626,7 +641,8 @@ enum {
     STAX__ENC_ASCII,
     STAX__ENC_CP1252,
     STAX__ENC_TABLE,      /* the caller's 256-entry table */
-    STAX__ENC_UTF16 = 100 /* by name only: "UTF-16", endianness from the BOM */
+    STAX__ENC_UTF16 = 100,/* by name only: "UTF-16", endianness from the BOM */
+    STAX__ENC_SBCS = 128  /* STAX__ENC_SBCS + k: built-in single-byte table k (encoding_tables.h) */
 };
 #define STAX__DEC_ERROR (-1)
 

@@ -673,9 +673,10 @@ Test(encoding, names_and_aliases) {
         {"", -1},                            {"UTF", -1},
         {"UTF-", -1},                        {"UTF-8 ", -1},
         {"UTF-88", -1},                      {"UTF-7", -1},
-        {"UTF-32", -1},                      {"ISO-8859-2", -1},
+        {"UTF-32", -1},                      {"ISO-8859-12", -1},
         {"EBCDIC-US", -1},                   {"Shift_JIS", -1},
-        {"windows-1251", -1},                {"latin", -1},
+        {"windows-1259", -1},                {"latin", -1},
+        {"IBM437", -1},                      {"KOI8-R ", -1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert_eq(by_name(cases[i].name), cases[i].enc, "\"%s\": %d, want %d", cases[i].name,

@@ -161,12 +161,15 @@ Test(reader_encoding, unknown_forced_encoding_is_refused) {
     cr_assert_null(stax_reader_new(&o));
 }
 
-/* A caller's table: bytes map to themselves except 0xA4, the euro sign (as
- * in ISO-8859-15), and 0xFF, which is not allowed. */
+/* A caller's table for a name stax does not know: bytes map to themselves
+ * except 0xA4, the euro sign (as in ISO-8859-15), and 0xFF, which is not
+ * allowed. */
 static uint32_t euro_table[256];
+static int euro_hook_calls;
 static const uint32_t *euro_hook(void *ud, const char *name, size_t len) {
     (void)ud;
-    if (len != 11 || memcmp(name, "ISO-8859-15", 11) != 0) return NULL;
+    euro_hook_calls++;
+    if (len != 11 || memcmp(name, "x-euro-8bit", 11) != 0) return NULL;
     for (uint32_t i = 0; i < 256; i++) euro_table[i] = i;
     euro_table[0xA4] = 0x20AC;
     euro_table[0xFF] = 0xFFFFFFFFu;
@@ -174,12 +177,22 @@ static const uint32_t *euro_hook(void *ud, const char *name, size_t len) {
 }
 
 Test(reader_encoding, unknown_encoding_hook_table) {
-    static const char doc[] = "<?xml version='1.0' encoding='ISO-8859-15'?><a>\xA4</a>";
+    static const char doc[] = "<?xml version='1.0' encoding='x-euro-8bit'?><a>\xA4</a>";
     stax_reader_options o = {0};
     o.unknown_encoding = euro_hook;
-    EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"ISO-8859-15\" sa=-\nSTART a\nTEXT \"\xE2\x82\xAC\"\nEND a\nEND-OF-DOCUMENT\n");
-    static const char bad[] = "<?xml version='1.0' encoding='ISO-8859-15'?><a>\xFF</a>";
+    EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"x-euro-8bit\" sa=-\nSTART a\nTEXT \"\xE2\x82\xAC\"\nEND a\nEND-OF-DOCUMENT\n");
+    static const char bad[] = "<?xml version='1.0' encoding='x-euro-8bit'?><a>\xFF</a>";
     stax_test_expect_status(STAX_DOC(bad), &o, "ERROR ENCODING @1:48:47");
+}
+
+/* A built-in encoding never reaches the hook: ISO-8859-15 has 0xFF (ÿ). */
+Test(reader_encoding, builtin_encoding_is_not_asked_of_the_hook) {
+    static const char doc[] = "<?xml version='1.0' encoding='ISO-8859-15'?><a>\xA4\xFF</a>";
+    stax_reader_options o = {0};
+    o.unknown_encoding = euro_hook;
+    euro_hook_calls = 0;
+    EXPECT_DOC(doc, &o, "XMLDECL 1.0 enc=\"ISO-8859-15\" sa=-\nSTART a\nTEXT \"\xE2\x82\xAC\xC3\xBF\"\nEND a\nEND-OF-DOCUMENT\n");
+    cr_assert_eq(euro_hook_calls, 0);
 }
 
 Test(reader_encoding, utf16_random_odd_splits) {

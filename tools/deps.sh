@@ -4,7 +4,9 @@
 #   sh tools/deps.sh [test|bench|all]     (default: test)
 #
 #   test:  compilers, make, Criterion, pkg-config, expat and libxml2 headers,
-#          xmllint, and nodejs+npm (npm fetches the W3C suite) if npm is missing
+#          xmllint, mandoc and groff (the man pages are linted), python3 (the
+#          encoding tables are regenerated and compared), and nodejs+npm (npm
+#          fetches the W3C suite) if npm is missing
 #   bench: hyperfine, expat and libxml2 headers, /usr/bin/time, and the
 #          compilers, make and pkg-config that build the bench programs
 #
@@ -14,7 +16,7 @@ set -eu
 
 what=${1:-test}
 
-test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils"
+test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
 bench_pkgs="build-essential pkg-config hyperfine libexpat1-dev libxml2-dev time"
 
 case $what in

