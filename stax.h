@@ -32,8 +32,10 @@
  *   The reader is a non-validating XML 1.0 (5th edition) processor: full
  *   well-formedness, the internal DTD subset (entities expanded in content and
  *   attributes, attribute defaults), Namespaces 1.0 (STAX_READ_NAMESPACES),
- *   UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 input. It never loads
- *   anything external: an external entity is reported as STAX_EV_ENTITY_REF.
+ *   input in UTF-8, UTF-16, US-ASCII and the common single-byte encodings
+ *   (ISO-8859-1 to -16, windows-1250 to -1258, KOI8-R/U, IBM866, ...:
+ *   docs/encodings.md). It never loads anything external: an external entity
+ *   is reported as STAX_EV_ENTITY_REF.
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -183,8 +185,8 @@ typedef struct stax_reader_options {
     size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
                                       costs its prefix and URI + 40 bytes (STAX_READ_NAMESPACES) */
     const char *encoding;  /* force the input encoding (a name as in an encoding declaration:
-                              UTF-8, UTF-16, UTF-16LE, UTF-16BE, ISO-8859-1, US-ASCII,
-                              windows-1252); NULL: detect (BOM, first bytes, declaration) */
+                              UTF-8, UTF-16LE, ISO-8859-2, KOI8-R, ...: docs/encodings.md);
+                              NULL: detect (BOM, first bytes, declaration) */
     /* Called for a declared encoding stax does not know: return the code point of
      * each of the 256 byte values (> 0x10FFFF or a surrogate: that byte is not
      * allowed), or NULL to refuse
