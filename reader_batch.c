@@ -1747,6 +1747,343 @@ static int rd_finish(stax_reader *r) {
     return STAX_END;
 }
 
+/* ================================================================ the fast path
+ * Most tokens of most documents are plain: text without references, CR or
+ * non-ASCII bytes; tags with ASCII names and values of printable ASCII; end
+ * tags that match. Those that lie whole in a UTF-8 window are read here in
+ * one pass: the scan that finds where a token ends also tells whether it is
+ * plain, whether a text is white space, and where its line feeds are, so the
+ * position comes without reading the bytes again. Anything else (and any
+ * error) goes the general way (framing, then the token parsers), which gives
+ * the same events. */
+
+/* One text run: where it ends ('<', or n), and what it holds. */
+typedef struct rd_tscan {
+    size_t end;
+    size_t lfs;      /* line feeds */
+    size_t line_at;  /* index after the last line feed (when lfs) */
+    size_t cont;     /* UTF-8 continuation bytes after the last line feed (or from the start) */
+    int special;     /* & ] CR, other controls, bytes >= 0x80: rd_text decodes or checks it */
+    int nonws;       /* a byte other than SP, TAB, LF */
+} rd_tscan;
+
+/* Bits set in a 16-bit mask, without a popcount instruction. */
+static inline unsigned rd_pop16(unsigned m) {
+    m = m - ((m >> 1) & 0x5555u);
+    m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+    m = (m + (m >> 4)) & 0x0F0Fu;
+    return (m + (m >> 8)) & 0x1Fu;
+}
+
+static inline void rd_scan_text_run(const char *p, size_t n, rd_tscan *s) {
+    size_t i = 0;
+    unsigned special = 0, nonws = 0;
+    s->lfs = 0;
+    s->line_at = 0;
+    s->cont = 0;
+#ifdef STAX__SSE2
+    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
+    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']'), lt = _mm_set1_epi8('<');
+    const __m128i c0 = _mm_set1_epi8((char)0xC0);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i is_tab = _mm_cmpeq_epi8(v, tab), is_lf = _mm_cmpeq_epi8(v, lf), is_sp = _mm_cmpeq_epi8(v, sp);
+        __m128i ctl = _mm_andnot_si128(_mm_or_si128(is_tab, is_lf), _mm_cmplt_epi8(v, sp)); /* signed: also >= 0x80 */
+        __m128i sm = _mm_or_si128(ctl, _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
+        unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lt));
+        unsigned below = mlt ? (1u << stax__ctz32(mlt)) - 1 : 0xFFFFu;
+        unsigned ms = (unsigned)_mm_movemask_epi8(sm) & below;
+        unsigned mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
+        nonws |= ~(unsigned)_mm_movemask_epi8(_mm_or_si128(is_sp, _mm_or_si128(is_tab, is_lf))) & below;
+        if (mlf) {
+            unsigned last = 31u - (unsigned)__builtin_clz(mlf);
+            s->lfs += rd_pop16(mlf);
+            s->line_at = i + last + 1;
+            s->cont = 0;
+            if (ms) s->cont = rd_pop16((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) & below & ~((2u << last) - 1));
+        } else if (ms) {
+            s->cont += rd_pop16((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) & below);
+        }
+        special |= ms;
+        if (mlt) {
+            s->end = i + stax__ctz32(mlt);
+            s->special = special != 0;
+            s->nonws = nonws != 0;
+            return;
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '<') break;
+        if (c == '\n') s->lfs++, s->line_at = i + 1, s->cont = 0;
+        s->cont += (c & 0xC0) == 0x80;
+        special |= (stax__class[c] & STAX__C_TEXT_STOP) != 0;
+        nonws |= !(c == ' ' || c == '\t' || c == '\n');
+    }
+    s->end = i;
+    s->special = special != 0;
+    s->nonws = nonws != 0;
+}
+
+/* In an attribute value: the first quote q, or byte to look at (< & TAB LF
+ * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
+static inline size_t rd_scan_value(const char *p, size_t n, char q) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i sp = _mm_set1_epi8(0x20), lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), vq = _mm_set1_epi8(q);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_cmpeq_epi8(v, vq)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
+    return i;
+}
+
+/* The position after n more bytes of ASCII without a line feed. */
+static inline void rd_pos_ascii(stax_reader *r, size_t n) {
+    r->pos.offset += n;
+    r->pos.column += n;
+}
+
+/* An event with the fields every type has. */
+static inline stax_event *rd_emit_fast(stax_reader *r, int type) {
+    stax_event *e = &r->events[r->batch.count++];
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    e->reserved = 0;
+    e->attr_count = 0;
+    e->attr_first = 0;
+    e->text.ptr = NULL;
+    e->text.len = 0;
+    e->pubid = e->text;
+    e->sysid = e->text;
+    e->pos = r->pos;
+    return e;
+}
+
+/* A text complete in the window, from p[0]. Plain text is an event
+ * pointing into the window; text with references or bytes to check goes
+ * through rd_text, with the end and the line feeds known from the scan.
+ * 1: consumed; 0: the general way takes it; -1: an error. */
+static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
+    rd_tscan t;
+    size_t lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1;
+    rd_scan_text_run(p, lim, &t);
+    if (t.end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    if (r->doc != DOC_CONTENT) {
+        if (t.nonws) return 0; /* text outside the root: an error */
+    } else if (t.special) {
+        int room = rd_room(r, t.end);
+        if (room) return room < 0 ? -1 : 0;
+        r->tok_pos = r->pos;
+        size_t used = rd_text(r, p, t.end, 0, 0);
+        if (!used) return -1;
+        if (used < t.end || r->push_ent) { /* an entity reference ended it: its text is the window now */
+            rd_advance(r, &r->pos, p, used);
+            r->in_pos += used;
+            if (r->push_ent && rd_push_entity(r)) return -1;
+            return 2;
+        }
+    } else {
+        int piece = r->text_cont;
+        r->text_cont = 0;
+        if (t.nonws || (!(r->opt.flags & STAX_READ_SKIP_WS) || piece)) {
+            stax_event *e = rd_emit_fast(r, STAX_EV_TEXT);
+            e->name = e->text;
+            e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
+            e->text.ptr = p;
+            e->text.len = t.end;
+        }
+    }
+    r->pos.offset += t.end;
+    if (t.lfs) {
+        r->pos.line += t.lfs;
+        r->pos.column = 1 + (t.end - t.line_at) - t.cont;
+    } else {
+        r->pos.column += t.end - t.cont;
+    }
+    r->in_pos += t.end;
+    return 1;
+}
+
+/* Skip SP TAB LF in a tag from p[i]; line feeds counted. */
+static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, size_t *line_at) {
+    for (; i < n; i++) {
+        char c = p[i];
+        if (c == ' ' || c == '\t') continue;
+        if (c != '\n') break;
+        ++*lfs;
+        *line_at = i + 1;
+    }
+    return i;
+}
+
+/* A value to check or decode once the whole tag is known (attrs' flags). */
+#define RD_ATTRF_PENDING 0x80000000u
+
+/* A start tag with ASCII names, complete in the window, when the DTD
+ * declares no attributes and namespaces are off. Its structure is checked in
+ * one pass; values with references, white space other than SP or bytes to
+ * check are then normalized in order by rd_attr_value, as the general way
+ * would (which reports the same first error: the structure is sound).
+ * 1: consumed; 0: the general way takes it; -1: an error. */
+static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = avail < r->opt.max_token ? avail : r->opt.max_token, i = 1, lfs = 0, line_at = 0;
+    if (r->doc == DOC_EPILOG || r->depth >= r->opt.max_depth) return 0;
+    if (!(stax__class[u[1]] & STAX__C_NSTART) || u[1] >= 0x80) return 0;
+    while (i < n && (stax__class[u[i]] & STAX__C_ANAME)) i++;
+    size_t nl = i - 1, first = r->attr_len, arena0 = r->arena.len;
+    if (i >= n || nl > r->opt.max_name) return 0;
+    unsigned flags = 0;
+    int pending = 0;
+    for (;;) {
+        size_t ws = i;
+        i = rd_tag_ws(p, n, i, &lfs, &line_at);
+        if (i >= n) goto decline;
+        if (p[i] == '>') {
+            i++;
+            break;
+        }
+        if (p[i] == '/') {
+            if (i + 1 >= n || p[i + 1] != '>') goto decline;
+            flags = STAX_EVF_EMPTY;
+            i += 2;
+            break;
+        }
+        if (ws == i || !(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) goto decline;
+        size_t an = i;
+        while (i < n && (stax__class[u[i]] & STAX__C_ANAME)) i++;
+        if (i >= n || i - an > r->opt.max_name || r->attr_len - first >= r->opt.max_attrs) goto decline;
+        stax_str name = {p + an, i - an};
+        i = rd_tag_ws(p, n, i, &lfs, &line_at);
+        if (i >= n || p[i] != '=') goto decline;
+        i = rd_tag_ws(p, n, i + 1, &lfs, &line_at);
+        if (i >= n || (p[i] != '"' && p[i] != '\'')) goto decline;
+        char q = p[i++];
+        size_t ve = i + rd_scan_value(p + i, n - i, q);
+        unsigned af = 0;
+        if (ve < n && p[ve] != q) { /* a byte to look at: find the end, which holds no '<' */
+            const char *qe = memchr(p + ve, q, n - ve);
+            if (!qe || memchr(p + ve, '<', (size_t)(qe - p) - ve)) goto decline;
+            ve = (size_t)(qe - p);
+            af = RD_ATTRF_PENDING;
+            pending = 1;
+        }
+        if (ve >= n) goto decline;
+        for (size_t k = first; k < r->attr_len; k++)
+            if (r->attrs[k].name.len == name.len && memcmp(r->attrs[k].name.ptr, name.ptr, name.len) == 0) goto decline;
+        stax_attr *a = &r->attrs[r->attr_len++];
+        a->name = name;
+        a->value.ptr = p + i;
+        a->value.len = ve - i;
+        a->flags = af;
+        i = ve + 1;
+    }
+    if (pending) {
+        uint64_t expanded0 = r->expanded;
+        int room = rd_room(r, i);
+        if (room) {
+            if (room < 0) return -1;
+            goto decline;
+        }
+        r->tok_pos = r->pos;
+        for (size_t k = first; k < r->attr_len; k++) {
+            stax_attr *a = &r->attrs[k];
+            if (!(a->flags & RD_ATTRF_PENDING)) continue;
+            size_t vs = (size_t)(a->value.ptr - p);
+            a->flags = 0;
+            int rc = rd_attr_value(r, p, i, vs, vs + a->value.len, 0, 0, arena0, &a->value);
+            if (rc == STAX__ROOM) {
+                r->expanded = expanded0;
+                goto decline;
+            }
+            if (rc) return -1;
+        }
+    }
+    if (!flags && rd_push(r, p + 1, nl)) return -1;
+    stax_event *e = rd_emit_fast(r, STAX_EV_START);
+    e->flags = (uint8_t)flags;
+    e->name.ptr = p + 1;
+    e->name.len = nl;
+    e->attr_first = first;
+    e->attr_count = (uint32_t)(r->attr_len - first);
+    if (flags) {
+        stax_event *end = rd_emit_fast(r, STAX_EV_END);
+        end->name = e->name;
+        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+    } else {
+        r->doc = DOC_CONTENT;
+    }
+    if (pending) {
+        rd_advance(r, &r->pos, p, i); /* values may hold non-ASCII characters */
+    } else {
+        r->pos.offset += i;
+        if (lfs) {
+            r->pos.line += lfs;
+            r->pos.column = 1 + (i - line_at);
+        } else {
+            r->pos.column += i;
+        }
+    }
+    r->in_pos += i;
+    return 1;
+decline:
+    r->attr_len = first;
+    r->arena.len = arena0;
+    return 0;
+}
+
+/* An end tag that matches the open element exactly (</name>). */
+static inline int rd_fast_end(stax_reader *r, const char *p, size_t avail) {
+    if (!r->depth) return 0;
+    size_t off = r->stack_off[r->depth - 1], ol = r->stack.len - off;
+    if (ol + 3 > avail || p[ol + 2] != '>' || memcmp(p + 2, r->stack.ptr + off, ol) != 0) return 0;
+    stax_event *e = rd_emit_fast(r, STAX_EV_END);
+    e->name.ptr = p + 2;
+    e->name.len = ol;
+    r->depth--;
+    r->stack.len = off;
+    if (r->depth == 0) r->doc = DOC_EPILOG;
+    size_t cont = 0;
+    for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
+    rd_pos_ascii(r, ol + 3 - cont);
+    r->pos.offset += cont;
+    r->in_pos += ol + 3;
+    return 1;
+}
+
+/* Read plain tokens from the UTF-8 window while there are any and the batch
+ * has room. Returns how many were read, or -1 after an error. */
+static int rd_fast(stax_reader *r) {
+    int done = 0;
+    if (r->ev_ns || r->dtd.n_atts || r->in_cdata) return 0;
+    for (;;) {
+        size_t avail = r->in_len - r->in_pos;
+        if (avail < 3) return done;
+        /* room for two events and a tag's attributes (rd_room's rules) */
+        if (r->batch.count && r->batch.count + 2 > r->opt.batch_events) return done;
+        if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
+            if (r->batch.count) return done;
+            r->attr_len = 0;
+        }
+        const char *p = r->in + r->in_pos;
+        int rc;
+        if (p[0] != '<') rc = rd_fast_text(r, p, avail);
+        else if (p[1] == '/') rc = rd_fast_end(r, p, avail);
+        else if (p[1] == '!' || p[1] == '?') rc = 0;
+        else rc = rd_fast_start(r, p, avail);
+        if (rc <= 0) return rc < 0 ? -1 : done;
+        done++;
+        if (rc > 1) return done; /* an entity's text is the window now */
+    }
+}
+
 /* Fill the batch from the window. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
 static int rd_fill(stax_reader *r) {
     if (STAX_UNLIKELY(!r->enc)) {
@@ -1806,6 +2143,14 @@ static int rd_fill(stax_reader *r) {
             return rd_finish(r);
         }
     token:;
+        if (r->enc == STAX__ENC_UTF8 && !r->n_ent && !r->carry.len && r->win_nocr) {
+            int k = rd_fast(r);
+            if (k < 0) return r->status;
+            if (k > 0) {
+                if (r->batch.count + 2 > r->opt.batch_events) return STAX_OK;
+                continue;
+            }
+        }
         const char *tok = r->in + r->in_pos;
         size_t avail = r->in_len - r->in_pos;
         rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
