@@ -71,6 +71,7 @@ struct stax_reader {
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
     int win_nocr;       /* the window holds no CR: positions take the LF-only path */
+    int simd;           /* stax__simd_level(), read once */
 
     /* document state */
     int doc;
@@ -1464,8 +1465,9 @@ static int rd_room(stax_reader *r, size_t n) {
     size_t need = n + RD_ARENA_SLACK;
     if (r->arena.cap - r->arena.len < need) {
         if (!empty) return 1;
+        /* the whole arena at once: only what batches write of it is touched */
         r->arena.len = 0;
-        if (rd_reserve(r, &r->arena, need, r->arena_max)) return -1;
+        if (rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return -1;
     }
     return 0;
 }
@@ -1757,73 +1759,12 @@ static int rd_finish(stax_reader *r) {
  * error) goes the general way (framing, then the token parsers), which gives
  * the same events. */
 
-/* One text run: where it ends ('<', or n), and what it holds. */
-typedef struct rd_tscan {
-    size_t end;
-    size_t lfs;      /* line feeds */
-    size_t line_at;  /* index after the last line feed (when lfs) */
-    size_t cont;     /* UTF-8 continuation bytes after the last line feed (or from the start) */
-    int special;     /* & ] CR, other controls, bytes >= 0x80: rd_text decodes or checks it */
-    int nonws;       /* a byte other than SP, TAB, LF */
-} rd_tscan;
-
 /* Bits set in a 16-bit mask, without a popcount instruction. */
 static inline unsigned rd_pop16(unsigned m) {
     m = m - ((m >> 1) & 0x5555u);
     m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
     m = (m + (m >> 4)) & 0x0F0Fu;
     return (m + (m >> 8)) & 0x1Fu;
-}
-
-static inline void rd_scan_text_run(const char *p, size_t n, rd_tscan *s) {
-    size_t i = 0;
-    unsigned special = 0, nonws = 0;
-    s->lfs = 0;
-    s->line_at = 0;
-    s->cont = 0;
-#ifdef STAX__SSE2
-    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
-    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']'), lt = _mm_set1_epi8('<');
-    const __m128i c0 = _mm_set1_epi8((char)0xC0);
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i is_tab = _mm_cmpeq_epi8(v, tab), is_lf = _mm_cmpeq_epi8(v, lf), is_sp = _mm_cmpeq_epi8(v, sp);
-        __m128i ctl = _mm_andnot_si128(_mm_or_si128(is_tab, is_lf), _mm_cmplt_epi8(v, sp)); /* signed: also >= 0x80 */
-        __m128i sm = _mm_or_si128(ctl, _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
-        unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lt));
-        unsigned below = mlt ? (1u << stax__ctz32(mlt)) - 1 : 0xFFFFu;
-        unsigned ms = (unsigned)_mm_movemask_epi8(sm) & below;
-        unsigned mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
-        nonws |= ~(unsigned)_mm_movemask_epi8(_mm_or_si128(is_sp, _mm_or_si128(is_tab, is_lf))) & below;
-        if (mlf) {
-            unsigned last = 31u - (unsigned)__builtin_clz(mlf);
-            s->lfs += rd_pop16(mlf);
-            s->line_at = i + last + 1;
-            s->cont = 0;
-            if (ms) s->cont = rd_pop16((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) & below & ~((2u << last) - 1));
-        } else if (ms) {
-            s->cont += rd_pop16((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) & below);
-        }
-        special |= ms;
-        if (mlt) {
-            s->end = i + stax__ctz32(mlt);
-            s->special = special != 0;
-            s->nonws = nonws != 0;
-            return;
-        }
-    }
-#endif
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '<') break;
-        if (c == '\n') s->lfs++, s->line_at = i + 1, s->cont = 0;
-        s->cont += (c & 0xC0) == 0x80;
-        special |= (stax__class[c] & STAX__C_TEXT_STOP) != 0;
-        nonws |= !(c == ' ' || c == '\t' || c == '\n');
-    }
-    s->end = i;
-    s->special = special != 0;
-    s->nonws = nonws != 0;
 }
 
 /* In an attribute value: the first quote q, or byte to look at (< & TAB LF
@@ -1866,48 +1807,119 @@ static inline stax_event *rd_emit_fast(stax_reader *r, int type) {
     return e;
 }
 
-/* A text complete in the window, from p[0]. Plain text is an event
- * pointing into the window; text with references or bytes to check goes
- * through rd_text, with the end and the line feeds known from the scan.
- * 1: consumed; 0: the general way takes it; -1: an error. */
+/* The character of the reference at p[i] ('&') if it is a character
+ * reference or one of the five predefined entities, well formed, and a Char;
+ * its end in *end. -1 otherwise (the general way decides what it is). */
+static inline long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
+    const char *q = p + i + 1;
+    size_t left = n - i - 1;
+    if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *end = i + 4, '<';
+    if (left >= 3 && q[0] == 'g' && q[1] == 't' && q[2] == ';') return *end = i + 4, '>';
+    if (left >= 4 && q[0] == 'a' && q[1] == 'm' && q[2] == 'p' && q[3] == ';') return *end = i + 5, '&';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *end = i + 6, '"';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *end = i + 6, '\'';
+    if (left < 3 || q[0] != '#') return -1;
+    const char *semi = memchr(q, ';', left < 12 ? left : 12);
+    if (!semi) return -1;
+    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
+    *end = (size_t)(semi - p) + 1;
+    return v;
+}
+
+/* A text complete in the window, from p[0]. One scan finds its end, its
+ * line feeds and continuation bytes and whether it is white space; text
+ * with no reference (UTF-8 checked by blocks when it has bytes >= 0x80) is
+ * an event pointing into the window; character and predefined references
+ * are decoded into the arena as the scan goes. 1: consumed; 0: the general
+ * way takes it (an entity reference, a CR, anything to report); -1: an error. */
 static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
-    rd_tscan t;
-    size_t lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1;
-    rd_scan_text_run(p, lim, &t);
-    if (t.end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    stax__tscan t = {0, 0, 0, 0, 0};
+    size_t lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1, end, run = 0;
+    stax__out o = {NULL, NULL, 0};
+    char *d0 = NULL;
+#ifdef STAX__SSE2
+    if (lim >= 16) { /* most texts end within 16 bytes: those take no call */
+        const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i is_lf = _mm_cmpeq_epi8(v, lf), ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), is_lf),
+                                                                 _mm_cmpeq_epi8(v, sp));
+        unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')));
+        unsigned mall = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp)) & ~(unsigned)_mm_movemask_epi8(_mm_or_si128(
+                            _mm_cmpeq_epi8(v, tab), is_lf)); /* controls and bytes >= 0x80 */
+        mall |= (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
+                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+        if (mlt && !(mall & ((mlt & (0u - mlt)) - 1))) { /* a '<' before anything to look at */
+            unsigned below = (mlt & (0u - mlt)) - 1, mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
+            end = stax__ctz32(mlt);
+            t.nonws = (~(unsigned)_mm_movemask_epi8(ws) & below) != 0;
+            if (mlf) {
+                t.lfs = rd_pop16(mlf);
+                t.line_at = 32u - (unsigned)__builtin_clz(mlf);
+            }
+            goto found;
+        }
+    }
+#endif
+    for (end = stax__scan_text_run(r->simd, p, 0, lim, &t); end < lim && p[end] != '<';
+         end = stax__scan_text_run(r->simd, p, end, lim, &t)) {
+        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
+            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
+            t.nonws = 1;
+            end++;
+            continue;
+        }
+        size_t re;
+        long cp = p[end] == '&' && r->doc == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+        if (cp < 0) return 0; /* a control, a CR, an entity, anything to report */
+        if (!d0) { /* decoding starts: the text goes to the arena */
+            if (r->arena.cap - r->arena.len < lim + RD_ARENA_SLACK) {
+                int room = rd_room(r, lim);
+                if (room) return room < 0 ? -1 : 0;
+            }
+            o = stax__buf_out(&r->arena);
+            d0 = o.p;
+        }
+        char u[4];
+        stax__out_put(&o, p + run, end - run);
+        stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        t.nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        end = run = re;
+    }
+    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+#ifdef STAX__SSE2
+found:
+#endif
+    if (t.hi && stax__scan_utf8(r->simd, p, end) != end) return 0; /* the general way reports it */
     if (r->doc != DOC_CONTENT) {
         if (t.nonws) return 0; /* text outside the root: an error */
-    } else if (t.special) {
-        int room = rd_room(r, t.end);
-        if (room) return room < 0 ? -1 : 0;
-        r->tok_pos = r->pos;
-        size_t used = rd_text(r, p, t.end, 0, 0);
-        if (!used) return -1;
-        if (used < t.end || r->push_ent) { /* an entity reference ended it: its text is the window now */
-            rd_advance(r, &r->pos, p, used);
-            r->in_pos += used;
-            if (r->push_ent && rd_push_entity(r)) return -1;
-            return 2;
-        }
     } else {
         int piece = r->text_cont;
         r->text_cont = 0;
+        const char *txt = p;
+        size_t tl = end;
+        if (d0) {
+            stax__out_put(&o, p + run, end - run);
+            if (o.over) return rd_internal(r, "decoded text longer than its token"), -1;
+            stax__buf_commit(&r->arena, &o);
+            txt = d0;
+            tl = (size_t)(o.p - d0);
+        }
         if (t.nonws || (!(r->opt.flags & STAX_READ_SKIP_WS) || piece)) {
             stax_event *e = rd_emit_fast(r, STAX_EV_TEXT);
             e->name = e->text;
             e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
-            e->text.ptr = p;
-            e->text.len = t.end;
+            e->text.ptr = txt;
+            e->text.len = tl;
         }
     }
-    r->pos.offset += t.end;
+    r->pos.offset += end;
     if (t.lfs) {
         r->pos.line += t.lfs;
-        r->pos.column = 1 + (t.end - t.line_at) - t.cont;
+        r->pos.column = 1 + (end - t.line_at) - t.cont;
     } else {
-        r->pos.column += t.end - t.cont;
+        r->pos.column += end - t.cont;
     }
-    r->in_pos += t.end;
+    r->in_pos += end;
     return 1;
 }
 
@@ -2080,7 +2092,6 @@ static int rd_fast(stax_reader *r) {
         else rc = rd_fast_start(r, p, avail);
         if (rc <= 0) return rc < 0 ? -1 : done;
         done++;
-        if (rc > 1) return done; /* an entity's text is the window now */
     }
 }
 
@@ -2356,6 +2367,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->fd = -1;
 #endif
     if (o.encoding) r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+    r->simd = stax__simd_level();
     r->ev_cap = o.batch_events;
     r->attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
     r->carry_max = sz[L_CARRY];

@@ -483,6 +483,31 @@ static inline unsigned stax__ctz32(unsigned m) {
 }
 #endif
 
+/* Wider loops (scan.c) are chosen at run time on x86-64 with GCC or clang. */
+#if defined(STAX__SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define STAX__X86_DISPATCH 1
+#endif
+
+/* What the CPU offers: 0 no SIMD, 1 SSE2, 2 AVX2, 3 AVX-512BW (at most
+ * STAX_SIMD_MAX when it is defined: the tests build each level). */
+STAXINT int stax__simd_level(void);
+
+/* A text run, as stax__scan_text_run folds it in: line feeds, the index
+ * after the last one, UTF-8 continuation bytes since it (or since the
+ * start), and whether a byte other than SP TAB LF, or one >= 0x80, was seen. */
+typedef struct stax__tscan {
+    size_t lfs, line_at, cont;
+    unsigned nonws, hi;
+} stax__tscan;
+
+/* From p[i] to n: the index of the first '<' '&' ']' or control other than
+ * TAB and LF (CR included), or n; the bytes before it folded into *s. */
+STAXINT size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s);
+
+/* p[0, n) is valid UTF-8 of Char code points (controls aside): n, or the
+ * offset of the first bad byte. */
+STAXINT size_t stax__scan_utf8(int level, const char *p, size_t n);
+
 /* Text: & ] CR, controls other than TAB and LF, and every byte >= 0x80. */
 static inline size_t stax__scan_text(const char *p, size_t n) {
     size_t i = 0;

@@ -1,0 +1,295 @@
+/* Block scanning: the reader's wide loops over its input (scan_ prefix for
+ * file-local names).
+ *
+ * A text run is classified in blocks of 16, 32 or 64 bytes at once (SSE2, the
+ * x86-64 baseline; AVX2 and AVX-512BW when the CPU has them, chosen when a
+ * reader is created): a bitmask per class of byte, and the answers come from
+ * the masks (the first stop from a trailing-zero count, lines and UTF-8
+ * continuation bytes from population counts). UTF-8 is validated by blocks
+ * too, with the nibble-lookup method of Keiser and Lemire on AVX2. Every
+ * routine has a portable version that gives the same answers, used without
+ * SIMD (STAX_NO_SIMD, other CPUs) and tested in `make test-clang`. */
+#include "stax_internal.h"
+
+#if defined(STAX__X86_DISPATCH)
+#include <immintrin.h>
+#endif
+
+/* ================================================================ CPU */
+
+int stax__simd_level(void) {
+#if defined(STAX__X86_DISPATCH)
+    int level = 1;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi"))
+        level = 2;
+    if (level == 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f")) level = 3;
+#ifdef STAX_SIMD_MAX
+    if (level > STAX_SIMD_MAX) level = STAX_SIMD_MAX;
+#endif
+    return level;
+#elif defined(STAX__SSE2)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* ================================================================ text runs */
+
+/* The portable scan, byte by byte: the reference the others must agree with. */
+static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan *s) {
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x80 && (stax__class[c] & STAX__C_TEXT_STOP) && c != '<') return i; /* & ] CR, controls */
+        if (c == '<') return i;
+        if (c == '\n') {
+            s->lfs++;
+            s->line_at = i + 1;
+            s->cont = 0;
+        } else if (c >= 0x80) {
+            s->hi = 1;
+            s->cont += (c & 0xC0) == 0x80;
+        }
+        s->nonws |= !(c == ' ' || c == '\t' || c == '\n');
+    }
+    return n;
+}
+
+#if defined(STAX__X86_DISPATCH)
+
+/* Fold one block's masks (bit k: byte at + k) into s, up to the stop bit. */
+#define SCAN_FOLD(POP, CLZ, ONE, mstop, mlf, mnonws, mhi, mcont, at)                                             \
+    do {                                                                                                        \
+        uint64_t below_ = (mstop) ? ((mstop) & (0 - (mstop))) - 1 : ~(uint64_t)0;                                \
+        uint64_t lf_ = (mlf) & below_, hi_ = (mhi) & below_, cont_ = (mcont) & below_;                          \
+        s->nonws |= ((mnonws) & below_) != 0;                                                                    \
+        s->hi |= hi_ != 0;                                                                                       \
+        if (lf_) {                                                                                              \
+            unsigned last_ = 63u - (unsigned)CLZ(lf_);                                                          \
+            s->lfs += POP(lf_);                                                                                  \
+            s->line_at = (at) + last_ + 1;                                                                       \
+            s->cont = last_ == 63 ? 0 : POP(cont_ >> (last_ + 1));                                               \
+        } else if (cont_) {                                                                                     \
+            s->cont += POP(cont_);                                                                               \
+        }                                                                                                       \
+        (void)(ONE);                                                                                            \
+    } while (0)
+
+static unsigned scan_pop_sse2(uint64_t m) { /* without a popcount instruction */
+    m = m - ((m >> 1) & 0x5555555555555555u);
+    m = (m & 0x3333333333333333u) + ((m >> 2) & 0x3333333333333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+    return (unsigned)((m * 0x0101010101010101u) >> 56);
+}
+
+static size_t scan_text_sse2(const char *p, size_t i, size_t n, stax__tscan *s) {
+    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
+    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']'), lt = _mm_set1_epi8('<');
+    const __m128i c0 = _mm_set1_epi8((char)0xC0), zero = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i is_tab = _mm_cmpeq_epi8(v, tab), is_lf = _mm_cmpeq_epi8(v, lf), is_sp = _mm_cmpeq_epi8(v, sp);
+        __m128i hi = _mm_cmplt_epi8(v, zero);
+        __m128i ctl = _mm_andnot_si128(_mm_or_si128(_mm_or_si128(is_tab, is_lf), hi), _mm_cmplt_epi8(v, sp));
+        __m128i stop = _mm_or_si128(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, lt)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
+        uint64_t mstop = (unsigned)_mm_movemask_epi8(stop), mlf = (unsigned)_mm_movemask_epi8(is_lf);
+        uint64_t mhi = (unsigned)_mm_movemask_epi8(hi);
+        uint64_t mws = (unsigned)_mm_movemask_epi8(_mm_or_si128(is_sp, _mm_or_si128(is_tab, is_lf)));
+        uint64_t mcont = mhi ? (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) : 0;
+        SCAN_FOLD(scan_pop_sse2, __builtin_clzll, 0, mstop, mlf, ~mws & 0xFFFFu, mhi, mcont, i);
+        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
+    }
+    return scan_text_portable(p, i, n, s);
+}
+
+__attribute__((target("avx2,popcnt,bmi"))) static size_t scan_text_avx2(const char *p, size_t i, size_t n,
+                                                                           stax__tscan *s) {
+    const __m256i sp = _mm256_set1_epi8(0x20), tab = _mm256_set1_epi8(9), lf = _mm256_set1_epi8(10);
+    const __m256i amp = _mm256_set1_epi8('&'), rb = _mm256_set1_epi8(']'), lt = _mm256_set1_epi8('<');
+    const __m256i c0 = _mm256_set1_epi8((char)0xC0), zero = _mm256_setzero_si256();
+    for (; i + 32 <= n; i += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i is_tab = _mm256_cmpeq_epi8(v, tab), is_lf = _mm256_cmpeq_epi8(v, lf), is_sp = _mm256_cmpeq_epi8(v, sp);
+        __m256i hi = _mm256_cmpgt_epi8(zero, v);
+        __m256i ctl = _mm256_andnot_si256(_mm256_or_si256(_mm256_or_si256(is_tab, is_lf), hi), _mm256_cmpgt_epi8(sp, v));
+        __m256i stop = _mm256_or_si256(_mm256_or_si256(ctl, _mm256_cmpeq_epi8(v, lt)),
+                                       _mm256_or_si256(_mm256_cmpeq_epi8(v, amp), _mm256_cmpeq_epi8(v, rb)));
+        uint64_t mstop = (uint32_t)_mm256_movemask_epi8(stop), mlf = (uint32_t)_mm256_movemask_epi8(is_lf);
+        uint64_t mhi = (uint32_t)_mm256_movemask_epi8(hi);
+        uint64_t mws = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(is_sp, _mm256_or_si256(is_tab, is_lf)));
+        uint64_t mcont = mhi ? (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c0, v)) : 0;
+        SCAN_FOLD(__builtin_popcountll, __builtin_clzll, 0, mstop, mlf, ~mws & 0xFFFFFFFFu, mhi, mcont, i);
+        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
+    }
+    return scan_text_sse2(p, i, n, s);
+}
+
+__attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static size_t scan_text_avx512(const char *p, size_t i,
+                                                                                        size_t n, stax__tscan *s) {
+    const __m512i sp = _mm512_set1_epi8(0x20), tab = _mm512_set1_epi8(9), lf = _mm512_set1_epi8(10);
+    const __m512i amp = _mm512_set1_epi8('&'), rb = _mm512_set1_epi8(']'), lt = _mm512_set1_epi8('<');
+    const __m512i c0 = _mm512_set1_epi8((char)0xC0), zero = _mm512_setzero_si512();
+    for (; i + 64 <= n; i += 64) {
+        __m512i v = _mm512_loadu_si512((const void *)(p + i));
+        uint64_t is_tab = _mm512_cmpeq_epi8_mask(v, tab), mlf = _mm512_cmpeq_epi8_mask(v, lf);
+        uint64_t mws = is_tab | mlf | _mm512_cmpeq_epi8_mask(v, sp);
+        uint64_t mhi = _mm512_cmplt_epi8_mask(v, zero);
+        uint64_t ctl = _mm512_cmplt_epi8_mask(v, sp) & ~(is_tab | mlf | mhi);
+        uint64_t mstop = ctl | _mm512_cmpeq_epi8_mask(v, lt) | _mm512_cmpeq_epi8_mask(v, amp) |
+                         _mm512_cmpeq_epi8_mask(v, rb);
+        uint64_t mcont = mhi ? _mm512_cmplt_epi8_mask(v, c0) : 0;
+        SCAN_FOLD(__builtin_popcountll, __builtin_clzll, 0, mstop, mlf, ~mws, mhi, mcont, i);
+        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
+    }
+    return scan_text_avx2(p, i, n, s);
+}
+
+#endif /* STAX__X86_DISPATCH */
+
+size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s) {
+#if defined(STAX__X86_DISPATCH)
+    if (level >= 3) return scan_text_avx512(p, i, n, s);
+    if (level == 2) return scan_text_avx2(p, i, n, s);
+    if (level == 1) return scan_text_sse2(p, i, n, s);
+#endif
+    (void)level;
+    return scan_text_portable(p, i, n, s);
+}
+
+/* ================================================================ UTF-8 and Char */
+
+/* The portable check: valid UTF-8 of Char code points (controls aside: the
+ * text scan stops at them). Returns n, or the offset of the first bad byte. */
+static size_t scan_utf8_portable(const char *p, size_t n) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        if (u[i] < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        int l = stax__utf8_decode(u + i, n - i, &cp);
+        if (l <= 0 || !stax__is_char(cp)) return i;
+        i += (size_t)l;
+    }
+    return n;
+}
+
+#if defined(STAX__X86_DISPATCH)
+
+/* Keiser and Lemire, "Validating UTF-8 In Less Than One Instruction Per
+ * Byte" (2021): each pair of adjacent bytes is looked up by three nibbles
+ * (high and low of the first, high of the second) in tables of the error
+ * kinds it can start; the kinds the three agree on are errors, except that a
+ * continuation is expected as the third or fourth byte of a long sequence.
+ * Here: the error kinds, one bit each. */
+enum {
+    U8_TOO_SHORT = 1 << 0,  /* a lead byte not followed by a continuation */
+    U8_TOO_LONG = 1 << 1,   /* ASCII followed by a continuation */
+    U8_OVERLONG_3 = 1 << 2, /* E0 80..9F */
+    U8_TOO_LARGE = 1 << 3,  /* above U+10FFFF */
+    U8_SURROGATE = 1 << 4,  /* ED A0..BF */
+    U8_OVERLONG_2 = 1 << 5, /* C0, C1 */
+    U8_TOO_LARGE_1000 = 1 << 6,
+    U8_OVERLONG_4 = 1 << 6, /* F0 80..8F */
+    U8_TWO_CONTS = 1 << 7   /* two continuations in a row */
+};
+#define U8_CARRY (U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS)
+
+__attribute__((target("avx2"))) static __m256i scan_u8_prev(__m256i cur, __m256i prev, int k) {
+    __m256i t = _mm256_permute2x128_si256(prev, cur, 0x21);
+    switch (k) {
+    case 1: return _mm256_alignr_epi8(cur, t, 15);
+    case 2: return _mm256_alignr_epi8(cur, t, 14);
+    default: return _mm256_alignr_epi8(cur, t, 13);
+    }
+}
+
+/* The three tables, by nibble. */
+static const unsigned char u8_byte1_high[16] = {
+    U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG,
+    U8_TWO_CONTS, U8_TWO_CONTS, U8_TWO_CONTS, U8_TWO_CONTS, U8_TOO_SHORT | U8_OVERLONG_2, U8_TOO_SHORT,
+    U8_TOO_SHORT | U8_OVERLONG_3 | U8_SURROGATE, U8_TOO_SHORT | U8_TOO_LARGE | U8_TOO_LARGE_1000 | U8_OVERLONG_4};
+#define U8_LARGE (U8_CARRY | U8_TOO_LARGE | U8_TOO_LARGE_1000)
+static const unsigned char u8_byte1_low[16] = {
+    U8_CARRY | U8_OVERLONG_3 | U8_OVERLONG_2 | U8_OVERLONG_4, U8_CARRY | U8_OVERLONG_2, U8_CARRY, U8_CARRY,
+    U8_CARRY | U8_TOO_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE, U8_LARGE,
+    U8_LARGE | U8_SURROGATE, U8_LARGE, U8_LARGE};
+static const unsigned char u8_byte2_high[16] = {
+    U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_OVERLONG_3 | U8_TOO_LARGE_1000 | U8_OVERLONG_4,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_OVERLONG_3 | U8_TOO_LARGE,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
+    U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
+    U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT};
+
+__attribute__((target("avx2"))) static __m256i scan_u8_table(const unsigned char *t) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
+}
+
+/* The errors of block cur (prev: the block before it). */
+__attribute__((target("avx2"))) static __m256i scan_u8_block(__m256i cur, __m256i prev) {
+    const __m256i b1h = scan_u8_table(u8_byte1_high), b1l = scan_u8_table(u8_byte1_low);
+    const __m256i b2h = scan_u8_table(u8_byte2_high);
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    __m256i prev1 = scan_u8_prev(cur, prev, 1);
+    __m256i hi1 = _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nib);
+    __m256i lo1 = _mm256_and_si256(prev1, nib);
+    __m256i hi2 = _mm256_and_si256(_mm256_srli_epi16(cur, 4), nib);
+    __m256i sc = _mm256_and_si256(_mm256_and_si256(_mm256_shuffle_epi8(b1h, hi1), _mm256_shuffle_epi8(b1l, lo1)),
+                                  _mm256_shuffle_epi8(b2h, hi2));
+    /* the third and fourth bytes of long sequences: a continuation is expected */
+    __m256i prev2 = scan_u8_prev(cur, prev, 2), prev3 = scan_u8_prev(cur, prev, 3);
+    __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80)));
+    __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
+    __m256i must = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+    __m256i err = _mm256_xor_si256(must, sc);
+    /* U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars */
+    __m256i nonchar = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi8(prev2, _mm256_set1_epi8((char)0xEF)),
+                         _mm256_cmpeq_epi8(prev1, _mm256_set1_epi8((char)0xBF))),
+        _mm256_cmpeq_epi8(_mm256_or_si256(cur, _mm256_set1_epi8(1)), _mm256_set1_epi8((char)0xBF)));
+    return _mm256_or_si256(err, nonchar);
+}
+
+/* Blocks of 32 with AVX2; from the block of the first error (or the tail)
+ * on, byte by byte, to give the offset of the first bad byte exactly as the
+ * portable check does. */
+__attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size_t n) {
+    __m256i prev = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i cur = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        if (!_mm256_movemask_epi8(cur) && !_mm256_movemask_epi8(prev)) { /* ASCII, after ASCII */
+            prev = cur;
+            continue;
+        }
+        __m256i err = scan_u8_block(cur, prev);
+        if (!_mm256_testz_si256(err, err)) break;
+        prev = cur;
+    }
+    /* from the start of a sequence that i may cut (a lead in the 3 bytes
+     * before it): the rest, and any error, byte by byte */
+    size_t back = i;
+    for (size_t k = i; k > 0 && i - k < 3;) {
+        unsigned char c = (unsigned char)p[--k];
+        if (c >= 0xC0) {
+            back = k;
+            break;
+        }
+        if (c < 0x80) break;
+    }
+    return back + scan_utf8_portable(p + back, n - back);
+}
+
+#endif /* STAX__X86_DISPATCH */
+
+size_t stax__scan_utf8(int level, const char *p, size_t n) {
+#if defined(STAX__X86_DISPATCH)
+    if (level >= 2 && n >= 32) return scan_utf8_avx2(p, n);
+#endif
+    (void)level;
+    return scan_utf8_portable(p, n);
+}
