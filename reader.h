@@ -1,0 +1,302 @@
+/* The reader's private header: its state, the helpers every stage uses, and
+ * the functions one stage calls in another (stax__rd_ names, used through
+ * the rd_ aliases below). The stages, one file each:
+ *
+ *   reader_batch.c   the public API, options and memory layout, batches, and
+ *                    the driver (rd_fill) that moves between the stages
+ *   reader_input.c   intake: the carry for a token split across chunks,
+ *                    encoding detection and transcoded windows
+ *   reader_fast.c    the one-pass path for plain tokens, driven by scan.c
+ *   reader_tokens.c  framing and the token parsers (the general path), the
+ *                    element stack, namespaces, entity expansion in content
+ *   entities.c       references and attribute values (shared with the DTD)
+ *   scan.c           block scanning (SSE2, AVX2, AVX-512, portable)
+ *
+ * Two phases per token on the general path. Framing finds where a token
+ * ends; it is resumable (rd_frame keeps how far it scanned, and quote/subset
+ * state), so a token split across chunks is found without rescanning.
+ * Parsing then sees the whole token contiguous: in the caller's chunk (zero
+ * copy) or, when it straddled chunks, in the carry buffer, which holds exactly
+ * one partial token and never more than max_token + 16 bytes. The fast path
+ * (reader_fast.c) reads the plain tokens of a window in one pass instead, and
+ * gives the same events.
+ *
+ * Lifetime rules that keep slices valid: decoded strings go to the arena, which
+ * is reset at each stax_reader_next; the carry is refilled only when no event
+ * of the current batch points into it; the tail of a chunk is copied to the
+ * carry only when the batch is empty (else on the next call).
+ *
+ * Memory: every buffer is a stax__buf written only through checked windows,
+ * with a capacity that follows from the options (rd_layout). In a fixed block
+ * all of them are carved when the reader is created, so that reading never
+ * runs out of memory afterwards; with an allocator they grow on demand up to
+ * the same sizes. A token is parsed only when the arena has room for what it
+ * can write (its own length); a start tag whose attribute values expand
+ * entities may need more: it is then rolled back and parsed again on an empty
+ * batch (rd_parse), where the arena has room for max_token bytes.
+ */
+#ifndef STAX_READER_H
+#define STAX_READER_H
+
+#include "stax_internal.h"
+
+/* ================================================================ state */
+
+enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE };
+enum rd_doc { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+
+typedef struct rd_frame {
+    int kind;
+    int quote;   /* tags, DOCTYPE: the open quote character, or 0 */
+    int sub;     /* DOCTYPE: 0 outside the subset, 1 inside, 2 in a comment, 3 in a PI */
+    int cut;     /* the token is a piece of a longer text/CDATA */
+    size_t scan; /* bytes from the token start already known not to end it */
+} rd_frame;
+
+/* Bytes the carry may hold beyond max_token: framing decides every token
+ * within max_token + 12 bytes (a CDATA piece: "<![CDATA[" + max_text + "]]>"). */
+#define RD_CARRY_SLACK 16u
+/* The arena's room beyond a token's length. */
+#define RD_ARENA_SLACK 16u
+/* The element stack's room past its last name: the fast path copies and
+ * compares names 16 bytes at a time. */
+#define RD_STACK_SLACK 16u
+
+struct stax_reader {
+    stax__mem mem;
+    stax_reader_options opt;
+    int status;
+    stax__err err;      /* the message (err.msg) of the sticky error; scratch for entities and the DTD */
+    stax_pos err_pos;
+
+    /* input window: the caller's chunk or the pull buffer */
+    const char *in;
+    size_t in_len, in_pos;
+    int fed;            /* a chunk was handed in and not yet given back */
+    int ended;          /* stax_reader_end was called */
+    int stash_deferred; /* the window's tail goes to the carry on the next call */
+
+    /* the partial token that straddles chunks: at most carry_max bytes */
+    stax__buf carry;
+    size_t carry_max;
+    rd_frame fr;        /* framing state of the token at in_pos (or in the carry) */
+
+    stax_pos pos;       /* position of the first byte not yet consumed */
+    stax_pos tok_pos;   /* position of the token being parsed */
+    int win_nocr;       /* the window holds no CR: positions take the LF-only path */
+    int simd;           /* stax__simd_level(), read once */
+
+    /* document state */
+    int doc;
+    int has_doctype;
+    int in_cdata;       /* a CDATA section was cut; the next token continues it */
+    int tok_at_eof;     /* the text token being parsed ends with the input */
+    int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
+    int done;
+
+    /* open elements: names back to back in stack, where each starts in stack_off */
+    stax__buf stack;
+    size_t stack_max;
+    size_t *stack_off;
+    uint32_t depth, stack_off_cap;
+
+    /* the batch */
+    stax_event *events;
+    size_t ev_cap;
+    stax_attr *attrs;
+    size_t attr_len, attr_cap;
+    stax_batch batch;
+    stax__buf arena;    /* decoded strings of the batch */
+    size_t arena_max;
+
+    /* the DTD, and the entities being expanded (each an input window of its own) */
+    stax__dtd dtd;
+    stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
+    uint32_t n_ent;
+    stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
+    stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed */
+    stax_pos push_pos;
+    uint64_t expanded;         /* entity bytes expanded so far */
+    uint32_t tag_stamp;        /* numbers start tags, to mark the ATTLIST entries a tag gave */
+
+    /* input encoding: UTF-8 is read in place; anything else is transcoded to
+     * UTF-8 into tbuf, which is then the window, while the caller's chunk is raw */
+    int enc;            /* 0 until detected; STAX__ENC_UTF8: direct; else transcoding */
+    int detected;       /* what the BOM or first bytes said */
+    size_t bom_len;
+    int forced;         /* opt.encoding: the declaration is not consulted */
+    int switch_enc;     /* the XML declaration asked for a decoder: switch after it */
+    const uint32_t *switch_table;
+    stax__decoder dec;
+    const char *raw;
+    size_t raw_len, raw_pos;
+    uint64_t raw_base;  /* input offset of raw[0] */
+    char *tbuf;
+    size_t tbuf_cap;
+    int dec_err;        /* an invalid unit follows the transcoded text */
+    uint64_t dec_err_off;
+    unsigned char head[4];
+    size_t head_len;
+
+    /* namespaces (STAX_READ_NAMESPACES) */
+    stax__ns ns;
+    stax_qname *ev_ns, *attr_ns;
+    size_t *attr_at;    /* each attribute's name: byte offset in its tag (0: defaulted) */
+
+    /* pull source */
+    stax_read_fn src;
+    void *src_ctx;
+    char *rbuf;
+    size_t rbuf_cap;
+#ifndef STAX_NO_STDIO
+    int fd;
+    FILE *file;
+#endif
+};
+
+
+/* ================================================================ helpers of every stage */
+
+/* Functions of one stage called from another. */
+#define rd_fail_at stax__rd_fail_at
+#define rd_fail_err stax__rd_fail_err
+#define rd_nomem stax__rd_nomem
+#define rd_reserve stax__rd_reserve
+#define rd_budget stax__rd_budget
+#define rd_expand_account stax__rd_expand_account
+#define rd_room stax__rd_room
+#define rd_parse stax__rd_parse
+#define rd_consume stax__rd_consume
+#define rd_char_at stax__rd_char_at
+#define rd_text stax__rd_text
+#define rd_push stax__rd_push
+#define rd_attr_value stax__rd_attr_value
+#define rd_token stax__rd_token
+#define rd_push_entity stax__rd_push_entity
+#define rd_pop_entity stax__rd_pop_entity
+#define rd_frame_start stax__rd_frame_start
+#define rd_frame_end stax__rd_frame_end
+#define rd_carry_append stax__rd_carry_append
+#define rd_resume_carry stax__rd_resume_carry
+#define rd_refill stax__rd_refill
+#define rd_start_transcoding stax__rd_start_transcoding
+#define rd_detect stax__rd_detect
+#define rd_stash stax__rd_stash
+#define rd_fast stax__rd_fast
+
+STAXINT int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+STAXINT int rd_fail_err(stax_reader *r, const char *tok, size_t n);
+STAXINT int rd_nomem(stax_reader *r);
+STAXINT int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
+STAXINT uint64_t rd_budget(const stax_reader *r);
+STAXINT int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
+
+/* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
+#define rd_fail(r, code, tok, at, ...) rd_fail_at((r), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+
+
+/* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
+ * offset counts input bytes: one per code point for 8-bit encodings; for
+ * UTF-16 two, or four for a code point above U+FFFF. */
+static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
+    uint64_t off = pos->offset;
+    if (STAX_LIKELY(r->win_nocr && p >= r->in && p + n <= r->in + r->in_len)) stax__pos_advance_nocr(pos, p, n);
+    else stax__pos_advance(pos, p, n);
+    if (r->enc <= STAX__ENC_UTF8) return;
+    uint64_t cps = 0, astral = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        cps += (c & 0xC0) != 0x80;
+        astral += c >= 0xF0;
+    }
+    int wide = r->enc == STAX__ENC_UTF16LE || r->enc == STAX__ENC_UTF16BE;
+    pos->offset = off + (wide ? 2 * (cps + astral) : cps);
+}
+
+
+static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
+    stax_pos p = r->tok_pos;
+    if (r->n_ent) return p;
+    rd_advance(r, &p, tok, at);
+    return p;
+}
+
+/* Short, printable form of a name for messages. */
+static inline int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
+
+/* A check that the code guarantees failed: a bug, never the document's fault. */
+#define rd_internal(r, what) \
+    rd_fail_at((r), STAX_E_INTERNAL, (r)->tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
+
+/* ================================================================ batch output */
+
+/* The next event of the batch, or NULL (after failing) when the table is
+ * full, which rd_room makes impossible. */
+static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
+    static const stax_str none = {0, 0};
+    if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), NULL;
+    if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
+    stax_event *e = &r->events[r->batch.count++];
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    e->reserved = 0;
+    e->attr_count = 0;
+    e->attr_first = 0;
+    e->name = e->text = none;
+    e->pubid = e->sysid = none;
+    e->pos = pos;
+    return e;
+}
+
+static inline int rd_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
+
+/* Open elements: stack_off[d] is where the name of element d starts in
+ * stack, shifted left one bit; the bit says the name has bytes >= 0x80. */
+static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->stack_off[d] >> 1; }
+
+/* Parse results that are not errors: the token must be parsed again with
+ * more room (an empty batch). */
+#define RD_RETRY ((size_t)-1)
+
+/* Whether input follows the window in the raw chunk: bytes still to decode,
+ * or a decoding error that the text decoded so far runs into (it is reported
+ * when a token needs what is past it, however the bytes came). */
+static inline int rd_behind(const stax_reader *r) {
+    return r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err);
+}
+
+/* ================================================================ the stages */
+
+/* reader_batch.c: room and parsing of one token (general path) */
+STAXINT int rd_room(stax_reader *r, size_t n);
+STAXINT size_t rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
+STAXINT void rd_consume(stax_reader *r, const char *tok, size_t n);
+
+/* reader_tokens.c */
+STAXINT size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i);
+STAXINT size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut);
+STAXINT int rd_push(stax_reader *r, const char *name, size_t len);
+STAXINT int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
+                          size_t arena0, stax_str *out);
+STAXINT size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
+STAXINT int rd_push_entity(stax_reader *r);
+STAXINT int rd_pop_entity(stax_reader *r);
+STAXINT void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
+STAXINT ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
+
+/* reader_input.c */
+STAXINT int rd_carry_append(stax_reader *r, const char *p, size_t n);
+STAXINT int rd_resume_carry(stax_reader *r);
+STAXINT int rd_refill(stax_reader *r);
+STAXINT int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len);
+STAXINT int rd_detect(stax_reader *r);
+STAXINT int rd_stash(stax_reader *r);
+
+/* reader_fast.c: plain tokens of a UTF-8 window; how many were read, or -1 */
+STAXINT int rd_fast(stax_reader *r);
+
+#endif /* STAX_READER_H */

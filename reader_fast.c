@@ -1,0 +1,416 @@
+/* The reader's fast path: plain tokens read in one pass from the window,
+ * driven by the block scanners of scan.c. */
+#include "reader.h"
+
+/* ================================================================ the fast path
+ * Most tokens of most documents are plain: text without references, CR or
+ * non-ASCII bytes; tags with ASCII names and values of printable ASCII; end
+ * tags that match. Those that lie whole in a UTF-8 window are read here in
+ * one pass: the scan that finds where a token ends also tells whether it is
+ * plain, whether a text is white space, and where its line feeds are, so the
+ * position comes without reading the bytes again. Anything else (and any
+ * error) goes the general way (framing, then the token parsers), which gives
+ * the same events. */
+
+#ifdef STAX__SSE2
+/* Bits set in a 16-bit mask, without a popcount instruction. */
+static inline unsigned rd_pop16(unsigned m) {
+    m = m - ((m >> 1) & 0x5555u);
+    m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+    m = (m + (m >> 4)) & 0x0F0Fu;
+    return (m + (m >> 8)) & 0x1Fu;
+}
+#endif
+
+/* In an attribute value: the first quote q, or byte to look at (< & TAB LF
+ * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
+static inline size_t rd_scan_value(const char *p, size_t n, char q) {
+    size_t i = 0;
+#ifdef STAX__SSE2
+    const __m128i sp = _mm_set1_epi8(0x20), lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), vq = _mm_set1_epi8(q);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_cmpeq_epi8(v, vq)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask) return i + stax__ctz32(mask);
+    }
+#endif
+    while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
+    return i;
+}
+
+/* Whether a[0, n) == b[0, n), where 16 bytes may be read from both (wide)
+ * when n <= 16: the short names of most tags take one compare. */
+static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
+#ifdef STAX__SSE2
+    if (wide && n <= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a), y = _mm_loadu_si128((const __m128i *)(const void *)b);
+        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) | (0xFFFFu << n);
+        return (eq & 0xFFFFu) == 0xFFFFu;
+    }
+#endif
+    (void)wide;
+    return memcmp(a, b, n) == 0;
+}
+
+/* How many of p[0, 16) are ASCII name characters, at once. */
+static inline size_t rd_name16(const char *p) {
+#ifdef STAX__SSE2
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i low = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)));
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    __m128i punct = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('.'))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':'))));
+    unsigned stop = ~(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)) & 0xFFFFu;
+    return stop ? stax__ctz32(stop) : 16;
+#else
+    size_t i = 0;
+    while (i < 16 && (stax__class[(unsigned char)p[i]] & STAX__C_ANAME)) i++;
+    return i;
+#endif
+}
+
+/* The end of the ASCII name run from p[i] (p[i] already a name start): a
+ * table for the first bytes (most names are short), then 16 at a time. */
+static inline size_t rd_name_end(const char *p, size_t n, size_t i) {
+    const unsigned char *u = (const unsigned char *)p;
+    for (size_t stop = i + 8 < n ? i + 8 : n; i < stop; i++)
+        if (!(stax__class[u[i]] & STAX__C_ANAME)) return i;
+    while (i + 16 <= n) {
+        size_t k = rd_name16(p + i);
+        i += k;
+        if (k < 16) return i;
+    }
+    while (i < n && (stax__class[u[i]] & STAX__C_ANAME)) i++;
+    return i;
+}
+
+/* An event with the fields every type has. */
+static inline stax_event *rd_emit_fast(stax_reader *r, int type) {
+    stax_event *e = &r->events[r->batch.count++];
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    e->reserved = 0;
+    e->attr_count = 0;
+    e->text.ptr = NULL;
+    e->text.len = 0;
+    e->pubid = e->text; /* every string of every event is valid, used or not */
+    e->sysid = e->text;
+    e->pos = r->pos;
+    return e;
+}
+
+/* The character of the reference at p[i] ('&') if it is a character
+ * reference or one of the five predefined entities, well formed, and a Char;
+ * its end in *end. -1 otherwise (the general way decides what it is). */
+static inline long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
+    const char *q = p + i + 1;
+    size_t left = n - i - 1;
+    if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *end = i + 4, '<';
+    if (left >= 3 && q[0] == 'g' && q[1] == 't' && q[2] == ';') return *end = i + 4, '>';
+    if (left >= 4 && q[0] == 'a' && q[1] == 'm' && q[2] == 'p' && q[3] == ';') return *end = i + 5, '&';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *end = i + 6, '"';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *end = i + 6, '\'';
+    if (left < 3 || q[0] != '#') return -1;
+    const char *semi = memchr(q, ';', left < 12 ? left : 12);
+    if (!semi) return -1;
+    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
+    *end = (size_t)(semi - p) + 1;
+    return v;
+}
+
+/* A text complete in the window, from p[0]. One scan finds its end, its
+ * line feeds and continuation bytes and whether it is white space; text
+ * with no reference (UTF-8 checked by blocks when it has bytes >= 0x80) is
+ * an event pointing into the window; character and predefined references
+ * are decoded into the arena as the scan goes. 1: consumed; 0: the general
+ * way takes it (an entity reference, a CR, anything to report); -1: an error. */
+static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
+    stax__tscan t = {0, 0, 0, 0, 0};
+    size_t lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1, end, run = 0;
+    stax__out o = {NULL, NULL, 0};
+    char *d0 = NULL;
+#ifdef STAX__SSE2
+    if (lim >= 16) { /* most texts end within 16 bytes: those take no call */
+        const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i is_lf = _mm_cmpeq_epi8(v, lf), ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), is_lf),
+                                                                 _mm_cmpeq_epi8(v, sp));
+        unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')));
+        unsigned mall = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp)) & ~(unsigned)_mm_movemask_epi8(_mm_or_si128(
+                            _mm_cmpeq_epi8(v, tab), is_lf)); /* controls and bytes >= 0x80 */
+        mall |= (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
+                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+        if (mlt && !(mall & ((mlt & (0u - mlt)) - 1))) { /* a '<' before anything to look at */
+            unsigned below = (mlt & (0u - mlt)) - 1, mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
+            end = stax__ctz32(mlt);
+            t.nonws = (~(unsigned)_mm_movemask_epi8(ws) & below) != 0;
+            if (mlf) {
+                t.lfs = rd_pop16(mlf);
+                t.line_at = 32u - (unsigned)__builtin_clz(mlf);
+            }
+            goto found;
+        }
+    }
+#endif
+    for (end = stax__scan_text_run(r->simd, p, 0, lim, &t); end < lim && p[end] != '<';
+         end = stax__scan_text_run(r->simd, p, end, lim, &t)) {
+        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
+            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
+            t.nonws = 1;
+            end++;
+            continue;
+        }
+        size_t re;
+        long cp = p[end] == '&' && r->doc == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+        if (cp < 0) return 0; /* a control, a CR, an entity, anything to report */
+        if (!d0) { /* decoding starts: the text goes to the arena */
+            if (r->arena.cap - r->arena.len < lim + RD_ARENA_SLACK) {
+                int room = rd_room(r, lim);
+                if (room) return room < 0 ? -1 : 0;
+            }
+            o = stax__buf_out(&r->arena);
+            d0 = o.p;
+        }
+        char u[4];
+        stax__out_put(&o, p + run, end - run);
+        stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        t.nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        end = run = re;
+    }
+    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+#ifdef STAX__SSE2
+found:
+#endif
+    if (t.hi && stax__scan_utf8(r->simd, p, end) != end) return 0; /* the general way reports it */
+    if (r->doc != DOC_CONTENT) {
+        if (t.nonws) return 0; /* text outside the root: an error */
+    } else {
+        int piece = r->text_cont;
+        r->text_cont = 0;
+        const char *txt = p;
+        size_t tl = end;
+        if (d0) {
+            stax__out_put(&o, p + run, end - run);
+            if (o.over) return rd_internal(r, "decoded text longer than its token"), -1;
+            stax__buf_commit(&r->arena, &o);
+            txt = d0;
+            tl = (size_t)(o.p - d0);
+        }
+        if (t.nonws || (!(r->opt.flags & STAX_READ_SKIP_WS) || piece)) {
+            stax_event *e = rd_emit_fast(r, STAX_EV_TEXT);
+            e->name = e->text;
+            e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
+            e->text.ptr = txt;
+            e->text.len = tl;
+        }
+    }
+    r->pos.offset += end;
+    if (t.lfs) {
+        r->pos.line += t.lfs;
+        r->pos.column = 1 + (end - t.line_at) - t.cont;
+    } else {
+        r->pos.column += end - t.cont;
+    }
+    r->in_pos += end;
+    return 1;
+}
+
+/* Skip SP TAB LF in a tag from p[i]; line feeds counted. */
+static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, size_t *line_at) {
+    for (; i < n; i++) {
+        char c = p[i];
+        if (c == ' ' || c == '\t') continue;
+        if (c != '\n') break;
+        ++*lfs;
+        *line_at = i + 1;
+    }
+    return i;
+}
+
+/* A value to check or decode once the whole tag is known (attrs' flags). */
+#define RD_ATTRF_PENDING 0x80000000u
+
+/* A start tag with ASCII names, complete in the window, when the DTD
+ * declares no attributes and namespaces are off. Its structure is checked in
+ * one pass; values with references, white space other than SP or bytes to
+ * check are then normalized in order by rd_attr_value, as the general way
+ * would (which reports the same first error: the structure is sound).
+ * 1: consumed; 0: the general way takes it; -1: an error. */
+static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t n = avail < r->opt.max_token ? avail : r->opt.max_token, i = 1, lfs = 0, line_at = 0;
+    if (r->doc == DOC_EPILOG || r->depth >= r->opt.max_depth) return 0;
+    if (!(stax__class[u[1]] & STAX__C_NSTART) || u[1] >= 0x80) return 0;
+    i = rd_name_end(p, n, i);
+    size_t nl = i - 1, first = r->attr_len, arena0 = r->arena.len;
+    if (i >= n || nl > r->opt.max_name) return 0;
+    unsigned flags = 0;
+    int pending = 0;
+    for (;;) {
+        size_t ws = i;
+        i = rd_tag_ws(p, n, i, &lfs, &line_at);
+        if (i >= n) goto decline;
+        if (p[i] == '>') {
+            i++;
+            break;
+        }
+        if (p[i] == '/') {
+            if (i + 1 >= n || p[i + 1] != '>') goto decline;
+            flags = STAX_EVF_EMPTY;
+            i += 2;
+            break;
+        }
+        if (ws == i || !(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) goto decline;
+        size_t an = i;
+        i = rd_name_end(p, n, i);
+        if (i >= n || i - an > r->opt.max_name || r->attr_len - first >= r->opt.max_attrs) goto decline;
+        stax_str name = {p + an, i - an};
+        i = rd_tag_ws(p, n, i, &lfs, &line_at);
+        if (i >= n || p[i] != '=') goto decline;
+        i = rd_tag_ws(p, n, i + 1, &lfs, &line_at);
+        if (i >= n || (p[i] != '"' && p[i] != '\'')) goto decline;
+        char q = p[i++];
+        size_t ve = i + rd_scan_value(p + i, n - i, q);
+        unsigned af = 0;
+        if (ve < n && p[ve] != q) { /* a byte to look at: find the end, which holds no '<' */
+            const char *qe = memchr(p + ve, q, n - ve);
+            if (!qe || memchr(p + ve, '<', (size_t)(qe - p) - ve)) goto decline;
+            ve = (size_t)(qe - p);
+            af = RD_ATTRF_PENDING;
+            pending = 1;
+        }
+        if (ve >= n) goto decline;
+        for (size_t k = first; k < r->attr_len; k++)
+            if (r->attrs[k].name.len == name.len && memcmp(r->attrs[k].name.ptr, name.ptr, name.len) == 0) goto decline;
+        stax_attr *a = &r->attrs[r->attr_len++];
+        a->name = name;
+        a->value.ptr = p + i;
+        a->value.len = ve - i;
+        a->flags = af;
+        i = ve + 1;
+    }
+    if (pending) {
+        uint64_t expanded0 = r->expanded;
+        int room = rd_room(r, i);
+        if (room) {
+            if (room < 0) return -1;
+            goto decline;
+        }
+        r->tok_pos = r->pos;
+        for (size_t k = first; k < r->attr_len; k++) {
+            stax_attr *a = &r->attrs[k];
+            if (!(a->flags & RD_ATTRF_PENDING)) continue;
+            size_t vs = (size_t)(a->value.ptr - p);
+            a->flags = 0;
+            int rc = rd_attr_value(r, p, i, vs, vs + a->value.len, 0, 0, arena0, &a->value);
+            if (rc == STAX__ROOM) {
+                r->expanded = expanded0;
+                goto decline;
+            }
+            if (rc) return -1;
+        }
+    }
+    if (!flags) { /* the push, inline while the stack has room: the name is ASCII */
+        if (STAX_LIKELY(r->depth < r->stack_off_cap && nl <= 16 && n >= 17 &&
+                        r->stack.cap - r->stack.len >= nl + RD_STACK_SLACK)) {
+            /* 16 bytes copied at once: the room was checked, and the tag has them */
+            char *d = r->stack.ptr + r->stack.len;
+            r->stack_off[r->depth++] = r->stack.len << 1;
+#ifdef STAX__SSE2
+            _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)(p + 1)));
+#else
+            memcpy(d, p + 1, 16);
+#endif
+            r->stack.len += nl;
+        } else if (rd_push(r, p + 1, nl)) {
+            return -1;
+        }
+    }
+    stax_event *e = rd_emit_fast(r, STAX_EV_START);
+    e->flags = (uint8_t)flags;
+    e->name.ptr = p + 1;
+    e->name.len = nl;
+    e->attr_first = first;
+    e->attr_count = (uint32_t)(r->attr_len - first);
+    if (flags) {
+        stax_event *end = rd_emit_fast(r, STAX_EV_END);
+        end->name = e->name;
+        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+    } else {
+        r->doc = DOC_CONTENT;
+    }
+    if (pending) {
+        rd_advance(r, &r->pos, p, i); /* values may hold non-ASCII characters */
+    } else {
+        r->pos.offset += i;
+        if (lfs) {
+            r->pos.line += lfs;
+            r->pos.column = 1 + (i - line_at);
+        } else {
+            r->pos.column += i;
+        }
+    }
+    r->in_pos += i;
+    return 1;
+decline:
+    r->attr_len = first;
+    r->arena.len = arena0;
+    return 0;
+}
+
+/* An end tag that matches the open element exactly (</name>). */
+static inline int rd_fast_end(stax_reader *r, const char *p, size_t avail) {
+    if (!r->depth) return 0;
+    size_t top = r->stack_off[r->depth - 1], off = top >> 1, ol = r->stack.len - off;
+    if (ol + 3 > avail || p[ol + 2] != '>' ||
+        !rd_same(p + 2, r->stack.ptr + off, ol, avail >= 18 && r->stack.cap - off >= 16))
+        return 0;
+    stax_event *e = rd_emit_fast(r, STAX_EV_END);
+    e->name.ptr = p + 2;
+    e->name.len = ol;
+    r->depth--;
+    r->stack.len = off;
+    if (r->depth == 0) r->doc = DOC_EPILOG;
+    size_t cont = 0;
+    if (top & 1)
+        for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
+    r->pos.offset += ol + 3;
+    r->pos.column += ol + 3 - cont;
+    r->in_pos += ol + 3;
+    return 1;
+}
+
+/* Read plain tokens from the UTF-8 window while there are any and the batch
+ * has room. Returns how many were read, or -1 after an error. */
+int rd_fast(stax_reader *r) {
+    int done = 0;
+    if (r->ev_ns || r->dtd.n_atts || r->in_cdata) return 0;
+    /* room for two events a token (rd_room's rule); a start tag checks the attributes */
+    size_t last = r->opt.batch_events - 2;
+    if (r->batch.count && r->batch.count > last) return 0;
+    for (;;) {
+        size_t avail = r->in_len - r->in_pos;
+        if (avail < 3) return done;
+        const char *p = r->in + r->in_pos;
+        int rc;
+        if (p[0] != '<') {
+            rc = rd_fast_text(r, p, avail);
+        } else if (p[1] == '/') {
+            rc = rd_fast_end(r, p, avail);
+        } else if (p[1] == '!' || p[1] == '?') {
+            return done;
+        } else {
+            if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
+                if (r->batch.count) return done;
+                r->attr_len = 0;
+            }
+            rc = rd_fast_start(r, p, avail);
+        }
+        if (rc <= 0) return rc < 0 ? -1 : done;
+        done++;
+        if (r->batch.count > last) return done;
+    }
+}

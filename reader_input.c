@@ -1,0 +1,203 @@
+/* The reader's intake: the carry, which holds the one token that straddles
+ * chunks, the detection of the input's encoding, and the windows of
+ * transcoded input (non-UTF-8 documents are decoded to UTF-8 into tbuf). */
+#include "reader.h"
+
+/* The carry never holds more than carry_max bytes: framing decides every
+ * token within that many (RD_CARRY_SLACK). */
+int rd_carry_append(stax_reader *r, const char *p, size_t n) {
+    if (rd_reserve(r, &r->carry, n, r->carry_max)) return -1;
+    if (stax__buf_put(&r->carry, p, n)) return rd_internal(r, "carry full after reserving"), -1;
+    return 0;
+}
+
+/* The carry holds the start of a token; extend it from the window until the
+ * token ends. Returns 1 when a token was parsed, 0 when the window ran out,
+ * 2 when the batch must end first, -1 on error. */
+int rd_resume_carry(stax_reader *r) {
+    r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
+    for (;;) {
+        size_t avail = r->in_len - r->in_pos;
+        r->tok_at_eof = 0;
+        ptrdiff_t end;
+        size_t added = 0;
+        if (avail == 0 && (!r->ended || rd_behind(r))) {
+            /* the carry may already hold a whole token (kept when a batch
+             * filled): take it before asking for more input */
+            end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len);
+            if (end <= 0) return end < 0 ? -1 : 0;
+        } else if (avail) {
+            size_t step = r->carry.len > 4096 ? r->carry.len : 4096;
+            if (step > avail) step = avail;
+            if (step > r->carry_max - r->carry.len) step = r->carry_max - r->carry.len;
+            if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), -1;
+            if (rd_carry_append(r, r->in + r->in_pos, step)) return -1;
+            r->in_pos += step;
+            added = step;
+            end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len);
+        } else if ((end = rd_frame_end(r, &r->fr, r->carry.ptr, r->carry.len)) != 0) {
+            /* the carry may hold more than one token (kept when a batch filled) */
+        } else if (r->fr.kind == K_TEXT) {
+            end = (ptrdiff_t)r->carry.len; /* text ends with the input */
+            r->tok_at_eof = 1;
+        } else {
+            stax_pos at = r->tok_pos;
+            rd_advance(r, &at, r->carry.ptr, r->carry.len);
+            return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
+                              r->fr.kind == K_COMMENT ? "a comment"
+                              : r->fr.kind == K_PI ? "a processing instruction"
+                              : r->fr.kind == K_CDATA || r->fr.kind == K_CDATA_CONT ? "a CDATA section"
+                              : r->fr.kind == K_DOCTYPE ? "the DOCTYPE"
+                              : "a tag"), -1;
+        }
+        if (end < 0) return -1;
+        if (end == 0) continue;
+        /* give back what was appended past the token end */
+        size_t tl = (size_t)end, extra = r->carry.len - tl, back = extra < added ? extra : added;
+        r->in_pos -= back;
+        r->carry.len -= back;
+        int room = rd_room(r, tl);
+        size_t used = 0;
+        if (room < 0) return -1;
+        if (!room && (used = rd_parse(r, &r->fr, r->carry.ptr, tl, 1)) == RD_RETRY) room = 1;
+        if (room) {
+            r->in_pos += back; /* keep the appended bytes: nothing was consumed */
+            r->carry.len += back;
+            rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
+            return 2;
+        }
+        r->tok_at_eof = 0;
+        if (!used) return -1;
+        rd_consume(r, r->carry.ptr, used);
+        if (r->push_ent && rd_push_entity(r)) return -1;
+        /* bytes of the carry beyond what was used stay as the next token's start */
+        size_t rest = r->carry.len - used;
+        memmove(r->carry.ptr, r->carry.ptr + used, rest);
+        r->carry.len = rest;
+        if (rest) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
+        return 1;
+    }
+}
+
+/* ---------------------------------------------------------------- encodings */
+
+static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
+    if (!r->tbuf) { /* (carved at creation in a fixed block) */
+        r->tbuf = stax__mem_alloc(&r->mem, r->opt.read_buffer);
+        if (!r->tbuf) return rd_nomem(r);
+        r->tbuf_cap = r->opt.read_buffer;
+    }
+    size_t produced = 0;
+    int rc = stax__decode(&r->dec, src, n, consumed, r->tbuf, r->tbuf_cap, &produced);
+    r->in = r->tbuf;
+    r->in_len = produced;
+    r->in_pos = 0;
+    r->win_nocr = produced && !memchr(r->tbuf, '\r', produced);
+    if (rc == STAX__DEC_ERROR) {
+        r->dec_err = 1;
+        r->dec_err_off = r->raw_base + r->raw_pos + *consumed - r->dec.err_pend;
+    }
+    return 0;
+}
+
+/* The window is used up: transcode more of the raw chunk. Returns 1 when the
+ * window has bytes again, 0 when there is nothing more to decode, or an error. */
+int rd_refill(stax_reader *r) {
+    if (r->dec_err) {
+        stax_pos at = r->pos;
+        rd_advance(r, &at, r->carry.ptr, r->carry.len);
+        at.offset = r->dec_err_off;
+        return rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
+    }
+    if (r->raw_pos >= r->raw_len) {
+        if (r->ended && stax__decode_finish(&r->dec) == STAX__DEC_ERROR) {
+            stax_pos at = r->pos;
+            rd_advance(r, &at, r->carry.ptr, r->carry.len);
+            at.offset = r->raw_base + r->raw_len - r->dec.npend;
+            return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
+        }
+        return 0;
+    }
+    size_t used = 0;
+    if (rd_decode_into_window(r, r->raw + r->raw_pos, r->raw_len - r->raw_pos, &used)) return r->status;
+    r->raw_pos += used;
+    if (r->in_len == 0 && !r->dec_err) return r->raw_pos < r->raw_len ? 1 : 0;
+    return 1;
+}
+
+/* From now on the rest of the window (and pre, bytes held back before it) is
+ * raw input in encoding enc. */
+int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
+    stax__decoder_init(&r->dec, enc, table);
+    r->enc = enc;
+    r->raw = r->in ? r->in + r->in_pos : NULL;
+    r->raw_len = r->in_len - r->in_pos;
+    r->raw_pos = 0;
+    r->raw_base = r->pos.offset + pre_len;
+    r->in_len = r->in_pos = 0;
+    if (pre_len) {
+        size_t used = 0;
+        uint64_t base = r->raw_base;
+        r->raw_base = r->pos.offset; /* offsets of errors in pre */
+        r->raw_pos = 0;
+        if (rd_decode_into_window(r, pre, pre_len, &used)) return r->status;
+        r->raw_base = base;
+    }
+    return 0;
+}
+
+/* Appendix F: the BOM or the first bytes say the encoding family. The first
+ * (up to) four bytes are gathered in head when the first chunks are tiny. */
+int rd_detect(stax_reader *r) {
+    const unsigned char *p = r->in ? (const unsigned char *)r->in + r->in_pos : (const unsigned char *)"";
+    size_t n = r->in_len - r->in_pos, b0 = 0;
+    /* in place when the window alone decides; else gather the first bytes.
+     * A forced encoding still needs four bytes (or the end) to see a BOM. */
+    int direct = r->head_len == 0 &&
+                 (r->forced ? n >= 4 || r->ended : stax__encoding_detect(p, n, r->ended, &b0) != 0);
+    if (!direct) {
+        while (r->head_len < 4 && r->in_pos < r->in_len) r->head[r->head_len++] = (unsigned char)r->in[r->in_pos++];
+        p = r->head;
+        n = r->head_len;
+        if (r->forced ? n < 4 && !r->ended : stax__encoding_detect(p, n, r->ended, &b0) == 0) return 0;
+    }
+    size_t bom = 0;
+    int enc = r->forced ? r->forced : stax__encoding_detect(p, n, r->ended, &bom);
+    if (enc == 0) return 0;
+    if (enc < 0) return rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+    if (r->forced) { /* a BOM that agrees with the forced encoding is skipped */
+        size_t b2 = 0;
+        int d = stax__encoding_detect(p, n, 1, &b2);
+        if (enc == STAX__ENC_UTF16) enc = (d == STAX__ENC_UTF16LE) ? STAX__ENC_UTF16LE : STAX__ENC_UTF16BE;
+        if (d == enc && b2) bom = b2;
+    }
+    r->detected = enc;
+    r->bom_len = bom;
+    r->pos.offset += bom; /* the BOM is not a character: no column */
+    if (direct) {
+        r->in_pos += bom;
+        if (enc == STAX__ENC_UTF8) r->enc = enc;
+        else if (rd_start_transcoding(r, enc, NULL, NULL, 0)) return -1;
+        return 1;
+    }
+    const char *rest = (const char *)r->head + bom;
+    size_t rest_len = r->head_len - bom;
+    if (enc == STAX__ENC_UTF8) {
+        r->enc = enc;
+        if (rest_len && rd_carry_append(r, rest, rest_len)) return -1;
+        if (rest_len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
+        r->tok_pos = r->pos;
+        return 1;
+    }
+    return rd_start_transcoding(r, enc, NULL, rest, rest_len) ? -1 : 1;
+}
+
+/* Move the unconsumed tail of the window into the carry. */
+int rd_stash(stax_reader *r) {
+    r->stash_deferred = 0;
+    size_t n = r->in_len - r->in_pos;
+    if (n == 0) return 0;
+    if (rd_carry_append(r, r->in + r->in_pos, n)) return -1;
+    r->in_pos = r->in_len;
+    return 0;
+}

@@ -1,0 +1,1239 @@
+/* The reader's token parsers: framing (where a token ends, resumable across
+ * chunks), then text, tags, comments, PIs, CDATA, the XML declaration and
+ * the DOCTYPE on a token seen whole; the element stack, namespaces, and the
+ * expansion of entities in content (rd_ prefix; reader.h has the state). */
+#include "reader.h"
+
+/* ================================================================ batch output */
+
+/* Copy [s, s+n) to the arena (a token in the carry, whose bytes are about
+ * to change). rd_room made room for the whole token. */
+static int rd_arena_copy(stax_reader *r, stax_str *s) {
+    if (!s->len) return 0;
+    char *d = r->arena.ptr + r->arena.len;
+    if (stax__buf_put(&r->arena, s->ptr, s->len)) return rd_internal(r, "arena smaller than the token");
+    s->ptr = d;
+    return 0;
+}
+
+/* ================================================================ references */
+
+/* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
+ * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
+ * name in *name. Returns 0 or an error. */
+static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, size_t *end, long *cp,
+                        stax_str *name) {
+    stax__ref ref;
+    if (stax__ref_parse(tok, n, i, r->opt.max_name, &ref, &r->err)) {
+        if (ref.stop >= n && r->tok_at_eof)
+            return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
+        return rd_fail_err(r, tok, n);
+    }
+    *end = ref.end;
+    *cp = ref.cp;
+    *name = ref.name;
+    return 0;
+}
+
+/* What a reference to general entity `name` at tok[i] means (in content).
+ * Returns the entity to expand (internal), or NULL with *report set when it
+ * is reported as an ENTITY_REF event (external), or with *undeclared set
+ * (undeclared where that is no error: reported too), or NULL after an error. */
+static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n, size_t i, stax_str name,
+                                       stax__entity **report, int *undeclared) {
+    stax__entity *e;
+    *report = NULL;
+    *undeclared = 0;
+    int rc = stax__general_entity(r->has_doctype ? &r->dtd : NULL, tok + i, name, 0, &e, &r->err);
+    if (rc == STAX__REF_SKIP) {
+        *undeclared = 1;
+        return NULL;
+    }
+    if (rc == STAX__REF_REPORT) {
+        *report = e;
+        return NULL;
+    }
+    if (rc) return rd_fail_err(r, tok, n), NULL;
+    return e;
+}
+
+/* ================================================================ text */
+
+/* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
+ * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
+ * anything rd_char_at must look at (4-byte forms, errors). Inline, since
+ * accented and CJK text is made of such runs. */
+static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
+    const unsigned char *u = (const unsigned char *)tok;
+    for (;;) {
+        if (i + 1 < n && u[i] >= 0xC2 && u[i] < 0xE0 && (u[i + 1] & 0xC0) == 0x80) {
+            i += 2;
+        } else if (i + 2 < n && u[i] >= 0xE1 && u[i] < 0xEF && u[i] != 0xED && (u[i + 1] & 0xC0) == 0x80 &&
+                   (u[i + 2] & 0xC0) == 0x80) {
+            i += 3; /* E1..EC, EE: no overlong, no surrogate, no U+FFFE/FFFF possible */
+        } else {
+            return i;
+        }
+    }
+}
+
+/* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
+size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
+    size_t l = stax__char_at(tok, n, i, &r->err);
+    if (!l) rd_fail_err(r, tok, n);
+    return l;
+}
+
+/* Emit a TEXT event for [s, s+len). Returns 0 or an error. */
+static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
+    size_t j = 0;
+    int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
+    r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
+    while (j < len && rd_is_ws((unsigned char)s[j])) j++;
+    if (j == len) {
+        if (len == 0) return 0;
+        if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
+        flags |= STAX_EVF_WHITESPACE;
+    }
+    stax_event *e = rd_emit(r, STAX_EV_TEXT, pos);
+    if (!e) return r->status;
+    e->flags = (uint8_t)flags;
+    e->text.ptr = s;
+    e->text.len = len;
+    return 0;
+}
+
+/* Text outside the root element: whitespace only, and no event. */
+static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (!rd_is_ws((unsigned char)tok[i])) {
+            if ((unsigned char)tok[i] >= 0x80 || (unsigned char)tok[i] < 0x20)
+                if (!rd_char_at(r, tok, n, i)) return r->status;
+            return rd_fail(r, STAX_E_STRUCTURE, tok, i,
+                           r->doc == DOC_EPILOG ? "text after the root element"
+                                                : "text before the root element");
+        }
+    }
+    return 0;
+}
+
+/* Parse a complete text token (or piece). Decodes references and line ends
+ * into the arena when needed (always when copy is set, since the token then
+ * lives in the carry); the decoded text is never longer than the token, and
+ * rd_room made that much room. Returns the number of bytes consumed (< n when
+ * an entity reference ends the token early), or 0 after an error. */
+size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
+    if (r->doc != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
+    stax__out o = stax__buf_out(&r->arena);
+    char *dst0 = o.p;
+    int decoding = copy; /* the text goes to the arena */
+    size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
+    while (i < n) {
+        /* bulk skip over plain bytes */
+        i += stax__scan_text(tok + i, n - i);
+        if (i >= n) break;
+        unsigned char c = (unsigned char)tok[i];
+        if (c == ']') {
+            if (i + 2 < n && tok[i + 1] == ']' && tok[i + 2] == '>')
+                return rd_fail(r, STAX_E_SYNTAX, tok, i, "']]>' is not allowed in text"), 0;
+            i++;
+            continue;
+        }
+        if (c >= 0x80) {
+            size_t k = rd_utf8_run(tok, n, i);
+            if (k > i) {
+                i = k;
+                continue;
+            }
+        }
+        if (c != '&' && (c != '\r' || r->n_ent)) {
+            size_t l = rd_char_at(r, tok, n, i);
+            if (!l) return 0;
+            i += l;
+            continue;
+        }
+        decoding = 1;
+        stax__out_put(&o, tok + run, i - run);
+        if (c == '\r') {
+            stax__out_byte(&o, '\n');
+            i += (i + 1 < n && tok[i + 1] == '\n') ? 2 : 1;
+            run = i;
+            continue;
+        }
+        size_t end = 0;
+        long cp = 0;
+        stax_str name = {NULL, 0};
+        if (rd_reference(r, tok, n, i, &end, &cp, &name)) return 0;
+        if (cp >= 0) {
+            char u[4];
+            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+            i = run = end;
+            continue;
+        }
+        /* an entity: TEXT (what came before) ends here; then the entity is
+         * expanded (once this token is consumed) or reported as ENTITY_REF */
+        stax__entity *rep, *ent;
+        int undeclared;
+        ent = rd_general_entity(r, tok, n, i, name, &rep, &undeclared);
+        if (!ent && !rep && !undeclared) return 0;
+        if (copy) stax__out_put(&o, name.ptr, name.len); /* the name lives in the carry, about to change */
+        if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+        size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
+        stax__buf_commit(&r->arena, &o);
+        if (rd_text_event(r, dst0, tl, r->tok_pos, 0)) return 0;
+        if (ent) {
+            r->push_ent = ent;
+            r->push_pos = rd_pos_in(r, tok, i);
+            return end;
+        }
+        stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
+        if (!e) return 0;
+        e->name = name;
+        if (copy) e->name.ptr = dst0 + tl;
+        if (rep) {
+            e->name = rep->name;
+            e->pubid = rep->pubid;
+            e->sysid = rep->sysid;
+        }
+        return end;
+    }
+    unsigned flags = cut ? STAX_EVF_CONTINUED : 0;
+    if (!decoding) return rd_text_event(r, tok, n, r->tok_pos, flags) ? 0 : n;
+    stax__out_put(&o, tok + run, n - run);
+    if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+    stax__buf_commit(&r->arena, &o);
+    return rd_text_event(r, dst0, (size_t)(o.p - dst0), r->tok_pos, flags) ? 0 : n;
+}
+
+/* [s, s+n) with line ends normalized, in the arena when they need it (for
+ * comments, PIs, CDATA when they contain CR, or when they live in the carry).
+ * Returns 0 or an error. */
+static int rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy, stax_str *out) {
+    out->ptr = s;
+    out->len = n;
+    /* in entity text a CR came from a character reference: it stays */
+    const char *cr = r->n_ent ? NULL : memchr(s, '\r', n);
+    if (!cr && !copy) return 0;
+    stax__out o = stax__buf_out(&r->arena);
+    char *d0 = o.p;
+    if (!cr) stax__out_put(&o, s, n);
+    else stax__out_eol(&o, s, n);
+    if (o.over) return rd_internal(r, "normalized text longer than its token");
+    stax__buf_commit(&r->arena, &o);
+    out->ptr = d0;
+    out->len = (size_t)(o.p - d0);
+    return 0;
+}
+
+/* Check [tok+from, tok+to) holds only Char code points in valid UTF-8. */
+static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t to) {
+    int err = 0;
+    size_t bad = stax__check_chars(tok + from, to - from, &err);
+    if (bad == to - from) return 0;
+    size_t at = from + bad;
+    if (err == STAX_E_CHAR) {
+        uint32_t cp = (unsigned char)tok[at];
+        if (cp >= 0x80) stax__utf8_decode((const unsigned char *)tok + at, to - at, &cp);
+        return rd_fail(r, STAX_E_CHAR, tok, at, "character U+%04lX is not allowed in XML", (unsigned long)cp);
+    }
+    return rd_fail(r, STAX_E_ENCODING, tok, at, "invalid UTF-8 byte 0x%02X", (unsigned char)tok[at]);
+}
+
+/* ================================================================ names */
+
+/* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing.
+ * The inline part takes all-ASCII names; the rest goes to rd_name_slow. */
+static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what);
+static inline size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+    size_t j = i + 1;
+    if (STAX_LIKELY(i < n && (unsigned char)tok[i] < 0x80 && (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART))) {
+        while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
+        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->opt.max_name)) return j - i;
+    }
+    return rd_name_slow(r, tok, n, i, what);
+}
+
+static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+    size_t j = i;
+    while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
+    size_t len = j - i;
+    /* non-ASCII bytes are classed as name bytes; verify them properly */
+    if (len == 0) {
+        if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !rd_char_at(r, tok, n, i))
+            return 0;
+        return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
+    }
+    if (len > r->opt.max_name)
+        return rd_fail(r, STAX_E_LIMIT_NAME, tok, 0, "%s name longer than max_name (%lu bytes)", what,
+                       (unsigned long)r->opt.max_name), 0;
+    size_t bad = stax__check_name(tok + i, len);
+    if (bad) {
+        size_t at = i + bad - 1;
+        if ((unsigned char)tok[at] >= 0x80 && !rd_char_at(r, tok, n, at)) return 0;
+        return rd_fail(r, STAX_E_NAME, tok, at, "invalid %s name '%.*s'", what, rd_clip(len), tok + i), 0;
+    }
+    return len;
+}
+
+static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
+    while (i < n && rd_is_ws((unsigned char)tok[i])) i++;
+    return i;
+}
+
+/* ================================================================ element stack */
+
+
+/* Push an open element. max_depth was checked by the caller; the stack's
+ * size rule (max_depth names of at most max_name bytes) makes room certain
+ * in a fixed block. */
+int rd_push(stax_reader *r, const char *name, size_t len) {
+    if (r->depth >= r->stack_off_cap) {
+        size_t cap = r->stack_off_cap ? (size_t)r->stack_off_cap * 2 : 16;
+        if (cap > r->opt.max_depth) cap = r->opt.max_depth;
+        if (r->depth >= cap || r->mem.block) return rd_internal(r, "element stack deeper than max_depth");
+        size_t *p = stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
+        if (!p) return rd_nomem(r);
+        r->stack_off = p;
+        r->stack_off_cap = (uint32_t)cap;
+    }
+    if (rd_reserve(r, &r->stack, len + RD_STACK_SLACK, r->stack_max)) return r->status;
+    size_t hi = 0;
+    for (size_t k = 0; k < len; k++) hi |= (unsigned char)name[k] >> 7;
+    r->stack_off[r->depth++] = r->stack.len << 1 | hi;
+    if (stax__buf_put(&r->stack, name, len)) return rd_internal(r, "element stack full after reserving");
+    return 0;
+}
+
+/* ================================================================ attributes */
+
+
+/* The context for stax__attr_normalize at this point of the document. */
+static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tokenized) {
+    a->dtd = r->has_doctype ? &r->dtd : NULL;
+    a->max_name = r->opt.max_name;
+    a->frames = r->ents + r->n_ent;
+    a->n_frames = r->opt.max_entity_depth - r->n_ent;
+    a->max_depth = r->opt.max_entity_depth;
+    a->expanded = &r->expanded;
+    a->budget = rd_budget(r);
+    a->input = r->pos.offset;
+    a->threshold = r->opt.entity_threshold;
+    a->amplification = r->opt.entity_amplification;
+    a->max_out = max_out;
+    a->max_token = r->opt.max_token;
+    a->raw = 1;
+    a->tokenized = tokenized;
+}
+
+/* Normalize the attribute value tok[vs, ve) (3.3.3; spaces collapsed for
+ * declared types other than CDATA). Zero copy when the value needs no change
+ * and the tag is not in the carry; else into the arena, where the tag may
+ * write max_token bytes in all (arena0: where its writing began). Returns 0,
+ * an error, or STAX__ROOM when the arena is short (the caller rolls back). */
+int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
+                         size_t arena0, stax_str *out) {
+    size_t i = vs;
+    for (;;) {
+        i += stax__scan_attr(tok + i, ve - i);
+        if (i >= ve) break;
+        unsigned char c = (unsigned char)tok[i];
+        if (c == '<') return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
+        if (c == '&' || c == '\t' || c == '\n' || c == '\r') break;
+        if (c >= 0x80) {
+            size_t k = rd_utf8_run(tok, ve, i);
+            if (k > i) {
+                i = k;
+                continue;
+            }
+        }
+        size_t l = rd_char_at(r, tok, n, i);
+        if (!l) return r->status;
+        i += l;
+    }
+    int collapse = 0; /* a tokenized value with spaces to trim or collapse */
+    if (tokenized && i >= ve && ve > vs) {
+        collapse = tok[vs] == ' ' || tok[ve - 1] == ' ';
+        for (size_t k = vs + 1; !collapse && k < ve; k++) collapse = tok[k] == ' ' && tok[k - 1] == ' ';
+    }
+    if (i >= ve && !copy && !collapse) {
+        out->ptr = tok + vs;
+        out->len = ve - vs;
+        return 0;
+    }
+    size_t used = r->arena.len - arena0, max_out = r->opt.max_token > used ? r->opt.max_token - used : 0;
+    stax__out o = stax__buf_out(&r->arena);
+    char *d0 = o.p;
+    size_t from = vs;
+    if (!tokenized) { /* the checked prefix as it is */
+        size_t k = i - vs < max_out ? i - vs : max_out;
+        stax__out_put(&o, tok + vs, k);
+        if (o.over) return STAX__ROOM;
+        max_out -= k;
+        from += k;
+    }
+    stax__attnorm a;
+    rd_attnorm(r, &a, max_out, tokenized);
+    int rc = stax__attr_normalize(&a, tok + from, ve - from, &o, &r->err);
+    if (rc == STAX__ROOM) return rc;
+    if (rc == STAX_E_LIMIT_TOKEN) r->err.at = tok; /* at the tag's '<', like every token limit */
+    if (rc) return rd_fail_err(r, tok, n);
+    stax__buf_commit(&r->arena, &o);
+    out->ptr = d0;
+    out->len = (size_t)(o.p - d0);
+    return 0;
+}
+
+static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
+
+/* ================================================================ namespaces */
+
+static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
+
+/* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
+ * QName of Namespaces 1.0 (one colon at most, both parts NCNames). */
+static int rd_qname(stax_str name, stax_str *prefix, stax_str *local) {
+    const char *c = memchr(name.ptr, ':', name.len);
+    prefix->ptr = name.ptr;
+    prefix->len = 0;
+    *local = name;
+    if (!c) return 0;
+    size_t k = (size_t)(c - name.ptr);
+    if (k == 0 || k + 1 >= name.len || memchr(c + 1, ':', name.len - k - 1)) return -1;
+    uint32_t cp;
+    if (stax__utf8_decode((const unsigned char *)c + 1, name.len - k - 1, &cp) <= 0 || !stax__is_name_start(cp)) return -1;
+    prefix->len = k;
+    local->ptr = c + 1;
+    local->len = name.len - k - 1;
+    return 0;
+}
+
+/* Declare the element's namespaces, then resolve its name and attributes.
+ * depth: the element's depth (its bindings are dropped when it ends). */
+static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
+    static const stax_str xmlns_uri = {STAX__XMLNS_NS, sizeof STAX__XMLNS_NS - 1};
+    uint32_t decls = 0;
+    for (size_t j = first; j < r->attr_len; j++) {
+        stax_attr *a = &r->attrs[j];
+        stax_str p = {"", 0}, v = a->value;
+        int dflt = rd_is(a->name, "xmlns");
+        if (!dflt && !(a->name.len > 6 && memcmp(a->name.ptr, "xmlns:", 6) == 0)) continue;
+        size_t at = r->attr_at[j];
+        if (++decls > r->opt.max_ns)
+            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "more than max_ns (%u) namespace declarations", (unsigned)r->opt.max_ns);
+        int is_xml_uri = rd_is(v, STAX__XML_NS), is_xmlns_uri = rd_is(v, STAX__XMLNS_NS);
+        if (!dflt) {
+            stax_str pre, loc;
+            if (rd_qname(a->name, &pre, &loc)) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "invalid namespace prefix");
+            p = loc;
+            if (rd_is(p, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xmlns must not be declared");
+            if (rd_is(p, "xml")) {
+                if (!is_xml_uri) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xml must be bound to " STAX__XML_NS);
+                continue;
+            }
+            if (v.len == 0)
+                return rd_fail(r, STAX_E_NAMESPACE, tok, at, "prefix '%.*s' bound to an empty name (not allowed in Namespaces 1.0)",
+                               rd_clip(p.len), p.ptr);
+        }
+        if (is_xml_uri || is_xmlns_uri)
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "%s may not be bound to %s",
+                           is_xml_uri ? STAX__XML_NS : STAX__XMLNS_NS,
+                           dflt ? "the default namespace" : "any other prefix");
+        int rc = stax__ns_push(&r->ns, p, v, depth, r->batch.count == 0);
+        if (rc == STAX_E_NOMEM) return rd_nomem(r);
+        if (rc) {
+            if (r->batch.count) return STAX__ROOM; /* bindings that left scope are reclaimed between batches */
+            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "namespace bindings in scope over max_ns_bytes (%zu bytes)",
+                           r->opt.max_ns_bytes);
+        }
+    }
+    /* the element */
+    if (rd_qname(name, &q->prefix, &q->local))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "element name '%.*s' is not a QName", rd_clip(name.len), name.ptr);
+    if (rd_is(q->prefix, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "the prefix xmlns is reserved for declarations");
+    if (stax__ns_lookup(&r->ns, q->prefix, &q->uri))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "unbound prefix '%.*s'", rd_clip(q->prefix.len), q->prefix.ptr);
+    /* the attributes */
+    for (size_t j = first; j < r->attr_len; j++) {
+        stax_attr *a = &r->attrs[j];
+        stax_qname *aq = &r->attr_ns[j];
+        size_t at = r->attr_at[j];
+        if (rd_qname(a->name, &aq->prefix, &aq->local))
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attribute name '%.*s' is not a QName", rd_clip(a->name.len), a->name.ptr);
+        if (rd_is(a->name, "xmlns") || rd_is(aq->prefix, "xmlns")) {
+            aq->uri = xmlns_uri;
+        } else if (aq->prefix.len == 0) {
+            aq->uri.ptr = "";
+            aq->uri.len = 0;
+        } else if (stax__ns_lookup(&r->ns, aq->prefix, &aq->uri)) {
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "unbound prefix '%.*s'", rd_clip(aq->prefix.len), aq->prefix.ptr);
+        }
+        if (aq->prefix.len == 0) continue;
+        for (size_t k = first; k < j; k++) {
+            const stax_qname *bq = &r->attr_ns[k];
+            if (bq->prefix.len && rd_str_same(bq->local, aq->local) && rd_str_same(bq->uri, aq->uri))
+                return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attributes '%.*s' and '%.*s' have the same expanded name",
+                               rd_clip(r->attrs[k].name.len), r->attrs[k].name.ptr, rd_clip(a->name.len), a->name.ptr);
+        }
+    }
+    return 0;
+}
+
+/* ================================================================ tags */
+
+/* The ATTLIST of the element being started (ei >= 0): the declared type of
+ * attribute `name`, marking its definition as given by this tag. */
+static int rd_declared_type(stax_reader *r, int64_t ei, stax_str name) {
+    if (ei < 0) return STAX__AT_CDATA;
+    uint32_t k = stax__dtd_attdef(&r->dtd, (uint32_t)ei, name.ptr, name.len);
+    if (k == UINT32_MAX) return STAX__AT_CDATA;
+    r->dtd.atts[k].stamp = r->tag_stamp;
+    return r->dtd.atts[k].type;
+}
+
+/* Defaults of the element's ATTLIST for the attributes the tag did not give. */
+static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, int64_t ei) {
+    for (uint32_t k = r->dtd.elems[ei].first; k != UINT32_MAX; k = r->dtd.atts[k].next) {
+        const stax__attdef *ad = &r->dtd.atts[k];
+        if (ad->stamp == r->tag_stamp) continue;
+        if (ad->deflt != STAX__DEF_VALUE && ad->deflt != STAX__DEF_FIXED) continue;
+        if (r->attr_len - first >= r->opt.max_attrs)
+            return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes with the defaults",
+                           (unsigned)r->opt.max_attrs);
+        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
+        stax_attr *a = &r->attrs[r->attr_len++];
+        a->name = ad->name;
+        a->value = ad->value;
+        a->flags = STAX_ATTRF_DEFAULTED;
+        if (r->attr_at) r->attr_at[r->attr_len - 1] = 0;
+    }
+    return 0;
+}
+
+/* A start tag. Returns 0, an error, or STAX__ROOM: the arena or the namespace
+ * bindings were short with events in the batch, and the tag was rolled back
+ * (attributes, arena, expansion count, bindings) to be parsed again. */
+static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    if (r->doc == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+    size_t nl = rd_name(r, tok, n, 1, "element");
+    if (!nl) return r->status;
+    size_t first = r->attr_len, arena0 = r->arena.len, i = 1 + nl;
+    uint64_t expanded0 = r->expanded;
+    unsigned flags = 0;
+    int64_t ei = -1;
+    int rc = 0;
+    if (r->dtd.n_atts && (ei = stax__dtd_elem(&r->dtd, tok + 1, nl)) >= 0 && ++r->tag_stamp == 0)
+        r->tag_stamp = stax__dtd_clear_stamps(&r->dtd);
+    for (;;) {
+        size_t ws = i;
+        i = rd_skip_ws(tok, n, i);
+        if (i >= n) return rd_fail(r, STAX_E_SYNTAX, tok, n - 1, "unterminated start tag");
+        if (tok[i] == '>') break;
+        if (tok[i] == '/') {
+            if (i + 1 < n && tok[i + 1] == '>') {
+                flags = STAX_EVF_EMPTY;
+                break;
+            }
+            return rd_fail(r, STAX_E_SYNTAX, tok, i, "'/' must be followed by '>' in a start tag");
+        }
+        if (ws == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
+        size_t an = rd_name(r, tok, n, i, "attribute");
+        if (!an) return r->status;
+        if (r->attr_len - first >= r->opt.max_attrs)
+            return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
+                           (unsigned)r->opt.max_attrs);
+        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
+        stax_attr *a = &r->attrs[r->attr_len];
+        a->name.ptr = tok + i;
+        a->name.len = an;
+        a->flags = 0;
+        size_t name_at = i;
+        if (r->attr_at) r->attr_at[r->attr_len] = name_at;
+        i = rd_skip_ws(tok, n, i + an);
+        if (i >= n || tok[i] != '=')
+            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
+                           rd_clip(an), tok + name_at);
+        i = rd_skip_ws(tok, n, i + 1);
+        if (i >= n || (tok[i] != '"' && tok[i] != '\''))
+            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
+        char q = tok[i];
+        const char *qe = memchr(tok + i + 1, q, n - i - 1);
+        if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
+        size_t ve = (size_t)(qe - tok);
+        int tokenized = rd_declared_type(r, ei, a->name) != STAX__AT_CDATA;
+        if ((rc = rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
+        for (size_t k = first; k < r->attr_len; k++)
+            if (rd_str_same(r->attrs[k].name, a->name))
+                return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", rd_clip(an),
+                               tok + name_at);
+        if (copy && rd_arena_copy(r, &a->name)) return r->status;
+        r->attr_len++;
+        i = ve + 1;
+    }
+    if (rc == STAX__ROOM) goto roll_back;
+    if (rc) return rc;
+    if (ei >= 0 && rd_add_defaults(r, tok, first, ei)) return r->status;
+    if (r->depth >= r->opt.max_depth)
+        return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
+    stax_str name = {tok + 1, nl};
+    if (copy && rd_arena_copy(r, &name)) return r->status;
+    /* namespaces before the push: an error leaves the depth as it was */
+    stax_qname q;
+    uint32_t ns_depth = r->depth + 1;
+    if (r->ev_ns && (rc = rd_ns_start(r, tok, first, name, ns_depth, &q)) != 0) {
+        stax__ns_pop(&r->ns, ns_depth); /* a refused tag leaves no binding in scope */
+        if (rc == STAX__ROOM) goto roll_back;
+        return r->status;
+    }
+    if (!flags && rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
+    stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
+    if (!e) return r->status;
+    if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
+    e->flags = (uint8_t)flags;
+    e->name = name;
+    e->attr_first = first;
+    e->attr_count = (uint32_t)(r->attr_len - first);
+    if (flags) {
+        e = rd_emit(r, STAX_EV_END, r->tok_pos);
+        if (!e) return r->status;
+        e->name = name;
+        if (r->ev_ns) {
+            r->ev_ns[r->batch.count - 1] = q;
+            stax__ns_pop(&r->ns, ns_depth);
+        }
+        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+    } else {
+        r->doc = DOC_CONTENT;
+    }
+    return 0;
+roll_back:
+    r->attr_len = first;
+    r->arena.len = arena0;
+    r->expanded = expanded0;
+    return STAX__ROOM;
+}
+
+static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t nl = rd_name(r, tok, n, 2, "end tag");
+    if (!nl) return r->status;
+    size_t i = rd_skip_ws(tok, n, 2 + nl);
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", rd_clip(nl), tok + 2);
+    if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", rd_clip(nl), tok + 2);
+    if (r->n_ent && r->depth <= r->ents[r->n_ent - 1].depth)
+        return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
+                       rd_clip(nl), tok + 2);
+    size_t off = rd_stack_at(r, r->depth - 1), ol = r->stack.len - off;
+    const char *open = r->stack.ptr + off;
+    if (ol != nl || memcmp(open, tok + 2, nl) != 0)
+        return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", rd_clip(nl),
+                       tok + 2, rd_clip(ol), open);
+    stax_event *e = rd_emit(r, STAX_EV_END, r->tok_pos);
+    if (!e) return r->status;
+    e->name.ptr = tok + 2;
+    e->name.len = nl;
+    if (copy && rd_arena_copy(r, &e->name)) return r->status;
+    if (r->ev_ns) { /* the name matched the start tag's, which was checked */
+        stax_qname *q = &r->ev_ns[r->batch.count - 1];
+        rd_qname(e->name, &q->prefix, &q->local);
+        stax__ns_lookup(&r->ns, q->prefix, &q->uri);
+        stax__ns_pop(&r->ns, r->depth);
+    }
+    r->depth--;
+    r->stack.len = off;
+    if (r->depth == 0) r->doc = DOC_EPILOG;
+    return 0;
+}
+
+/* ================================================================ comments, PIs, XML declaration, CDATA */
+
+static int rd_comment(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t cs = 4, ce = n - 3;
+    for (const char *p = tok + cs; (p = memchr(p, '-', (size_t)(tok + ce - p))) != NULL; p++) {
+        if (p + 1 < tok + ce && p[1] == '-')
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "'--' is not allowed inside a comment");
+        if (p + 1 == tok + ce)
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "a comment may not end with '-'");
+    }
+    if (rd_check_chars(r, tok, cs, ce)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_COMMENT, r->tok_pos);
+    if (!e) return r->status;
+    return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
+}
+
+/* Match `S? name S? = S? quote value quote` at tok[*i]; the value is returned. */
+static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, const char *name, stax_str *val) {
+    size_t j = *i, k = strlen(name);
+    if (j + k > n || memcmp(tok + j, name, k) != 0) return 1;
+    j = rd_skip_ws(tok, n, j + k);
+    if (j >= n || tok[j] != '=') return rd_fail(r, STAX_E_SYNTAX, tok, j, "'=' expected after '%s'", name);
+    j = rd_skip_ws(tok, n, j + 1);
+    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
+        return rd_fail(r, STAX_E_SYNTAX, tok, j, "quoted value expected for '%s'", name);
+    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated value of '%s'", name);
+    val->ptr = tok + j + 1;
+    val->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return 0;
+}
+
+/* The encoding declaration: known (or given a table by the hook), and
+ * consistent with what the first bytes said; 8-bit encodings other than
+ * UTF-8 switch to a decoder right after the declaration. */
+static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) {
+    size_t at = (size_t)(name.ptr - tok);
+    const uint32_t *table = NULL;
+    int declared = stax__encoding_by_name(name.ptr, name.len);
+    if (declared < 0 && r->opt.unknown_encoding) {
+        table = r->opt.unknown_encoding(r->opt.unknown_encoding_ud, name.ptr, name.len);
+        if (table) declared = STAX__ENC_TABLE;
+    }
+    if (declared < 0)
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", rd_clip(name.len), name.ptr);
+    int res = stax__encoding_resolve(r->detected, r->bom_len, declared);
+    if (res < 0)
+        return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
+                       rd_clip(name.len), name.ptr, stax__encoding_name(r->detected),
+                       r->bom_len ? " (by its byte order mark)" : "");
+    if (r->enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
+        r->switch_enc = res;
+        r->switch_table = table;
+    }
+    return 0;
+}
+
+static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t end = n - 2, i = 5, ws;
+    stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
+    unsigned flags = 0;
+    ws = i;
+    i = rd_skip_ws(tok, end, i);
+    int rc = i > ws ? rd_decl_attr(r, tok, end, &i, "version", &ver) : 1;
+    if (rc < 0) return rc;
+    if (rc) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
+    if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
+        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
+                       rd_clip(ver.len), ver.ptr);
+    for (size_t k = 2; k < ver.len; k++)
+        if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
+    ws = i;
+    i = rd_skip_ws(tok, end, i);
+    if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "encoding", &enc)) < 0) return rc;
+    if (enc.ptr) {
+        int ok = enc.len > 0 && ((enc.ptr[0] | 32) >= 'a' && (enc.ptr[0] | 32) <= 'z');
+        for (size_t k = 1; ok && k < enc.len; k++) {
+            char c = enc.ptr[k];
+            ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                 c == '_' || c == '-';
+        }
+        if (!ok) return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(enc.ptr - tok), "invalid encoding name");
+        if (!r->forced && rd_declared_encoding(r, tok, enc)) return r->status;
+        ws = i;
+        i = rd_skip_ws(tok, end, i);
+    }
+    if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
+    if (sa.ptr) {
+        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->dtd.standalone = 1;
+        else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
+        else return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "standalone must be 'yes' or 'no'");
+    }
+    i = rd_skip_ws(tok, end, i);
+    if (i != end) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in the XML declaration");
+    stax_event *e = rd_emit(r, STAX_EV_XMLDECL, r->tok_pos);
+    if (!e) return r->status;
+    e->flags = (uint8_t)flags;
+    e->name = ver;
+    e->text = enc;
+    if (copy) {
+        if (rd_arena_copy(r, &e->name)) return r->status;
+        if (enc.ptr && rd_arena_copy(r, &e->text)) return r->status;
+    }
+    return 0;
+}
+
+static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_start) {
+    size_t tl = rd_name(r, tok, n, 2, "processing instruction target");
+    if (!tl) return r->status;
+    const char *t = tok + 2;
+    if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
+        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
+        return rd_fail(r, STAX_E_SYNTAX, tok, 0,
+                       at_start ? "the XML declaration must be written in lower case"
+                                : "the XML declaration is only allowed at the very start of the document");
+    }
+    if (r->ev_ns && memchr(t, ':', tl))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 2, "a PI target may not contain a colon with namespaces on");
+    size_t i = 2 + tl, ds;
+    if (i == n - 2) ds = i;
+    else if (rd_is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
+    else return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required after the PI target");
+    if (rd_check_chars(r, tok, ds, n - 2)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_PI, r->tok_pos);
+    if (!e) return r->status;
+    e->name.ptr = t;
+    e->name.len = tl;
+    if (rd_normalize_eol(r, tok + ds, n - 2 - ds, copy, &e->text)) return r->status;
+    return copy ? rd_arena_copy(r, &e->name) : 0;
+}
+
+/* A CDATA section, or a piece of one: content is [cs, ce). */
+static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int copy, int cut) {
+    if (r->doc != DOC_CONTENT) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "CDATA section outside the root element");
+    if (rd_check_chars(r, tok, cs, ce)) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_CDATA, r->tok_pos);
+    if (!e) return r->status;
+    e->flags = cut ? STAX_EVF_CONTINUED : 0;
+    return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
+}
+
+/* ================================================================ DOCTYPE */
+
+static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
+    size_t j = *i;
+    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
+        return rd_fail(r, STAX_E_SYNTAX, tok, j < n ? j : n - 1, "quoted %s expected", what);
+    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated %s", what);
+    out->ptr = tok + j + 1;
+    out->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return 0;
+}
+
+static int rd_pubid_char(unsigned char c) {
+    return c == ' ' || c == '\r' || c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || (c && strchr("-'()+,./:=?;!*#@$_%", c));
+}
+
+static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
+    if (r->doc == DOC_CONTENT || r->doc == DOC_EPILOG || r->has_doctype)
+        return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
+                       r->has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
+    size_t i = 9;
+    if (i >= n || !rd_is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
+    i = rd_skip_ws(tok, n, i);
+    size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
+    if (!nl) return r->status;
+    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
+    unsigned flags = 0;
+    size_t ws = i + nl;
+    i = rd_skip_ws(tok, n, ws);
+    if (i + 6 <= n && (memcmp(tok + i, "SYSTEM", 6) == 0 || memcmp(tok + i, "PUBLIC", 6) == 0)) {
+        int is_pub = tok[i] == 'P';
+        if (i == ws) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the external id");
+        size_t k = i + 6;
+        i = rd_skip_ws(tok, n, k);
+        if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after %s", is_pub ? "PUBLIC" : "SYSTEM");
+        if (is_pub) {
+            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->status;
+            for (size_t q = 0; q < pub.len; q++)
+                if (!rd_pubid_char((unsigned char)pub.ptr[q]))
+                    return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(pub.ptr - tok) + q, "character not allowed in a public id");
+            k = i;
+            i = rd_skip_ws(tok, n, k);
+            if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the system id");
+        }
+        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->status;
+        if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->status;
+        i = rd_skip_ws(tok, n, i);
+    }
+    if (i < n && tok[i] == '[') {
+        /* the framing already matched the brackets, quotes, comments and PIs;
+         * the subset ends at the ']' the framing stopped at: the last one */
+        size_t j = n - 1;
+        while (j > i && tok[j] != ']') j--;
+        if (j == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated internal subset");
+        if (rd_check_chars(r, tok, i + 1, j)) return r->status;
+        subset.ptr = tok + i + 1;
+        subset.len = j - i - 1;
+        flags = STAX_EVF_HAS_SUBSET;
+        i = rd_skip_ws(tok, n, j + 1);
+    }
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
+    r->dtd.has_external = sys.ptr != NULL;
+    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) return rd_fail_err(r, tok, n);
+    r->has_doctype = 1;
+    r->doc = DOC_PROLOG;
+    stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
+    if (!e) return r->status;
+    e->flags = (uint8_t)flags;
+    e->name = name;
+    if (copy || memchr(tok, '\r', n)) {
+        copy = 1;
+        if (rd_arena_copy(r, &e->name)) return r->status;
+    }
+    if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &e->pubid) ||
+        rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
+        rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, copy, &e->text))
+        return r->status;
+    return 0;
+}
+
+/* ================================================================ framing */
+
+static const char *rd_find2(const char *p, size_t n, char a, char b) {
+    for (size_t i = 0; i + 1 < n;) {
+        const char *q = memchr(p + i, a, n - 1 - i);
+        if (!q) return NULL;
+        if (q[1] == b) return q;
+        i = (size_t)(q - p) + 1;
+    }
+    return NULL;
+}
+
+static const char *rd_find3(const char *p, size_t n, char a, char b, char c) {
+    for (size_t i = 0; i + 2 < n;) {
+        const char *q = memchr(p + i, a, n - 2 - i);
+        if (!q) return NULL;
+        if (q[1] == b && q[2] == c) return q;
+        i = (size_t)(q - p) + 1;
+    }
+    return NULL;
+}
+
+/* Where a text or CDATA piece of more than max_text bytes is cut: at max_text,
+ * moved back so that it splits no UTF-8 sequence, reference, CR LF or "]]>".
+ * Depends only on the bytes, never on chunking. */
+static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) {
+    size_t cut = max;
+    if (text) {
+        size_t lim = r->opt.max_name + 16, k = cut;
+        while (k > 0 && cut - k < lim) {
+            char c = p[k - 1];
+            if (c == ';' || c == '<') break;
+            if (c == '&') {
+                cut = k - 1;
+                break;
+            }
+            k--;
+        }
+    }
+    for (int b = 0; b < 2 && cut > 0 && p[cut - 1] == ']'; b++) cut--;
+    if (cut > 0 && p[cut - 1] == '\r') cut--;
+    while (cut > 0 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
+    if (cut == 0) { /* nothing sensible to back off to: cut at a character boundary */
+        cut = max;
+        while (cut > 1 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
+    }
+    return cut;
+}
+
+/* The length of the run of name bytes at p[i] (what rd_name would take
+ * before checking the name), up to n. */
+static size_t rd_name_run(const char *p, size_t n, size_t i) {
+    size_t j = i;
+    while (j < n && (stax__class[(unsigned char)p[j]] & STAX__C_NAME)) j++;
+    return j - i;
+}
+
+/* For rd_limit_token: from p[*i], whitespace then an attribute name (its
+ * start and length, *k); returns 0 if that is not what is there. */
+static int rd_plain_name(const char *p, size_t lim, size_t *i, size_t *k) {
+    size_t j = *i;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j == *i || j >= lim) return 0;
+    *i = j;
+    *k = rd_name_run(p, lim, j);
+    return *k > 0;
+}
+
+/* ...then `= "value"` with a value of printable ASCII and no reference. */
+static int rd_plain_value(const char *p, size_t lim, size_t *i) {
+    size_t j = *i;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j >= lim || p[j] != '=') return 0;
+    j++;
+    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
+    if (j >= lim || (p[j] != '"' && p[j] != '\'')) return 0;
+    char q = p[j++];
+    while (j < lim && p[j] != q && p[j] >= 0x20 && p[j] < 0x7F && p[j] != '&' && p[j] != '<') j++;
+    if (j >= lim || p[j] != q) return 0;
+    *i = j + 1;
+    return 1;
+}
+
+/* A token over max_token: the same status, position and message whether it
+ * was seen whole or in pieces. A name over max_name, or one attribute too
+ * many, within its first max_token bytes is what parsing would have met
+ * first, so it is reported instead when everything before it is plain
+ * (names, spaces, values of printable ASCII without references, no
+ * attribute twice); n: the bytes of the token at hand. */
+static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size_t n) {
+    size_t lim = n < r->opt.max_token ? n : r->opt.max_token, mn = r->opt.max_name;
+    const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
+                     : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
+    const char *name_what = NULL;
+    if (f->kind == K_STAG || f->kind == K_ETAG || f->kind == K_PI) {
+        size_t i = f->kind == K_STAG ? 1 : 2, e = rd_name_run(p, lim, i), k = 0;
+        if (e > mn) name_what = f->kind == K_STAG ? "element" : f->kind == K_ETAG ? "end tag" : "processing instruction target";
+        i += e;
+        for (uint32_t attrs = 0; !name_what && f->kind == K_STAG && e && rd_plain_name(p, lim, &i, &k);) {
+            if (k > mn) {
+                name_what = "attribute";
+                break;
+            }
+            if (i + k >= lim || stax__check_name(p + i, k)) break; /* cut by lim, or not a name */
+            if (++attrs > r->opt.max_attrs)
+                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->opt.max_attrs);
+            size_t at = i;
+            i += k;
+            if (!rd_plain_value(p, lim, &i)) break;
+            int dup = 0; /* the parse stops at an attribute given twice */
+            for (size_t j = 1 + e, l = 0, seen = 1; !dup && seen < attrs && rd_plain_name(p, lim, &j, &l); seen++) {
+                dup = l == k && memcmp(p + j, p + at, k) == 0;
+                j += l;
+                rd_plain_value(p, lim, &j);
+            }
+            if (dup) break;
+        }
+    } else if (f->kind == K_DOCTYPE) {
+        size_t i = 9;
+        while (i < lim && rd_is_ws((unsigned char)p[i])) i++;
+        if (i > 9 && rd_name_run(p, lim, i) > mn) name_what = "DOCTYPE";
+    }
+    if (name_what)
+        return rd_fail(r, STAX_E_LIMIT_NAME, p, 0, "%s name longer than max_name (%lu bytes)", name_what, (unsigned long)mn);
+    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->opt.max_token);
+}
+
+/* Frame the token at p (n bytes available, the token starts at p[0]).
+ * Returns its length, 0 if more bytes are needed (state kept in f), or -1
+ * after an error. */
+static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
+    size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
+    switch (f->kind) {
+    case K_TEXT: {
+        size_t lim = n < max_text + 1 ? n : max_text + 1;
+        const char *lt = f->scan < lim ? memchr(p + f->scan, '<', lim - f->scan) : NULL;
+        if (lt) return lt - p;
+        if (n > max_text) {
+            f->cut = 1;
+            return (ptrdiff_t)rd_cut(r, p, max_text, 1);
+        }
+        f->scan = n;
+        return 0;
+    }
+    case K_MARKUP: {
+        static const char *const bang[] = {"<!--", "<![CDATA[", "<!DOCTYPE"};
+        static const int bang_kind[] = {K_COMMENT, K_CDATA, K_DOCTYPE};
+        if (n < 2) return 0;
+        if (p[1] == '/') f->kind = K_ETAG, f->scan = 2;
+        else if (p[1] == '?') f->kind = K_PI, f->scan = 2;
+        else if (p[1] != '!') f->kind = K_STAG, f->scan = 1;
+        else {
+            int partial = 0;
+            for (int k = 0; k < 3; k++) {
+                size_t bl = strlen(bang[k]), m = n < bl ? n : bl;
+                if (memcmp(p, bang[k], m) != 0) continue;
+                if (m < bl) {
+                    partial = 1;
+                    continue;
+                }
+                f->kind = bang_kind[k];
+                f->scan = bl;
+            }
+            if (f->kind == K_MARKUP) {
+                if (partial) return 0;
+                return rd_fail(r, STAX_E_SYNTAX, p, 0, "invalid markup after '<!'"), -1;
+            }
+        }
+        return rd_frame_scan(r, f, p, n);
+    }
+    case K_STAG:
+    case K_ETAG: {
+        /* scan no further than max_token: what lies beyond cannot matter,
+         * however the input is chunked (the token is over the limit) */
+        size_t i = f->scan, lim = n < max_tok ? n : max_tok;
+        int q = f->quote;
+        while (i < lim) {
+            if (!q) i += stax__scan_tag(p + i, lim - i);
+            if (i >= lim) break;
+            if (q) { /* the closing quote, or a '<' (an error) before it */
+                i += stax__scan2(p + i, lim - i, (char)q, '<');
+                if (i >= lim) break;
+                if (p[i] == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' is not allowed in an attribute value"), -1;
+                i++;
+                q = 0;
+                continue;
+            }
+            char c = p[i];
+            if (c == '>') return (ptrdiff_t)i + 1;
+            if (c == '"' || c == '\'') q = c;
+            else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
+            i++;
+        }
+        if (i >= max_tok) return rd_limit_token(r, f, p, n), -1;
+        f->scan = i;
+        f->quote = q;
+        return 0;
+    }
+    case K_COMMENT:
+    case K_PI: {
+        int com = f->kind == K_COMMENT;
+        size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
+        const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
+        if (e) return (e - p) + (com ? 3 : 2);
+        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
+        f->scan = n;
+        return 0;
+    }
+    case K_CDATA:
+    case K_CDATA_CONT: {
+        size_t cs = f->kind == K_CDATA ? 9 : 0, from = f->scan > cs + 2 ? f->scan - 2 : cs;
+        size_t lim = n < cs + max_text + 3 ? n : cs + max_text + 3;
+        const char *e = from < lim ? rd_find3(p + from, lim - from, ']', ']', '>') : NULL;
+        if (e) return (e - p) + 3;
+        if (n >= cs + max_text + 3) {
+            f->cut = 1;
+            return (ptrdiff_t)(cs + rd_cut(r, p + cs, max_text, 0));
+        }
+        f->scan = n;
+        return 0;
+    }
+    case K_DOCTYPE: {
+        size_t i = f->scan;
+        while (i < n) {
+            char c = p[i];
+            if (f->quote) {
+                const char *e = memchr(p + i, f->quote, n - i);
+                if (!e) {
+                    i = n;
+                    break;
+                }
+                i = (size_t)(e - p) + 1;
+                f->quote = 0;
+                continue;
+            }
+            if (f->sub == 2 || f->sub == 3) { /* inside a comment or PI of the subset */
+                const char *e = f->sub == 2 ? rd_find3(p + i, n - i, '-', '-', '>') : rd_find2(p + i, n - i, '?', '>');
+                if (!e) {
+                    i = n > i + 2 ? n - 2 : i;
+                    break;
+                }
+                i = (size_t)(e - p) + (f->sub == 2 ? 3 : 2);
+                f->sub = 1;
+                continue;
+            }
+            if (c == '"' || c == '\'') f->quote = c;
+            else if (f->sub == 0 && c == '[') f->sub = 1;
+            else if (f->sub == 0 && c == '>') return (ptrdiff_t)i + 1;
+            else if (f->sub == 1 && c == ']') f->sub = 0;
+            else if (f->sub == 1 && c == '<') {
+                if (n - i < 4) break; /* need "<!--" or "<?" to decide */
+                if (p[i + 1] == '?') {
+                    f->sub = 3;
+                    i += 2;
+                    continue;
+                }
+                if (p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-') {
+                    f->sub = 2;
+                    i += 4;
+                    continue;
+                }
+            }
+            i++;
+        }
+        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
+        f->scan = i;
+        return 0;
+    }
+    default: return rd_internal(r, "no token kind to frame"), -1;
+    }
+}
+
+/* rd_frame_scan, plus the token-size limit: a token other than text or CDATA
+ * (which are cut) longer than max_token is an error however it was chunked. */
+ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
+    ptrdiff_t e = rd_frame_scan(r, f, p, n);
+    if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
+        return rd_limit_token(r, f, p, n), -1;
+    return e;
+}
+
+/* The kind of the token that starts with byte c. */
+void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
+    memset(f, 0, sizeof *f);
+    if (r->in_cdata) f->kind = K_CDATA_CONT;
+    else if (c == '<') f->kind = K_MARKUP;
+    else f->kind = K_TEXT;
+}
+
+/* ================================================================ token dispatch */
+
+/* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
+ * (n, or less for a text ended early by an entity reference), 0 on error, or
+ * RD_RETRY: a start tag needed more room than the batch had left. */
+size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    int at_start = r->doc == DOC_START;
+    int rc = 0;
+    size_t used = n;
+    switch (f->kind) {
+    case K_TEXT:
+        used = rd_text(r, tok, n, copy, f->cut);
+        if (!used) return 0;
+        break;
+    case K_STAG:
+        rc = rd_start_tag(r, tok, n, copy);
+        if (rc == STAX__ROOM) return RD_RETRY;
+        break;
+    case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
+    case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->tok_pos.column == 1 && r->tok_pos.line == 1); break;
+    case K_CDATA:
+    case K_CDATA_CONT: {
+        size_t cs = f->kind == K_CDATA ? 9 : 0;
+        rc = rd_cdata(r, tok, cs, f->cut ? n : n - 3, copy, f->cut);
+        r->in_cdata = f->cut;
+        break;
+    }
+    case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
+    default: rc = rd_internal(r, "no such token kind");
+    }
+    if (rc) return 0;
+    if (r->doc == DOC_START) r->doc = DOC_PROLOG;
+    return used;
+}
+
+/* ================================================================ entities in content */
+
+/* Start expanding the entity referenced by the token just consumed. */
+int rd_push_entity(stax_reader *r) {
+    stax__entity *e = r->push_ent;
+    r->push_ent = NULL;
+    r->tok_pos = r->push_pos;
+    if (r->n_ent >= r->opt.max_entity_depth)
+        return rd_fail_at(r, STAX_E_LIMIT_ENTITY, r->push_pos, "entity references nested deeper than max_entity_depth (%u)",
+                          (unsigned)r->opt.max_entity_depth);
+    if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+    if (r->n_ent == 0) r->ent_pos = r->push_pos;
+    stax__frame *f = &r->ents[r->n_ent++];
+    f->p = r->in;
+    f->n = r->in_len;
+    f->i = r->in_pos;
+    f->e = e;
+    f->depth = r->depth;
+    e->busy = 1;
+    r->in = e->value.ptr;
+    r->in_len = e->value.len;
+    r->in_pos = 0;
+    return 0;
+}
+
+/* The entity's text is used up: back to the window it interrupted. */
+int rd_pop_entity(stax_reader *r) {
+    stax__frame *f = &r->ents[r->n_ent - 1];
+    r->tok_pos = r->ent_pos;
+    if (r->depth != f->depth || r->in_cdata)
+        return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
+                          rd_clip(f->e->name.len), f->e->name.ptr,
+                          r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
+    f->e->busy = 0;
+    r->in = f->p;
+    r->in_len = f->n;
+    r->in_pos = f->i;
+    r->n_ent--;
+    /* the entity's tokens used the framing state: start the pending carry's
+     * framing again (it holds the rest of the text the reference was in) */
+    if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
+    return 0;
+}
