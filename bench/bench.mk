@@ -1,14 +1,16 @@
-# Benchmark programs: the document generator and the two peer parsers.
-# Included from the main Makefile; `make bench-tools` builds all three.
+# Benchmark programs: the document generator and the peer parsers (expat,
+# libxml2, and pugixml's DOM as the in-memory reference). Included from the
+# main Makefile; `make bench-tools` builds them.
 # Always optimised and never sanitized, whatever SAN or OPT say.
 
 BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
+BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -O2 $(CXXFLAGS)
 # Lazy (=), so pkg-config is only asked when a peer is really built.
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
 .PHONY: bench-tools
-bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count
+bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
@@ -21,3 +23,7 @@ $(BUILD)/expat_count: bench/expat_count.c
 $(BUILD)/libxml2_count: bench/libxml2_count.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) $(LIBXML2_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBXML2_LIBS)
+
+$(BUILD)/pugixml_count: bench/pugixml_count.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(BENCH_CXXFLAGS) $$(pkg-config --cflags pugixml) -o $@ $< $(LDFLAGS) $$(pkg-config --libs pugixml)
