@@ -1,7 +1,11 @@
 # Benchmark programs: the document generator and the peer parsers (expat,
-# libxml2, and pugixml's DOM as the in-memory reference). Included from the
-# main Makefile; `make bench-tools` builds them.
+# libxml2, and pugixml's DOM as the in-memory reference), and the shape
+# benchmark. Included from the main Makefile; `make bench-tools` builds them.
 # Always optimised and never sanitized, whatever SAN or OPT say.
+#   make bench-shapes     stax beside the peers on each document shape
+#                         (bench/shapes.sh), results in build/bench-shapes.md
+#   make bench-check      the shape documents are exact, repeatable, and the
+#                         four programs count them alike (nothing timed)
 
 BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
 BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -O2 $(CXXFLAGS)
@@ -9,8 +13,14 @@ BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools
+.PHONY: bench-tools bench-shapes bench-check
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
+
+bench-shapes:
+	BUILD=$(BUILD) sh bench/shapes.sh
+
+bench-check:
+	BUILD=$(BUILD) STAX_BENCH_CHECK=1 STAX_BENCH_MIB=$${STAX_BENCH_MIB:-4} sh bench/shapes.sh
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
