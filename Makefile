@@ -222,6 +222,7 @@ main:
 
 bench:
 	BUILD=$(BUILD) sh bench/run.sh
+	BUILD=$(BUILD) sh bench/shapes.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -1,14 +1,26 @@
-# Benchmark programs: the document generator and the two peer parsers.
-# Included from the main Makefile; `make bench-tools` builds all three.
+# Benchmark programs: the document generator and the peer parsers (expat,
+# libxml2, and pugixml's DOM as the in-memory reference), and the shape
+# benchmark. Included from the main Makefile; `make bench-tools` builds them.
 # Always optimised and never sanitized, whatever SAN or OPT say.
+#   make bench-shapes     stax beside the peers on each document shape
+#                         (bench/shapes.sh), results in build/bench-shapes.md
+#   make bench-check      the shape documents are exact, repeatable, and the
+#                         four programs count them alike (nothing timed)
 
 BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
+BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -O2 $(CXXFLAGS)
 # Lazy (=), so pkg-config is only asked when a peer is really built.
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools
-bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count
+.PHONY: bench-tools bench-shapes bench-check
+bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
+
+bench-shapes:
+	BUILD=$(BUILD) sh bench/shapes.sh
+
+bench-check:
+	BUILD=$(BUILD) STAX_BENCH_CHECK=1 STAX_BENCH_MIB=$${STAX_BENCH_MIB:-4} sh bench/shapes.sh
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
@@ -21,3 +33,7 @@ $(BUILD)/expat_count: bench/expat_count.c
 $(BUILD)/libxml2_count: bench/libxml2_count.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) $(LIBXML2_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBXML2_LIBS)
+
+$(BUILD)/pugixml_count: bench/pugixml_count.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(BENCH_CXXFLAGS) $$(pkg-config --cflags pugixml) -o $@ $< $(LDFLAGS) $$(pkg-config --libs pugixml)

@@ -1,14 +1,19 @@
 /* gen: write a large, realistic, well-formed XML document to stdout.
  *
- *   gen SIZE_MIB [SEED]
+ *   gen [-s SHAPE] SIZE_MIB [SEED]
+ *   gen -l                          (lists the shapes)
  *
  * The output is exactly SIZE_MIB * 2^20 bytes (SIZE_MIB may have a fraction)
- * and depends only on SIZE_MIB and SEED (default 1). It mixes the shapes of the
- * dumps stax is meant for: wiki pages (long text with many escaped references),
- * PubMed-like citations (deep nesting, many small elements) and OpenStreetMap-
- * like nodes and ways (attribute-heavy empty elements), with indentation,
- * comments, CDATA, character references and non-ASCII UTF-8 (2-, 3- and 4-byte
- * sequences), in text and in attribute values.
+ * and depends only on SHAPE, SIZE_MIB and SEED (default 1).
+ *
+ * The default shape, mixed-dump, mixes the shapes of the dumps stax is meant
+ * for: wiki pages (long text with many escaped references), PubMed-like
+ * citations (deep nesting, many small elements) and OpenStreetMap-like nodes
+ * and ways (attribute-heavy empty elements), with indentation, comments, CDATA,
+ * character references and non-ASCII UTF-8 (2-, 3- and 4-byte sequences), in
+ * text and in attribute values. The other shapes each stress one thing (see
+ * `shapes` below): record, attrs, text, deep, mixed (mixed content) and
+ * nonascii.
  *
  * Speed: text is drawn from a pool of sentences built once at start-up, so a
  * record is mostly a few dozen memcpy calls; records go into a 1 MiB buffer
@@ -201,11 +206,12 @@ static const char *const comments[] = {
     " Ünïcödé in a comment: 東京 🙂 ",
 };
 
-/* ---------------------------------------------------------------- sentence pool */
+/* ---------------------------------------------------------------- sentence pools */
 
-/* Text comes from a pool of sentences built once: each a capitalised run of
- * words, commas, references and non-ASCII words, ending with ". ". */
-enum { N_SENTENCES = 8192, SENTENCE_MAX = 400 };
+/* Text comes from pools of sentences built once: each a capitalised run of
+ * words and commas ending with ". ", the words drawn by the pool's word
+ * source. A shape builds only the pools it uses. */
+enum { N_SENTENCES = 8192, SENTENCE_MAX = 400, WORD_MAX = 64 };
 
 typedef struct pool {
     char *arena;
@@ -213,29 +219,26 @@ typedef struct pool {
     uint16_t len[N_SENTENCES];
 } pool;
 
-static pool sentences;
+/* Writes word number `index` of a sentence into w (at most WORD_MAX bytes,
+ * already escaped for text and attribute values) and returns its length. */
+typedef size_t word_source(char *w, uint32_t index);
 
-static void build_sentences(void) {
-    sentences.arena = malloc((size_t)N_SENTENCES * SENTENCE_MAX);
-    if (!sentences.arena) {
+static pool dump_pool, plain_pool, intl_pool;
+
+static void build_pool(pool *p, word_source *next_word) {
+    p->arena = malloc((size_t)N_SENTENCES * SENTENCE_MAX);
+    if (!p->arena) {
         fputs("gen: out of memory\n", stderr);
         exit(2);
     }
     size_t at = 0;
     for (uint32_t i = 0; i < N_SENTENCES; i++) {
-        char *s = sentences.arena + at;
+        char *s = p->arena + at;
         size_t n = 0;
         uint32_t nwords = range(5, 26);
         for (uint32_t w = 0; w < nwords; w++) {
-            const char *word;
-            uint32_t kind = pick(100);
-            if (kind < 6)
-                word = PICK(words_intl);
-            else if (kind < 10)
-                word = PICK(words_ref);
-            else
-                word = PICK(words);
-            size_t wl = strlen(word);
+            char word[WORD_MAX];
+            size_t wl = next_word(word, w);
             if (n + wl + 4 > SENTENCE_MAX) break;
             if (w > 0) s[n++] = ' ';
             memcpy(s + n, word, wl);
@@ -245,23 +248,103 @@ static void build_sentences(void) {
         }
         s[n++] = '.';
         s[n++] = ' ';
-        sentences.off[i] = (uint32_t)at;
-        sentences.len[i] = (uint16_t)n;
+        p->off[i] = (uint32_t)at;
+        p->len[i] = (uint16_t)n;
         at += n;
     }
 }
 
-static inline void put_sentence(out *o) {
+static size_t copy_word(char *w, const char *word) {
+    size_t n = strlen(word);
+    if (n > WORD_MAX) {
+        fprintf(stderr, "gen: internal error: the word '%s' is longer than WORD_MAX\n", word);
+        exit(2);
+    }
+    memcpy(w, word, n);
+    return n;
+}
+
+/* The generated document: English words, 6% non-ASCII, 4% references. */
+static size_t dump_word(char *w, uint32_t index) {
+    (void)index;
+    uint32_t kind = pick(100);
+    if (kind < 6) return copy_word(w, PICK(words_intl));
+    if (kind < 10) return copy_word(w, PICK(words_ref));
+    return copy_word(w, PICK(words));
+}
+
+/* Plain prose: ASCII words, and a reference in about one word of 70. */
+static const char *const plain_refs[] = {
+    "&amp;", "&amp;", "R&amp;D", "Fish &amp; Chips", "&lt;", "a &lt; b", "x &gt; 0", "&lt;tag&gt;",
+};
+
+static size_t plain_word(char *w, uint32_t index) {
+    (void)index;
+    if (pick(1000) < 14) return copy_word(w, PICK(plain_refs));
+    return copy_word(w, PICK(words));
+}
+
+static size_t put_utf8(char *w, uint32_t c) {
+    if (c < 0x80) {
+        w[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        w[0] = (char)(0xC0 | c >> 6);
+        w[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        w[0] = (char)(0xE0 | c >> 12);
+        w[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        w[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    w[0] = (char)(0xF0 | c >> 18);
+    w[1] = (char)(0x80 | (c >> 12 & 0x3F));
+    w[2] = (char)(0x80 | (c >> 6 & 0x3F));
+    w[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* Non-ASCII prose: each sentence in one script, its words random letters
+ * of that script, with an emoji now and then. Every code point drawn is a
+ * letter or symbol (no noncharacter, no control). */
+typedef struct script {
+    uint32_t first, last;      /* code points drawn from */
+    uint32_t min_len, max_len; /* characters a word */
+} script;
+
+static const script scripts[] = {
+    {0x03B1, 0x03C9, 3, 10},   /* Greek small letters: 2 bytes */
+    {0x0430, 0x044F, 3, 10},   /* Cyrillic small letters: 2 bytes */
+    {0x4E00, 0x9FFF, 1, 4},    /* CJK unified ideographs: 3 bytes */
+    {0xAC00, 0xD7A3, 1, 4},    /* Hangul syllables: 3 bytes */
+    {0x20000, 0x2A6DF, 1, 3},  /* CJK extension B: 4 bytes */
+};
+static const script emoji = {0x1F300, 0x1F64F, 1, 2}; /* pictographs, emoticons: 4 bytes */
+
+static size_t intl_word(char *w, uint32_t index) {
+    static const script *sentence_script;
+    if (index == 0) sentence_script = &scripts[pick((uint32_t)COUNT(scripts))];
+    const script *sc = chance(12) ? &emoji : sentence_script;
+    uint32_t chars = range(sc->min_len, sc->max_len);
+    size_t n = 0;
+    for (uint32_t i = 0; i < chars; i++) n += put_utf8(w + n, range(sc->first, sc->last));
+    return n;
+}
+
+static inline void put_sentence(out *o, const pool *p) {
     uint32_t i = pick(N_SENTENCES);
-    put(o, sentences.arena + sentences.off[i], sentences.len[i]);
+    put(o, p->arena + p->off[i], p->len[i]);
 }
 
 /* A short phrase (title, comment, attribute value): a sentence cut at a space,
  * without its final period. */
-static inline void put_phrase(out *o, size_t max) {
+static inline void put_phrase(out *o, const pool *p, size_t max) {
     uint32_t i = pick(N_SENTENCES);
-    const char *s = sentences.arena + sentences.off[i];
-    size_t n = sentences.len[i] - 2;
+    const char *s = p->arena + p->off[i];
+    size_t n = p->len[i] - 2;
     if (n > max) {
         /* Cut at a space (references and UTF-8 sequences hold none): the last
          * one within max, else the first one at all. */
@@ -331,7 +414,7 @@ static uint64_t next_id = 1000;
  * headings, references; sometimes a CDATA code sample and a comment. */
 static void emit_page(out *o) {
     PUT(o, "\n  <page>\n    <title>");
-    put_phrase(o, 60);
+    put_phrase(o, &dump_pool, 60);
     PUT(o, "</title>\n    <ns>0</ns>\n    <id>");
     put_u64(o, next_id++);
     PUT(o, "</id>\n    <revision>\n      <id>");
@@ -352,7 +435,7 @@ static void emit_page(out *o) {
     if (chance(20)) PUT(o, "      <minor />\n");
     if (chance(60)) {
         PUT(o, "      <comment>");
-        put_phrase(o, 80);
+        put_phrase(o, &dump_pool, 80);
         PUT(o, "</comment>\n");
     }
     PUT(o, "      <model>wikitext</model>\n      <format>text/x-wiki</format>\n"
@@ -364,14 +447,14 @@ static void emit_page(out *o) {
         if (p > 0) {
             if (chance(40)) {
                 PUT(o, "\n\n== ");
-                put_phrase(o, 30);
+                put_phrase(o, &dump_pool, 30);
                 PUT(o, " ==\n");
             } else {
                 PUT(o, "\n\n");
             }
         }
         uint32_t n = range(1, 6);
-        for (uint32_t s = 0; s < n; s++) put_sentence(o);
+        for (uint32_t s = 0; s < n; s++) put_sentence(o, &dump_pool);
     }
     PUT(o, "</text>\n");
     if (chance(10)) {
@@ -406,9 +489,9 @@ static void emit_citation(out *o) {
     PUT(o, "-");
     put_u64_fixed(o, pick(10000), 4);
     PUT(o, "</ISSN>\n          <Title>");
-    put_phrase(o, 50);
+    put_phrase(o, &dump_pool, 50);
     PUT(o, "</Title>\n        </Journal>\n        <ArticleTitle>");
-    put_phrase(o, 140);
+    put_phrase(o, &dump_pool, 140);
     PUT(o, ".</ArticleTitle>\n        <Abstract>\n");
     uint32_t parts = range(1, 5);
     for (uint32_t i = 0; i < parts; i++) {
@@ -419,7 +502,7 @@ static void emit_citation(out *o) {
         put_str(o, label);
         PUT(o, "\">");
         uint32_t n = range(1, 5);
-        for (uint32_t s = 0; s < n; s++) put_sentence(o);
+        for (uint32_t s = 0; s < n; s++) put_sentence(o, &dump_pool);
         PUT(o, "</AbstractText>\n");
     }
     PUT(o, "        </Abstract>\n        <AuthorList CompleteYN=\"Y\">\n");
@@ -478,11 +561,22 @@ static void put_osm_tags(out *o, uint32_t n) {
         put_str(o, PICK(osm_keys));
         PUT(o, "\" v=\"");
         if (chance(15))
-            put_phrase(o, 40);
+            put_phrase(o, &dump_pool, 40);
         else
             put_str(o, PICK(osm_values));
         PUT(o, "\"/>");
     }
+}
+
+/* A map node's start tag up to its id, lat and lon attributes. */
+static void put_node_start(out *o) {
+    PUT(o, "\n  <node id=\"");
+    put_u64(o, next_id++);
+    PUT(o, "\" lat=\"");
+    put_coord(o, 90);
+    PUT(o, "\" lon=\"");
+    put_coord(o, 180);
+    PUT(o, "\"");
 }
 
 /* Map data: runs of attribute-heavy nodes (most empty), then a way. */
@@ -490,13 +584,7 @@ static void emit_map(out *o) {
     uint32_t nodes = range(4, 30);
     uint64_t first = next_id;
     for (uint32_t i = 0; i < nodes; i++) {
-        PUT(o, "\n  <node id=\"");
-        put_u64(o, next_id++);
-        PUT(o, "\" lat=\"");
-        put_coord(o, 90);
-        PUT(o, "\" lon=\"");
-        put_coord(o, 180);
-        PUT(o, "\"");
+        put_node_start(o);
         put_osm_meta(o);
         if (chance(25)) {
             PUT(o, ">");
@@ -520,18 +608,275 @@ static void emit_map(out *o) {
     PUT(o, "\n  </way>");
 }
 
+/* ---------------------------------------------------------------- shapes */
+
+/* Each shape below stresses one thing a reader does; the generated document
+ * above mixes them. */
+
+/* record: a database dump, many small elements with short text. */
+static const char *const products[] = {
+    "USB-C cable 2 m", "Desk lamp", "Notebook A5", "Coffee beans 1 kg", "Running shoes",
+    "Water bottle", "Headphones", "Backpack 30 l", "Phone case", "Tea sampler", "Wall clock",
+    "Garden hose 25 m", "Yoga mat", "Board game", "Paperback novel", "Screwdriver set",
+};
+static const char *const statuses[] = {
+    "pending", "paid", "shipped", "delivered", "returned", "cancelled",
+};
+
+static void emit_row(out *o) {
+    PUT(o, "\n  <row>\n    <id>");
+    put_u64(o, next_id++);
+    PUT(o, "</id>\n    <customer>");
+    put_person(o);
+    PUT(o, "</customer>\n    <email>user");
+    put_u64(o, pick(1000000));
+    PUT(o, "@example.com</email>\n    <city>");
+    put_str(o, PICK(cities));
+    PUT(o, "</city>\n    <product>");
+    put_str(o, PICK(products));
+    PUT(o, "</product>\n    <quantity>");
+    put_u64(o, range(1, 20));
+    PUT(o, "</quantity>\n    <price>");
+    put_u64(o, pick(1000));
+    PUT(o, ".");
+    put_u64_fixed(o, pick(100), 2);
+    PUT(o, "</price>\n    <status>");
+    put_str(o, PICK(statuses));
+    PUT(o, "</status>\n    <created>");
+    put_timestamp(o);
+    PUT(o, "</created>\n");
+    if (chance(30)) {
+        PUT(o, "    <note>");
+        put_phrase(o, &plain_pool, 60);
+        PUT(o, "</note>\n");
+    }
+    PUT(o, "  </row>");
+}
+
+/* attrs: map nodes, empty elements with 6 to 14 short attributes: id, lat
+ * and lon, then 3 to 11 of the optional ones in random order. */
+static const char *const sources[] = {"survey", "Bing", "gps", "local knowledge", "import"};
+enum { N_OPTIONAL_ATTRS = 11 };
+
+static void put_optional_attr(out *o, uint32_t which) {
+    switch (which) {
+    case 0: PUT(o, " version=\""); put_u64(o, range(1, 12)); break;
+    case 1: PUT(o, " timestamp=\""); put_timestamp(o); break;
+    case 2: PUT(o, " changeset=\""); put_u64(o, pick(100000000)); break;
+    case 3: PUT(o, " uid=\""); put_u64(o, pick(10000000)); break;
+    case 4: PUT(o, " user=\""); put_str(o, PICK(given_names)); break;
+    case 5: put_str(o, chance(95) ? " visible=\"true" : " visible=\"false"); break;
+    case 6: PUT(o, " source=\""); put_str(o, PICK(sources)); break;
+    case 7: PUT(o, " ele=\""); put_u64(o, pick(4000)); break;
+    case 8: PUT(o, " layer=\""); put_u64(o, pick(5)); break;
+    case 9: PUT(o, " accuracy=\""); put_u64(o, range(1, 50)); PUT(o, ".0"); break;
+    default: PUT(o, " ref=\"A"); put_u64(o, pick(1000)); break;
+    }
+    PUT(o, "\"");
+}
+
+static void emit_node(out *o) {
+    put_node_start(o);
+    uint8_t order[N_OPTIONAL_ATTRS];
+    for (uint32_t i = 0; i < N_OPTIONAL_ATTRS; i++) order[i] = (uint8_t)i;
+    uint32_t n = range(3, N_OPTIONAL_ATTRS);
+    for (uint32_t i = 0; i < n; i++) { /* a partial shuffle: no name twice */
+        uint32_t j = i + pick(N_OPTIONAL_ATTRS - i);
+        uint8_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+        put_optional_attr(o, order[i]);
+    }
+    PUT(o, "/>");
+}
+
+/* text and nonascii: sections of a title and long paragraphs of prose. */
+static void put_prose(out *o, const char *element, const pool *p) {
+    PUT(o, "\n  <");
+    put_str(o, element);
+    PUT(o, " id=\"");
+    put_u64(o, next_id++);
+    PUT(o, "\">\n    <title>");
+    put_phrase(o, p, 60);
+    PUT(o, "</title>");
+    uint32_t paragraphs = range(2, 5);
+    for (uint32_t i = 0; i < paragraphs; i++) {
+        PUT(o, "\n    <p>");
+        uint32_t n = range(4, 16);
+        for (uint32_t s = 0; s < n; s++) put_sentence(o, p);
+        PUT(o, "</p>");
+    }
+    PUT(o, "\n  </");
+    put_str(o, element);
+    PUT(o, ">");
+}
+
+static void emit_section(out *o) { put_prose(o, "section", &plain_pool); }
+
+static void emit_doc(out *o) { put_prose(o, "doc", &intl_pool); }
+
+/* deep: down to a depth of 50 to 200, back up part of the way, down again
+ * (3 to 7 descents), then all the way up; no indentation, a short text at each
+ * turn, an attribute on one element in five. */
+enum { DEEP_MIN = 50, DEEP_MAX = 200 };
+static const char *const deep_names[] = {
+    "div", "section", "node", "item", "group", "level", "part", "entry", "block", "list", "e", "x",
+};
+
+static void emit_tree(out *o) {
+    uint8_t stack[DEEP_MAX];
+    uint32_t depth = 0;
+    uint32_t turns = range(2, 6);
+    PUT(o, "\n");
+    for (uint32_t t = 0;; t++) {
+        uint32_t bottom = range(DEEP_MIN, DEEP_MAX);
+        while (depth < bottom) {
+            uint8_t k = (uint8_t)pick((uint32_t)COUNT(deep_names));
+            stack[depth++] = k;
+            PUT(o, "<");
+            put_str(o, deep_names[k]);
+            if (chance(20)) {
+                PUT(o, " n=\"");
+                put_u64(o, depth);
+                PUT(o, "\"");
+            }
+            PUT(o, ">");
+        }
+        put_phrase(o, &plain_pool, 30);
+        uint32_t top = t == turns ? 0 : pick(depth);
+        while (depth > top) {
+            PUT(o, "</");
+            put_str(o, deep_names[stack[--depth]]);
+            PUT(o, ">");
+        }
+        if (t == turns) break;
+    }
+}
+
+/* mixed: XHTML-like sections, paragraphs of text with inline elements. */
+static void put_inline(out *o) {
+    switch (pick(6)) {
+    case 0: PUT(o, "<b>"); put_phrase(o, &plain_pool, 24); PUT(o, "</b>"); break;
+    case 1: PUT(o, "<i>"); put_phrase(o, &plain_pool, 24); PUT(o, "</i>"); break;
+    case 2: PUT(o, "<em>"); put_phrase(o, &plain_pool, 24); PUT(o, "</em>"); break;
+    case 3: PUT(o, "<code>"); put_str(o, PICK(words)); PUT(o, "()</code>"); break;
+    case 4: PUT(o, "<b><i>"); put_phrase(o, &plain_pool, 16); PUT(o, "</i></b>"); break;
+    default:
+        PUT(o, "<a href=\"https://example.org/wiki/Page_");
+        put_u64(o, pick(100000));
+        PUT(o, "?lang=en&amp;rev=");
+        put_u64(o, pick(1000));
+        PUT(o, "\">");
+        put_phrase(o, &plain_pool, 30);
+        PUT(o, "</a>");
+        break;
+    }
+}
+
+static void put_mixed_text(out *o, uint32_t pieces) {
+    for (uint32_t i = 0; i < pieces; i++) {
+        put_phrase(o, &plain_pool, range(20, 120));
+        PUT(o, " ");
+        put_inline(o);
+        PUT(o, " ");
+    }
+    put_sentence(o, &plain_pool);
+}
+
+static void emit_article(out *o) {
+    PUT(o, "\n<div class=\"section\" id=\"d");
+    put_u64(o, next_id++);
+    PUT(o, "\">\n<h2>");
+    put_phrase(o, &plain_pool, 40);
+    PUT(o, "</h2>");
+    uint32_t blocks = range(2, 6);
+    for (uint32_t b = 0; b < blocks; b++) {
+        if (chance(20)) {
+            PUT(o, "\n<ul>");
+            uint32_t items = range(2, 5);
+            for (uint32_t i = 0; i < items; i++) {
+                PUT(o, "\n<li>");
+                put_mixed_text(o, 1);
+                PUT(o, "</li>");
+            }
+            PUT(o, "\n</ul>");
+        } else {
+            PUT(o, "\n<p>");
+            put_mixed_text(o, range(2, 10));
+            PUT(o, "</p>");
+        }
+    }
+    PUT(o, "\n</div>");
+}
+
+/* mixed-dump: the generated document, wiki pages, citations and map data. */
+static void emit_dump_record(out *o) {
+    uint32_t kind = pick(100);
+    if (kind < 40)
+        emit_page(o);
+    else if (kind < 70)
+        emit_citation(o);
+    else
+        emit_map(o);
+}
+
+typedef struct shape {
+    const char *name;
+    const char *about;
+    pool *pool;         /* the sentence pool its text comes from, or NULL */
+    word_source *words; /* and that pool's words */
+    const char *root;   /* the prolog's end and the root's start tag up to its seed="" value */
+    const char *footer; /* the root's end tag */
+    void (*record)(out *o);
+} shape;
+
+static const shape shapes[] = {
+    {"mixed-dump", "wiki pages, citations and map data (the default)", &dump_pool, dump_word,
+     "<!DOCTYPE dump>\n<dump xmlns=\"urn:stax:bench\" version=\"1.0\" xml:lang=\"en\" seed=\"",
+     "\n</dump>\n", emit_dump_record},
+    {"record", "a database dump: many small elements with short text", &plain_pool, plain_word,
+     "<dataset name=\"orders\" seed=\"", "\n</dataset>\n", emit_row},
+    {"attrs", "map nodes: empty elements with 6 to 14 short attributes", NULL, NULL,
+     "<osm version=\"0.6\" generator=\"stax bench/gen\" seed=\"", "\n</osm>\n", emit_node},
+    {"text", "long paragraphs of ASCII prose, a few &amp; and &lt;", &plain_pool, plain_word,
+     "<book seed=\"", "\n</book>\n", emit_section},
+    {"deep", "nesting 50 to 200 levels deep, down and up again", &plain_pool, plain_word,
+     "<tree seed=\"", "\n</tree>\n", emit_tree},
+    {"mixed", "XHTML-like paragraphs: text with <b>, <i>, <a href>", &plain_pool, plain_word,
+     "<html xmlns=\"http://www.w3.org/1999/xhtml\" seed=\"", "\n</html>\n", emit_article},
+    {"nonascii", "text mostly of 2-, 3- and 4-byte UTF-8: Greek, Cyrillic, CJK, emoji", &intl_pool,
+     intl_word, "<corpus seed=\"", "\n</corpus>\n", emit_doc},
+};
+
 /* ---------------------------------------------------------------- main */
 
-static const char footer[] = "\n</dump>\n";
-
 static void usage(void) {
-    fputs("usage: gen SIZE_MIB [SEED]\n"
-          "  writes exactly SIZE_MIB MiB (fractions allowed) of XML to stdout\n",
+    fputs("usage: gen [-s SHAPE] SIZE_MIB [SEED]\n"
+          "       gen -l\n"
+          "  writes exactly SIZE_MIB MiB (fractions allowed) of XML of one shape to stdout;\n"
+          "  -l lists the shape names. Shapes:\n",
           stderr);
+    for (size_t i = 0; i < COUNT(shapes); i++) fprintf(stderr, "  %-10s  %s\n", shapes[i].name, shapes[i].about);
     exit(2);
 }
 
 int main(int argc, char **argv) {
+    const shape *sh = &shapes[0];
+    if (argc == 2 && strcmp(argv[1], "-l") == 0) {
+        for (size_t i = 0; i < COUNT(shapes); i++) puts(shapes[i].name);
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "-s") == 0) {
+        sh = NULL;
+        for (size_t i = 0; i < COUNT(shapes); i++)
+            if (strcmp(argv[2], shapes[i].name) == 0) sh = &shapes[i];
+        if (!sh) {
+            fprintf(stderr, "gen: no shape '%s'\n", argv[2]);
+            usage();
+        }
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2 || argc > 3) usage();
     char *end;
     errno = 0;
@@ -551,7 +896,7 @@ int main(int argc, char **argv) {
         fputs("gen: out of memory\n", stderr);
         return 2;
     }
-    build_sentences();
+    if (sh->pool) build_pool(sh->pool, sh->words);
 #ifdef F_SETPIPE_SZ
     /* A 1 MiB pipe halves the context switches of `gen | consumer`. Best
      * effort: fails harmlessly when stdout is not a pipe. */
@@ -560,14 +905,21 @@ int main(int argc, char **argv) {
 
     PUT(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<!-- stax benchmark document: bench/gen ");
+    if (sh != &shapes[0]) {
+        PUT(&o, "-s ");
+        put_str(&o, sh->name);
+        PUT(&o, " ");
+    }
     put_str(&o, argv[1]);
     PUT(&o, " ");
     put_u64(&o, seed);
-    PUT(&o, " -->\n<!DOCTYPE dump>\n<dump xmlns=\"urn:stax:bench\" version=\"1.0\" xml:lang=\"en\" seed=\"");
+    PUT(&o, " -->\n");
+    put_str(&o, sh->root);
     put_u64(&o, seed);
     PUT(&o, "\">");
-    if (o.len + sizeof footer - 1 > target) {
-        fprintf(stderr, "gen: SIZE_MIB too small (at least %zu bytes)\n", o.len + sizeof footer - 1);
+    size_t footer_len = strlen(sh->footer);
+    if (o.len + footer_len > target) {
+        fprintf(stderr, "gen: SIZE_MIB too small (at least %zu bytes)\n", o.len + footer_len);
         return 2;
     }
 
@@ -576,24 +928,18 @@ int main(int argc, char **argv) {
      * output to the exact size. */
     for (;;) {
         size_t mark = o.len;
-        uint32_t kind = pick(100);
-        if (kind < 40)
-            emit_page(&o);
-        else if (kind < 70)
-            emit_citation(&o);
-        else
-            emit_map(&o);
+        sh->record(&o);
         if (o.len - mark > MAX_RECORD) {
             fputs("gen: internal error: record longer than MAX_RECORD\n", stderr);
             return 2;
         }
-        if (o.flushed + o.len + sizeof footer - 1 > target) {
+        if (o.flushed + o.len + footer_len > target) {
             o.len = mark;
             break;
         }
         if (o.len >= OUT_FLUSH) out_flush(&o);
     }
-    uint64_t pad = target - (o.flushed + o.len) - (sizeof footer - 1);
+    uint64_t pad = target - (o.flushed + o.len) - footer_len;
     if (pad >= 8) {
         PUT(&o, "\n<!--");
         pad -= 8;
@@ -604,9 +950,9 @@ int main(int argc, char **argv) {
         memset(o.buf + o.len, '\n', pad);
         o.len += pad;
     }
-    put(&o, footer, sizeof footer - 1);
+    put(&o, sh->footer, footer_len);
     out_flush(&o);
     free(o.buf);
-    free(sentences.arena);
+    if (sh->pool) free(sh->pool->arena);
     return 0;
 }

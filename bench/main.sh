@@ -18,6 +18,8 @@
 set -eu
 
 cd "$(dirname "$0")/.."
+script=bench/main.sh
+. bench/lib.sh
 
 mib=${STAX_BENCH_MIB:-1024}
 seed=${STAX_BENCH_SEED:-1}
@@ -25,26 +27,12 @@ input=${STAX_BENCH_INPUT:-file}
 check=${STAX_BENCH_CHECK:-1}
 build=${BUILD:-build}
 
-die() {
-    echo "bench/main.sh: $*" >&2
-    exit 1
-}
-
 case $mib in '' | *[!0-9]*) die "STAX_BENCH_MIB must be a whole number of MiB, not '$mib'" ;; esac
 [ "$mib" -gt 0 ] || die "STAX_BENCH_MIB must be at least 1"
 case $seed in '' | *[!0-9]*) die "STAX_BENCH_SEED must be a number, not '$seed'" ;; esac
 case $input in file | pipe) ;; *) die "STAX_BENCH_INPUT must be file or pipe, not '$input'" ;; esac
 
-sh tools/deps.sh bench
-if [ -n "${STAX:-}" ]; then
-    stax=$STAX
-    make --no-print-directory -s BUILD="$build" bench-tools
-else
-    stax=$build/stax
-    make --no-print-directory -s BUILD="$build" all bench-tools
-fi
-[ -x "$stax" ] || die "$stax was not built"
-gen=$build/gen
+build_bench_tools
 bytes=$((mib * 1048576))
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stax-main.XXXXXX")
@@ -89,9 +77,6 @@ run() {
     }'
 }
 
-# The elements= and attributes= fields of a count line.
-counts_of() { tr ' ' '\n' <"$1" | grep -E '^(elements|attributes)=' | paste -s -d ' ' -; }
-
 echo "== stax main job: $mib MiB generated document (seed $seed), input by $input"
 if [ "$input" = file ]; then
     t0=$(now_ns)
@@ -108,7 +93,7 @@ if printf '<a/>' | "$stax" fmt - >/dev/null 2>&1; then
     if [ "$check" = 1 ]; then
         feed "$stax" fmt - | "$stax" count - >"$tmp/fmt-count" ||
             die "stax fmt | stax count failed"
-        [ "$(counts_of "$tmp/fmt-count")" = "$(counts_of "$tmp/stax-count")" ] ||
+        [ "$(counts_of <"$tmp/fmt-count")" = "$(counts_of <"$tmp/stax-count")" ] ||
             die "the fmt output counts differently: $(cat "$tmp/fmt-count")"
         echo "  check: the fmt output has the same elements and attributes"
     fi
@@ -117,8 +102,8 @@ else
 fi
 
 if [ "$check" = 1 ]; then
-    feed "$build/expat_count" - >"$tmp/expat-count" || die "expat_count failed"
-    [ "$(counts_of "$tmp/expat-count")" = "$(counts_of "$tmp/stax-count")" ] ||
+    feed "$expat" - >"$tmp/expat-count" || die "expat_count failed"
+    [ "$(counts_of <"$tmp/expat-count")" = "$(counts_of <"$tmp/stax-count")" ] ||
         die "counts differ from expat's: $(cat "$tmp/expat-count")"
     echo "  check: expat counts the same ($(cat "$tmp/expat-count"))"
 fi

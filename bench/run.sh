@@ -1,9 +1,10 @@
 #!/bin/sh
-# Compare stax with expat and libxml2 in one hyperfine run over the same
-# generated document, then measure peak RSS, and check that a multi-GiB
-# stream keeps RSS flat.
+# Compare stax with expat, libxml2 and pugixml (a DOM: the in-memory
+# reference) in one hyperfine run over the same generated document, then
+# measure peak RSS, and check that a multi-GiB stream keeps RSS flat.
+# bench/shapes.sh does the same comparison on documents of other shapes.
 #
-#   sh bench/run.sh            (or: make bench)
+#   sh bench/run.sh            (or: make bench, which runs both)
 #
 # Environment:
 #   STAX_BENCH_MIB         document size for the comparison, MiB (default 100)
@@ -19,6 +20,8 @@
 set -eu
 
 cd "$(dirname "$0")/.."
+script=bench/run.sh
+. bench/lib.sh
 
 mib=${STAX_BENCH_MIB:-100}
 seed=${STAX_BENCH_SEED:-1}
@@ -26,31 +29,13 @@ runs=${STAX_BENCH_RUNS:-}
 stream_mib=${STAX_BENCH_STREAM_MIB:-4096}
 build=${BUILD:-build}
 
-die() {
-    echo "bench/run.sh: $*" >&2
-    exit 1
-}
-whole() {
-    case $2 in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
-}
 whole STAX_BENCH_MIB "$mib"
 whole STAX_BENCH_SEED "$seed"
 whole STAX_BENCH_STREAM_MIB "$stream_mib"
 [ -z "$runs" ] || whole STAX_BENCH_RUNS "$runs"
 [ "$mib" -gt 0 ] || die "STAX_BENCH_MIB must be at least 1"
 
-sh tools/deps.sh bench
-if [ -n "${STAX:-}" ]; then
-    stax=$STAX
-    make --no-print-directory -s BUILD="$build" bench-tools
-else
-    stax=$build/stax
-    make --no-print-directory -s BUILD="$build" all bench-tools
-fi
-[ -x "$stax" ] || die "$stax was not built"
-gen=$build/gen
-expat=$build/expat_count
-libxml2=$build/libxml2_count
+build_bench_tools
 results=$build/bench-results.md
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stax-bench.XXXXXX")
@@ -62,33 +47,36 @@ doc=$tmp/doc.xml
 echo "== generating $mib MiB (seed $seed)"
 "$gen" "$mib" "$seed" >"$doc"
 
-# All three must agree before their times mean anything.
-counts_of() { tr ' ' '\n' | grep -E '^(elements|attributes)=' | paste -s -d ' ' -; }
+# All four must agree before their times mean anything.
 want=$("$stax" count - <"$doc" | counts_of) || die "stax count failed on the document"
-for peer in "$expat" "$libxml2"; do
+[ -n "$want" ] || die "stax count printed no counts"
+for peer in "$expat" "$libxml2" "$pugixml"; do
     got=$("$peer" - <"$doc" | counts_of) || die "$peer failed on the document"
     [ "$got" = "$want" ] || die "counts differ: stax: $want; $(basename "$peer"): $got"
 done
-echo "== all three count: $want"
+echo "== all four count: $want"
 
-echo "== hyperfine: stax count, expat, libxml2 over the same $mib MiB"
+echo "== hyperfine: stax count, expat, libxml2, pugixml over the same $mib MiB"
 set -- --warmup 1 --style basic --export-markdown "$tmp/hyperfine.md" --export-csv "$tmp/hyperfine.csv"
 [ -z "$runs" ] || set -- "$@" --runs "$runs"
 hyperfine "$@" \
     -n "stax count" "'$stax' count - < '$doc'" \
     -n "expat" "'$expat' - < '$doc'" \
-    -n "libxml2" "'$libxml2' - < '$doc'"
+    -n "libxml2" "'$libxml2' - < '$doc'" \
+    -n "pugixml" "'$pugixml' - < '$doc'"
 
 # CSV: command,mean,stddev,median,user,system,min,max (seconds).
 mean_of() { awk -F, -v name="$1" '$1 == name { print $2 }' "$tmp/hyperfine.csv"; }
 stax_s=$(mean_of "stax count")
 expat_s=$(mean_of "expat")
 libxml2_s=$(mean_of "libxml2")
-ratios=$(awk -v s="$stax_s" -v e="$expat_s" -v l="$libxml2_s" -v mib="$mib" 'BEGIN {
+pugixml_s=$(mean_of "pugixml")
+ratios=$(awk -v s="$stax_s" -v e="$expat_s" -v l="$libxml2_s" -v p="$pugixml_s" -v mib="$mib" 'BEGIN {
     printf "| parser | mean | throughput | time / stax time |\n| --- | ---: | ---: | ---: |\n"
     printf "| stax count | %.3f s | %.0f MiB/s | 1.00 |\n", s, mib / s
     printf "| expat | %.3f s | %.0f MiB/s | %.2f |\n", e, mib / e, e / s
     printf "| libxml2 | %.3f s | %.0f MiB/s | %.2f |\n", l, mib / l, l / s
+    printf "| pugixml | %.3f s | %.0f MiB/s | %.2f |\n", p, mib / p, p / s
 }')
 
 # Peak RSS of each over the same file.
@@ -100,7 +88,8 @@ rss=$(printf '| parser | peak RSS (MiB) |\n| --- | ---: |\n')
 rss="$rss
 | stax count | $(rss_of "$stax" count -) |
 | expat | $(rss_of "$expat" -) |
-| libxml2 | $(rss_of "$libxml2" -) |"
+| libxml2 | $(rss_of "$libxml2" -) |
+| pugixml | $(rss_of "$pugixml" -) |"
 
 stream="(skipped: STAX_BENCH_STREAM_MIB=0)"
 if [ "$stream_mib" -gt 0 ]; then
@@ -117,18 +106,11 @@ if [ "$stream_mib" -gt 0 ]; then
         }' "$tmp/time")
 fi
 
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null) || cpu=
-stax_v=$("$stax" --version 2>/dev/null | head -n 1) || stax_v=
-expat_v=$(dpkg-query -W -f='${Version}' libexpat1 2>/dev/null) || expat_v=
-libxml2_v=$(dpkg-query -W -f='${Version}' libxml2 2>/dev/null) || libxml2_v=
-cc_v=$(cc --version 2>/dev/null | head -n 1) || cc_v=
-versions="${stax_v:-stax ?}, expat ${expat_v:-?}, libxml2 ${libxml2_v:-?}, ${cc_v:-cc ?}"
-
 mkdir -p "$build"
 {
     echo "# stax benchmark results"
     echo
-    echo "$(date -u +%Y-%m-%d), ${cpu:-unknown CPU}, $(nproc) cores; $versions."
+    echo "$(date -u +%Y-%m-%d), $(machine_line); $(versions_line)."
     echo "Document: \`gen $mib $seed\` ($mib MiB), read from stdin in 64 KiB chunks; counts: $want."
     echo
     echo "## Time (hyperfine, --warmup 1)"

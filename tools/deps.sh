@@ -7,8 +7,10 @@
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
 #          encoding tables are regenerated and compared), and nodejs+npm (npm
 #          fetches the W3C suite) if npm is missing
-#   bench: hyperfine, expat and libxml2 headers, /usr/bin/time, and the
-#          compilers, make and pkg-config that build the bench programs
+#   bench: hyperfine, valgrind (callgrind counts instructions), expat,
+#          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
+#          and g++ come with build-essential), make and pkg-config that build
+#          the bench programs
 #
 # Idempotent: when everything is present it runs no apt-get at all and returns
 # at once. Needs root (or sudo) only when something has to be installed.
@@ -17,7 +19,7 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
-bench_pkgs="build-essential pkg-config hyperfine libexpat1-dev libxml2-dev time"
+bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time"
 
 case $what in
 test) want=$test_pkgs ;;
