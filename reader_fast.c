@@ -87,20 +87,6 @@ static inline size_t rd_name_end(const char *p, size_t n, size_t i) {
     return i;
 }
 
-/* An event with the fields every type has. */
-static inline stax_event *rd_emit_fast(stax_reader *r, int type) {
-    stax_event *e = &r->events[r->batch.count++];
-    e->type = (uint8_t)type;
-    e->flags = 0;
-    e->reserved = 0;
-    e->attr_count = 0;
-    e->text.ptr = NULL;
-    e->text.len = 0;
-    e->pubid = e->text; /* every string of every event is valid, used or not */
-    e->sysid = e->text;
-    e->pos = r->pos;
-    return e;
-}
 
 /* The character of the reference at p[i] ('&') if it is a character
  * reference or one of the five predefined entities, well formed, and a Char;
@@ -121,32 +107,97 @@ static inline long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) 
     return v;
 }
 
-/* A text complete in the window, from p[0]. One scan finds its end, its
- * line feeds and continuation bytes and whether it is white space; text
- * with no reference (UTF-8 checked by blocks when it has bytes >= 0x80) is
- * an event pointing into the window; character and predefined references
- * are decoded into the arena as the scan goes. 1: consumed; 0: the general
- * way takes it (an entity reference, a CR, anything to report); -1: an error. */
-static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
-    stax__tscan t = {0, 0, 0, 0, 0};
-    size_t lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1, end, run = 0;
+/* ================================================================ the loop's state
+ * The loop keeps the reader's hot state in a local context, which the
+ * compiler holds in registers, and writes it back (rd_fx_save) only before a
+ * call into the general code and at the end. */
+typedef struct rd_fx {
+    const char *p;            /* the next token */
+    const char *end;          /* the window's end */
+    uint64_t off, line, col;  /* the position of p */
+    stax_event *ev;           /* the next event */
+    stax_event *ev_last;      /* no token starts past it: each may give two events */
+} rd_fx;
+
+static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
+    r->in_pos = (size_t)(x->p - r->in);
+    r->pos.offset = x->off;
+    r->pos.line = x->line;
+    r->pos.column = x->col;
+    r->batch.count = (size_t)(x->ev - r->events);
+}
+
+static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
+    x->p = r->in + r->in_pos;
+    x->end = r->in + r->in_len;
+    x->off = r->pos.offset;
+    x->line = r->pos.line;
+    x->col = r->pos.column;
+    x->ev = r->events + r->batch.count;
+}
+
+/* An event at the current position, with the fields every type has. */
+static inline stax_event *rd_fx_emit(rd_fx *x, int type) {
+    stax_event *e = x->ev++;
+    e->type = (uint8_t)type;
+    e->flags = 0;
+    e->reserved = 0;
+    e->attr_count = 0;
+    e->text.ptr = NULL;
+    e->text.len = 0;
+    e->pubid = e->text; /* every string of every event is valid, used or not */
+    e->sysid = e->text;
+    e->pos.offset = x->off;
+    e->pos.line = x->line;
+    e->pos.column = x->col;
+    return e;
+}
+
+/* The position after n bytes that held lfs line feeds (the last ending at
+ * line_at) and cont continuation bytes after it. */
+static inline void rd_fx_advance(rd_fx *x, size_t n, size_t lfs, size_t line_at, size_t cont) {
+    x->off += n;
+    if (lfs) {
+        x->line += lfs;
+        x->col = 1 + (n - line_at) - cont;
+    } else {
+        x->col += n - cont;
+    }
+    x->p += n;
+}
+
+/* ================================================================ text */
+
+/* A text complete in the window. One scan finds its end, its line feeds and
+ * continuation bytes and whether it is white space; text with no reference
+ * (UTF-8 checked by blocks when it has bytes >= 0x80) is an event pointing
+ * into the window; character and predefined references are decoded into the
+ * arena as the scan goes. 1: read; 0: the general way takes it (an entity
+ * reference, a CR, anything to report); -1: an error. */
+static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
+    const char *p = x->p;
+    size_t avail = (size_t)(x->end - p), lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1, end, run = 0;
+    stax__tscan t;
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
+    t.lfs = t.line_at = t.cont = 0;
+    t.hi = 0;
 #ifdef STAX__SSE2
     if (lim >= 16) { /* most texts end within 16 bytes: those take no call */
         const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i is_lf = _mm_cmpeq_epi8(v, lf), ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), is_lf),
-                                                                 _mm_cmpeq_epi8(v, sp));
+        __m128i is_lf = _mm_cmpeq_epi8(v, lf), is_tab = _mm_cmpeq_epi8(v, tab);
         unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')));
-        unsigned mall = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp)) & ~(unsigned)_mm_movemask_epi8(_mm_or_si128(
-                            _mm_cmpeq_epi8(v, tab), is_lf)); /* controls and bytes >= 0x80 */
-        mall |= (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
-                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
-        if (mlt && !(mall & ((mlt & (0u - mlt)) - 1))) { /* a '<' before anything to look at */
-            unsigned below = (mlt & (0u - mlt)) - 1, mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
+        unsigned mtl = (unsigned)_mm_movemask_epi8(_mm_or_si128(is_tab, is_lf));
+        unsigned mall = ((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp)) & ~mtl) | /* controls, bytes >= 0x80 */
+                        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
+                                                                 _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+        unsigned below = (mlt & (0u - mlt)) - 1;
+        if (mlt && !(mall & below)) { /* a '<' before anything to look at */
+            unsigned mws = mtl | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp));
+            unsigned mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
             end = stax__ctz32(mlt);
-            t.nonws = (~(unsigned)_mm_movemask_epi8(ws) & below) != 0;
+            t.nonws = (~mws & below) != 0;
             if (mlf) {
                 t.lfs = rd_pop16(mlf);
                 t.line_at = 32u - (unsigned)__builtin_clz(mlf);
@@ -155,6 +206,7 @@ static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
         }
     }
 #endif
+    t.nonws = 0;
     for (end = stax__scan_text_run(r->simd, p, 0, lim, &t); end < lim && p[end] != '<';
          end = stax__scan_text_run(r->simd, p, end, lim, &t)) {
         if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
@@ -168,6 +220,7 @@ static inline int rd_fast_text(stax_reader *r, const char *p, size_t avail) {
         if (cp < 0) return 0; /* a control, a CR, an entity, anything to report */
         if (!d0) { /* decoding starts: the text goes to the arena */
             if (r->arena.cap - r->arena.len < lim + RD_ARENA_SLACK) {
+                rd_fx_save(r, x);
                 int room = rd_room(r, lim);
                 if (room) return room < 0 ? -1 : 0;
             }
@@ -188,35 +241,30 @@ found:
     if (r->doc != DOC_CONTENT) {
         if (t.nonws) return 0; /* text outside the root: an error */
     } else {
-        int piece = r->text_cont;
+        int keep = t.nonws || r->text_cont || !(r->opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
         r->text_cont = 0;
         const char *txt = p;
         size_t tl = end;
         if (d0) {
             stax__out_put(&o, p + run, end - run);
-            if (o.over) return rd_internal(r, "decoded text longer than its token"), -1;
+            if (o.over) return rd_fx_save(r, x), rd_internal(r, "decoded text longer than its token"), -1;
             stax__buf_commit(&r->arena, &o);
             txt = d0;
             tl = (size_t)(o.p - d0);
         }
-        if (t.nonws || (!(r->opt.flags & STAX_READ_SKIP_WS) || piece)) {
-            stax_event *e = rd_emit_fast(r, STAX_EV_TEXT);
+        if (keep) {
+            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT);
             e->name = e->text;
             e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
             e->text.ptr = txt;
             e->text.len = tl;
         }
     }
-    r->pos.offset += end;
-    if (t.lfs) {
-        r->pos.line += t.lfs;
-        r->pos.column = 1 + (end - t.line_at) - t.cont;
-    } else {
-        r->pos.column += end - t.cont;
-    }
-    r->in_pos += end;
+    rd_fx_advance(x, end, t.lfs, t.line_at, t.cont);
     return 1;
 }
+
+/* ================================================================ tags */
 
 /* Skip SP TAB LF in a tag from p[i]; line feeds counted. */
 static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, size_t *line_at) {
@@ -233,24 +281,36 @@ static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, s
 /* A value to check or decode once the whole tag is known (attrs' flags). */
 #define RD_ATTRF_PENDING 0x80000000u
 
+/* Attribute names seen in a tag, as a filter of 64 bits: a name is compared
+ * with the others only when its bit was already set (exact, and at worst the
+ * pairwise comparisons max_attrs bounds). */
+static inline uint64_t rd_name_bit(const char *s, size_t n) {
+    return (uint64_t)1 << ((n * 7u + (unsigned char)s[0] * 3u + (unsigned char)s[n - 1]) & 63u);
+}
+
 /* A start tag with ASCII names, complete in the window, when the DTD
  * declares no attributes and namespaces are off. Its structure is checked in
  * one pass; values with references, white space other than SP or bytes to
  * check are then normalized in order by rd_attr_value, as the general way
  * would (which reports the same first error: the structure is sound).
- * 1: consumed; 0: the general way takes it; -1: an error. */
-static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
+ * 1: read; 0: the general way takes it; -1: an error. */
+static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
+    const char *p = x->p;
     const unsigned char *u = (const unsigned char *)p;
-    size_t n = avail < r->opt.max_token ? avail : r->opt.max_token, i = 1, lfs = 0, line_at = 0;
+    size_t avail = (size_t)(x->end - p), n = avail < r->opt.max_token ? avail : r->opt.max_token, i;
+    size_t lfs = 0, line_at = 0;
     if (r->doc == DOC_EPILOG || r->depth >= r->opt.max_depth) return 0;
     if (!(stax__class[u[1]] & STAX__C_NSTART) || u[1] >= 0x80) return 0;
-    i = rd_name_end(p, n, i);
+    i = rd_name_end(p, n, 2);
     size_t nl = i - 1, first = r->attr_len, arena0 = r->arena.len;
     if (i >= n || nl > r->opt.max_name) return 0;
     unsigned flags = 0;
     int pending = 0;
+    uint64_t seen = 0;
+    stax_attr *a = r->attrs + first, *a0 = a;
     for (;;) {
         size_t ws = i;
+        if (p[i] == ' ') i++; /* the usual single space, then any other */
         i = rd_tag_ws(p, n, i, &lfs, &line_at);
         if (i >= n) goto decline;
         if (p[i] == '>') {
@@ -265,12 +325,15 @@ static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
         }
         if (ws == i || !(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) goto decline;
         size_t an = i;
-        i = rd_name_end(p, n, i);
-        if (i >= n || i - an > r->opt.max_name || r->attr_len - first >= r->opt.max_attrs) goto decline;
+        i = rd_name_end(p, n, i + 1);
+        if (i >= n || i - an > r->opt.max_name || (size_t)(a - a0) >= r->opt.max_attrs) goto decline;
         stax_str name = {p + an, i - an};
-        i = rd_tag_ws(p, n, i, &lfs, &line_at);
-        if (i >= n || p[i] != '=') goto decline;
-        i = rd_tag_ws(p, n, i + 1, &lfs, &line_at);
+        if (p[i] != '=') {
+            i = rd_tag_ws(p, n, i, &lfs, &line_at);
+            if (i >= n || p[i] != '=') goto decline;
+        }
+        i++;
+        if (i < n && p[i] != '"' && p[i] != '\'') i = rd_tag_ws(p, n, i, &lfs, &line_at);
         if (i >= n || (p[i] != '"' && p[i] != '\'')) goto decline;
         char q = p[i++];
         size_t ve = i + rd_scan_value(p + i, n - i, q);
@@ -283,29 +346,33 @@ static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
             pending = 1;
         }
         if (ve >= n) goto decline;
-        for (size_t k = first; k < r->attr_len; k++)
-            if (r->attrs[k].name.len == name.len && memcmp(r->attrs[k].name.ptr, name.ptr, name.len) == 0) goto decline;
-        stax_attr *a = &r->attrs[r->attr_len++];
+        uint64_t bit = rd_name_bit(name.ptr, name.len);
+        if (seen & bit)
+            for (const stax_attr *b = a0; b < a; b++)
+                if (b->name.len == name.len && memcmp(b->name.ptr, name.ptr, name.len) == 0) goto decline;
+        seen |= bit;
         a->name = name;
         a->value.ptr = p + i;
         a->value.len = ve - i;
         a->flags = af;
+        a++;
         i = ve + 1;
     }
+    r->attr_len = (size_t)(a - r->attrs);
     if (pending) {
         uint64_t expanded0 = r->expanded;
+        rd_fx_save(r, x);
         int room = rd_room(r, i);
         if (room) {
             if (room < 0) return -1;
             goto decline;
         }
         r->tok_pos = r->pos;
-        for (size_t k = first; k < r->attr_len; k++) {
-            stax_attr *a = &r->attrs[k];
-            if (!(a->flags & RD_ATTRF_PENDING)) continue;
-            size_t vs = (size_t)(a->value.ptr - p);
-            a->flags = 0;
-            int rc = rd_attr_value(r, p, i, vs, vs + a->value.len, 0, 0, arena0, &a->value);
+        for (stax_attr *b = a0; b < a; b++) {
+            if (!(b->flags & RD_ATTRF_PENDING)) continue;
+            size_t vs = (size_t)(b->value.ptr - p);
+            b->flags = 0;
+            int rc = rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
             if (rc == STAX__ROOM) {
                 r->expanded = expanded0;
                 goto decline;
@@ -325,35 +392,32 @@ static inline int rd_fast_start(stax_reader *r, const char *p, size_t avail) {
             memcpy(d, p + 1, 16);
 #endif
             r->stack.len += nl;
-        } else if (rd_push(r, p + 1, nl)) {
-            return -1;
+        } else {
+            rd_fx_save(r, x);
+            if (rd_push(r, p + 1, nl)) return -1;
         }
     }
-    stax_event *e = rd_emit_fast(r, STAX_EV_START);
+    stax_event *e = rd_fx_emit(x, STAX_EV_START);
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = first;
-    e->attr_count = (uint32_t)(r->attr_len - first);
+    e->attr_count = (uint32_t)(a - a0);
     if (flags) {
-        stax_event *end = rd_emit_fast(r, STAX_EV_END);
+        stax_event *end = rd_fx_emit(x, STAX_EV_END);
         end->name = e->name;
         r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
         r->doc = DOC_CONTENT;
     }
-    if (pending) {
-        rd_advance(r, &r->pos, p, i); /* values may hold non-ASCII characters */
+    if (pending) { /* values may hold non-ASCII characters */
+        stax_pos at = {x->off, x->line, x->col};
+        rd_advance(r, &at, p, i);
+        x->off = at.offset, x->line = at.line, x->col = at.column;
+        x->p += i;
     } else {
-        r->pos.offset += i;
-        if (lfs) {
-            r->pos.line += lfs;
-            r->pos.column = 1 + (i - line_at);
-        } else {
-            r->pos.column += i;
-        }
+        rd_fx_advance(x, i, lfs, line_at, 0);
     }
-    r->in_pos += i;
     return 1;
 decline:
     r->attr_len = first;
@@ -362,13 +426,15 @@ decline:
 }
 
 /* An end tag that matches the open element exactly (</name>). */
-static inline int rd_fast_end(stax_reader *r, const char *p, size_t avail) {
+static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
+    const char *p = x->p;
+    size_t avail = (size_t)(x->end - p);
     if (!r->depth) return 0;
     size_t top = r->stack_off[r->depth - 1], off = top >> 1, ol = r->stack.len - off;
     if (ol + 3 > avail || p[ol + 2] != '>' ||
         !rd_same(p + 2, r->stack.ptr + off, ol, avail >= 18 && r->stack.cap - off >= 16))
         return 0;
-    stax_event *e = rd_emit_fast(r, STAX_EV_END);
+    stax_event *e = rd_fx_emit(x, STAX_EV_END);
     e->name.ptr = p + 2;
     e->name.len = ol;
     r->depth--;
@@ -377,40 +443,43 @@ static inline int rd_fast_end(stax_reader *r, const char *p, size_t avail) {
     size_t cont = 0;
     if (top & 1)
         for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
-    r->pos.offset += ol + 3;
-    r->pos.column += ol + 3 - cont;
-    r->in_pos += ol + 3;
+    rd_fx_advance(x, ol + 3, 0, 0, cont);
     return 1;
 }
+
+/* ================================================================ the loop */
 
 /* Read plain tokens from the UTF-8 window while there are any and the batch
  * has room. Returns how many were read, or -1 after an error. */
 int rd_fast(stax_reader *r) {
-    int done = 0;
+    int done = 0, rc = 0;
     if (r->ev_ns || r->dtd.n_atts || r->in_cdata) return 0;
+    rd_fx x;
+    rd_fx_load(r, &x);
     /* room for two events a token (rd_room's rule); a start tag checks the attributes */
-    size_t last = r->opt.batch_events - 2;
-    if (r->batch.count && r->batch.count > last) return 0;
+    x.ev_last = r->events + (r->opt.batch_events - 2);
+    if (r->batch.count && x.ev > x.ev_last) return 0;
     for (;;) {
-        size_t avail = r->in_len - r->in_pos;
-        if (avail < 3) return done;
-        const char *p = r->in + r->in_pos;
-        int rc;
+        if (x.end - x.p < 3) break;
+        const char *p = x.p;
         if (p[0] != '<') {
-            rc = rd_fast_text(r, p, avail);
+            rc = rd_fx_text(r, &x);
         } else if (p[1] == '/') {
-            rc = rd_fast_end(r, p, avail);
+            rc = rd_fx_end(r, &x);
         } else if (p[1] == '!' || p[1] == '?') {
-            return done;
+            break;
         } else {
             if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
-                if (r->batch.count) return done;
+                if (x.ev != r->events) break;
                 r->attr_len = 0;
             }
-            rc = rd_fast_start(r, p, avail);
+            rc = rd_fx_start(r, &x);
         }
-        if (rc <= 0) return rc < 0 ? -1 : done;
+        if (rc <= 0) break;
         done++;
-        if (r->batch.count > last) return done;
+        if (x.ev > x.ev_last) break;
     }
+    if (rc < 0) return -1; /* the error's own path left the state as it wants it */
+    rd_fx_save(r, &x);
+    return done;
 }

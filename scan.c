@@ -57,22 +57,24 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
 
 #if defined(STAX__X86_DISPATCH)
 
-/* Fold one block's masks (bit k: byte at + k) into s, up to the stop bit. */
-#define SCAN_FOLD(POP, CLZ, ONE, mstop, mlf, mnonws, mhi, mcont, at)                                             \
+/* Fold one block's masks (bit k: byte at + k) into s, up to the stop bit:
+ * line feeds, continuation bytes after the last one, high bytes, and (until
+ * one is seen) bytes other than SP TAB LF. */
+#define SCAN_FOLD(POP, mstop, mlf, mws_fn, mhi, mcont_fn, at)                                                    \
     do {                                                                                                        \
         uint64_t below_ = (mstop) ? ((mstop) & (0 - (mstop))) - 1 : ~(uint64_t)0;                                \
-        uint64_t lf_ = (mlf) & below_, hi_ = (mhi) & below_, cont_ = (mcont) & below_;                          \
-        s->nonws |= ((mnonws) & below_) != 0;                                                                    \
-        s->hi |= hi_ != 0;                                                                                       \
+        uint64_t lf_ = (mlf) & below_, hi_ = (mhi) & below_;                                                    \
+        if (!s->nonws) s->nonws = (~(mws_fn) & below_) != 0;                                                     \
+        if (hi_) s->hi = 1;                                                                                     \
         if (lf_) {                                                                                              \
-            unsigned last_ = 63u - (unsigned)CLZ(lf_);                                                          \
+            unsigned last_ = 63u - (unsigned)__builtin_clzll(lf_);                                              \
             s->lfs += POP(lf_);                                                                                  \
             s->line_at = (at) + last_ + 1;                                                                       \
-            s->cont = last_ == 63 ? 0 : POP(cont_ >> (last_ + 1));                                               \
-        } else if (cont_) {                                                                                     \
-            s->cont += POP(cont_);                                                                               \
+            s->cont = 0;                                                                                        \
+            if (hi_ && last_ < 63) s->cont = POP((mcont_fn) & below_ & (~(uint64_t)0 << (last_ + 1)));            \
+        } else if (hi_) {                                                                                       \
+            s->cont += POP((mcont_fn) & below_);                                                                \
         }                                                                                                       \
-        (void)(ONE);                                                                                            \
     } while (0)
 
 static unsigned scan_pop_sse2(uint64_t m) { /* without a popcount instruction */
@@ -82,22 +84,24 @@ static unsigned scan_pop_sse2(uint64_t m) { /* without a popcount instruction */
     return (unsigned)((m * 0x0101010101010101u) >> 56);
 }
 
+/* The masks of one block, from byte compares: the stops (< & ] and controls
+ * but TAB and LF) come from "below 0x20" with the sign bits (bytes >= 0x80)
+ * and TAB and LF taken out; the sign bits come free with movemask. */
 static size_t scan_text_sse2(const char *p, size_t i, size_t n, stax__tscan *s) {
     const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
     const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']'), lt = _mm_set1_epi8('<');
-    const __m128i c0 = _mm_set1_epi8((char)0xC0), zero = _mm_setzero_si128();
+    const __m128i c0 = _mm_set1_epi8((char)0xC0);
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i is_tab = _mm_cmpeq_epi8(v, tab), is_lf = _mm_cmpeq_epi8(v, lf), is_sp = _mm_cmpeq_epi8(v, sp);
-        __m128i hi = _mm_cmplt_epi8(v, zero);
-        __m128i ctl = _mm_andnot_si128(_mm_or_si128(_mm_or_si128(is_tab, is_lf), hi), _mm_cmplt_epi8(v, sp));
-        __m128i stop = _mm_or_si128(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, lt)),
-                                    _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
-        uint64_t mstop = (unsigned)_mm_movemask_epi8(stop), mlf = (unsigned)_mm_movemask_epi8(is_lf);
-        uint64_t mhi = (unsigned)_mm_movemask_epi8(hi);
-        uint64_t mws = (unsigned)_mm_movemask_epi8(_mm_or_si128(is_sp, _mm_or_si128(is_tab, is_lf)));
-        uint64_t mcont = mhi ? (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)) : 0;
-        SCAN_FOLD(scan_pop_sse2, __builtin_clzll, 0, mstop, mlf, ~mws & 0xFFFFu, mhi, mcont, i);
+        uint64_t mlf = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
+        uint64_t mtab = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab));
+        uint64_t mhi = (unsigned)_mm_movemask_epi8(v);
+        uint64_t mlow = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp));
+        uint64_t mmark = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
+                                                                  _mm_cmpeq_epi8(v, rb)));
+        uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
+        SCAN_FOLD(scan_pop_sse2, mstop, mlf, ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFull),
+                  mhi, (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
     }
     return scan_text_portable(p, i, n, s);
@@ -107,19 +111,19 @@ __attribute__((target("avx2,popcnt,bmi"))) static size_t scan_text_avx2(const ch
                                                                            stax__tscan *s) {
     const __m256i sp = _mm256_set1_epi8(0x20), tab = _mm256_set1_epi8(9), lf = _mm256_set1_epi8(10);
     const __m256i amp = _mm256_set1_epi8('&'), rb = _mm256_set1_epi8(']'), lt = _mm256_set1_epi8('<');
-    const __m256i c0 = _mm256_set1_epi8((char)0xC0), zero = _mm256_setzero_si256();
+    const __m256i c0 = _mm256_set1_epi8((char)0xC0);
     for (; i + 32 <= n; i += 32) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        __m256i is_tab = _mm256_cmpeq_epi8(v, tab), is_lf = _mm256_cmpeq_epi8(v, lf), is_sp = _mm256_cmpeq_epi8(v, sp);
-        __m256i hi = _mm256_cmpgt_epi8(zero, v);
-        __m256i ctl = _mm256_andnot_si256(_mm256_or_si256(_mm256_or_si256(is_tab, is_lf), hi), _mm256_cmpgt_epi8(sp, v));
-        __m256i stop = _mm256_or_si256(_mm256_or_si256(ctl, _mm256_cmpeq_epi8(v, lt)),
-                                       _mm256_or_si256(_mm256_cmpeq_epi8(v, amp), _mm256_cmpeq_epi8(v, rb)));
-        uint64_t mstop = (uint32_t)_mm256_movemask_epi8(stop), mlf = (uint32_t)_mm256_movemask_epi8(is_lf);
-        uint64_t mhi = (uint32_t)_mm256_movemask_epi8(hi);
-        uint64_t mws = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(is_sp, _mm256_or_si256(is_tab, is_lf)));
-        uint64_t mcont = mhi ? (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c0, v)) : 0;
-        SCAN_FOLD(__builtin_popcountll, __builtin_clzll, 0, mstop, mlf, ~mws & 0xFFFFFFFFu, mhi, mcont, i);
+        uint64_t mlf = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf));
+        uint64_t mtab = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, tab));
+        uint64_t mhi = (uint32_t)_mm256_movemask_epi8(v);
+        uint64_t mlow = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, v));
+        uint64_t mmark = (uint32_t)_mm256_movemask_epi8(
+            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, lt), _mm256_cmpeq_epi8(v, amp)), _mm256_cmpeq_epi8(v, rb)));
+        uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
+        SCAN_FOLD(__builtin_popcountll, mstop, mlf,
+                  ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFFFFFull), mhi,
+                  (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c0, v)), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
     }
     return scan_text_sse2(p, i, n, s);
@@ -129,17 +133,15 @@ __attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static size_t scan_text_a
                                                                                         size_t n, stax__tscan *s) {
     const __m512i sp = _mm512_set1_epi8(0x20), tab = _mm512_set1_epi8(9), lf = _mm512_set1_epi8(10);
     const __m512i amp = _mm512_set1_epi8('&'), rb = _mm512_set1_epi8(']'), lt = _mm512_set1_epi8('<');
-    const __m512i c0 = _mm512_set1_epi8((char)0xC0), zero = _mm512_setzero_si512();
+    const __m512i c0 = _mm512_set1_epi8((char)0xC0);
     for (; i + 64 <= n; i += 64) {
         __m512i v = _mm512_loadu_si512((const void *)(p + i));
-        uint64_t is_tab = _mm512_cmpeq_epi8_mask(v, tab), mlf = _mm512_cmpeq_epi8_mask(v, lf);
-        uint64_t mws = is_tab | mlf | _mm512_cmpeq_epi8_mask(v, sp);
-        uint64_t mhi = _mm512_cmplt_epi8_mask(v, zero);
-        uint64_t ctl = _mm512_cmplt_epi8_mask(v, sp) & ~(is_tab | mlf | mhi);
-        uint64_t mstop = ctl | _mm512_cmpeq_epi8_mask(v, lt) | _mm512_cmpeq_epi8_mask(v, amp) |
-                         _mm512_cmpeq_epi8_mask(v, rb);
-        uint64_t mcont = mhi ? _mm512_cmplt_epi8_mask(v, c0) : 0;
-        SCAN_FOLD(__builtin_popcountll, __builtin_clzll, 0, mstop, mlf, ~mws, mhi, mcont, i);
+        uint64_t mlf = _mm512_cmpeq_epi8_mask(v, lf), mtab = _mm512_cmpeq_epi8_mask(v, tab);
+        uint64_t mhi = _mm512_movepi8_mask(v), mlow = _mm512_cmplt_epi8_mask(v, sp);
+        uint64_t mstop = _mm512_cmpeq_epi8_mask(v, lt) | _mm512_cmpeq_epi8_mask(v, amp) |
+                         _mm512_cmpeq_epi8_mask(v, rb) | (mlow & ~(mhi | mtab | mlf));
+        SCAN_FOLD(__builtin_popcountll, mstop, mlf, (_mm512_cmpeq_epi8_mask(v, sp) | mtab | mlf), mhi,
+                  _mm512_cmplt_epi8_mask(v, c0), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
     }
     return scan_text_avx2(p, i, n, s);
