@@ -14,7 +14,7 @@ endif
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) $(CFLAGS)
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 
-LIB_SRC = stax.c reader_batch.c dtd.c namespaces.c encoding.c writer.c
+LIB_SRC = stax.c reader_batch.c dtd.c namespaces.c encoding.c writer.c select.c
 LIB_HDR = stax.h stax_internal.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
