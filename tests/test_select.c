@@ -1008,9 +1008,7 @@ static tset eval_path(tnode *ctx, const tpath *p) {
         free(cur.v);
         cur = next;
     }
-    if (p->n == 0) { /* '.' */
-    }
-    qsort(cur.v, cur.n, sizeof *cur.v, by_order);
+    if (cur.n) qsort(cur.v, cur.n, sizeof *cur.v, by_order);
     return cur;
 }
 
@@ -1057,7 +1055,7 @@ static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *
         for (size_t k = 0; k < s.n; k++) ts_add(&all, s.v[k]);
         free(s.v);
     }
-    qsort(all.v, all.n, sizeof *all.v, by_order);
+    if (all.n) qsort(all.v, all.n, sizeof *all.v, by_order);
     tbuf out = {0};
     tb_put(&out, "", 0);
     for (size_t k = 0; k < all.n; k++) {
