@@ -191,13 +191,17 @@ static int sel_push(stax_select *s, stax__buf *b, const void *item, size_t size)
 }
 
 /* Room for n more bytes in one of the state buffers, within max_state for all. */
-static int sel_state_reserve(stax_select *s, stax__buf *b, size_t n) {
+static int sel_state_grow(stax_select *s, stax__buf *b, size_t n) {
     size_t others = s->frames.cap + s->cands.cap + s->counters.cap + s->scope.cap + s->caps.cap - b->cap;
     int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_state, others));
     if (r == 1)
         return sel_fail(s, STAX_E_NOMEM, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
                         s->opt.max_state, (unsigned)s->depth);
     return r ? sel_nomem(s) : 0;
+}
+
+static inline int sel_state_reserve(stax_select *s, stax__buf *b, size_t n) {
+    return b->cap - b->len >= n ? 0 : sel_state_grow(s, b, n);
 }
 
 static size_t sel_held_total(const stax_select *s) {
@@ -212,9 +216,13 @@ static int sel_held_over(stax_select *s) {
 }
 
 /* Room for n more bytes in one of the output buffers, within max_held for all of them. */
-static int sel_held_reserve(stax_select *s, stax__buf *b, size_t n) {
+static int sel_held_grow(stax_select *s, stax__buf *b, size_t n) {
     int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_held, sel_held_total(s) - b->cap));
     return r == 1 ? sel_held_over(s) : r ? sel_nomem(s) : 0;
+}
+
+static inline int sel_held_reserve(stax_select *s, stax__buf *b, size_t n) {
+    return b->cap - b->len >= n ? 0 : sel_held_grow(s, b, n);
 }
 
 /* ================================================================ compiling */
@@ -1040,9 +1048,9 @@ static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_
     return st ? st : cst;
 }
 
-/* A comment, PI, start or end tag ends the text node being read. */
+/* A comment, PI, start or end tag ends the text node being read (callers
+ * test s->in_text first). */
 static int sel_text_boundary(stax_select *s) {
-    if (!s->in_text) return 0;
     s->in_text = 0;
     while (s->caps.len && SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1).kind == SEL_CAP_TEXT)
         if (sel_cap_pop(s)) return s->status;
@@ -1064,8 +1072,9 @@ static int sel_attr_is_decl(const stax_select *s, stax_str name, const stax_qnam
     return s->ns ? sel_str_eq(q->uri, u) : sel_is_decl(name);
 }
 
-static int sel_attr_ok(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
+static inline int sel_attr_ok(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
     stax_str name = stax_ev_attr_name(b, i, k);
+    if (!s->ns && !t->any) return sel_str_eq(t->name, name);
     stax_qname q = s->ns ? stax_ev_attr_qname(b, i, k) : stax__plain_qname(name);
     if (t->any) return !sel_attr_is_decl(s, name, &q);
     return sel_name_ok(s, t, name, &q);
@@ -1156,8 +1165,13 @@ static void sel_frame_flags(stax_select *s, sel_frame *f) {
 
 static sel_frame *sel_frame_at(stax_select *s, uint32_t d) { return &SEL_AT(s->frames, sel_frame, d); }
 
+static int sel_frame_grow(stax_select *s, uint32_t d);
+static inline int sel_frame_reserve(stax_select *s, uint32_t d) {
+    return s->frames.len > (size_t)d * sizeof(sel_frame) ? 0 : sel_frame_grow(s, d);
+}
+
 /* Make room for the frame and the position counters of depth d. */
-static int sel_frame_reserve(stax_select *s, uint32_t d) {
+static int sel_frame_grow(stax_select *s, uint32_t d) {
     size_t fl = ((size_t)d + 1) * sizeof(sel_frame), cl = ((size_t)d + 1) * s->n_slots * sizeof(uint32_t);
     if (s->frames.len < fl) {
         if (sel_state_reserve(s, &s->frames, fl - s->frames.len)) return s->status;
@@ -1170,23 +1184,37 @@ static int sel_frame_reserve(stax_select *s, uint32_t d) {
     return 0;
 }
 
-/* The attributes of the element that starts at (b, i): their matches. */
+/* The attributes of the element that starts at (b, i): the columns they
+ * fill (the first attribute that matches each), then the matches of the
+ * paths, one per attribute in the order of the tag. */
 static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f) {
-    for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+    size_t n = stax_ev_attr_count(b, i);
+    int paths = 0;
+    for (size_t j = 0; j < f->cand_n; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        if (st->type != SEL_ATTR) continue;
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (!q->column) {
+            paths = 1;
+            continue;
+        }
+        unsigned char *cs = sel_colst(s, c.ctx - 1, q->index);
+        for (size_t k = 0; k < n && *cs == SEL_COL_NONE; k++) {
+            if (!sel_attr_ok(s, &st->name, b, i, k)) continue;
+            *cs = SEL_COL_DONE;
+            if (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
+                return s->status;
+        }
+    }
+    for (size_t k = 0; paths && k < n; k++) {
         uint32_t path = SEL_NONE;
         for (size_t j = 0; j < f->cand_n; j++) {
-            sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
-            const sel_step *st = &SEL_STEP(s, c.step);
-            if (st->type != SEL_ATTR || !sel_attr_ok(s, &st->name, b, i, k)) continue;
+            const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
             const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-            if (!q->column) {
-                s->counts[q->index]++;
-                if (q->index < path) path = q->index;
-            } else if (s->values && *sel_colst(s, c.ctx - 1, q->index) == SEL_COL_NONE) {
-                *sel_colst(s, c.ctx - 1, q->index) = SEL_COL_DONE;
-                if (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
-                    return s->status;
-            }
+            if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
+            s->counts[q->index]++;
+            if (q->index < path) path = q->index;
         }
         if (path == SEL_NONE) continue;
         uint64_t m;
@@ -1200,7 +1228,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
 }
 
 static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
-    if (sel_text_boundary(s)) return s->status;
+    if (s->in_text && sel_text_boundary(s)) return s->status;
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
         if (x && sel_xml_event(s, x, b, i)) return s->status;
@@ -1239,8 +1267,9 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
     if (record && s->values && sel_cand_add_succ(s, f.cand_off, SEL_REC_ROOT, m + 1)) return s->status;
     if (SEL_N(s->cands, sel_cand) == f.cand_off && parent.all_desc) {
-        f.cand_off = parent.cand_off; /* the parent's candidates, as they are */
-        f.cand_n = parent.cand_n;
+        f = parent; /* the parent's candidates, as they are */
+        f.owned = 0;
+        f.scope_len = s->scope.len;
     } else {
         for (size_t j = 0; j < parent.cand_n; j++) {
             sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
@@ -1248,8 +1277,8 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
         }
         f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
         f.owned = 1;
+        sel_frame_flags(s, &f);
     }
-    sel_frame_flags(s, &f);
     s->depth = d;
     *sel_frame_at(s, d) = f;
     if (s->n_slots) memset(s->counters.ptr + (size_t)d * s->n_slots * sizeof(uint32_t), 0, s->n_slots * sizeof(uint32_t));
@@ -1273,7 +1302,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
 }
 
 static int sel_end(stax_select *s, const stax_batch *b, size_t i) {
-    if (sel_text_boundary(s)) return s->status;
+    if (s->in_text && sel_text_boundary(s)) return s->status;
     uint32_t d = s->depth;
     if (d == 0) return sel_fail(s, STAX_E_USAGE, "an END event outside every element (events skipped?)");
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
@@ -1337,13 +1366,17 @@ static int sel_other(stax_select *s, const stax_batch *b, size_t i) {
     return 0;
 }
 
-int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
-    if (!s) return STAX_E_USAGE;
+/* Whether events of b may be taken: STAX_OK, or the status. */
+static int sel_check(stax_select *s, const stax_batch *b) {
     if (s->status) return s->status;
-    if (!s->compiled) return sel_fail(s, STAX_E_USAGE, "stax_select_event: no paths compiled");
-    if (!b || i >= b->count) return sel_fail(s, STAX_E_USAGE, "stax_select_event: no such event");
+    if (!s->compiled) return sel_fail(s, STAX_E_USAGE, "stax_select: no paths compiled");
+    if (!b) return sel_fail(s, STAX_E_USAGE, "stax_select: no batch");
     if (s->ns && !b->ev_ns)
         return sel_fail(s, STAX_E_USAGE, "STAX_SELECT_NAMESPACES needs a reader with STAX_READ_NAMESPACES");
+    return STAX_OK;
+}
+
+static int sel_event(stax_select *s, const stax_batch *b, size_t i) {
     s->event = i;
     switch (b->events[i].type) {
     case STAX_EV_START: return sel_start(s, b, i);
@@ -1352,22 +1385,38 @@ int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
     case STAX_EV_CDATA: return sel_text(s, b, i);
     case STAX_EV_COMMENT:
     case STAX_EV_PI:
-        if (sel_text_boundary(s)) return s->status;
+        if (s->in_text && sel_text_boundary(s)) return s->status;
         return s->xml ? sel_other(s, b, i) : 0;
     case STAX_EV_ENTITY_REF: return s->xml ? sel_other(s, b, i) : 0;
     default: return 0;
     }
 }
 
+int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
+    if (!s) return STAX_E_USAGE;
+    int st = sel_check(s, b);
+    if (st) return st;
+    if (i >= b->count) return sel_fail(s, STAX_E_USAGE, "stax_select_event: no such event");
+    return sel_event(s, b, i);
+}
+
 int stax_select_batch(stax_select *s, const stax_batch *b) {
     if (!s) return STAX_E_USAGE;
-    if (!b) return sel_fail(s, STAX_E_USAGE, "stax_select_batch: no batch");
-    for (size_t i = 0; i < b->count; i++) {
-        int st = stax_select_event(s, b, i);
-        if (st) return st;
+    int st = sel_check(s, b);
+    for (size_t i = 0; !st && i < b->count; i++) {
+        int type = b->events[i].type;
+        /* text that no value takes and no text() step waits for: nothing to do */
+        if ((type == STAX_EV_TEXT || type == STAX_EV_CDATA) && s->caps.len == 0 &&
+            (s->in_text || !sel_frame_at(s, s->depth)->has_text)) {
+            s->in_text = 1;
+            continue;
+        }
+        st = sel_event(s, b, i);
     }
-    return s->status;
+    return st;
 }
+
+size_t stax_select_event_index(const stax_select *s) { return s ? s->event : 0; }
 
 /* ================================================================ life cycle */
 

@@ -519,6 +519,10 @@ STAXDEF void stax_select_reset(stax_select *s);
 STAXDEF int stax_select_status(const stax_select *s);
 STAXDEF const char *stax_select_message(const stax_select *s);
 
+/* The index in its batch of the last event taken: after stax_select_batch
+ * returned an error or STAX_END, the event it happened at. */
+STAXDEF size_t stax_select_event_index(const stax_select *s);
+
 /* The number of paths in the union, and how many matches each had so far (a
  * node that several paths match counts for each; records count once they
  * begin). */

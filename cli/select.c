@@ -11,45 +11,55 @@ typedef struct select_cli {
     const stax_cli_select_opts *so;
     stax_select *s;
     uint64_t done;     /* matches written */
-    char *field;       /* CSV: the column being read (a field is quoted only if it must be) */
-    size_t flen, fcap, fmax;
+    char *row;         /* CSV: the row so far, then the column being read (a field is
+                          quoted only if it must be: known once it is whole) */
+    size_t rlen, fstart, rcap, rmax;
     int status;        /* the select's error */
     stax_pos where;    /* the event it happened at */
 } select_cli;
 
-/* RFC 4180: a field with a comma, a double quote, CR or LF is quoted, and
- * each double quote in it doubled. */
-static void select_csv_field(select_cli *c) {
-    const char *p = c->field;
-    size_t n = c->flen;
-    int quote = 0;
-    for (size_t i = 0; i < n && !quote; i++) quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
-    if (!quote) {
-        fwrite(p, 1, n, c->out);
-    } else {
-        putc('"', c->out);
-        for (size_t i = 0; i < n; i++) {
-            if (p[i] == '"') putc('"', c->out);
-            putc(p[i], c->out);
-        }
-        putc('"', c->out);
-    }
-    c->flen = 0;
+/* Room for n more bytes of the row; 1 when it would pass rmax. */
+static int select_row_room(select_cli *c, size_t n) {
+    if (n <= c->rcap - c->rlen) return 0;
+    if (n > c->rmax - c->rlen) return 1;
+    size_t cap = c->rcap ? c->rcap : 256;
+    while (cap - c->rlen < n) cap = cap > c->rmax / 2 ? c->rmax : cap * 2;
+    char *p = realloc(c->row, cap);
+    if (!p) return 1;
+    c->row = p;
+    c->rcap = cap;
+    return 0;
 }
 
-/* Keep the bytes of a CSV field; 1 when it would pass fmax. */
-static int select_csv_keep(select_cli *c, stax_str v) {
-    if (v.len > c->fmax - c->flen) return 1;
-    if (c->flen + v.len > c->fcap) {
-        size_t cap = c->fcap ? c->fcap : 256;
-        while (cap < c->flen + v.len) cap = cap > c->fmax / 2 ? c->fmax : cap * 2;
-        char *p = realloc(c->field, cap);
-        if (!p) return 1;
-        c->field = p;
-        c->fcap = cap;
+/* The column read since fstart becomes a field of the row. RFC 4180: a field
+ * with a comma, a double quote, CR or LF goes between double quotes, each
+ * double quote in it doubled. */
+static int select_csv_field(select_cli *c) {
+    size_t n = c->rlen - c->fstart, quotes = 0;
+    int quote = 0;
+    for (size_t i = c->fstart; i < c->rlen; i++) {
+        char ch = c->row[i];
+        quote |= ch == ',' || ch == '"' || ch == '\r' || ch == '\n';
+        quotes += ch == '"';
     }
-    memcpy(c->field + c->flen, v.ptr, v.len);
-    c->flen += v.len;
+    if (!quote) return 0;
+    if (select_row_room(c, quotes + 2)) return 1;
+    char *f = c->row + c->fstart;
+    size_t w = n + quotes + 2; /* fill from the end: each byte moves right once */
+    f[--w] = '"';
+    for (size_t i = n; i-- > 0;) {
+        f[--w] = f[i];
+        if (f[i] == '"') f[--w] = '"';
+    }
+    f[--w] = '"';
+    c->rlen += quotes + 2;
+    return 0;
+}
+
+static int select_csv_put(select_cli *c, const char *p, size_t n) {
+    if (select_row_room(c, n)) return 1;
+    memcpy(c->row + c->rlen, p, n);
+    c->rlen += n;
     return 0;
 }
 
@@ -59,22 +69,21 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
     switch (p->type) {
     case STAX_SELECT_VALUE:
         if (so->csv) {
-            if (select_csv_keep(c, p->value)) {
-                c->status = STAX_E_NOMEM;
-                return 1;
-            }
+            if (select_csv_put(c, p->value.ptr, p->value.len)) goto too_long;
         } else if (!so->count) {
             fwrite(p->value.ptr, 1, p->value.len, c->out);
         }
         break;
     case STAX_SELECT_COLUMN:
-        if (p->column > 0) {
-            select_csv_field(c);
-            putc(',', c->out);
-        }
+        if (p->column > 0 && (select_csv_field(c) || select_csv_put(c, ",", 1))) goto too_long;
+        c->fstart = c->rlen;
         break;
     case STAX_SELECT_END:
-        if (so->csv) select_csv_field(c);
+        if (so->csv) {
+            if (select_csv_field(c)) goto too_long;
+            fwrite(c->row, 1, c->rlen, c->out);
+            c->rlen = c->fstart = 0;
+        }
         if (!so->count) putc(so->nul ? '\0' : '\n', c->out);
         c->done++;
         if (so->first && c->done >= so->first) return 1;
@@ -82,20 +91,20 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
     default: break;
     }
     return 0;
+too_long:
+    c->status = STAX_E_NOMEM;
+    return 1;
 }
 
 static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     (void)r;
     select_cli *c = ctx;
-    for (size_t i = 0; i < b->count; i++) {
-        int st = stax_select_event(c->s, b, i);
-        if (st == STAX_OK) continue;
-        if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
-        if (c->status == STAX_OK) c->status = st;
-        c->where = stax_ev_pos(b, i);
-        return c->status == STAX_E_NOMEM ? 2 : 1;
-    }
-    return 0;
+    int st = stax_select_batch(c->s, b);
+    if (st == STAX_OK) return 0;
+    if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
+    if (c->status == STAX_OK) c->status = st;
+    c->where = stax_ev_pos(b, stax_select_event_index(c->s));
+    return c->status == STAX_E_NOMEM ? 2 : 1;
 }
 
 /* -N prefix=URI into pairs of strings. */
@@ -131,7 +140,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     stax_select_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_held = so->max_held;
-    c.fmax = so->max_held ? so->max_held : (size_t)4 << 20;
+    c.rmax = 2 * (so->max_held ? so->max_held : (size_t)4 << 20); /* a held record, quoted */
     if (o->namespaces) opt.flags |= STAX_SELECT_NAMESPACES;
     if (so->xml) opt.flags |= STAX_SELECT_XML;
     if (so->count) opt.flags |= STAX_SELECT_NO_VALUES;
@@ -157,7 +166,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
     if (c.status != STAX_OK && !o->quiet) {
         const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
-                              ? "a CSV field is longer than --max-held"
+                              ? "a CSV row is longer than twice --max-held"
                               : stax_select_message(c.s);
         fprintf(stderr, "%s:%llu:%llu: select: %s (byte %llu)\n", name, (unsigned long long)c.where.line,
                 (unsigned long long)c.where.column, msg, (unsigned long long)c.where.offset);
@@ -169,6 +178,6 @@ done:
     stax_select_free(c.s);
     free(block);
     free(ns);
-    free(c.field);
+    free(c.row);
     return rc;
 }
