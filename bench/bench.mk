@@ -7,7 +7,10 @@ BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools
+.PHONY: bench-tools bench-select
+bench-select:
+	BUILD=$(BUILD) sh bench/select_run.sh
+
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count
 
 $(BUILD)/gen: bench/gen.c

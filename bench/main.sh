@@ -35,16 +35,8 @@ case $mib in '' | *[!0-9]*) die "STAX_BENCH_MIB must be a whole number of MiB, n
 case $seed in '' | *[!0-9]*) die "STAX_BENCH_SEED must be a number, not '$seed'" ;; esac
 case $input in file | pipe) ;; *) die "STAX_BENCH_INPUT must be file or pipe, not '$input'" ;; esac
 
-sh tools/deps.sh bench
-if [ -n "${STAX:-}" ]; then
-    stax=$STAX
-    make --no-print-directory -s BUILD="$build" bench-tools
-else
-    stax=$build/stax
-    make --no-print-directory -s BUILD="$build" all bench-tools
-fi
-[ -x "$stax" ] || die "$stax was not built"
-gen=$build/gen
+. bench/common.sh
+bench_build
 bytes=$((mib * 1048576))
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stax-main.XXXXXX")

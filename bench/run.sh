@@ -39,16 +39,8 @@ whole STAX_BENCH_STREAM_MIB "$stream_mib"
 [ -z "$runs" ] || whole STAX_BENCH_RUNS "$runs"
 [ "$mib" -gt 0 ] || die "STAX_BENCH_MIB must be at least 1"
 
-sh tools/deps.sh bench
-if [ -n "${STAX:-}" ]; then
-    stax=$STAX
-    make --no-print-directory -s BUILD="$build" bench-tools
-else
-    stax=$build/stax
-    make --no-print-directory -s BUILD="$build" all bench-tools
-fi
-[ -x "$stax" ] || die "$stax was not built"
-gen=$build/gen
+. bench/common.sh
+bench_build
 expat=$build/expat_count
 libxml2=$build/libxml2_count
 results=$build/bench-results.md

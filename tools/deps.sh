@@ -5,8 +5,9 @@
 #
 #   test:  compilers, make, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, and nodejs+npm (npm fetches the W3C suite) if npm is missing
-#   bench: hyperfine, expat and libxml2 headers, /usr/bin/time, and the
-#          compilers, make and pkg-config that build the bench programs
+#   bench: hyperfine, expat and libxml2 headers, /usr/bin/time, the
+#          compilers, make and pkg-config that build the bench programs, and
+#          the peers of stax select: xmlstarlet and xmllint
 #
 # Idempotent: when everything is present it runs no apt-get at all and returns
 # at once. Needs root (or sudo) only when something has to be installed.
@@ -15,7 +16,7 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils"
-bench_pkgs="build-essential pkg-config hyperfine libexpat1-dev libxml2-dev time"
+bench_pkgs="build-essential pkg-config hyperfine libexpat1-dev libxml2-dev time xmlstarlet libxml2-utils"
 
 case $what in
 test) want=$test_pkgs ;;
