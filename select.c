@@ -124,9 +124,9 @@ struct stax_select {
     size_t text_cap;
     stax__buf steps, preds, tests, queries, succ;
     uint32_t n_steps, n_paths, n_cols, n_slots;
-    uint64_t *counts;
-    uint64_t *eval_epoch;
-    unsigned char *eval_ok;
+    stax__buf counts;     /* uint64_t per path */
+    stax__buf eval_epoch; /* uint64_t per step: the START it was last tested at */
+    stax__buf eval_ok;    /* unsigned char per step: its result there */
 
     /* the open elements */
     uint32_t depth;
@@ -183,6 +183,25 @@ static int sel_append(stax_select *s, stax__buf *b, const void *p, size_t n) {
     stax__buf_commit(b, &o);
     return 0;
 }
+
+/* An in-place update: n bytes at off in b, inside what b holds. */
+static inline int sel_store(stax_select *s, stax__buf *b, size_t off, const void *p, size_t n) {
+    int in = b->ptr && off <= b->len;
+    stax__out o = stax__out_make(in ? b->ptr + off : NULL, in ? b->len - off : 0);
+    stax__out_put(&o, p, n);
+    return o.over ? sel_internal(s, "an update outside its buffer") : 0;
+}
+
+/* n zero bytes at off in b, inside what b holds. */
+static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
+    static const char zeros[64];
+    for (size_t k = 0; k < n; k += sizeof zeros)
+        if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->status;
+    return 0;
+}
+
+/* Element i of an array of type held in buf: read, and write back checked. */
+#define SEL_PUT(s, buf, type, i, v) sel_store((s), &(buf), (size_t)(i) * sizeof(type), (v), sizeof(type))
 
 /* The compiled program: bounded by the path's length. */
 static int sel_push(stax_select *s, stax__buf *b, const void *item, size_t size) {
@@ -555,7 +574,10 @@ static int ps_path(sel_parser *ps) {
         axis = ps->end - ps->p >= 2 && ps->p[1] == '/' ? SEL_DESC : SEL_CHILD;
         ps->p += axis == SEL_DESC ? 2 : 1;
     }
-    SEL_STEP(s, SEL_N(s->steps, sel_step) - 1).final = 1;
+    size_t last = SEL_N(s->steps, sel_step) - 1;
+    sel_step st = SEL_STEP(s, last);
+    st.final = 1;
+    if (SEL_PUT(s, s->steps, sel_step, last, &st)) return s->status;
     return sel_push(s, &s->queries, &q, sizeof q);
 }
 
@@ -613,25 +635,33 @@ static int sel_root_step(stax_select *s) {
 static int sel_link(stax_select *s) {
     uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
     for (uint32_t k = 0; k < n; k++) {
-        sel_step *st = &SEL_STEP(s, k);
-        st->succ_first = (uint32_t)SEL_N(s->succ, uint32_t);
-        st->succ_count = 0;
-        if (st->type == SEL_ROOT) {
+        sel_step st = SEL_STEP(s, k);
+        st.succ_first = (uint32_t)SEL_N(s->succ, uint32_t);
+        st.succ_count = 0;
+        if (st.type == SEL_ROOT) {
             int columns = k == SEL_REC_ROOT;
             for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
-                sel_query *qu = &SEL_AT(s->queries, sel_query, q);
-                if (qu->column != columns) continue;
-                if (sel_push(s, &s->succ, &qu->first_step, sizeof(uint32_t))) return s->status;
-                SEL_STEP(s, k).succ_count++;
+                sel_query qu = SEL_AT(s->queries, sel_query, q);
+                if (qu.column != columns) continue;
+                if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
+                st.succ_count++;
             }
-        } else if (!st->final) {
+        } else if (!st.final) {
             uint32_t next = k + 1;
             if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
-            SEL_STEP(s, k).succ_count = 1;
+            st.succ_count = 1;
         }
+        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
     }
     s->n_steps = n;
     return 0;
+}
+
+/* A buffer of n zero bytes (the per-step and per-path tables). */
+static int sel_table(stax_select *s, stax__buf *b, size_t n) {
+    if (stax__buf_reserve(&s->mem, b, n, SIZE_MAX / 4)) return sel_nomem(s);
+    b->len = n;
+    return sel_zero(s, b, 0, n);
 }
 
 static int sel_runtime_init(stax_select *s);
@@ -679,15 +709,10 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
     }
     if (!st && columns.len) st = sel_check_records(s);
     if (!st) st = sel_link(s);
+    if (!st) st = sel_table(s, &s->counts, s->n_paths * sizeof(uint64_t));
+    if (!st) st = sel_table(s, &s->eval_epoch, s->n_steps * sizeof(uint64_t));
+    if (!st) st = sel_table(s, &s->eval_ok, s->n_steps);
     if (!st) {
-        size_t n = s->n_steps;
-        s->counts = stax__mem_alloc(&s->mem, s->n_paths * sizeof *s->counts);
-        s->eval_epoch = stax__mem_alloc(&s->mem, n * sizeof *s->eval_epoch);
-        s->eval_ok = stax__mem_alloc(&s->mem, n);
-        if (!s->counts || !s->eval_epoch || !s->eval_ok) st = sel_nomem(s);
-    }
-    if (!st) {
-        memset(s->eval_epoch, 0, s->n_steps * sizeof *s->eval_epoch);
         s->compiled = 1;
         st = sel_runtime_init(s);
     }
@@ -697,7 +722,8 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
 
 /* ================================================================ held output */
 
-static sel_match *sel_match_at(stax_select *s, uint64_t match) {
+/* A match in the queue, to read (updates go through SEL_PUT). */
+static const sel_match *sel_match_at(const stax_select *s, uint64_t match) {
     return &SEL_AT(s->queue, sel_match, (size_t)(match - s->q_base));
 }
 
@@ -707,31 +733,32 @@ static sel_seg sel_seg_get(const stax_select *s, size_t off) {
     return g;
 }
 
-static void sel_seg_set(stax_select *s, size_t off, const sel_seg *g) { memcpy(s->held.ptr + off, g, sizeof *g); }
+static int sel_seg_set(stax_select *s, size_t off, const sel_seg *g) { return sel_store(s, &s->held, off, g, sizeof *g); }
 
-/* Put the segment at off at the end of m's chain. */
-static void sel_seg_link(stax_select *s, sel_match *m, size_t off) {
-    if (m->seg_last) {
-        sel_seg prev = sel_seg_get(s, m->seg_last - 1);
+/* Put the segment at off at the end of the chain of a match. */
+static int sel_seg_link(stax_select *s, uint64_t match, size_t off) {
+    sel_match m = *sel_match_at(s, match);
+    if (m.seg_last) {
+        sel_seg prev = sel_seg_get(s, m.seg_last - 1);
         prev.next = off + 1;
-        sel_seg_set(s, m->seg_last - 1, &prev);
+        if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->status;
     } else {
-        m->seg_first = off + 1;
+        m.seg_first = off + 1;
     }
-    m->seg_last = off + 1;
+    m.seg_last = off + 1;
+    return SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
 }
 
 /* Keep bytes for a match that is not at the front (or a record's column). */
 static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char *p, size_t n) {
-    sel_match *m = sel_match_at(s, match);
+    const sel_match *m = sel_match_at(s, match);
     if (m->seg_last) { /* the last segment in the buffer, same column: extend it */
         size_t off = m->seg_last - 1;
         sel_seg g = sel_seg_get(s, off);
         if (off + sizeof g + g.len == s->held.len && g.column == column) {
             if (sel_held_reserve(s, &s->held, n) || sel_append(s, &s->held, p, n)) return s->status;
             g.len += n;
-            sel_seg_set(s, off, &g);
-            return 0;
+            return sel_seg_set(s, off, &g);
         }
     }
     if (sel_held_reserve(s, &s->held, sizeof(sel_seg) + n)) return s->status;
@@ -741,8 +768,7 @@ static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char 
     g.column = column;
     size_t off = s->held.len;
     if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->status;
-    sel_seg_link(s, m, off);
-    return 0;
+    return sel_seg_link(s, match, off);
 }
 
 static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match, uint32_t column, const char *p, size_t n) {
@@ -781,10 +807,12 @@ static int sel_drain(stax_select *s) {
     size_t n = SEL_N(s->queue, sel_match);
     while (s->q_head < n) {
         uint64_t match = s->q_base + s->q_head;
-        sel_match *m = &SEL_AT(s->queue, sel_match, s->q_head);
+        const sel_match *m = sel_match_at(s, match);
         if (!m->begun) {
             if (m->record && !m->closed) return 0;
-            m->begun = 1;
+            sel_match begun = *m;
+            begun.begun = 1;
+            if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
             if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
             if (m->record) {
                 for (uint32_t j = 0; j < s->n_cols; j++)
@@ -808,7 +836,7 @@ static int sel_drain(stax_select *s) {
 /* Bytes of a value: to the callback when the match streams, else held. */
 static int sel_put(stax_select *s, uint64_t match, uint32_t column, const char *p, size_t n) {
     if (n == 0) return 0;
-    sel_match *m = sel_match_at(s, match);
+    const sel_match *m = sel_match_at(s, match);
     if (column == SEL_NONE && m->begun) return sel_emit(s, STAX_SELECT_VALUE, m, match, 0, p, n);
     return sel_hold(s, match, column, p, n);
 }
@@ -822,10 +850,10 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
     m.record = (unsigned char)record;
     m.closed = !s->values;
     if (sel_held_reserve(s, &s->queue, sizeof m)) return s->status;
-    if (record && s->n_cols && s->values) {
+    if (record && s->n_cols && s->values) { /* SEL_COL_NONE is 0 */
         if (sel_held_reserve(s, &s->colst, s->n_cols)) return s->status;
-        memset(s->colst.ptr + s->colst.len, SEL_COL_NONE, s->n_cols);
         s->colst.len += s->n_cols;
+        if (sel_zero(s, &s->colst, s->colst.len - s->n_cols, s->n_cols)) return s->status;
     }
     if (sel_append(s, &s->queue, &m, sizeof m)) return s->status;
     *out = s->next_match++;
@@ -833,12 +861,22 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
 }
 
 static int sel_close_match(stax_select *s, uint64_t match) {
-    sel_match_at(s, match)->closed = 1;
+    sel_match m = *sel_match_at(s, match);
+    m.closed = 1;
+    if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
     return sel_drain(s);
 }
 
-static unsigned char *sel_colst(stax_select *s, uint64_t record, uint32_t column) {
-    return (unsigned char *)s->colst.ptr + (size_t)(record - s->q_base) * s->n_cols + column;
+/* The state of a column of a record (SEL_COL_*), and its update. */
+static size_t sel_colst_off(const stax_select *s, uint64_t record, uint32_t column) {
+    return (size_t)(record - s->q_base) * s->n_cols + column;
+}
+static int sel_colst(const stax_select *s, uint64_t record, uint32_t column) {
+    return (unsigned char)s->colst.ptr[sel_colst_off(s, record, column)];
+}
+static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int state) {
+    unsigned char v = (unsigned char)state;
+    return sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1);
 }
 
 /* ================================================================ XML values (through the writer) */
@@ -1004,10 +1042,7 @@ static int sel_cap_pop(stax_select *s) {
     s->caps.len -= sizeof(sel_cap);
     sel_cap c = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap));
     if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->status;
-    if (c.column != SEL_NONE) {
-        *sel_colst(s, c.match, c.column) = SEL_COL_DONE;
-        return 0;
-    }
+    if (c.column != SEL_NONE) return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
     return sel_close_match(s, c.match);
 }
 
@@ -1032,6 +1067,24 @@ static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind
         }
     }
     return sel_cap_push(s, match, column, kind, x);
+}
+
+/* A column of a record takes its first match only: if it has none yet,
+ * its value begins here. */
+static int sel_column_begin(stax_select *s, uint64_t record, uint32_t column, int kind, const stax_batch *b, size_t i,
+                            size_t scope_len) {
+    if (sel_colst(s, record, column) != SEL_COL_NONE) return 0;
+    if (sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
+    return sel_capture(s, record, column, kind, b, i, scope_len);
+}
+
+/* A path of the union matched: count it; *first is the first such path. */
+static int sel_count(stax_select *s, const sel_query *q, uint32_t *first) {
+    uint64_t n;
+    memcpy(&n, s->counts.ptr + (size_t)q->index * sizeof n, sizeof n);
+    n++;
+    if (q->index < *first) *first = q->index;
+    return SEL_PUT(s, s->counts, uint64_t, q->index, &n);
 }
 
 /* An attribute's value, complete at once. */
@@ -1091,26 +1144,29 @@ static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch
     return 0;
 }
 
-/* Whether element step k matches the START (b, i) at depth d; once per START
- * however many contexts ask, so that position counters count each child once. */
+/* Whether element step k matches the START (b, i) at depth d. With records a
+ * step may be asked once per record around: it is tested once per START, so
+ * that position counters count each child once. (A failed update sets the
+ * status, which sel_start checks.) */
 static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i, uint32_t d) {
-    if (s->eval_epoch[k] == s->epoch) return s->eval_ok[k];
+    if (s->n_cols && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
     const sel_step *st = &SEL_STEP(s, k);
     stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
     int ok = sel_name_ok(s, &st->name, b->events[i].name, &q);
-    uint32_t *counters = (uint32_t *)(void *)s->counters.ptr + (size_t)(d - 1) * s->n_slots;
+    size_t counters = (size_t)(d - 1) * s->n_slots; /* the parent's children's */
     for (uint32_t p = 0; ok && p < st->pred_count; p++) {
         const sel_pred *pr = &SEL_AT(s->preds, sel_pred, st->pred_first + p);
         if (pr->pos) {
-            uint32_t c = counters[pr->slot];
-            if (c < UINT32_MAX) counters[pr->slot] = ++c;
+            uint32_t c = SEL_AT(s->counters, uint32_t, counters + pr->slot);
+            if (c < UINT32_MAX) c++;
+            if (SEL_PUT(s, s->counters, uint32_t, counters + pr->slot, &c)) return 0;
             ok = c == pr->pos;
             continue;
         }
         for (uint32_t t = 0; ok && t < pr->count; t++) ok = sel_test_ok(s, &SEL_AT(s->tests, sel_test, pr->first + t), b, i);
     }
-    s->eval_epoch[k] = s->epoch;
-    s->eval_ok[k] = (unsigned char)ok;
+    unsigned char v = (unsigned char)ok;
+    if (s->n_cols && !SEL_PUT(s, s->eval_epoch, uint64_t, k, &s->epoch)) SEL_PUT(s, s->eval_ok, unsigned char, k, &v);
     return ok;
 }
 
@@ -1144,10 +1200,7 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, root->succ_first + j));
         if (st->type != SEL_SELF) continue;
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
-        unsigned char *cs = sel_colst(s, record, col);
-        if (*cs != SEL_COL_NONE) continue;
-        *cs = SEL_COL_OPEN;
-        if (sel_capture(s, record, col, SEL_CAP_ELEM, b, i, scope_len)) return s->status;
+        if (sel_column_begin(s, record, col, SEL_CAP_ELEM, b, i, scope_len)) return s->status;
     }
     return 0;
 }
@@ -1163,7 +1216,8 @@ static void sel_frame_flags(stax_select *s, sel_frame *f) {
     }
 }
 
-static sel_frame *sel_frame_at(stax_select *s, uint32_t d) { return &SEL_AT(s->frames, sel_frame, d); }
+/* The frame of depth d, to read (updates go through SEL_PUT). */
+static const sel_frame *sel_frame_at(const stax_select *s, uint32_t d) { return &SEL_AT(s->frames, sel_frame, d); }
 
 static int sel_frame_grow(stax_select *s, uint32_t d);
 static inline int sel_frame_reserve(stax_select *s, uint32_t d) {
@@ -1199,11 +1253,10 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             paths = 1;
             continue;
         }
-        unsigned char *cs = sel_colst(s, c.ctx - 1, q->index);
-        for (size_t k = 0; k < n && *cs == SEL_COL_NONE; k++) {
+        for (size_t k = 0; k < n && sel_colst(s, c.ctx - 1, q->index) == SEL_COL_NONE; k++) {
             if (!sel_attr_ok(s, &st->name, b, i, k)) continue;
-            *cs = SEL_COL_DONE;
-            if (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
+            if (sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE) ||
+                sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
                 return s->status;
         }
     }
@@ -1213,8 +1266,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
             const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
             if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
-            s->counts[q->index]++;
-            if (q->index < path) path = q->index;
+            if (sel_count(s, q, &path)) return s->status;
         }
         if (path == SEL_NONE) continue;
         uint64_t m;
@@ -1255,12 +1307,8 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
             continue;
         }
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-        if (q->column) {
-            columns = 1;
-        } else {
-            s->counts[q->index]++;
-            if (q->index < path) path = q->index;
-        }
+        if (q->column) columns = 1;
+        else if (sel_count(s, q, &path)) return s->status;
     }
     uint64_t m = 0;
     int record = path != SEL_NONE && s->n_cols;
@@ -1280,8 +1328,9 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
         sel_frame_flags(s, &f);
     }
     s->depth = d;
-    *sel_frame_at(s, d) = f;
-    if (s->n_slots) memset(s->counters.ptr + (size_t)d * s->n_slots * sizeof(uint32_t), 0, s->n_slots * sizeof(uint32_t));
+    if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
+        sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t)))
+        return s->status;
     if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
 
     /* the values that begin here: the element's own, the columns it is, its attributes */
@@ -1293,10 +1342,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
         const sel_step *st = &SEL_STEP(s, c.step);
         if (st->type != SEL_ELEM || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-        unsigned char *cs = q->column ? sel_colst(s, c.ctx - 1, q->index) : NULL;
-        if (!cs || *cs != SEL_COL_NONE) continue;
-        *cs = SEL_COL_OPEN;
-        if (sel_capture(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->status;
+        if (q->column && sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->status;
     }
     return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
 }
@@ -1330,13 +1376,9 @@ static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
                 const sel_step *st = &SEL_STEP(s, c.step);
                 if (st->type != SEL_TEXT) continue;
                 const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-                if (!q->column) {
-                    s->counts[q->index]++;
-                    if (q->index < path) path = q->index;
-                } else if (s->values && *sel_colst(s, c.ctx - 1, q->index) == SEL_COL_NONE) {
-                    *sel_colst(s, c.ctx - 1, q->index) = SEL_COL_OPEN;
-                    if (sel_capture(s, c.ctx - 1, q->index, SEL_CAP_TEXT, b, i, 0)) return s->status;
-                }
+                int st2 = !q->column ? sel_count(s, q, &path)
+                          : s->values ? sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_TEXT, b, i, 0) : 0;
+                if (st2) return s->status;
             }
             uint64_t m;
             if (path != SEL_NONE && (sel_new_match(s, STAX_SELECT_TEXT, path, 0, &m) ||
@@ -1432,9 +1474,9 @@ static int sel_runtime_init(stax_select *s) {
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
     sel_frame_flags(s, &f);
-    *sel_frame_at(s, 0) = f;
-    if (s->n_slots) memset(s->counters.ptr, 0, s->n_slots * sizeof(uint32_t));
-    memset(s->counts, 0, s->n_paths * sizeof *s->counts);
+    if (SEL_PUT(s, s->frames, sel_frame, 0, &f) || sel_zero(s, &s->counters, 0, s->n_slots * sizeof(uint32_t)))
+        return s->status;
+    if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;
     return 0;
 }
 
@@ -1497,13 +1539,11 @@ void stax_select_free(stax_select *s) {
         s->wfree = x->next_free;
         stax__mem_free(m, x, s->opt.xml_memory);
     }
-    stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ, &s->frames, &s->cands,
-                         &s->counters, &s->scope, &s->caps, &s->queue, &s->colst, &s->held};
+    stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ, &s->counts, &s->eval_epoch,
+                         &s->eval_ok, &s->frames, &s->cands, &s->counters, &s->scope, &s->caps, &s->queue,
+                         &s->colst, &s->held};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(m, bufs[k]);
     stax__mem_free(m, s->text, s->text_cap);
-    stax__mem_free(m, s->counts, s->n_paths * sizeof *s->counts);
-    stax__mem_free(m, s->eval_epoch, s->n_steps * sizeof *s->eval_epoch);
-    stax__mem_free(m, s->eval_ok, s->n_steps);
     stax__mem mm = s->mem;
     stax__mem_free(&mm, s, sizeof *s);
 }
@@ -1525,5 +1565,7 @@ const char *stax_select_message(const stax_select *s) {
 size_t stax_select_paths(const stax_select *s) { return s ? s->n_paths : 0; }
 
 uint64_t stax_select_count(const stax_select *s, size_t path) {
-    return s && s->compiled && path < s->n_paths ? s->counts[path] : 0;
+    uint64_t n = 0;
+    if (s && s->compiled && path < s->n_paths) memcpy(&n, s->counts.ptr + path * sizeof n, sizeof n);
+    return n;
 }
