@@ -416,10 +416,11 @@ static inline int stax_str_eq(stax_str s, const char *z) {
  *   is the XPath string value (an attribute's value, a text node, all the
  *   text inside an element), or the XML of the node with STAX_SELECT_XML.
  *   The first match still open streams: its pieces come as its events do,
- *   pointing into the batch (zero copy). A match that begins while an
- *   earlier one is open (nested, or an element's attributes) is held, its
- *   value copied, until every earlier match has ended: at most max_held
- *   bytes in all (else STAX_E_NOMEM, with a message saying so).
+ *   pointing into the batch (zero copy; XML values into the writer's buffer).
+ *   A match that begins while an earlier one is open (nested, or an
+ *   element's attributes) is held, its value copied, until every earlier
+ *   match has ended: at most max_held bytes in all (else STAX_E_NOMEM, with
+ *   a message saying so).
  *
  * RECORDS  With columns (stax_select_compile's second argument), every match
  *   of the paths is a record, and each column a path relative to it: END of
@@ -445,7 +446,8 @@ typedef struct stax_select_options {
                               match being written (its element stack and a 1 KiB buffer); counts
                               toward max_held. At least STAX_WRITER_MIN_MEMORY + 2048 */
     const stax_str *ns;    /* STAX_SELECT_NAMESPACES: prefix bindings for the paths, pairs
-                              ns[2k] (prefix) and ns[2k+1] (URI), k < ns_count; copied */
+                              ns[2k] (prefix) and ns[2k+1] (URI), k < ns_count; read by
+                              stax_select_compile, which keeps a copy of what it needs */
     size_t ns_count;
     unsigned flags;        /* STAX_SELECT_* */
 } stax_select_options;

@@ -160,6 +160,15 @@ rss_of() { # peak RSS in MiB and seconds of one run: rss_of FILE CMD
     /usr/bin/time -f '%M %e' -o "$tmp/time" sh "$tmp/q.sh" "$@" "$f" >/dev/null || die "$* failed"
     awk '{ printf "%.1f MiB, %.2f s", $1 / 1024, $2 }' "$tmp/time"
 }
+peer_rss_of() { # the same for a peer, which may give up on a large document: say why
+    f=$1
+    shift
+    if /usr/bin/time -f '%M %e' -o "$tmp/time" sh "$tmp/q.sh" "$@" "$f" >/dev/null 2>"$tmp/err"; then
+        awk '{ printf "%.1f MiB, %.2f s", $1 / 1024, $2 }' "$tmp/time"
+    else
+        printf 'fails after %s s: %s' "$(awk 'END { print $NF }' "$tmp/time")" "$(grep -m 1 . "$tmp/err")"
+    fi
+}
 
 echo "== peak RSS at $mib MiB"
 rss="| command | $mib MiB |
@@ -185,7 +194,7 @@ if [ "$large_mib" -gt 0 ]; then
     if [ "$large_peers" = 1 ] && [ "$avail" -ge $((large_mib * 12)) ]; then
         for q in x_titles l_titles; do
             large="$large
-| \`$(label "$q")\` | $(rss_of "$big" "$q") |"
+| \`$(label "$q")\` | $(peer_rss_of "$big" "$q") |"
         done
     else
         large="$large
