@@ -445,6 +445,147 @@ static inline int stax_str_eq(stax_str s, const char *z) {
     return z[i] == '\0';
 }
 
+/* ---------------------------------------------------------------- select */
+/* Streaming path queries over the reader's batches: the streaming subset of
+ * XPath 1.0's abbreviated syntax, evaluated as the events go by, in memory
+ * bounded by the depth, the path and the held output, never by the document.
+ * docs/select.md is the manual (the language, the values, the order).
+ *
+ *     stax_select *s = stax_select_new(NULL);         // NULL: default options
+ *     if (stax_select_compile(s, stax_strz("//page/title"), stax_strz("")) != STAX_OK)
+ *         fprintf(stderr, "%s\n", stax_select_message(s));  // refused or bad path
+ *     stax_select_set_output(s, on_piece, ctx);        // called with each piece
+ *     while ((st = stax_reader_next(r, &b)) == STAX_OK)
+ *         if ((st = stax_select_batch(s, b)) != STAX_OK) break;
+ *     stax_select_free(s);
+ *
+ * PATHS  path|path|...: steps separated by / (child) and // (descendant),
+ *   from the root (/a/b) or anywhere (//b); a step is a name, * or
+ *   prefix:name, with predicates [@a] [@a='v'] [@a!='v'] (joined by 'and')
+ *   and [n] (the n-th such element child of its parent); the last step may
+ *   be @name, @* or text(). Anything else is refused (STAX_E_UNSUPPORTED,
+ *   the message names the construct), never half evaluated.
+ *
+ * OUTPUT  Matches are reported in document order through the output
+ *   callback, each as BEGIN, its value in VALUE pieces, then END. A value
+ *   is the XPath string value (an attribute's value, a text node, all the
+ *   text inside an element), or the XML of the node with STAX_SELECT_XML.
+ *   The first match still open streams: its pieces come as its events do,
+ *   pointing into the batch (zero copy; XML values into the writer's buffer).
+ *   A match that begins while an earlier one is open (nested, or an
+ *   element's attributes) is held, its value copied, until every earlier
+ *   match has ended: at most max_held bytes in all (else STAX_E_NOMEM, with
+ *   a message saying so).
+ *
+ * RECORDS  With columns (stax_select_compile's second argument), every match
+ *   of the paths is a record, and each column a path relative to it: END of
+ *   a record comes after one STAX_SELECT_COLUMN piece per column, in column
+ *   order, each followed by the VALUE pieces of the column's first match in
+ *   the record (none when nothing matched). Records are held whole.
+ */
+typedef struct stax_select stax_select;
+
+/* Select options. A zero field takes its default (in brackets). */
+typedef struct stax_select_options {
+    stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
+    void *alloc_ud;        /* passed to alloc */
+    void *memory;          /* fixed block: if non-NULL, all memory comes from it */
+    size_t memory_size;    /* its size in bytes (>= STAX_SELECT_MIN_MEMORY) */
+    uint32_t max_depth;    /* [1024] element nesting followed (deeper: STAX_E_LIMIT_DEPTH) */
+    size_t max_held;       /* [4 MiB] held output: the values of matches waiting for an earlier
+                              one to end, records, and their bookkeeping (STAX_E_NOMEM beyond) */
+    size_t max_state;      /* [1 MiB] matching state of the open elements: the steps live at
+                              each, position counters, namespace declarations in scope
+                              (STAX_SELECT_XML) (STAX_E_NOMEM beyond) */
+    size_t xml_memory;     /* [16 KiB] STAX_SELECT_XML: the fixed block of the writer of each
+                              match being written (its element stack and a 1 KiB buffer); counts
+                              toward max_held. At least STAX_WRITER_MIN_MEMORY + 2048 */
+    const stax_str *ns;    /* STAX_SELECT_NAMESPACES: prefix bindings for the paths, pairs
+                              ns[2k] (prefix) and ns[2k+1] (URI), k < ns_count; read by
+                              stax_select_compile, which keeps a copy of what it needs */
+    size_t ns_count;
+    unsigned flags;        /* STAX_SELECT_* */
+} stax_select_options;
+
+#define STAX_SELECT_NAMESPACES 0x1u /* names match by namespace URI and local part (XPath 1.0: an
+                                       unprefixed name has no namespace); the batches must come
+                                       from a reader with STAX_READ_NAMESPACES. Without it names
+                                       match as written (prefix:name literally) */
+#define STAX_SELECT_XML 0x2u        /* values are XML, written by the writer: an element with its
+                                       subtree (and the namespace declarations in scope), an
+                                       attribute as name="value", a text node escaped */
+#define STAX_SELECT_NO_VALUES 0x4u  /* no values: each match is BEGIN then END at once (counting) */
+
+#define STAX_SELECT_MIN_MEMORY 8192u /* smallest fixed block stax_select_new accepts */
+
+/* Piece types, in the order a match gives them. */
+enum {
+    STAX_SELECT_BEGIN = 1, /* a match: kind, path, match */
+    STAX_SELECT_VALUE = 2, /* the next bytes of its value (value); records: of the current column */
+    STAX_SELECT_COLUMN = 3,/* records: column `column` starts (its VALUE pieces follow) */
+    STAX_SELECT_END = 4    /* the value is complete */
+};
+/* What matched. */
+enum { STAX_SELECT_ELEMENT = 1, STAX_SELECT_ATTRIBUTE = 2, STAX_SELECT_TEXT = 3 };
+
+typedef struct stax_select_piece {
+    int type;         /* STAX_SELECT_BEGIN, _VALUE, _COLUMN or _END */
+    int kind;         /* STAX_SELECT_ELEMENT, _ATTRIBUTE or _TEXT */
+    uint32_t path;    /* the first path of the union that matched this node (from 0) */
+    uint32_t column;  /* records, COLUMN and VALUE: the column (from 0) */
+    uint64_t match;   /* the match's number in document order, from 0 */
+    stax_str value;   /* VALUE: bytes (not NUL-terminated), valid during the call only */
+    size_t event;     /* the index in the batch of the event being processed */
+} stax_select_piece;
+
+/* Called with each piece. Return 0 to go on; anything else stops the
+ * selection (stax_select_event and _batch return STAX_END from then on).
+ * It must not call the stax_select functions. */
+typedef int (*stax_select_fn)(void *ctx, const stax_select_piece *p);
+
+/* Create a select. opt may be NULL. Returns NULL when memory is insufficient
+ * or an option is out of range (xml_memory too small, unknown flags). */
+STAXDEF stax_select *stax_select_new(const stax_select_options *opt);
+
+/* Free it and everything it allocated (nothing, in fixed-block mode). */
+STAXDEF void stax_select_free(stax_select *s);
+
+/* Compile the paths (path|path|...) and, for records, the columns (relative
+ * paths separated by commas; empty: no records). Once per select. STAX_OK, or
+ * STAX_E_SYNTAX (malformed), STAX_E_UNSUPPORTED (outside the subset),
+ * STAX_E_NAMESPACE (a prefix without a binding), STAX_E_NOMEM, STAX_E_USAGE
+ * (compiled twice); stax_select_message says what and where. */
+STAXDEF int stax_select_compile(stax_select *s, stax_str paths, stax_str columns);
+
+/* Where the pieces go (before the first event). fn NULL: nowhere (counting). */
+STAXDEF int stax_select_set_output(stax_select *s, stax_select_fn fn, void *ctx);
+
+/* Take event i of a batch. Every event of the document must be given, in
+ * order, starting with the first batch. Returns STAX_OK, STAX_END once the
+ * output callback stopped it, or an error (sticky; see the options). */
+STAXDEF int stax_select_event(stax_select *s, const stax_batch *b, size_t i);
+
+/* stax_select_event for every event of the batch. */
+STAXDEF int stax_select_batch(stax_select *s, const stax_batch *b);
+
+/* Forget the document (matches, held output, counts), keep the paths: ready
+ * for the next document. Clears an error other than from compiling. */
+STAXDEF void stax_select_reset(stax_select *s);
+
+/* The sticky status (STAX_OK while none, STAX_END once stopped) and its message. */
+STAXDEF int stax_select_status(const stax_select *s);
+STAXDEF const char *stax_select_message(const stax_select *s);
+
+/* The index in its batch of the last event taken: after stax_select_batch
+ * returned an error or STAX_END, the event it happened at. */
+STAXDEF size_t stax_select_event_index(const stax_select *s);
+
+/* The number of paths in the union, and how many matches each had so far (a
+ * node that several paths match counts for each; records count once they
+ * begin). */
+STAXDEF size_t stax_select_paths(const stax_select *s);
+STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
+
 /* ---------------------------------------------------------------- writer */
 /* The writer turns calls into well-formed, escaped UTF-8, buffered and handed
  * to a sink in chunks of buffer_size bytes. docs/writer.md is the manual.

@@ -13,7 +13,7 @@ BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools bench-shapes bench-check
+.PHONY: bench-tools bench-shapes bench-check bench-select
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
 
 bench-shapes:
@@ -21,6 +21,9 @@ bench-shapes:
 
 bench-check:
 	BUILD=$(BUILD) STAX_BENCH_CHECK=1 STAX_BENCH_MIB=$${STAX_BENCH_MIB:-4} sh bench/shapes.sh
+
+bench-select:
+	BUILD=$(BUILD) sh bench/select_run.sh
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)

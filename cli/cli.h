@@ -13,11 +13,15 @@ typedef struct stax_cli_opts {
     int namespaces;    /* --namespaces */
     int indent;        /* fmt --indent N (default 2; 0: no indentation) */
     int quiet;         /* do not print errors to stderr */
+    int progress;      /* a progress line on stderr: 0 none, 1 a few times a second,
+                          2 after every read (for tests) */
     const char *name;  /* file name shown in messages ("-" for stdin) */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
- * nonzero to stop with that exit code. */
+ * STAX_CLI_STOP to stop reading with success (exit 0), anything else to stop
+ * with that exit code. */
+#define STAX_CLI_STOP (-1)
 typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b);
 
 /* Stream fd through a reader made from o, calling fn (may be NULL) on every
@@ -33,5 +37,33 @@ int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out);
 int stax_cmd_check(const stax_cli_opts *o, int fd);
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out);
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out);
+
+/* stax select's own options (cli/select.c). */
+typedef struct stax_cli_select_opts {
+    const char *path;     /* PATH */
+    const char *csv;      /* --csv COLUMNS (NULL: no records) */
+    int xml, count, nul;  /* --xml, --count, -0 */
+    uint64_t first;       /* --first N (0: every match) */
+    size_t max_held;      /* --max-held N (0: the library's default) */
+    const char **ns;      /* -N prefix=URI, ns_count of them */
+    size_t ns_count;
+} stax_cli_select_opts;
+int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out);
+
+/* The progress line (cli/progress.c): bytes read, of the total when fd is a
+ * regular file, MiB/s and the time left, redrawn on stderr with a carriage
+ * return and erased at the end. */
+typedef struct stax_cli_progress {
+    int mode;             /* as stax_cli_opts.progress */
+    int shown;            /* a line is on the screen */
+    uint64_t done, total; /* total 0: unknown */
+    double start, last;   /* seconds */
+    const char *name;
+} stax_cli_progress;
+void stax_cli_progress_begin(stax_cli_progress *p, int mode, int fd, const char *name);
+void stax_cli_progress_add(stax_cli_progress *p, size_t n);
+void stax_cli_progress_end(stax_cli_progress *p);
+/* The line itself (no control characters), NUL-terminated; returns its length. */
+size_t stax_cli_progress_line(char *buf, size_t cap, const char *name, uint64_t done, uint64_t total, double seconds);
 
 #endif

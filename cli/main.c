@@ -14,12 +14,24 @@ static void usage(FILE *f) {
           "  check   exit 0 if FILE is well-formed, 1 if not; nothing on stdout\n"
           "  count   print element, attribute and other counts as key=value pairs\n"
           "  fmt     re-serialize through the writer (--indent N, default 2; 0: none)\n"
+          "  select  print what PATH selects: stax select [options] PATH [FILE] (docs/select.md)\n"
           "options:\n"
           "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
           "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
           "  --namespaces    namespace processing\n"
+          "  --progress      show a progress line on stderr (default: when stderr is a terminal\n"
+          "                  and stdout is not the same terminal being written to)\n"
+          "  --quiet         no progress line\n"
           "  -h, --help      this text\n"
           "  --version       print the version\n"
+          "select options:\n"
+          "  --xml           each match as XML (elements with their subtree)\n"
+          "  --count         the number of matches of each path of the union, one a line\n"
+          "  --csv COLUMNS   one CSV row per match of PATH; COLUMNS: paths relative to it, by commas\n"
+          "  -0              end each value (or row) with NUL instead of a newline\n"
+          "  -N PREFIX=URI   bind a prefix for PATH (implies --namespaces)\n"
+          "  --first N       stop after N matches\n"
+          "  --max-held N    bytes of output held for nested matches and rows (default 4M)\n"
           "FILE '-' or absent reads stdin. Errors go to stderr as FILE:LINE:COL: message.\n"
           "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
           f);
@@ -52,7 +64,8 @@ int main(int argc, char **argv) {
         puts("stax " STAX_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt")) {
+    int select = !strcmp(cmd, "select");
+    if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt") && !select) {
         fprintf(stderr, "stax: unknown command '%s'\n", cmd);
         usage(stderr);
         return 2;
@@ -60,11 +73,37 @@ int main(int argc, char **argv) {
     stax_cli_opts o;
     memset(&o, 0, sizeof o);
     o.indent = 2;
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    int progress = -1; /* -1: decide below */
     const char *file = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         size_t v;
-        if ((!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--indent")) && i + 1 < argc) {
+        if (!strcmp(a, "--progress") || !strcmp(a, "--quiet")) {
+            progress = a[2] == 'p';
+        } else if (select && (!strcmp(a, "--xml") || !strcmp(a, "--count") || !strcmp(a, "-0"))) {
+            if (a[1] == '0') so.nul = 1;
+            else if (a[2] == 'x') so.xml = 1;
+            else so.count = 1;
+        } else if (select && (!strcmp(a, "--csv") || !strcmp(a, "-N") || !strcmp(a, "--first") ||
+                              !strcmp(a, "--max-held")) && i + 1 < argc) {
+            const char *val = argv[++i];
+            if (!strcmp(a, "--csv")) {
+                so.csv = val;
+            } else if (!strcmp(a, "-N")) {
+                if (!so.ns && !(so.ns = calloc((size_t)argc, sizeof *so.ns))) return 2;
+                so.ns[so.ns_count++] = val;
+                o.namespaces = 1;
+            } else if (parse_size(val, &v)) {
+                fprintf(stderr, "stax: %s takes a positive %s, not '%s'\n", a, a[2] == 'f' ? "number" : "size", val);
+                return 2;
+            } else if (a[2] == 'f') {
+                so.first = v;
+            } else {
+                so.max_held = v;
+            }
+        } else if ((!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--indent")) && i + 1 < argc) {
             const char *val = argv[++i];
             if (!strcmp(a, "--indent")) {
                 char *end;
@@ -91,6 +130,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "stax: unknown option '%s'\n", a);
             usage(stderr);
             return 2;
+        } else if (select && !so.path) {
+            so.path = a;
         } else if (!file) {
             file = a;
         } else {
@@ -98,6 +139,15 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (select && !so.path) {
+        fprintf(stderr, "stax: select needs a PATH\n");
+        usage(stderr);
+        return 2;
+    }
+    /* By default the progress line shows when stderr is a terminal, unless
+     * the command streams its output to that same terminal meanwhile. */
+    int streams = !strcmp(cmd, "canon") || !strcmp(cmd, "fmt") || (select && !so.count);
+    o.progress = progress >= 0 ? progress : isatty(2) && !(streams && isatty(1));
     int fd = 0;
     o.name = "-";
     if (file && strcmp(file, "-") != 0) {
@@ -113,6 +163,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "count")) rc = stax_cmd_count(&o, fd, stdout);
     else if (!strcmp(cmd, "canon")) rc = stax_cmd_canon(&o, fd, stdout);
     else if (!strcmp(cmd, "fmt")) rc = stax_cmd_fmt(&o, fd, stdout);
+    else if (select) rc = stax_cmd_select(&o, &so, fd, stdout);
     else {
         fprintf(stderr, "stax: unknown command '%s'\n", cmd);
         usage(stderr);
@@ -123,5 +174,6 @@ int main(int argc, char **argv) {
         rc = 2;
     }
     if (fd > 0) close(fd);
+    free(so.ns);
     return rc;
 }

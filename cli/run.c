@@ -47,9 +47,15 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
     stax_reader *r = stax_reader_new(&ro);
     if (!r) {
-        if (!o->quiet)
-            fprintf(stderr, "stax: cannot create a reader%s\n",
-                    o->memory ? " in that much memory (see --memory)" : " (out of memory)");
+        const char *why = NULL;
+        if (!o->quiet) {
+            if (stax_reader_check_options(&ro, &why) == STAX_OK || !why) why = "out of memory";
+            if (o->memory)
+                fprintf(stderr, "stax: cannot create a reader: %s (--memory: at least %u bytes)\n", why,
+                        (unsigned)STAX_READER_MIN_MEMORY);
+            else
+                fprintf(stderr, "stax: cannot create a reader: %s\n", why);
+        }
         free(block);
         return 2;
     }
@@ -57,6 +63,8 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     size_t cap = chunk > STAX_CLI_READ_SIZE ? chunk : STAX_CLI_READ_SIZE;
     char *buf = malloc(cap);
     int st = STAX_NEED_INPUT, rc = 2;
+    stax_cli_progress progress;
+    memset(&progress, 0, sizeof progress);
     if (!buf) {
         if (!o->quiet) fprintf(stderr, "stax: out of memory\n");
         st = STAX_E_NOMEM;
@@ -64,9 +72,12 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     }
     const stax_batch *b;
     int eof = 0;
+    stax_cli_progress_begin(&progress, o->progress, fd, o->name);
     while (!eof) {
         ssize_t n = cli_read_full(fd, buf, cap);
+        if (n > 0) stax_cli_progress_add(&progress, (size_t)n);
         if (n < 0) {
+            stax_cli_progress_end(&progress);
             if (!o->quiet) fprintf(stderr, "%s: read error: %s\n", o->name ? o->name : "-", strerror(errno));
             rc = 2;
             goto out;
@@ -84,15 +95,20 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
             }
             if (st < 0) goto done;
             while ((st = stax_reader_next(r, &b)) == STAX_OK) {
-                if (fn && (rc = fn(ctx, r, b)) != 0) goto out;
+                if (fn && (rc = fn(ctx, r, b)) != 0) {
+                    if (rc == STAX_CLI_STOP) rc = 0;
+                    goto out;
+                }
             }
             if (st != STAX_NEED_INPUT) goto done;
         } while (!eof && off < (size_t)n);
     }
 done:
+    stax_cli_progress_end(&progress);
     if (st < 0) cli_report(o, r, st);
     rc = cli_exit_code(st);
 out:
+    stax_cli_progress_end(&progress);
     if (err) *err = stax_reader_status(r) < 0 ? stax_reader_status(r) : st;
     stax_reader_free(r);
     free(buf);

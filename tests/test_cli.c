@@ -5,12 +5,14 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "../cli/cli.h"
+#include "harness.h"
 
 #include <criterion/criterion.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A file descriptor reading doc (a temporary file: any size). */
@@ -29,18 +31,14 @@ static int doc_fd(const char *doc) {
 
 typedef struct run {
     int rc;
-    char out[4096], err[4096];
+    char out[65536], err[4096];
 } run;
 
-/* Run a subcommand on doc with stdout to a buffer and stderr captured. */
-static run cmd(const char *which, const char *doc, size_t chunk, size_t memory) {
-    run r;
+/* Run a subcommand (select: with so) on doc with stdout to a buffer and
+ * stderr captured. */
+static run cmd_opts(const char *which, const stax_cli_opts *o, const stax_cli_select_opts *so, const char *doc) {
+    static run r; /* large: not on the stack */
     memset(&r, 0, sizeof r);
-    stax_cli_opts o;
-    memset(&o, 0, sizeof o);
-    o.chunk = chunk;
-    o.memory = memory;
-    o.name = "doc.xml";
     FILE *out = fmemopen(r.out, sizeof r.out - 1, "w");
     cr_assert_not_null(out);
     fflush(stderr);
@@ -49,9 +47,10 @@ static run cmd(const char *which, const char *doc, size_t chunk, size_t memory) 
     cr_assert_not_null(err);
     dup2(fileno(err), 2);
     int fd = doc_fd(doc);
-    if (!strcmp(which, "check")) r.rc = stax_cmd_check(&o, fd);
-    else if (!strcmp(which, "count")) r.rc = stax_cmd_count(&o, fd, out);
-    else r.rc = stax_cmd_canon(&o, fd, out);
+    if (!strcmp(which, "check")) r.rc = stax_cmd_check(o, fd);
+    else if (!strcmp(which, "count")) r.rc = stax_cmd_count(o, fd, out);
+    else if (!strcmp(which, "select")) r.rc = stax_cmd_select(o, so, fd, out);
+    else r.rc = stax_cmd_canon(o, fd, out);
     close(fd);
     fclose(out);
     fflush(stderr);
@@ -62,6 +61,15 @@ static run cmd(const char *which, const char *doc, size_t chunk, size_t memory) 
     r.err[n] = '\0';
     fclose(err);
     return r;
+}
+
+static run cmd(const char *which, const char *doc, size_t chunk, size_t memory) {
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.chunk = chunk;
+    o.memory = memory;
+    o.name = "doc.xml";
+    return cmd_opts(which, &o, NULL, doc);
 }
 
 Test(cli, check_exit_codes_and_message_format) {
@@ -111,4 +119,271 @@ Test(cli, memory_trouble_exits_2_and_limits_exit_1) {
     free(doc);
     cr_assert_eq(s.rc, 1, "%s", s.err);
     cr_assert(strncmp(s.err, "doc.xml:2:1: ", 13) == 0, "%s", s.err);
+}
+
+/* ================================================================ stax select */
+
+static run sel(const char *doc, const char *path, const char *opts) {
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "doc.xml";
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = path;
+    static const char *ns[4];
+    /* opts: letters for the flags, as the tests below need them */
+    for (const char *p = opts; *p; p++) {
+        switch (*p) {
+        case 'x': so.xml = 1; break;
+        case 'c': so.count = 1; break;
+        case '0': so.nul = 1; break;
+        case 'n': o.namespaces = 1; break;
+        case '1': so.first = 1; break;
+        case '2': so.first = 2; break;
+        case 'h': so.max_held = 64; break;
+        case 'N':
+            ns[so.ns_count++] = "b=urn:b";
+            so.ns = ns;
+            o.namespaces = 1;
+            break;
+        case 'k': o.chunk = 1; break;
+        case 'm': o.memory = 64 * 1024; break;
+        default: cr_assert_fail("option letter %c", *p);
+        }
+    }
+    return cmd_opts("select", &o, &so, doc);
+}
+
+static run sel_csv(const char *doc, const char *path, const char *columns, size_t chunk) {
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "doc.xml";
+    o.chunk = chunk;
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = path;
+    so.csv = columns;
+    return cmd_opts("select", &o, &so, doc);
+}
+
+static const char sel_doc[] = "<r><a id='1'>x<b>y</b></a><a id='2'>z</a><c>w</c></r>";
+
+Test(cli, select_prints_values_one_a_line) {
+    run r = sel(sel_doc, "//a", "");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "xy\nz\n");
+    cr_assert_str_eq(r.err, "");
+    r = sel(sel_doc, "//a/@id|//b", "k");
+    cr_assert_str_eq(r.out, "1\ny\n2\n");
+}
+
+Test(cli, select_nul_separated) {
+    run r = sel("<r><a>1\n2</a><a>3</a></r>", "//a", "0");
+    cr_assert_eq(r.rc, 0);
+    cr_assert_eq(memcmp(r.out, "1\n2\0003\000", 6), 0);
+}
+
+Test(cli, select_xml) {
+    run r = sel("<r><a id='1'>x&amp;<b/></a></r>", "//a|//@id", "x");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "<a id=\"1\">x&amp;<b/></a>\nid=\"1\"\n");
+}
+
+Test(cli, select_count_per_path) {
+    run r = sel(sel_doc, "//a|//b|//nothing|//a/@id", "c");
+    cr_assert_eq(r.rc, 0);
+    cr_assert_str_eq(r.out, "2\n1\n0\n2\n");
+}
+
+Test(cli, select_first_n_stops_reading) {
+    /* the document is broken after the second a: never read */
+    run r = sel("<r><a>1</a><a>2</a><a>3</a></b>", "//a", "2");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "1\n2\n");
+    r = sel("<r><a>1</a><a>2</a><a>3</a></b>", "//a", "");
+    cr_assert_eq(r.rc, 1);
+    cr_assert_str_eq(r.out, "1\n2\n3\n");
+    cr_assert(strstr(r.err, "doc.xml:1:28: end tag 'b' does not match"), "%s", r.err);
+    r = sel("<r><a>1</a><a>2</a></b>", "//a", "c1");
+    cr_assert_eq(r.rc, 0);
+    cr_assert_str_eq(r.out, "1\n");
+}
+
+Test(cli, select_namespaces) {
+    const char *doc = "<r xmlns='urn:b'><a>1</a></r>";
+    run r = sel(doc, "//b:a", "N");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "1\n");
+    r = sel(doc, "//a", "n");
+    cr_assert_str_eq(r.out, "");
+    r = sel(doc, "//x:a", "n");
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "the prefix 'x' is not bound") && strstr(r.err, "-N prefix=URI"), "%s", r.err);
+}
+
+Test(cli, select_refusals_and_bad_usage_exit_2) {
+    run r = sel(sel_doc, "//a/following::b", "");
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.err, "stax: select: not supported: the axis 'following::' (only /, // and @ are), at character 5 of "
+                            "the path\n");
+    r = sel(sel_doc, "//a", "xc");
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "exclude each other"), "%s", r.err);
+}
+
+Test(cli, select_held_output_bound) {
+    run r = sel("<r><a>aaaaaaaaaa<a>bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</a></a></r>", "//a", "h");
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "doc.xml:1:20: select: held output exceeds max_held (64 bytes)"), "%s", r.err);
+}
+
+Test(cli, select_in_a_fixed_block) {
+    run r = sel(sel_doc, "//a", "m");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "xy\nz\n");
+}
+
+Test(cli, select_csv_quotes_per_rfc_4180) {
+    const char *doc = "<r><n a='plain' b='com,ma' c='q&quot;uote' d='line&#10;feed' e='cr&#13;' f=' spaced '/>"
+                      "<n a='' f='&quot;'/></r>";
+    for (size_t chunk = 0; chunk < 4; chunk++) {
+        run r = sel_csv(doc, "/r/n", "@a,@b,@c,@d,@e,@f,@missing", chunk);
+        cr_assert_eq(r.rc, 0, "%s", r.err);
+        cr_assert_str_eq(r.out, "plain,\"com,ma\",\"q\"\"uote\",\"line\nfeed\",\"cr\r\", spaced ,\n"
+                                ",,,,,\"\"\"\",\n");
+    }
+}
+
+/* The CSV example of issue 12 prints what a program written by hand over the
+ * reader prints (tests/examples/select_osm_by_hand.c). */
+#define main select_osm_by_hand_main
+#include "examples/select_osm_by_hand.c"
+#undef main
+
+static char *slurp_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s (run the tests from the source tree)", path);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Test(cli, select_csv_example_equals_the_program_written_by_hand) {
+    FILE *in = fopen("fixtures/osm.xml", "rb"), *out = tmpfile();
+    cr_assert(in && out);
+    cr_assert_eq(osm_csv_by_hand(in, out), 0);
+    fclose(in);
+    rewind(out);
+    static char want[65536];
+    size_t n = fread(want, 1, sizeof want - 1, out);
+    want[n] = '\0';
+    fclose(out);
+    cr_assert(strstr(want, "\"Buckingham Palace, London\"") && strstr(want, "\"The \"\"White\"\" Tower\""),
+              "the fixture should need quoting: %s", want);
+    const char *doc = slurp_file("fixtures/osm.xml");
+    for (size_t k = 0; k < stax_test_chunk_count; k++) {
+        run r = sel_csv(doc, "/osm/node", "@id,@lat,@lon,tag[@k=\"name\"]/@v", stax_test_chunk_sizes[k]);
+        cr_assert_eq(r.rc, 0, "%s", r.err);
+        cr_assert_str_eq(r.out, want, "chunk %zu", stax_test_chunk_sizes[k]);
+    }
+}
+
+/* ================================================================ the progress line */
+
+Test(cli, progress_line_text) {
+    char line[256];
+    stax_cli_progress_line(line, sizeof line, "dump.xml", 512u << 20, 1024u << 20, 2.0);
+    cr_assert_str_eq(line, "dump.xml: 512.0 MiB of 1.00 GiB (50%), 256.0 MiB/s, 0:02 left");
+    stax_cli_progress_line(line, sizeof line, "-", 3u << 19, 0, 0.5);
+    cr_assert_str_eq(line, "-: 1.5 MiB, 3.0 MiB/s");
+    stax_cli_progress_line(line, sizeof line, "f", 100u << 10, 100u << 10, 1.0);
+    cr_assert_str_eq(line, "f: 100.0 KiB of 100.0 KiB (100%), 0.1 MiB/s");
+    stax_cli_progress_line(line, sizeof line, "f", (uint64_t)3 << 30, (uint64_t)603 << 30, 1.0);
+    cr_assert_str_eq(line, "f: 3.00 GiB of 603.00 GiB (0%), 3072.0 MiB/s, 3:20 left");
+}
+
+Test(cli, progress_is_drawn_in_place_and_erased) {
+    /* a file of 4 reads of 256 KiB, drawn after each read (mode 2) */
+    size_t n = 4 * 262144;
+    char *doc = malloc(n + 1);
+    cr_assert_not_null(doc);
+    memcpy(doc, "<a>", 3);
+    memset(doc + 3, 'x', n - 7);
+    memcpy(doc + n - 4, "</a>", 5);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "big.xml";
+    o.progress = 2;
+    run r = cmd_opts("check", &o, NULL, doc);
+    free(doc);
+    cr_assert_eq(r.rc, 0);
+    static const char first[] = "\rbig.xml: 256.0 KiB of 1.0 MiB (25%), ";
+    cr_assert(strncmp(r.err, first, sizeof first - 1) == 0, "%s", r.err);
+    cr_assert(strstr(r.err, "\rbig.xml: 1.0 MiB of 1.0 MiB (100%), "), "%s", r.err);
+    size_t len = strlen(r.err);
+    cr_assert(len > 4 && strcmp(r.err + len - 4, "\r\033[K") == 0, "not erased at the end");
+    /* errors come on a line of their own */
+    o.progress = 2;
+    r = cmd_opts("check", &o, NULL, "<a>");
+    cr_assert_eq(r.rc, 1);
+    cr_assert(strstr(r.err, "\r\033[Kbig.xml:1:4: "), "%s", r.err);
+    /* off: nothing */
+    o.progress = 0;
+    r = cmd_opts("check", &o, NULL, "<a/>");
+    cr_assert_str_eq(r.err, "");
+}
+
+/* ================================================================ the command line (build/stax) */
+
+/* The stax binary next to the unit binary (build/, build/asan/, ...), else build/stax. */
+static const char *stax_bin(void) {
+    static char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);
+    if (n > 0) {
+        path[n] = '\0';
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            strcpy(slash + 1, "stax");
+            if (access(path, X_OK) == 0) return path;
+        }
+    }
+    cr_assert_eq(access("build/stax", X_OK), 0, "no stax binary (make all)");
+    return "build/stax";
+}
+
+/* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
+static int shell(const char *args, char *out, size_t cap) {
+    char cmdline[8192];
+    snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1", stax_bin(), args);
+    FILE *p = popen(cmdline, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(cli, select_options_on_the_command_line) {
+    char out[8192];
+    cr_assert_eq(shell("select --count '//node|//tag' -", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "10\n13\n");
+    cr_assert_eq(shell("select --first 2 --quiet /osm/node/@id", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "1\n2\n");
+    cr_assert_eq(shell("select -0 --chunk 3 '/osm/node[2]/@id'", out, sizeof out), 0);
+    cr_assert_eq(memcmp(out, "2\0", 2), 0);
+    cr_assert_eq(shell("select --csv '@id,tag[@k=\"name\"]/@v' --max-held 1K '/osm/node[@id=\"3\"]'", out, sizeof out), 0);
+    cr_assert_str_eq(out, "3,\"Buckingham Palace, London\"\n");
+    cr_assert_eq(shell("select -N o=urn:none --xml //o:node", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "");
+    cr_assert_eq(shell("--progress select --xml '//node[@id=\"2\"]'", out, sizeof out), 2); /* options after the command */
+    cr_assert_eq(shell("select --progress --xml '//node[@id=\"2\"]'", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "<node id=\"2\" lat=\"51.5033\" lon=\"-0.1196\"/>\n"); /* a short run draws nothing */
+    cr_assert_eq(shell("select", out, sizeof out), 2);
+    cr_assert(strstr(out, "select needs a PATH"), "%s", out);
+    cr_assert_eq(shell("select --first 0 //a", out, sizeof out), 2);
+    cr_assert_eq(shell("select -N nobinding //a", out, sizeof out), 2);
+    cr_assert(strstr(out, "-N takes prefix=URI"), "%s", out);
+    cr_assert_eq(shell("count --xml", out, sizeof out), 2); /* select's options are select's */
 }

@@ -1,4 +1,4 @@
-/* The examples of docs/api.md (tests/examples/reader_*.c), compiled into the
+/* The examples of docs/api.md (tests/examples/reader_*.c, select_titles.c), compiled into the
  * unit binary with main() renamed. Each test checks both directions, so the
  * page cannot drift from the code: the page's code block is the file byte for
  * byte, and the program, run with stdout captured, prints exactly the
@@ -35,6 +35,9 @@
 #undef main
 #define main reader_example_errors_main
 #include "examples/reader_errors.c"
+#undef main
+#define main select_example_titles_main
+#include "examples/select_titles.c"
 #undef main
 
 #define API_DOC "docs/api.md"
@@ -130,3 +133,4 @@ Test(reader_examples, namespaces) { check_example("examples/reader_namespaces.c"
 Test(reader_examples, dtd) { check_example("examples/reader_dtd.c", reader_example_dtd_main, 0); }
 Test(reader_examples, fixed) { check_example("examples/reader_fixed.c", reader_example_fixed_main, 0); }
 Test(reader_examples, errors) { check_example("examples/reader_errors.c", reader_example_errors_main, 0); }
+Test(reader_examples, select_titles) { check_example("examples/select_titles.c", select_example_titles_main, 0); }

@@ -10,7 +10,8 @@
 #   bench: hyperfine, valgrind (callgrind counts instructions), expat,
 #          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
 #          and g++ come with build-essential), make and pkg-config that build
-#          the bench programs
+#          the bench programs, and the peers of stax select: xmlstarlet and
+#          xmllint
 #
 # Idempotent: when everything is present it runs no apt-get at all and returns
 # at once. Needs root (or sudo) only when something has to be installed.
@@ -19,7 +20,7 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
-bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time"
+bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time xmlstarlet libxml2-utils"
 
 case $what in
 test) want=$test_pkgs ;;

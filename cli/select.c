@@ -1,0 +1,183 @@
+/* stax select: the library's path queries (select.c) on a stream, with the
+ * output forms of docs/select.md: values one a line (or NUL-separated), XML,
+ * counts per path, CSV rows. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct select_cli {
+    FILE *out;
+    const stax_cli_select_opts *so;
+    stax_select *s;
+    uint64_t done;     /* matches written */
+    char *row;         /* CSV: the row so far, then the column being read (a field is
+                          quoted only if it must be: known once it is whole) */
+    size_t rlen, fstart, rcap, rmax;
+    int status;        /* the select's error */
+    stax_pos where;    /* the event it happened at */
+} select_cli;
+
+/* Room for n more bytes of the row; 1 when it would pass rmax. */
+static int select_row_room(select_cli *c, size_t n) {
+    if (n <= c->rcap - c->rlen) return 0;
+    if (n > c->rmax - c->rlen) return 1;
+    size_t cap = c->rcap ? c->rcap : 256;
+    while (cap - c->rlen < n) cap = cap > c->rmax / 2 ? c->rmax : cap * 2;
+    char *p = realloc(c->row, cap);
+    if (!p) return 1;
+    c->row = p;
+    c->rcap = cap;
+    return 0;
+}
+
+/* The column read since fstart becomes a field of the row. RFC 4180: a field
+ * with a comma, a double quote, CR or LF goes between double quotes, each
+ * double quote in it doubled. */
+static int select_csv_field(select_cli *c) {
+    size_t n = c->rlen - c->fstart, quotes = 0;
+    int quote = 0;
+    for (size_t i = c->fstart; i < c->rlen; i++) {
+        char ch = c->row[i];
+        quote |= ch == ',' || ch == '"' || ch == '\r' || ch == '\n';
+        quotes += ch == '"';
+    }
+    if (!quote) return 0;
+    if (select_row_room(c, quotes + 2)) return 1;
+    char *f = c->row + c->fstart;
+    size_t w = n + quotes + 2; /* fill from the end: each byte moves right once */
+    f[--w] = '"';
+    for (size_t i = n; i-- > 0;) {
+        f[--w] = f[i];
+        if (f[i] == '"') f[--w] = '"';
+    }
+    f[--w] = '"';
+    c->rlen += quotes + 2;
+    return 0;
+}
+
+static int select_csv_put(select_cli *c, const char *p, size_t n) {
+    if (select_row_room(c, n)) return 1;
+    memcpy(c->row + c->rlen, p, n);
+    c->rlen += n;
+    return 0;
+}
+
+static int select_piece(void *ctx, const stax_select_piece *p) {
+    select_cli *c = ctx;
+    const stax_cli_select_opts *so = c->so;
+    switch (p->type) {
+    case STAX_SELECT_VALUE:
+        if (so->csv) {
+            if (select_csv_put(c, p->value.ptr, p->value.len)) goto too_long;
+        } else if (!so->count) {
+            fwrite(p->value.ptr, 1, p->value.len, c->out);
+        }
+        break;
+    case STAX_SELECT_COLUMN:
+        if (p->column > 0 && (select_csv_field(c) || select_csv_put(c, ",", 1))) goto too_long;
+        c->fstart = c->rlen;
+        break;
+    case STAX_SELECT_END:
+        if (so->csv) {
+            if (select_csv_field(c)) goto too_long;
+            fwrite(c->row, 1, c->rlen, c->out);
+            c->rlen = c->fstart = 0;
+        }
+        if (!so->count) putc(so->nul ? '\0' : '\n', c->out);
+        c->done++;
+        if (so->first && c->done >= so->first) return 1;
+        break;
+    default: break;
+    }
+    return 0;
+too_long:
+    c->status = STAX_E_NOMEM;
+    return 1;
+}
+
+static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
+    (void)r;
+    select_cli *c = ctx;
+    int st = stax_select_batch(c->s, b);
+    if (st == STAX_OK) return 0;
+    if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
+    if (c->status == STAX_OK) c->status = st;
+    c->where = stax_ev_pos(b, stax_select_event_index(c->s));
+    return c->status == STAX_E_NOMEM ? 2 : 1;
+}
+
+/* -N prefix=URI into pairs of strings. */
+static stax_str *select_bindings(const stax_cli_select_opts *so) {
+    stax_str *ns = calloc(so->ns_count * 2 + 1, sizeof *ns);
+    if (!ns) return NULL;
+    for (size_t k = 0; k < so->ns_count; k++) {
+        const char *a = so->ns[k], *eq = strchr(a, '=');
+        ns[2 * k].ptr = a;
+        ns[2 * k].len = (size_t)(eq - a);
+        ns[2 * k + 1] = stax_strz(eq + 1);
+    }
+    return ns;
+}
+
+int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out) {
+    const char *name = o->name ? o->name : "-";
+    if ((so->xml != 0) + (so->count != 0) + (so->csv != NULL) > 1) {
+        fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
+        return 2;
+    }
+    for (size_t k = 0; k < so->ns_count; k++) {
+        const char *eq = strchr(so->ns[k], '=');
+        if (!eq || eq == so->ns[k] || !eq[1]) {
+            fprintf(stderr, "stax: select: -N takes prefix=URI, not '%s'\n", so->ns[k]);
+            return 2;
+        }
+    }
+    select_cli c;
+    memset(&c, 0, sizeof c);
+    c.out = out;
+    c.so = so;
+    stax_select_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.max_held = so->max_held;
+    c.rmax = 2 * (so->max_held ? so->max_held : (size_t)4 << 20); /* a held record, quoted */
+    if (o->namespaces) opt.flags |= STAX_SELECT_NAMESPACES;
+    if (so->xml) opt.flags |= STAX_SELECT_XML;
+    if (so->count) opt.flags |= STAX_SELECT_NO_VALUES;
+    stax_str *ns = select_bindings(so);
+    void *block = o->memory ? malloc(o->memory) : NULL; /* --memory: the select in a fixed block too */
+    opt.ns = ns;
+    opt.ns_count = so->ns_count;
+    opt.memory = block;
+    opt.memory_size = o->memory;
+    int rc = 2;
+    if (!ns || (o->memory && !block) || !(c.s = stax_select_new(&opt))) {
+        fprintf(stderr, "stax: select: cannot create a select%s\n",
+                o->memory ? " in that much memory (see --memory)" : " (out of memory)");
+        goto done;
+    }
+    int st = stax_select_compile(c.s, stax_strz(so->path), stax_strz(so->csv));
+    if (st != STAX_OK) {
+        fprintf(stderr, "stax: select: %s%s\n", stax_select_message(c.s),
+                st == STAX_E_NAMESPACE ? " (bind it with -N prefix=URI)" : "");
+        goto done;
+    }
+    stax_select_set_output(c.s, select_piece, &c);
+    rc = stax_cli_run(o, fd, select_batch, &c, NULL);
+    if (c.status != STAX_OK && !o->quiet) {
+        const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
+                              ? "a CSV row is longer than twice --max-held"
+                              : stax_select_message(c.s);
+        fprintf(stderr, "%s:%llu:%llu: select: %s (byte %llu)\n", name, (unsigned long long)c.where.line,
+                (unsigned long long)c.where.column, msg, (unsigned long long)c.where.offset);
+    }
+    if (rc == 0 && so->count)
+        for (size_t p = 0; p < stax_select_paths(c.s); p++)
+            fprintf(out, "%llu\n", (unsigned long long)stax_select_count(c.s, p));
+done:
+    stax_select_free(c.s);
+    free(block);
+    free(ns);
+    free(c.row);
+    return rc;
+}

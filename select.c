@@ -1,0 +1,1571 @@
+/* Streaming path queries over the reader's batches (stax select).
+ *
+ * A path compiles to steps. Each open element keeps the set of its
+ * "candidates": (step, context) pairs that may match there or below. A child
+ * step is a candidate of the element where the step before it matched; a
+ * descendant step stays a candidate of every element below that one. An
+ * element step is tested at the START of a child (name, then the predicates in
+ * order; [n] counts the parent's children that passed the tests before it); an
+ * attribute or text() step applies to the element whose candidates hold it.
+ * So the state is one small set per open element (shared with the parent when
+ * nothing new matched), and nothing depends on the size of the document.
+ *
+ * Contexts: the document is context 0; with columns, every record (a match of
+ * the paths) opens a context of its own, in which the column paths start.
+ *
+ * Output: matches are numbered in document order and queued. The front of the
+ * queue streams (its pieces go to the callback as they arrive); a later match
+ * keeps its pieces in segments of one buffer, chained per match, until it
+ * reaches the front. All of that is bounded by max_held. */
+#include "stax_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define SEL_NONE UINT32_MAX
+
+enum { SEL_CHILD, SEL_DESC };
+enum { SEL_ROOT, SEL_ELEM, SEL_ATTR, SEL_TEXT, SEL_SELF };
+enum { SEL_EXISTS, SEL_EQ, SEL_NE };
+enum { SEL_CAP_ELEM, SEL_CAP_TEXT, SEL_CAP_RECORD };
+enum { SEL_COL_NONE, SEL_COL_OPEN, SEL_COL_DONE };
+
+#define SEL_DOC_ROOT 0u /* step 0 is the root node; step 1 (with columns) the record */
+#define SEL_REC_ROOT 1u
+#define SEL_XML_BUFFER 1024u
+#define SEL_WRAP_SKIP 3u /* "<x>" or "<x " before a text or attribute written as a fragment */
+
+typedef struct sel_name { /* a name test */
+    int any;              /* * */
+    stax_str name;        /* without namespaces the qualified name; with them the local part */
+    stax_str uri;         /* with namespaces: the URI (empty: no namespace) */
+} sel_name;
+
+typedef struct sel_test { /* [@a], [@a='v'], [@a!='v'] */
+    sel_name name;
+    int op;
+    stax_str value;
+} sel_test;
+
+typedef struct sel_pred {
+    uint32_t pos;          /* [n]: n; 0 for attribute tests */
+    uint32_t slot;         /* [n]: its position counter */
+    uint32_t first, count; /* attribute tests, joined by 'and' */
+} sel_pred;
+
+typedef struct sel_step {
+    int axis, type, final;
+    sel_name name;
+    uint32_t pred_first, pred_count;
+    uint32_t succ_first, succ_count; /* the steps that follow it */
+    uint32_t query;                  /* the query it belongs to */
+} sel_step;
+
+typedef struct sel_query {
+    uint32_t index; /* the path, or the column */
+    int column;
+    uint32_t first_step;
+} sel_query;
+
+typedef struct sel_cand {
+    uint32_t step;
+    uint64_t ctx; /* 0: the document; else the record's match number + 1 */
+} sel_cand;
+
+typedef struct sel_frame {
+    size_t cand_off, cand_n;
+    size_t scope_len; /* STAX_SELECT_XML: declarations in scope outside this element */
+    unsigned char owned, has_attr, has_text, all_desc;
+} sel_frame;
+
+typedef struct sel_match {
+    uint32_t path;
+    unsigned char kind, record, begun, closed;
+    size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
+} sel_match;
+
+typedef struct sel_seg { /* header of a held segment; its bytes follow */
+    size_t next;         /* the next segment of the same match (offset + 1), 0: none */
+    size_t len;
+    uint32_t column;
+} sel_seg;
+
+typedef struct sel_wctx sel_wctx;
+struct sel_wctx { /* heads each writer block (STAX_SELECT_XML) */
+    stax_select *s;
+    stax_writer *w;
+    uint64_t match;
+    uint32_t column;
+    uint32_t skip;
+    int discard;
+    sel_wctx *next_free;
+};
+#define SEL_WCTX_SIZE ((sizeof(sel_wctx) + 15u) & ~(size_t)15u)
+
+typedef struct sel_cap { /* an open capture: where the events below go */
+    uint64_t match;
+    uint32_t column; /* SEL_NONE: the match's own value */
+    uint32_t depth;
+    int kind;
+    sel_wctx *x;
+} sel_cap;
+
+struct stax_select {
+    stax__mem mem;
+    stax_select_options opt;
+    int status, compile_status;
+    char msg[256];
+    stax_select_fn fn;
+    void *fn_ctx;
+    int ns, xml, values, compiled;
+
+    /* the compiled paths */
+    char *text;
+    size_t text_cap;
+    stax__buf steps, preds, tests, queries, succ;
+    uint32_t n_steps, n_paths, n_cols, n_slots;
+    stax__buf counts;     /* uint64_t per path */
+    stax__buf eval_epoch; /* uint64_t per step: the START it was last tested at */
+    stax__buf eval_ok;    /* unsigned char per step: its result there */
+
+    /* the open elements */
+    uint32_t depth;
+    uint64_t epoch;
+    int in_text;
+    stax__buf frames, cands, counters, scope, caps;
+
+    /* output */
+    stax__buf queue, colst, held;
+    size_t q_head;
+    uint64_t q_base, next_match;
+    sel_wctx *wfree;
+    size_t wblocks;
+    size_t event;
+};
+
+#define SEL_AT(buf, type, i) (((type *)(void *)(buf).ptr)[i])
+#define SEL_N(buf, type) ((buf).len / sizeof(type))
+#define SEL_STEP(s, k) SEL_AT((s)->steps, sel_step, k)
+
+/* ================================================================ errors */
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int sel_fail(stax_select *s, int st, const char *fmt, ...) {
+    if (s->status != STAX_OK) return s->status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+    s->status = st;
+    return st;
+}
+
+static int sel_nomem(stax_select *s) {
+    return sel_fail(s, STAX_E_NOMEM, "out of memory%s", s->mem.block ? " (the fixed block is too small)" : "");
+}
+
+static int sel_internal(stax_select *s, const char *what) {
+    STAX__INTERNAL_HIT();
+    return sel_fail(s, STAX_E_INTERNAL, "internal error: %s", what);
+}
+
+/* ================================================================ buffers and budgets */
+
+static size_t sel_sub(size_t a, size_t b) { return a > b ? a - b : 0; }
+
+/* Append n bytes to b, which has room (reserved before). */
+static int sel_append(stax_select *s, stax__buf *b, const void *p, size_t n) {
+    stax__out o = stax__buf_out(b);
+    stax__out_put(&o, p, n);
+    if (o.over) return sel_internal(s, "a reserved buffer did not fit");
+    stax__buf_commit(b, &o);
+    return 0;
+}
+
+/* An in-place update: n bytes at off in b, inside what b holds. */
+static inline int sel_store(stax_select *s, stax__buf *b, size_t off, const void *p, size_t n) {
+    int in = b->ptr && off <= b->len;
+    stax__out o = stax__out_make(in ? b->ptr + off : NULL, in ? b->len - off : 0);
+    stax__out_put(&o, p, n);
+    return o.over ? sel_internal(s, "an update outside its buffer") : 0;
+}
+
+/* n zero bytes at off in b, inside what b holds. */
+static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
+    static const char zeros[64];
+    for (size_t k = 0; k < n; k += sizeof zeros)
+        if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->status;
+    return 0;
+}
+
+/* Element i of an array of type held in buf: read, and write back checked. */
+#define SEL_PUT(s, buf, type, i, v) sel_store((s), &(buf), (size_t)(i) * sizeof(type), (v), sizeof(type))
+
+/* The compiled program: bounded by the path's length. */
+static int sel_push(stax_select *s, stax__buf *b, const void *item, size_t size) {
+    if (stax__buf_reserve(&s->mem, b, size, SIZE_MAX / 4)) return sel_nomem(s);
+    return sel_append(s, b, item, size);
+}
+
+/* Room for n more bytes in one of the state buffers, within max_state for all. */
+static int sel_state_grow(stax_select *s, stax__buf *b, size_t n) {
+    size_t others = s->frames.cap + s->cands.cap + s->counters.cap + s->scope.cap + s->caps.cap - b->cap;
+    int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_state, others));
+    if (r == 1)
+        return sel_fail(s, STAX_E_NOMEM, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
+                        s->opt.max_state, (unsigned)s->depth);
+    return r ? sel_nomem(s) : 0;
+}
+
+static inline int sel_state_reserve(stax_select *s, stax__buf *b, size_t n) {
+    return b->cap - b->len >= n ? 0 : sel_state_grow(s, b, n);
+}
+
+static size_t sel_held_total(const stax_select *s) {
+    return s->queue.cap + s->colst.cap + s->held.cap + s->wblocks * s->opt.xml_memory;
+}
+
+static int sel_held_over(stax_select *s) {
+    return sel_fail(s, STAX_E_NOMEM,
+                    "held output exceeds max_held (%zu bytes): a match that begins while an earlier one is open "
+                    "waits for it%s",
+                    s->opt.max_held, s->n_cols ? ", and records are held whole" : "");
+}
+
+/* Room for n more bytes in one of the output buffers, within max_held for all of them. */
+static int sel_held_grow(stax_select *s, stax__buf *b, size_t n) {
+    int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_held, sel_held_total(s) - b->cap));
+    return r == 1 ? sel_held_over(s) : r ? sel_nomem(s) : 0;
+}
+
+static inline int sel_held_reserve(stax_select *s, stax__buf *b, size_t n) {
+    return b->cap - b->len >= n ? 0 : sel_held_grow(s, b, n);
+}
+
+/* ================================================================ compiling */
+
+typedef struct sel_parser {
+    stax_select *s;
+    const char *p, *start, *end;
+    const char *what; /* "path" or "columns" */
+    int column;
+    uint32_t index;   /* the path or column being parsed */
+} sel_parser;
+
+static int ps_fail(sel_parser *ps, int st, const char *at, const char *what, const char *arg) {
+    char m[160];
+    snprintf(m, sizeof m, what, arg);
+    return sel_fail(ps->s, st, "%s: %s, at character %zu of the %s",
+                    st == STAX_E_UNSUPPORTED ? "not supported" : st == STAX_E_NAMESPACE ? "namespace" : "invalid path",
+                    m, (size_t)(at - ps->start) + 1, ps->what);
+}
+
+static int ps_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static const char *ps_skip(const sel_parser *ps, const char *p) {
+    while (p < ps->end && ps_space(*p)) p++;
+    return p;
+}
+
+/* The next byte after whitespace (the whitespace is taken), or -1 at the end. */
+static int ps_peek(sel_parser *ps) {
+    ps->p = ps_skip(ps, ps->p);
+    return ps->p < ps->end ? (unsigned char)*ps->p : -1;
+}
+
+/* The length of the NCName (a name without ':') at p, 0 if there is none. */
+static size_t ps_ncname(const sel_parser *ps, const char *p) {
+    size_t n = 0, left = (size_t)(ps->end - p);
+    while (n < left) {
+        unsigned char c = (unsigned char)p[n];
+        if (c == ':' || !(stax__class[c] & (n ? STAX__C_NAME : STAX__C_NSTART))) break;
+        n++;
+    }
+    /* bytes >= 0x80 were let through: keep the part that is a Name */
+    for (size_t bad; n > 0 && (bad = stax__check_name(p, n)) != 0;) n = bad - 1;
+    return n;
+}
+
+/* p starts the keyword kw (a whole NCName). */
+static int ps_keyword(const sel_parser *ps, const char *p, const char *kw) {
+    size_t n = strlen(kw);
+    return ps_ncname(ps, p) == n && memcmp(p, kw, n) == 0;
+}
+
+static int sel_str_eq(stax_str a, stax_str b) { return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0); }
+
+/* The URI bound to prefix: the last binding given wins; xml is always bound.
+ * The URIs were copied to the end of s->text by sel_copy_uris. */
+static int ps_uri(sel_parser *ps, stax_str prefix, const char *at, stax_str *uri) {
+    static const char xml_ns[] = STAX__XML_NS;
+    stax_select *s = ps->s;
+    size_t off = s->text_cap;
+    for (size_t k = s->opt.ns_count; k-- > 0;) {
+        off -= s->opt.ns[2 * k + 1].len;
+        if (!sel_str_eq(s->opt.ns[2 * k], prefix)) continue;
+        uri->ptr = s->text + off;
+        uri->len = s->opt.ns[2 * k + 1].len;
+        return 0;
+    }
+    if (prefix.len == 3 && memcmp(prefix.ptr, "xml", 3) == 0) {
+        uri->ptr = xml_ns;
+        uri->len = sizeof xml_ns - 1;
+        return 0;
+    }
+    char p[48];
+    snprintf(p, sizeof p, "%.*s", prefix.len > 40 ? 40 : (int)prefix.len, prefix.ptr);
+    return ps_fail(ps, STAX_E_NAMESPACE, at, "the prefix '%s' is not bound", p);
+}
+
+/* What the unsupported thing at p is, as a refusal. */
+static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
+    size_t n = ps_ncname(ps, p);
+    char name[48];
+    snprintf(name, sizeof name, "%.*s", n > 40 ? 40 : (int)n, p);
+    if (n) {
+        const char *q = ps_skip(ps, p + n);
+        if (q < ps->end && *q == '(') {
+            if (!strcmp(name, "node") || !strcmp(name, "comment") || !strcmp(name, "processing-instruction"))
+                return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the node test '%s()'", name);
+            if (!strcmp(name, "text"))
+                return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "text() in a predicate" : "text() before the last step");
+            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the function '%s()'", name);
+        }
+        if (q + 1 < ps->end && q[0] == ':' && q[1] == ':')
+            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the axis '%s::' (only /, // and @ are)", name);
+        if (!strcmp(name, "or") || !strcmp(name, "and") || !strcmp(name, "div") || !strcmp(name, "mod"))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the operator '%s' (path|path is supported)", name);
+        if (in_pred) return ps_fail(ps, STAX_E_UNSUPPORTED, p, "a predicate on child content ('%s')", name);
+        return ps_fail(ps, STAX_E_SYNTAX, p, "unexpected name '%s'", name);
+    }
+    if (p >= ps->end) return ps_fail(ps, STAX_E_SYNTAX, p, "%s", "unexpected end");
+    switch (*p) {
+    case '.':
+        if (ps->end - p >= 2 && p[1] == '.') return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "'..' (the parent step)");
+        if (ps->end - p >= 2 && p[1] >= '0' && p[1] <= '9') break;
+        return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "'.' (the self step)");
+    case '$': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "variables ('$')");
+    case '(': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "parentheses");
+    case '"':
+    case '\'': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "a string alone in a predicate" : "a string where a step belongs");
+    case '<':
+    case '>':
+    case '+':
+    case '-':
+    case '=':
+    case '!':
+    case '*': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "operators other than = and != (between @name and a string)");
+    default: break;
+    }
+    if ((*p >= '0' && *p <= '9') || *p == '.')
+        return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "a position combined with other tests (use [n][@a] or [@a][n])" : "a number where a step belongs");
+    return ps_fail(ps, STAX_E_SYNTAX, p, "%s", "unexpected character");
+}
+
+/* A name test at ps->p: '*' or a QName. */
+static int ps_name_test(sel_parser *ps, sel_name *t, int attribute) {
+    const char *at = ps->p;
+    memset(t, 0, sizeof *t);
+    if (at < ps->end && *at == '*') {
+        ps->p++;
+        t->any = 1;
+        return 0;
+    }
+    size_t n = ps_ncname(ps, at);
+    if (n == 0) {
+        if (attribute) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "expected a name or * after '@'");
+        return ps_refuse(ps, at, 0);
+    }
+    stax_str prefix = {NULL, 0}, local = {at, n};
+    ps->p += n;
+    if (ps->end - ps->p >= 2 && ps->p[0] == ':' && ps->p[1] == ':') return ps_refuse(ps, at, 0);
+    if (ps->p < ps->end && *ps->p == ':') {
+        if (ps->end - ps->p >= 2 && ps->p[1] == '*')
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'prefix:*' (any name in a namespace)");
+        size_t m = ps_ncname(ps, ps->p + 1);
+        if (m == 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p + 1, "%s", "expected a local name after the prefix");
+        prefix = local;
+        local.ptr = ps->p + 1;
+        local.len = m;
+        ps->p += 1 + m;
+    }
+    if (!ps->s->ns) { /* the qualified name, as written */
+        t->name.ptr = at;
+        t->name.len = (size_t)(ps->p - at);
+        return 0;
+    }
+    t->name = local;
+    return prefix.len ? ps_uri(ps, prefix, at, &t->uri) : 0;
+}
+
+/* A literal: '...' or "..." (XPath has no escapes in them). */
+static int ps_literal(sel_parser *ps, stax_str *v) {
+    int q = ps_peek(ps);
+    const char *at = ps->p;
+    if (q != '\'' && q != '"') {
+        if (at < ps->end && ((*at >= '0' && *at <= '9') || *at == '-' || *at == '.'))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "comparing with a number (quote it: @a='1')");
+        if (at < ps->end && *at == '@') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "comparing two attributes");
+        if (at >= ps->end) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "expected a quoted string");
+        return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "comparing with anything but a quoted string");
+    }
+    const char *close = memchr(at + 1, q, (size_t)(ps->end - at - 1));
+    if (!close) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "a string without its closing quote");
+    v->ptr = at + 1;
+    v->len = (size_t)(close - at - 1);
+    ps->p = close + 1;
+    return 0;
+}
+
+/* A predicate, the '[' taken: [n], or attribute tests joined by 'and'. */
+static int ps_pred(sel_parser *ps, sel_pred *pr) {
+    stax_select *s = ps->s;
+    memset(pr, 0, sizeof *pr);
+    int c = ps_peek(ps);
+    if (c >= '0' && c <= '9') {
+        const char *at = ps->p;
+        uint64_t n = 0;
+        for (; ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9'; ps->p++) {
+            n = n * 10 + (uint64_t)(*ps->p - '0');
+            if (n >= UINT32_MAX) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position above 4294967294");
+        }
+        if (ps->p < ps->end && *ps->p == '.') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position that is not a whole number");
+        if (n == 0) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "[0] (positions start at 1)");
+        c = ps_peek(ps);
+        if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
+        if (ps_keyword(ps, ps->p, "and") || ps_keyword(ps, ps->p, "or"))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a position combined with other tests (use [n][@a] or [@a][n])");
+        if (c != ']') return ps_refuse(ps, ps->p, 1);
+        ps->p++;
+        pr->pos = (uint32_t)n;
+        pr->slot = s->n_slots++;
+        return 0;
+    }
+    pr->first = (uint32_t)SEL_N(s->tests, sel_test);
+    for (;;) {
+        sel_test t;
+        memset(&t, 0, sizeof t);
+        c = ps_peek(ps);
+        if (c != '@') {
+            if (c == ']') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "an empty predicate");
+            return ps_refuse(ps, ps->p, 1);
+        }
+        ps->p++;
+        ps->p = ps_skip(ps, ps->p);
+        if (ps_name_test(ps, &t.name, 1)) return s->status;
+        c = ps_peek(ps);
+        if (c == '!' && ps->end - ps->p >= 2 && ps->p[1] == '=') {
+            ps->p += 2;
+            t.op = SEL_NE;
+        } else if (c == '=') {
+            ps->p++;
+            t.op = SEL_EQ;
+        } else {
+            t.op = SEL_EXISTS;
+        }
+        if (t.op != SEL_EXISTS && ps_literal(ps, &t.value)) return s->status;
+        if (sel_push(s, &s->tests, &t, sizeof t)) return s->status;
+        pr->count++;
+        c = ps_peek(ps);
+        if (c == ']') {
+            ps->p++;
+            return 0;
+        }
+        if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
+        if (ps_keyword(ps, ps->p, "and")) {
+            ps->p += 3;
+            continue;
+        }
+        if (ps_keyword(ps, ps->p, "or"))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "'or' in a predicate (path|path is supported)");
+        return ps_refuse(ps, ps->p, 1);
+    }
+}
+
+/* One step, reached by axis. */
+static int ps_step(sel_parser *ps, int axis, uint32_t query) {
+    stax_select *s = ps->s;
+    sel_step st;
+    memset(&st, 0, sizeof st);
+    st.axis = axis;
+    st.query = query;
+    int c = ps_peek(ps);
+    if (c == '@') {
+        ps->p = ps_skip(ps, ps->p + 1);
+        st.type = SEL_ATTR;
+        if (ps_name_test(ps, &st.name, 1)) return s->status;
+    } else if (ps_keyword(ps, ps->p, "text") && ps_skip(ps, ps->p + 4) < ps->end && *ps_skip(ps, ps->p + 4) == '(') {
+        const char *q = ps_skip(ps, ps_skip(ps, ps->p + 4) + 1);
+        if (q >= ps->end || *q != ')') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected ')' after 'text('");
+        ps->p = q + 1;
+        st.type = SEL_TEXT;
+    } else if (c < 0 || c == '/' || c == '|' || c == ',' || c == '[' || c == ']') {
+        return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "expected a step: a name, *, @name or text()");
+    } else {
+        const char *q = ps_skip(ps, ps->p + ps_ncname(ps, ps->p));
+        if (ps_ncname(ps, ps->p) && q < ps->end && *q == '(') return ps_refuse(ps, ps->p, 0);
+        st.type = SEL_ELEM;
+        if (ps_name_test(ps, &st.name, 0)) return s->status;
+    }
+    st.pred_first = (uint32_t)SEL_N(s->preds, sel_pred);
+    while (ps_peek(ps) == '[') {
+        if (st.type != SEL_ELEM)
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s",
+                           st.type == SEL_ATTR ? "a predicate on an attribute" : "a predicate on text()");
+        ps->p++;
+        sel_pred pr;
+        if (ps_pred(ps, &pr) || sel_push(s, &s->preds, &pr, sizeof pr)) return s->status;
+        st.pred_count++;
+    }
+    return sel_push(s, &s->steps, &st, sizeof st);
+}
+
+/* A '.' that starts a path: ./ .// or . alone (not '..', not a number). */
+static int ps_dot_start(const sel_parser *ps) {
+    const char *q = ps_skip(ps, ps->p + 1);
+    if (ps->p + 1 < ps->end && (ps->p[1] == '.' || (ps->p[1] >= '0' && ps->p[1] <= '9'))) return 0;
+    return q >= ps->end || *q == '/' || *q == '|' || *q == ',';
+}
+
+/* One path of a union. */
+static int ps_path(sel_parser *ps) {
+    stax_select *s = ps->s;
+    sel_query q;
+    memset(&q, 0, sizeof q);
+    q.index = ps->index;
+    q.column = ps->column;
+    q.first_step = (uint32_t)SEL_N(s->steps, sel_step);
+    uint32_t query = (uint32_t)SEL_N(s->queries, sel_query);
+    int axis = SEL_CHILD;
+    int c0 = ps_peek(ps);
+    if (c0 == '.' && ps_dot_start(ps)) { /* ./ .// or, for a column, . alone */
+        const char *after = ps_skip(ps, ps->p + 1);
+        if (after >= ps->end || *after != '/') {
+            sel_step st;
+            memset(&st, 0, sizeof st);
+            st.type = SEL_SELF;
+            st.final = 1;
+            st.query = query;
+            ps->p = after;
+            if (!ps->column) return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p - 1, "%s", "'.' alone (the root node; /* is the root element)");
+            if (sel_push(s, &s->steps, &st, sizeof st)) return s->status;
+            return sel_push(s, &s->queries, &q, sizeof q);
+        }
+        axis = after + 1 < ps->end && after[1] == '/' ? SEL_DESC : SEL_CHILD;
+        ps->p = after + (axis == SEL_DESC ? 2 : 1);
+    } else if (c0 == '/') {
+        const char *at = ps->p;
+        if (ps->column) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "an absolute column (a column is relative to its record)");
+        axis = ps->end - at >= 2 && at[1] == '/' ? SEL_DESC : SEL_CHILD;
+        ps->p += axis == SEL_DESC ? 2 : 1;
+        int c = ps_peek(ps);
+        if (axis == SEL_CHILD && (c < 0 || c == '|'))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'/' alone (the root node; /* is the root element)");
+    }
+    for (;;) {
+        if (ps_step(ps, axis, query)) return s->status;
+        int type = SEL_STEP(s, SEL_N(s->steps, sel_step) - 1).type;
+        if (ps_peek(ps) != '/') break;
+        if (type != SEL_ELEM)
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s",
+                           type == SEL_ATTR ? "a step after an attribute (@name is last)" : "a step after text() (text() is last)");
+        axis = ps->end - ps->p >= 2 && ps->p[1] == '/' ? SEL_DESC : SEL_CHILD;
+        ps->p += axis == SEL_DESC ? 2 : 1;
+    }
+    size_t last = SEL_N(s->steps, sel_step) - 1;
+    sel_step st = SEL_STEP(s, last);
+    st.final = 1;
+    if (SEL_PUT(s, s->steps, sel_step, last, &st)) return s->status;
+    return sel_push(s, &s->queries, &q, sizeof q);
+}
+
+/* path|path|... up to the end; with columns, column,column,... where each
+ * column may itself be a union. */
+static int ps_all(sel_parser *ps) {
+    stax_select *s = ps->s;
+    ps->index = 0;
+    if (ps_peek(ps) < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", ps->column ? "no column" : "an empty path");
+    for (;;) {
+        if (ps_path(ps)) return s->status;
+        int c = ps_peek(ps);
+        if (c < 0) break;
+        if (c == '|') {
+            ps->p++;
+            if (!ps->column) ps->index++;
+            continue;
+        }
+        if (c == ',' && ps->column) {
+            ps->p++;
+            ps->index++;
+            continue;
+        }
+        if (c == ']') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a ']' without its '['");
+        return ps_refuse(ps, ps->p, 0);
+    }
+    if (ps->column) s->n_cols = ps->index + 1;
+    else s->n_paths = ps->index + 1;
+    return 0;
+}
+
+/* With columns, the paths select the records: elements. */
+static int sel_check_records(stax_select *s) {
+    for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
+        const sel_query *qu = &SEL_AT(s->queries, sel_query, q);
+        uint32_t last = q + 1 < SEL_N(s->queries, sel_query) ? SEL_AT(s->queries, sel_query, q + 1).first_step : (uint32_t)SEL_N(s->steps, sel_step);
+        int type = SEL_STEP(s, last - 1).type;
+        if (!qu->column && type != SEL_ELEM)
+            return sel_fail(s, STAX_E_UNSUPPORTED, "not supported: records that are %s (a record is an element), in path %u",
+                            type == SEL_ATTR ? "attributes" : "text nodes", (unsigned)qu->index + 1);
+    }
+    return 0;
+}
+
+/* A root step (the document's, or the record's). */
+static int sel_root_step(stax_select *s) {
+    sel_step st;
+    memset(&st, 0, sizeof st);
+    st.type = SEL_ROOT;
+    st.query = SEL_NONE;
+    return sel_push(s, &s->steps, &st, sizeof st);
+}
+
+/* Link each step to the ones that follow it. */
+static int sel_link(stax_select *s) {
+    uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
+    for (uint32_t k = 0; k < n; k++) {
+        sel_step st = SEL_STEP(s, k);
+        st.succ_first = (uint32_t)SEL_N(s->succ, uint32_t);
+        st.succ_count = 0;
+        if (st.type == SEL_ROOT) {
+            int columns = k == SEL_REC_ROOT;
+            for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
+                sel_query qu = SEL_AT(s->queries, sel_query, q);
+                if (qu.column != columns) continue;
+                if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
+                st.succ_count++;
+            }
+        } else if (!st.final) {
+            uint32_t next = k + 1;
+            if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
+            st.succ_count = 1;
+        }
+        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
+    }
+    s->n_steps = n;
+    return 0;
+}
+
+/* A buffer of n zero bytes (the per-step and per-path tables). */
+static int sel_table(stax_select *s, stax__buf *b, size_t n) {
+    if (stax__buf_reserve(&s->mem, b, n, SIZE_MAX / 4)) return sel_nomem(s);
+    b->len = n;
+    return sel_zero(s, b, 0, n);
+}
+
+static int sel_runtime_init(stax_select *s);
+
+int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
+    if (!s) return STAX_E_USAGE;
+    if (s->compiled || s->compile_status) return sel_fail(s, STAX_E_USAGE, "stax_select_compile: called twice");
+    if ((paths.len && !paths.ptr) || (columns.len && !columns.ptr))
+        return sel_fail(s, STAX_E_USAGE, "stax_select_compile: a NULL string");
+    if (s->ns && s->opt.ns_count && !s->opt.ns)
+        return sel_fail(s, STAX_E_USAGE, "stax_select_compile: ns_count without ns");
+    /* the text of the paths and the bound URIs, which the compiled steps point into */
+    size_t need = paths.len + columns.len + 1;
+    for (size_t k = 0; s->ns && k < s->opt.ns_count; k++) {
+        if (s->opt.ns[2 * k + 1].len && !s->opt.ns[2 * k + 1].ptr) return sel_fail(s, STAX_E_USAGE, "a NULL URI");
+        need += s->opt.ns[2 * k + 1].len;
+    }
+    s->text = stax__mem_alloc(&s->mem, need);
+    if (!s->text) return s->compile_status = sel_nomem(s);
+    s->text_cap = need;
+    stax__out o = stax__out_make(s->text, need);
+    stax__out_put(&o, paths.ptr, paths.len);
+    stax__out_put(&o, columns.ptr, columns.len);
+    stax__out_byte(&o, '\0');
+    for (size_t k = 0; s->ns && k < s->opt.ns_count; k++) stax__out_put(&o, s->opt.ns[2 * k + 1].ptr, s->opt.ns[2 * k + 1].len);
+    if (o.over || o.p != s->text + need) return s->compile_status = sel_internal(s, "the path copy did not fit");
+
+    sel_parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.s = s;
+    int st = sel_root_step(s);
+    if (!st && columns.len) st = sel_root_step(s);
+    if (!st) {
+        ps.start = ps.p = s->text;
+        ps.end = s->text + paths.len;
+        ps.what = "path";
+        st = ps_all(&ps);
+    }
+    if (!st && columns.len) {
+        ps.start = ps.p = s->text + paths.len;
+        ps.end = ps.start + columns.len;
+        ps.what = "columns";
+        ps.column = 1;
+        st = ps_all(&ps);
+    }
+    if (!st && columns.len) st = sel_check_records(s);
+    if (!st) st = sel_link(s);
+    if (!st) st = sel_table(s, &s->counts, s->n_paths * sizeof(uint64_t));
+    if (!st) st = sel_table(s, &s->eval_epoch, s->n_steps * sizeof(uint64_t));
+    if (!st) st = sel_table(s, &s->eval_ok, s->n_steps);
+    if (!st) {
+        s->compiled = 1;
+        st = sel_runtime_init(s);
+    }
+    if (st) s->compile_status = st;
+    return st;
+}
+
+/* ================================================================ held output */
+
+/* A match in the queue, to read (updates go through SEL_PUT). */
+static const sel_match *sel_match_at(const stax_select *s, uint64_t match) {
+    return &SEL_AT(s->queue, sel_match, (size_t)(match - s->q_base));
+}
+
+static sel_seg sel_seg_get(const stax_select *s, size_t off) {
+    sel_seg g;
+    memcpy(&g, s->held.ptr + off, sizeof g);
+    return g;
+}
+
+static int sel_seg_set(stax_select *s, size_t off, const sel_seg *g) { return sel_store(s, &s->held, off, g, sizeof *g); }
+
+/* Put the segment at off at the end of the chain of a match. */
+static int sel_seg_link(stax_select *s, uint64_t match, size_t off) {
+    sel_match m = *sel_match_at(s, match);
+    if (m.seg_last) {
+        sel_seg prev = sel_seg_get(s, m.seg_last - 1);
+        prev.next = off + 1;
+        if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->status;
+    } else {
+        m.seg_first = off + 1;
+    }
+    m.seg_last = off + 1;
+    return SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
+}
+
+/* Keep bytes for a match that is not at the front (or a record's column). */
+static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char *p, size_t n) {
+    const sel_match *m = sel_match_at(s, match);
+    if (m->seg_last) { /* the last segment in the buffer, same column: extend it */
+        size_t off = m->seg_last - 1;
+        sel_seg g = sel_seg_get(s, off);
+        if (off + sizeof g + g.len == s->held.len && g.column == column) {
+            if (sel_held_reserve(s, &s->held, n) || sel_append(s, &s->held, p, n)) return s->status;
+            g.len += n;
+            return sel_seg_set(s, off, &g);
+        }
+    }
+    if (sel_held_reserve(s, &s->held, sizeof(sel_seg) + n)) return s->status;
+    sel_seg g;
+    memset(&g, 0, sizeof g);
+    g.len = n;
+    g.column = column;
+    size_t off = s->held.len;
+    if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->status;
+    return sel_seg_link(s, match, off);
+}
+
+static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match, uint32_t column, const char *p, size_t n) {
+    if (!s->fn) return 0;
+    stax_select_piece pc;
+    pc.type = type;
+    pc.kind = m->kind;
+    pc.path = m->path;
+    pc.column = column;
+    pc.match = match;
+    pc.value.ptr = p;
+    pc.value.len = n;
+    pc.event = s->event;
+    if (s->fn(s->fn_ctx, &pc) == 0) return 0;
+    s->status = STAX_END;
+    return STAX_END;
+}
+
+/* Hand over the held segments of a match (of one column, or all). They stay
+ * until the queue is empty, which it is once the front match ends: every
+ * match behind it began inside it, and has ended too. */
+static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
+    const sel_match *m = sel_match_at(s, match);
+    for (size_t at = m->seg_first; at;) {
+        sel_seg g = sel_seg_get(s, at - 1);
+        if ((column == SEL_NONE || g.column == column) &&
+            sel_emit(s, STAX_SELECT_VALUE, m, match, g.column, s->held.ptr + at - 1 + sizeof g, g.len))
+            return s->status;
+        at = g.next;
+    }
+    return 0;
+}
+
+/* Output what the front of the queue allows. */
+static int sel_drain(stax_select *s) {
+    size_t n = SEL_N(s->queue, sel_match);
+    while (s->q_head < n) {
+        uint64_t match = s->q_base + s->q_head;
+        const sel_match *m = sel_match_at(s, match);
+        if (!m->begun) {
+            if (m->record && !m->closed) return 0;
+            sel_match begun = *m;
+            begun.begun = 1;
+            if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
+            if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
+            if (m->record) {
+                for (uint32_t j = 0; j < s->n_cols; j++)
+                    if (sel_emit(s, STAX_SELECT_COLUMN, m, match, j, NULL, 0) || sel_emit_held(s, match, j)) return s->status;
+            } else if (sel_emit_held(s, match, SEL_NONE)) {
+                return s->status;
+            }
+        }
+        if (!m->closed) return 0;
+        if (sel_emit(s, STAX_SELECT_END, m, match, 0, NULL, 0)) return s->status;
+        s->q_head++;
+    }
+    /* Here the queue is empty: the front match ended, and so did every
+     * match behind it (they began inside it). Start the buffers over. */
+    s->queue.len = s->colst.len = s->held.len = 0;
+    s->q_head = 0;
+    s->q_base = s->next_match;
+    return 0;
+}
+
+/* Bytes of a value: to the callback when the match streams, else held. */
+static int sel_put(stax_select *s, uint64_t match, uint32_t column, const char *p, size_t n) {
+    if (n == 0) return 0;
+    const sel_match *m = sel_match_at(s, match);
+    if (column == SEL_NONE && m->begun) return sel_emit(s, STAX_SELECT_VALUE, m, match, 0, p, n);
+    return sel_hold(s, match, column, p, n);
+}
+
+/* A new match at the end of the queue; *out its number. */
+static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, uint64_t *out) {
+    sel_match m;
+    memset(&m, 0, sizeof m);
+    m.kind = (unsigned char)kind;
+    m.path = path;
+    m.record = (unsigned char)record;
+    m.closed = !s->values;
+    if (sel_held_reserve(s, &s->queue, sizeof m)) return s->status;
+    if (record && s->n_cols && s->values) { /* SEL_COL_NONE is 0 */
+        if (sel_held_reserve(s, &s->colst, s->n_cols)) return s->status;
+        s->colst.len += s->n_cols;
+        if (sel_zero(s, &s->colst, s->colst.len - s->n_cols, s->n_cols)) return s->status;
+    }
+    if (sel_append(s, &s->queue, &m, sizeof m)) return s->status;
+    *out = s->next_match++;
+    return sel_drain(s);
+}
+
+static int sel_close_match(stax_select *s, uint64_t match) {
+    sel_match m = *sel_match_at(s, match);
+    m.closed = 1;
+    if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
+    return sel_drain(s);
+}
+
+/* The state of a column of a record (SEL_COL_*), and its update. */
+static size_t sel_colst_off(const stax_select *s, uint64_t record, uint32_t column) {
+    return (size_t)(record - s->q_base) * s->n_cols + column;
+}
+static int sel_colst(const stax_select *s, uint64_t record, uint32_t column) {
+    return (unsigned char)s->colst.ptr[sel_colst_off(s, record, column)];
+}
+static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int state) {
+    unsigned char v = (unsigned char)state;
+    return sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1);
+}
+
+/* ================================================================ XML values (through the writer) */
+
+static int sel_writer_status(stax_select *s, int st) {
+    if (st >= 0 || st == STAX_E_DUP_ATTR) return 0;
+    if (s->status) return s->status; /* the sink failed: the select's own error */
+    if (st == STAX_E_NOMEM)
+        return sel_fail(s, STAX_E_NOMEM, "an element of an XML value is nested deeper than the writer's block "
+                                         "(xml_memory, %zu bytes) holds", s->opt.xml_memory);
+    return sel_fail(s, STAX_E_INVALID, "the writer refused an event of an XML value: %s", stax_strerror(st));
+}
+
+static ptrdiff_t sel_wsink(void *ctx, const void *data, size_t len) {
+    sel_wctx *x = ctx;
+    const char *p = data;
+    size_t n = len;
+    if (x->skip) {
+        size_t k = x->skip < n ? x->skip : n;
+        p += k;
+        n -= k;
+        x->skip -= (uint32_t)k;
+    }
+    if (x->discard) n = 0;
+    if (sel_put(x->s, x->match, x->column, p, n)) return STAX_E_IO;
+    return (ptrdiff_t)len;
+}
+
+static int sel_xml_open(stax_select *s, uint64_t match, uint32_t column, sel_wctx **out) {
+    sel_wctx *x = s->wfree;
+    if (x) {
+        s->wfree = x->next_free;
+    } else {
+        if (sel_held_total(s) + s->opt.xml_memory > s->opt.max_held) return sel_held_over(s);
+        x = stax__mem_alloc(&s->mem, s->opt.xml_memory);
+        if (!x) return sel_nomem(s);
+        s->wblocks++;
+    }
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->match = match;
+    x->column = column;
+    stax_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.memory = (char *)x + SEL_WCTX_SIZE;
+    wo.memory_size = s->opt.xml_memory - SEL_WCTX_SIZE;
+    wo.buffer_size = SEL_XML_BUFFER;
+    wo.flags = STAX_WRITE_SELF_CLOSE;
+    x->w = stax_writer_new(&wo);
+    if (!x->w || stax_writer_set_sink(x->w, sel_wsink, x) != STAX_OK) {
+        x->next_free = s->wfree;
+        s->wfree = x;
+        return sel_internal(s, "a writer did not fit its block");
+    }
+    *out = x;
+    return 0;
+}
+
+/* Finish the value (flush), then give the block back. wrapped: the fragment's
+ * dummy element is dropped. */
+static int sel_xml_close(stax_select *s, sel_wctx *x, int wrapped) {
+    int st = stax_writer_flush(x->w);
+    if (!st && wrapped) x->discard = 1;
+    if (!st) st = stax_writer_finish(x->w);
+    stax_writer_free(x->w);
+    x->next_free = s->wfree;
+    s->wfree = x;
+    return sel_writer_status(s, st);
+}
+
+/* Namespace declarations (xmlns, xmlns:p) of the open elements, for the root
+ * of an XML value: records of {depth, name length, value length, bytes}. */
+typedef struct sel_decl {
+    uint32_t depth;
+    size_t nlen, vlen;
+} sel_decl;
+
+static int sel_is_decl(stax_str n) { return (n.len == 5 || (n.len > 6 && n.ptr[5] == ':')) && memcmp(n.ptr, "xmlns", 5) == 0; }
+
+static int sel_scope_push(stax_select *s, const stax_batch *b, size_t i, uint32_t depth) {
+    for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+        stax_str n = stax_ev_attr_name(b, i, k), v = stax_ev_attr_value(b, i, k);
+        if (!sel_is_decl(n)) continue;
+        sel_decl d = {depth, n.len, v.len};
+        if (sel_state_reserve(s, &s->scope, sizeof d + n.len + v.len)) return s->status;
+        if (sel_append(s, &s->scope, &d, sizeof d) || sel_append(s, &s->scope, n.ptr, n.len) ||
+            sel_append(s, &s->scope, v.ptr, v.len))
+            return s->status;
+    }
+    return 0;
+}
+
+/* Write the root element of an XML value: the start tag with its attributes,
+ * then the declarations in scope from outside it, outermost first, each name
+ * once (the nearest; the writer refuses the element's own names again). */
+static int sel_xml_root(stax_select *s, sel_wctx *x, const stax_batch *b, size_t i, size_t scope_len) {
+    int st = stax_writer_start(x->w, stax_ev_name(b, i));
+    for (size_t k = 0; !st && k < stax_ev_attr_count(b, i); k++)
+        st = stax_writer_attr(x->w, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k));
+    if ((st = sel_writer_status(s, st)) != 0) return st;
+    for (size_t off = 0; off < scope_len;) {
+        sel_decl d;
+        memcpy(&d, s->scope.ptr + off, sizeof d);
+        stax_str n = {s->scope.ptr + off + sizeof d, d.nlen}, v = {n.ptr + d.nlen, d.vlen};
+        off += sizeof d + d.nlen + d.vlen;
+        int shadowed = 0;
+        for (size_t later = off; later < scope_len && !shadowed;) {
+            sel_decl e;
+            memcpy(&e, s->scope.ptr + later, sizeof e);
+            stax_str m = {s->scope.ptr + later + sizeof e, e.nlen};
+            shadowed = sel_str_eq(m, n);
+            later += sizeof e + e.nlen + e.vlen;
+        }
+        if (!shadowed && (st = sel_writer_status(s, stax_writer_attr(x->w, n, v))) != 0) return st;
+    }
+    return 0;
+}
+
+/* An event inside an open element capture, written to its writer. */
+static int sel_xml_event(stax_select *s, sel_wctx *x, const stax_batch *b, size_t i) {
+    const stax_event *e = &b->events[i];
+    int st = STAX_OK;
+    switch (e->type) {
+    case STAX_EV_START:
+        st = stax_writer_start(x->w, e->name);
+        for (size_t k = 0; st == STAX_OK && k < e->attr_count; k++)
+            st = stax_writer_attr(x->w, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k));
+        break;
+    case STAX_EV_END: st = stax_writer_end(x->w); break;
+    case STAX_EV_TEXT: st = stax_writer_text(x->w, e->text); break;
+    case STAX_EV_CDATA: st = stax_writer_cdata(x->w, e->text); break;
+    case STAX_EV_COMMENT: st = stax_writer_comment(x->w, e->text); break;
+    case STAX_EV_PI: st = stax_writer_pi(x->w, e->name, e->text); break;
+    case STAX_EV_ENTITY_REF: {
+        static const char amp[] = "&", semi[] = ";";
+        stax_str a = {amp, 1}, c = {semi, 1};
+        st = stax_writer_raw(x->w, a);
+        if (!st) st = stax_writer_raw(x->w, e->name);
+        if (!st) st = stax_writer_raw(x->w, c);
+        break;
+    }
+    default: break;
+    }
+    return sel_writer_status(s, st);
+}
+
+/* ================================================================ captures */
+
+static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kind, sel_wctx *x) {
+    sel_cap c;
+    memset(&c, 0, sizeof c);
+    c.match = match;
+    c.column = column;
+    c.depth = s->depth;
+    c.kind = kind;
+    c.x = x;
+    if (sel_state_reserve(s, &s->caps, sizeof c)) return s->status;
+    return sel_append(s, &s->caps, &c, sizeof c);
+}
+
+/* The capture on top is complete: its target is too. */
+static int sel_cap_pop(stax_select *s) {
+    s->caps.len -= sizeof(sel_cap);
+    sel_cap c = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap));
+    if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->status;
+    if (c.column != SEL_NONE) return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
+    return sel_close_match(s, c.match);
+}
+
+/* A value begins: for an element at START (b, i) or a text node. */
+static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind, const stax_batch *b, size_t i,
+                       size_t scope_len) {
+    sel_wctx *x = NULL;
+    if (s->xml && kind != SEL_CAP_RECORD) {
+        if (sel_xml_open(s, match, column, &x)) return s->status;
+        int st;
+        if (kind == SEL_CAP_ELEM) {
+            st = sel_xml_root(s, x, b, i, scope_len);
+        } else {
+            static const char dummy[] = "x";
+            stax_str d = {dummy, 1};
+            x->skip = SEL_WRAP_SKIP;
+            st = sel_writer_status(s, stax_writer_start(x->w, d));
+        }
+        if (st) {
+            sel_xml_close(s, x, 1);
+            return s->status;
+        }
+    }
+    return sel_cap_push(s, match, column, kind, x);
+}
+
+/* A column of a record takes its first match only: if it has none yet,
+ * its value begins here. */
+static int sel_column_begin(stax_select *s, uint64_t record, uint32_t column, int kind, const stax_batch *b, size_t i,
+                            size_t scope_len) {
+    if (sel_colst(s, record, column) != SEL_COL_NONE) return 0;
+    if (sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
+    return sel_capture(s, record, column, kind, b, i, scope_len);
+}
+
+/* A path of the union matched: count it; *first is the first such path. */
+static int sel_count(stax_select *s, const sel_query *q, uint32_t *first) {
+    uint64_t n;
+    memcpy(&n, s->counts.ptr + (size_t)q->index * sizeof n, sizeof n);
+    n++;
+    if (q->index < *first) *first = q->index;
+    return SEL_PUT(s, s->counts, uint64_t, q->index, &n);
+}
+
+/* An attribute's value, complete at once. */
+static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_str name, stax_str value) {
+    if (!s->xml) return sel_put(s, match, column, value.ptr, value.len);
+    sel_wctx *x;
+    if (sel_xml_open(s, match, column, &x)) return s->status;
+    static const char dummy[] = "x";
+    stax_str d = {dummy, 1};
+    x->skip = SEL_WRAP_SKIP;
+    int st = sel_writer_status(s, stax_writer_start(x->w, d));
+    if (!st) st = sel_writer_status(s, stax_writer_attr(x->w, name, value));
+    int cst = sel_xml_close(s, x, 1);
+    return st ? st : cst;
+}
+
+/* A comment, PI, start or end tag ends the text node being read (callers
+ * test s->in_text first). */
+static int sel_text_boundary(stax_select *s) {
+    s->in_text = 0;
+    while (s->caps.len && SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1).kind == SEL_CAP_TEXT)
+        if (sel_cap_pop(s)) return s->status;
+    return 0;
+}
+
+/* ================================================================ matching */
+
+static int sel_name_ok(const stax_select *s, const sel_name *t, stax_str name, const stax_qname *q) {
+    if (t->any) return 1;
+    if (s->ns) return sel_str_eq(t->name, q->local) && sel_str_eq(t->uri, q->uri);
+    return sel_str_eq(t->name, name);
+}
+
+/* An attribute that is a namespace declaration, which @* does not see. */
+static int sel_attr_is_decl(const stax_select *s, stax_str name, const stax_qname *q) {
+    static const char xmlns_ns[] = STAX__XMLNS_NS;
+    stax_str u = {xmlns_ns, sizeof xmlns_ns - 1};
+    return s->ns ? sel_str_eq(q->uri, u) : sel_is_decl(name);
+}
+
+static inline int sel_attr_ok(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
+    stax_str name = stax_ev_attr_name(b, i, k);
+    if (!s->ns && !t->any) return sel_str_eq(t->name, name);
+    stax_qname q = s->ns ? stax_ev_attr_qname(b, i, k) : stax__plain_qname(name);
+    if (t->any) return !sel_attr_is_decl(s, name, &q);
+    return sel_name_ok(s, t, name, &q);
+}
+
+/* [@a], [@a='v'], [@a!='v']: some attribute a exists (with that value, with
+ * another value: XPath's comparisons are about existence). */
+static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch *b, size_t i) {
+    for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+        if (!sel_attr_ok(s, &t->name, b, i, k)) continue;
+        if (t->op == SEL_EXISTS) return 1;
+        if (sel_str_eq(stax_ev_attr_value(b, i, k), t->value) == (t->op == SEL_EQ)) return 1;
+    }
+    return 0;
+}
+
+/* Whether element step k matches the START (b, i) at depth d. With records a
+ * step may be asked once per record around: it is tested once per START, so
+ * that position counters count each child once. (A failed update sets the
+ * status, which sel_start checks.) */
+static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i, uint32_t d) {
+    if (s->n_cols && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
+    const sel_step *st = &SEL_STEP(s, k);
+    stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
+    int ok = sel_name_ok(s, &st->name, b->events[i].name, &q);
+    size_t counters = (size_t)(d - 1) * s->n_slots; /* the parent's children's */
+    for (uint32_t p = 0; ok && p < st->pred_count; p++) {
+        const sel_pred *pr = &SEL_AT(s->preds, sel_pred, st->pred_first + p);
+        if (pr->pos) {
+            uint32_t c = SEL_AT(s->counters, uint32_t, counters + pr->slot);
+            if (c < UINT32_MAX) c++;
+            if (SEL_PUT(s, s->counters, uint32_t, counters + pr->slot, &c)) return 0;
+            ok = c == pr->pos;
+            continue;
+        }
+        for (uint32_t t = 0; ok && t < pr->count; t++) ok = sel_test_ok(s, &SEL_AT(s->tests, sel_test, pr->first + t), b, i);
+    }
+    unsigned char v = (unsigned char)ok;
+    if (s->n_cols && !SEL_PUT(s, s->eval_epoch, uint64_t, k, &s->epoch)) SEL_PUT(s, s->eval_ok, unsigned char, k, &v);
+    return ok;
+}
+
+/* Add (step, ctx) to the candidates of the frame that starts at off. */
+static int sel_cand_add(stax_select *s, size_t off, uint32_t step, uint64_t ctx) {
+    for (size_t j = off; j < SEL_N(s->cands, sel_cand); j++) {
+        const sel_cand *c = &SEL_AT(s->cands, sel_cand, j);
+        if (c->step == step && c->ctx == ctx) return 0;
+    }
+    sel_cand c;
+    memset(&c, 0, sizeof c);
+    c.step = step;
+    c.ctx = ctx;
+    if (sel_state_reserve(s, &s->cands, sizeof c)) return s->status;
+    return sel_append(s, &s->cands, &c, sizeof c);
+}
+
+static int sel_cand_add_succ(stax_select *s, size_t off, uint32_t k, uint64_t ctx) {
+    const sel_step *st = &SEL_STEP(s, k);
+    for (uint32_t j = 0; j < st->succ_count; j++) {
+        uint32_t next = SEL_AT(s->succ, uint32_t, st->succ_first + j);
+        if (SEL_STEP(s, next).type != SEL_SELF && sel_cand_add(s, off, next, ctx)) return s->status;
+    }
+    return 0;
+}
+
+/* Columns that are '.': the record's own value. */
+static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b, size_t i, size_t scope_len) {
+    const sel_step *root = &SEL_STEP(s, SEL_REC_ROOT);
+    for (uint32_t j = 0; j < root->succ_count; j++) {
+        const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, root->succ_first + j));
+        if (st->type != SEL_SELF) continue;
+        uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
+        if (sel_column_begin(s, record, col, SEL_CAP_ELEM, b, i, scope_len)) return s->status;
+    }
+    return 0;
+}
+
+static void sel_frame_flags(stax_select *s, sel_frame *f) {
+    f->has_attr = f->has_text = 0;
+    f->all_desc = 1;
+    for (size_t j = 0; j < f->cand_n; j++) {
+        const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
+        f->has_attr |= st->type == SEL_ATTR;
+        f->has_text |= st->type == SEL_TEXT;
+        f->all_desc &= st->axis == SEL_DESC;
+    }
+}
+
+/* The frame of depth d, to read (updates go through SEL_PUT). */
+static const sel_frame *sel_frame_at(const stax_select *s, uint32_t d) { return &SEL_AT(s->frames, sel_frame, d); }
+
+static int sel_frame_grow(stax_select *s, uint32_t d);
+static inline int sel_frame_reserve(stax_select *s, uint32_t d) {
+    return s->frames.len > (size_t)d * sizeof(sel_frame) ? 0 : sel_frame_grow(s, d);
+}
+
+/* Make room for the frame and the position counters of depth d. */
+static int sel_frame_grow(stax_select *s, uint32_t d) {
+    size_t fl = ((size_t)d + 1) * sizeof(sel_frame), cl = ((size_t)d + 1) * s->n_slots * sizeof(uint32_t);
+    if (s->frames.len < fl) {
+        if (sel_state_reserve(s, &s->frames, fl - s->frames.len)) return s->status;
+        s->frames.len = fl;
+    }
+    if (s->counters.len < cl) {
+        if (sel_state_reserve(s, &s->counters, cl - s->counters.len)) return s->status;
+        s->counters.len = cl;
+    }
+    return 0;
+}
+
+/* The attributes of the element that starts at (b, i): the columns they
+ * fill (the first attribute that matches each), then the matches of the
+ * paths, one per attribute in the order of the tag. */
+static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f) {
+    size_t n = stax_ev_attr_count(b, i);
+    int paths = 0;
+    for (size_t j = 0; j < f->cand_n; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        if (st->type != SEL_ATTR) continue;
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (!q->column) {
+            paths = 1;
+            continue;
+        }
+        for (size_t k = 0; k < n && sel_colst(s, c.ctx - 1, q->index) == SEL_COL_NONE; k++) {
+            if (!sel_attr_ok(s, &st->name, b, i, k)) continue;
+            if (sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE) ||
+                sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
+                return s->status;
+        }
+    }
+    for (size_t k = 0; paths && k < n; k++) {
+        uint32_t path = SEL_NONE;
+        for (size_t j = 0; j < f->cand_n; j++) {
+            const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
+            const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+            if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
+            if (sel_count(s, q, &path)) return s->status;
+        }
+        if (path == SEL_NONE) continue;
+        uint64_t m;
+        if (sel_new_match(s, STAX_SELECT_ATTRIBUTE, path, 0, &m)) return s->status;
+        if (!s->values) continue;
+        if (sel_attr_value(s, m, SEL_NONE, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
+            sel_close_match(s, m))
+            return s->status;
+    }
+    return 0;
+}
+
+static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
+    if (s->in_text && sel_text_boundary(s)) return s->status;
+    for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
+        sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
+        if (x && sel_xml_event(s, x, b, i)) return s->status;
+    }
+    if (s->depth >= s->opt.max_depth)
+        return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u)", (unsigned)s->opt.max_depth);
+    uint32_t d = s->depth + 1;
+    if (sel_frame_reserve(s, d)) return s->status;
+    sel_frame parent = *sel_frame_at(s, d - 1), f;
+    memset(&f, 0, sizeof f);
+    f.cand_off = SEL_N(s->cands, sel_cand);
+    f.scope_len = s->scope.len;
+    s->epoch++;
+
+    /* which steps match here; the ones after them become candidates */
+    uint32_t path = SEL_NONE;
+    int columns = 0;
+    for (size_t j = 0; j < parent.cand_n; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        if (st->type != SEL_ELEM || !sel_step_ok(s, c.step, b, i, d)) continue;
+        if (!st->final) {
+            if (sel_cand_add_succ(s, f.cand_off, c.step, c.ctx)) return s->status;
+            continue;
+        }
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (q->column) columns = 1;
+        else if (sel_count(s, q, &path)) return s->status;
+    }
+    uint64_t m = 0;
+    int record = path != SEL_NONE && s->n_cols;
+    if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
+    if (record && s->values && sel_cand_add_succ(s, f.cand_off, SEL_REC_ROOT, m + 1)) return s->status;
+    if (SEL_N(s->cands, sel_cand) == f.cand_off && parent.all_desc) {
+        f = parent; /* the parent's candidates, as they are */
+        f.owned = 0;
+        f.scope_len = s->scope.len;
+    } else {
+        for (size_t j = 0; j < parent.cand_n; j++) {
+            sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
+            if (SEL_STEP(s, c.step).axis == SEL_DESC && sel_cand_add(s, f.cand_off, c.step, c.ctx)) return s->status;
+        }
+        f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
+        f.owned = 1;
+        sel_frame_flags(s, &f);
+    }
+    s->depth = d;
+    if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
+        sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t)))
+        return s->status;
+    if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
+
+    /* the values that begin here: the element's own, the columns it is, its attributes */
+    if (path != SEL_NONE && s->values && sel_capture(s, m, SEL_NONE, record ? SEL_CAP_RECORD : SEL_CAP_ELEM, b, i, f.scope_len))
+        return s->status;
+    if (record && s->values && sel_self_columns(s, m, b, i, f.scope_len)) return s->status;
+    for (size_t j = 0; columns && s->values && j < parent.cand_n; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        if (st->type != SEL_ELEM || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (q->column && sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->status;
+    }
+    return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
+}
+
+static int sel_end(stax_select *s, const stax_batch *b, size_t i) {
+    if (s->in_text && sel_text_boundary(s)) return s->status;
+    uint32_t d = s->depth;
+    if (d == 0) return sel_fail(s, STAX_E_USAGE, "an END event outside every element (events skipped?)");
+    for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
+        const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
+        if (cp->x && sel_xml_event(s, cp->x, b, i)) return s->status;
+    }
+    while (s->caps.len && SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1).depth == d)
+        if (sel_cap_pop(s)) return s->status;
+    const sel_frame *f = sel_frame_at(s, d);
+    if (f->owned) s->cands.len = f->cand_off * sizeof(sel_cand);
+    s->scope.len = f->scope_len;
+    s->depth = d - 1;
+    return 0;
+}
+
+static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
+    if (!s->in_text) {
+        s->in_text = 1;
+        const sel_frame *f = sel_frame_at(s, s->depth);
+        if (f->has_text) { /* a text node begins: its matches */
+            uint32_t path = SEL_NONE;
+            size_t off = f->cand_off, n = f->cand_n;
+            for (size_t j = 0; j < n; j++) {
+                sel_cand c = SEL_AT(s->cands, sel_cand, off + j);
+                const sel_step *st = &SEL_STEP(s, c.step);
+                if (st->type != SEL_TEXT) continue;
+                const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+                int st2 = !q->column ? sel_count(s, q, &path)
+                          : s->values ? sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_TEXT, b, i, 0) : 0;
+                if (st2) return s->status;
+            }
+            uint64_t m;
+            if (path != SEL_NONE && (sel_new_match(s, STAX_SELECT_TEXT, path, 0, &m) ||
+                                     (s->values && sel_capture(s, m, SEL_NONE, SEL_CAP_TEXT, b, i, 0))))
+                return s->status;
+        }
+    }
+    const stax_event *e = &b->events[i];
+    for (size_t c = 0; c < SEL_N(s->caps, sel_cap); c++) {
+        const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
+        if (cp->kind == SEL_CAP_RECORD) continue;
+        int st;
+        if (!cp->x) st = sel_put(s, cp->match, cp->column, e->text.ptr, e->text.len);
+        else if (cp->kind == SEL_CAP_TEXT) st = sel_writer_status(s, stax_writer_text(cp->x->w, e->text));
+        else st = sel_xml_event(s, cp->x, b, i);
+        if (st) return s->status;
+    }
+    return 0;
+}
+
+/* Comments, PIs and references: only XML values see them. */
+static int sel_other(stax_select *s, const stax_batch *b, size_t i) {
+    for (size_t c = 0; c < SEL_N(s->caps, sel_cap); c++) {
+        const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
+        if (cp->x && cp->kind == SEL_CAP_ELEM && sel_xml_event(s, cp->x, b, i)) return s->status;
+    }
+    return 0;
+}
+
+/* Whether events of b may be taken: STAX_OK, or the status. */
+static int sel_check(stax_select *s, const stax_batch *b) {
+    if (s->status) return s->status;
+    if (!s->compiled) return sel_fail(s, STAX_E_USAGE, "stax_select: no paths compiled");
+    if (!b) return sel_fail(s, STAX_E_USAGE, "stax_select: no batch");
+    if (s->ns && !b->ev_ns)
+        return sel_fail(s, STAX_E_USAGE, "STAX_SELECT_NAMESPACES needs a reader with STAX_READ_NAMESPACES");
+    return STAX_OK;
+}
+
+static int sel_event(stax_select *s, const stax_batch *b, size_t i) {
+    s->event = i;
+    switch (b->events[i].type) {
+    case STAX_EV_START: return sel_start(s, b, i);
+    case STAX_EV_END: return sel_end(s, b, i);
+    case STAX_EV_TEXT:
+    case STAX_EV_CDATA: return sel_text(s, b, i);
+    case STAX_EV_COMMENT:
+    case STAX_EV_PI:
+        if (s->in_text && sel_text_boundary(s)) return s->status;
+        return s->xml ? sel_other(s, b, i) : 0;
+    case STAX_EV_ENTITY_REF: return s->xml ? sel_other(s, b, i) : 0;
+    default: return 0;
+    }
+}
+
+int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
+    if (!s) return STAX_E_USAGE;
+    int st = sel_check(s, b);
+    if (st) return st;
+    if (i >= b->count) return sel_fail(s, STAX_E_USAGE, "stax_select_event: no such event");
+    return sel_event(s, b, i);
+}
+
+int stax_select_batch(stax_select *s, const stax_batch *b) {
+    if (!s) return STAX_E_USAGE;
+    int st = sel_check(s, b);
+    for (size_t i = 0; !st && i < b->count; i++) {
+        int type = b->events[i].type;
+        /* text that no value takes and no text() step waits for: nothing to do */
+        if ((type == STAX_EV_TEXT || type == STAX_EV_CDATA) && s->caps.len == 0 &&
+            (s->in_text || !sel_frame_at(s, s->depth)->has_text)) {
+            s->in_text = 1;
+            continue;
+        }
+        st = sel_event(s, b, i);
+    }
+    return st;
+}
+
+size_t stax_select_event_index(const stax_select *s) { return s ? s->event : 0; }
+
+/* ================================================================ life cycle */
+
+/* The state before the first event: the root node's candidates. */
+static int sel_runtime_init(stax_select *s) {
+    s->depth = 0;
+    s->in_text = 0;
+    s->cands.len = s->frames.len = s->counters.len = s->scope.len = 0;
+    if (sel_frame_reserve(s, 0)) return s->status;
+    sel_frame f;
+    memset(&f, 0, sizeof f);
+    if (sel_cand_add_succ(s, 0, SEL_DOC_ROOT, 0)) return s->status;
+    f.cand_n = SEL_N(s->cands, sel_cand);
+    f.owned = 1;
+    sel_frame_flags(s, &f);
+    if (SEL_PUT(s, s->frames, sel_frame, 0, &f) || sel_zero(s, &s->counters, 0, s->n_slots * sizeof(uint32_t)))
+        return s->status;
+    if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;
+    return 0;
+}
+
+static void sel_drop_output(stax_select *s) {
+    while (s->caps.len) {
+        s->caps.len -= sizeof(sel_cap);
+        sel_wctx *x = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap)).x;
+        if (!x) continue;
+        stax_writer_free(x->w);
+        x->next_free = s->wfree;
+        s->wfree = x;
+    }
+    s->queue.len = s->colst.len = s->held.len = 0;
+    s->q_head = 0;
+    s->q_base = s->next_match = 0;
+}
+
+void stax_select_reset(stax_select *s) {
+    if (!s) return;
+    sel_drop_output(s);
+    if (s->compile_status) return;
+    s->status = STAX_OK;
+    s->msg[0] = '\0';
+    if (s->compiled) sel_runtime_init(s);
+}
+
+stax_select *stax_select_new(const stax_select_options *opt) {
+    stax_select_options o;
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    if (!o.max_depth) o.max_depth = 1024;
+    if (!o.max_held) o.max_held = (size_t)4 << 20;
+    if (!o.max_state) o.max_state = (size_t)1 << 20;
+    if (!o.xml_memory) o.xml_memory = (size_t)16 << 10;
+    if (o.flags & ~(unsigned)(STAX_SELECT_NAMESPACES | STAX_SELECT_XML | STAX_SELECT_NO_VALUES)) return NULL;
+    if (o.xml_memory < STAX_WRITER_MIN_MEMORY + 2048u || o.max_depth > UINT32_MAX - 2) return NULL;
+    stax__mem m;
+    if (o.memory) {
+        if (o.memory_size < STAX_SELECT_MIN_MEMORY || stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
+    } else {
+        stax__mem_init(&m, o.alloc, o.alloc_ud, NULL, 0);
+    }
+    stax_select *s = stax__mem_alloc(&m, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->mem = m;
+    s->opt = o;
+    s->ns = (o.flags & STAX_SELECT_NAMESPACES) != 0;
+    s->values = !(o.flags & STAX_SELECT_NO_VALUES);
+    s->xml = s->values && (o.flags & STAX_SELECT_XML);
+    return s;
+}
+
+void stax_select_free(stax_select *s) {
+    if (!s) return;
+    sel_drop_output(s);
+    stax__mem *m = &s->mem;
+    while (s->wfree) {
+        sel_wctx *x = s->wfree;
+        s->wfree = x->next_free;
+        stax__mem_free(m, x, s->opt.xml_memory);
+    }
+    stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ, &s->counts, &s->eval_epoch,
+                         &s->eval_ok, &s->frames, &s->cands, &s->counters, &s->scope, &s->caps, &s->queue,
+                         &s->colst, &s->held};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(m, bufs[k]);
+    stax__mem_free(m, s->text, s->text_cap);
+    stax__mem mm = s->mem;
+    stax__mem_free(&mm, s, sizeof *s);
+}
+
+int stax_select_set_output(stax_select *s, stax_select_fn fn, void *ctx) {
+    if (!s) return STAX_E_USAGE;
+    s->fn = fn;
+    s->fn_ctx = ctx;
+    return STAX_OK;
+}
+
+int stax_select_status(const stax_select *s) { return s ? s->status : STAX_E_USAGE; }
+
+const char *stax_select_message(const stax_select *s) {
+    if (!s) return "no select";
+    return s->msg[0] ? s->msg : stax_strerror(s->status);
+}
+
+size_t stax_select_paths(const stax_select *s) { return s ? s->n_paths : 0; }
+
+uint64_t stax_select_count(const stax_select *s, size_t path) {
+    uint64_t n = 0;
+    if (s && s->compiled && path < s->n_paths) memcpy(&n, s->counts.ptr + path * sizeof n, sizeof n);
+    return n;
+}

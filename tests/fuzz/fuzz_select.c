@@ -1,0 +1,216 @@
+/* libFuzzer target for stax_select: the path compiler and the streaming
+ * evaluation, on hostile paths and documents.
+ *
+ * Input layout: a 5-byte header, then the paths up to the first '\n', then
+ * (header bit 5) the columns up to the next '\n', then the document.
+ *
+ *   h[0] chunk size of the chunked run: 1 + h0 % 64
+ *   h[1] bit 0 namespaces (reader and select; prefixes p and q are bound),
+ *        1 STAX_SELECT_XML, 2 STAX_SELECT_NO_VALUES, 3 the select in a fixed
+ *        block, 4 small limits, 5 columns, 6 stop after h[4] % 8 + 1 matches
+ *   h[2] small limits: max_held = 256 + 64 * h2
+ *   h[3] small limits: max_state = 512 + 64 * h3, max_depth = 1 + h3 % 32;
+ *        fixed block: 8 KiB + 1 KiB * h3
+ *   h[4] the match count to stop after (bit 6)
+ *
+ * The document is read twice, whole and in chunks, each through a new select.
+ * Invariants (abort() when broken):
+ *   - a refused path has a negative status and a message, and takes no event
+ *   - pieces follow the protocol: BEGIN of the next match number, then
+ *     COLUMN (records, in column order) and VALUE pieces of that match, then
+ *     END; VALUE pieces have ptr != NULL when len > 0; without XML their bytes
+ *     are valid UTF-8; NO_VALUES gives no VALUE; no match is left open when the
+ *     document ends well
+ *   - when both reader runs end with STAX_END, both selects end with the same
+ *     status and message, the same pieces (a hash of every field) and counts:
+ *     chunking never matters */
+#include "stax.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HDR 5
+
+#define CHECK(cond, ...)                                                                                        \
+    do {                                                                                                        \
+        if (!(cond)) {                                                                                          \
+            fprintf(stderr, "fuzz_select: invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);          \
+            fprintf(stderr, __VA_ARGS__);                                                                       \
+            fprintf(stderr, "\n");                                                                              \
+            abort();                                                                                            \
+        }                                                                                                       \
+    } while (0)
+
+typedef struct pieces {
+    uint64_t hash, next, cur, ends, stop_after;
+    int open, values, xml, columns;
+    uint32_t column;
+} pieces;
+
+static void mix(uint64_t *h, const void *p, size_t n) {
+    const unsigned char *u = p;
+    for (size_t i = 0; i < n; i++) *h = (*h ^ u[i]) * 0x100000001b3ULL; /* FNV-1a */
+}
+
+static int utf8_ok(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i], len = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+        if (!len || i + len > n) return 0;
+        for (unsigned k = 1; k < len; k++)
+            if ((p[i + k] & 0xC0) != 0x80) return 0;
+        i += len;
+    }
+    return 1;
+}
+
+static int on_piece(void *ctx, const stax_select_piece *p) {
+    pieces *c = ctx;
+    switch (p->type) {
+    case STAX_SELECT_BEGIN:
+        CHECK(!c->open && p->match == c->next, "BEGIN of match %llu", (unsigned long long)p->match);
+        CHECK(p->kind >= STAX_SELECT_ELEMENT && p->kind <= STAX_SELECT_TEXT, "kind %d", p->kind);
+        c->open = 1;
+        c->cur = p->match;
+        c->next = p->match + 1;
+        c->column = 0;
+        break;
+    case STAX_SELECT_COLUMN:
+        CHECK(c->open && c->columns && p->match == c->cur, "COLUMN outside a record");
+        CHECK(p->column == c->column, "column %u, not %u", p->column, c->column);
+        c->column++;
+        break;
+    case STAX_SELECT_VALUE:
+        CHECK(c->open && c->values && p->match == c->cur, "VALUE outside its match");
+        CHECK(p->value.len == 0 || p->value.ptr, "NULL value");
+        CHECK(c->xml || utf8_ok((const unsigned char *)p->value.ptr, p->value.len), "a value that is not UTF-8");
+        break;
+    case STAX_SELECT_END:
+        CHECK(c->open && p->match == c->cur, "END outside its match");
+        c->open = 0;
+        c->ends++;
+        break;
+    default: CHECK(0, "piece type %d", p->type);
+    }
+    mix(&c->hash, &p->type, sizeof p->type);
+    mix(&c->hash, &p->kind, sizeof p->kind);
+    mix(&c->hash, &p->path, sizeof p->path);
+    mix(&c->hash, &p->column, sizeof p->column);
+    if (p->value.len) mix(&c->hash, p->value.ptr, p->value.len);
+    return p->type == STAX_SELECT_END && c->stop_after && c->ends >= c->stop_after;
+}
+
+typedef struct result {
+    int reader, select;
+    char msg[256];
+    uint64_t hash, counts[4];
+} result;
+
+static result run(const unsigned char *h, const char *paths, size_t plen, const char *cols, size_t clen,
+                  const char *doc, size_t dlen, size_t chunk) {
+    result res;
+    memset(&res, 0, sizeof res);
+    stax_str ns[] = {{"p", 1}, {"urn:p", 5}, {"q", 1}, {"urn:q", 5}};
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.ns = ns;
+    so.ns_count = 2;
+    if (h[1] & 0x01) so.flags |= STAX_SELECT_NAMESPACES;
+    if (h[1] & 0x02) so.flags |= STAX_SELECT_XML;
+    if (h[1] & 0x04) so.flags |= STAX_SELECT_NO_VALUES;
+    if (h[1] & 0x10) {
+        so.max_held = 256 + 64 * (size_t)h[2];
+        so.max_state = 512 + 64 * (size_t)h[3];
+        so.max_depth = 1 + h[3] % 32u;
+        so.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    }
+    void *block = NULL;
+    if (h[1] & 0x08) {
+        so.memory_size = 8192 + 1024 * (size_t)h[3];
+        block = malloc(so.memory_size);
+        so.memory = block;
+    }
+    stax_select *s = stax_select_new(&so);
+    CHECK(s, "stax_select_new failed");
+    pieces c;
+    memset(&c, 0, sizeof c);
+    c.hash = 0xcbf29ce484222325ULL;
+    c.values = !(h[1] & 0x04);
+    c.xml = c.values && (h[1] & 0x02);
+    c.columns = clen > 0 && (h[1] & 0x20);
+    c.stop_after = h[1] & 0x40 ? h[4] % 8u + 1 : 0;
+    stax_str pstr = {paths, plen}, cstr = {cols, c.columns ? clen : 0};
+    res.select = stax_select_compile(s, pstr, cstr);
+    if (res.select != STAX_OK) {
+        CHECK(res.select < 0 && stax_select_message(s)[0], "compile: status %d, no message", res.select);
+        snprintf(res.msg, sizeof res.msg, "%s", stax_select_message(s));
+        stax_batch empty;
+        memset(&empty, 0, sizeof empty);
+        CHECK(stax_select_batch(s, &empty) == res.select, "a refused select took a batch");
+        stax_select_free(s);
+        free(block);
+        return res;
+    }
+    stax_select_set_output(s, on_piece, &c);
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    if (h[1] & 0x01) ro.flags = STAX_READ_NAMESPACES;
+    stax_reader *r = stax_reader_new(&ro);
+    CHECK(r, "stax_reader_new failed");
+    const stax_batch *b;
+    int st = STAX_NEED_INPUT, sst = STAX_OK;
+    size_t pos = 0;
+    while (st == STAX_NEED_INPUT && sst == STAX_OK) {
+        char *copy = NULL;
+        if (pos < dlen) {
+            size_t n = chunk && chunk < dlen - pos ? chunk : dlen - pos;
+            copy = malloc(n);
+            memcpy(copy, doc + pos, n);
+            stax_reader_feed(r, copy, n);
+            pos += n;
+        } else {
+            stax_reader_end(r);
+        }
+        while (sst == STAX_OK && (st = stax_reader_next(r, &b)) == STAX_OK) sst = stax_select_batch(s, b);
+        free(copy);
+    }
+    res.reader = st;
+    res.select = sst;
+    CHECK(sst == stax_select_status(s), "status %d but returned %d", stax_select_status(s), sst);
+    if (sst < 0) CHECK(stax_select_message(s)[0], "an error without a message");
+    snprintf(res.msg, sizeof res.msg, "%s", sst < 0 ? stax_select_message(s) : "");
+    if (sst == STAX_OK && st == STAX_END) CHECK(!c.open, "a match open at the end of the document");
+    res.hash = c.hash;
+    for (size_t k = 0; k < 4 && k < stax_select_paths(s); k++) res.counts[k] = stax_select_count(s, k);
+    stax_reader_free(r);
+    stax_select_free(s);
+    free(block);
+    return res;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    unsigned char h[HDR] = {0};
+    if (size < HDR) return 0;
+    memcpy(h, data, HDR);
+    const char *p = (const char *)data + HDR, *end = (const char *)data + size;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t plen = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    const char *cols = nl ? nl + 1 : end, *doc = cols;
+    size_t clen = 0;
+    if (h[1] & 0x20) {
+        const char *nl2 = memchr(cols, '\n', (size_t)(end - cols));
+        clen = nl2 ? (size_t)(nl2 - cols) : (size_t)(end - cols);
+        doc = nl2 ? nl2 + 1 : end;
+    }
+    size_t dlen = (size_t)(end - doc);
+    result whole = run(h, p, plen, cols, clen, doc, dlen, 0);
+    result chunked = run(h, p, plen, cols, clen, doc, dlen, 1 + h[0] % 64u);
+    if (whole.reader == STAX_END && chunked.reader == STAX_END) {
+        CHECK(whole.select == chunked.select, "status whole %d, chunked %d", whole.select, chunked.select);
+        CHECK(!strcmp(whole.msg, chunked.msg), "message whole '%s', chunked '%s'", whole.msg, chunked.msg);
+        CHECK(whole.hash == chunked.hash, "the pieces differ with chunking");
+        CHECK(!memcmp(whole.counts, chunked.counts, sizeof whole.counts), "the counts differ with chunking");
+    }
+    return 0;
+}

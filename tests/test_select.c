@@ -1,0 +1,1247 @@
+/* stax_select: the path language, the values, their order, records, XML
+ * values, the bounds and the refusals.
+ *
+ * Expected results never come from select.c. They are written by hand for
+ * the fixture below, or computed by the small evaluator in this file: it
+ * builds the whole tree of a document (with the reader) and evaluates a path
+ * the way XPath 1.0 defines it, as node sets (each step maps the set through
+ * its axis, predicates filter per context node, unions merge in document
+ * order), which shares nothing with the streaming evaluation. Random
+ * documents and random paths are compared between the two. Every run feeds
+ * the document at every chunk size of tests/harness.c. */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ output collector */
+
+typedef struct collect {
+    char *buf;
+    size_t len, cap;
+    int show_path; /* prefix each match with "PATH:" */
+    uint64_t next;  /* the match number the next BEGIN must carry */
+    uint64_t cur;
+    int open;
+    int stop_after; /* return nonzero after this many ENDs (0: never) */
+    int ends;
+    char err[160];  /* a broken piece sequence */
+} collect;
+
+static void col_put(collect *c, const char *p, size_t n) {
+    if (c->len + n + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap < c->len + n + 1) cap *= 2;
+        char *q = __real_realloc(c->buf, cap); /* works while malloc is forbidden */
+        cr_assert_not_null(q);
+        c->buf = q;
+        c->cap = cap;
+    }
+    if (n) memcpy(c->buf + c->len, p, n);
+    c->len += n;
+    c->buf[c->len] = '\0';
+}
+
+static void col_puts(collect *c, const char *z) { col_put(c, z, strlen(z)); }
+
+static int col_piece(void *ctx, const stax_select_piece *p) {
+    collect *c = ctx;
+    char tmp[32];
+    switch (p->type) {
+    case STAX_SELECT_BEGIN:
+        if (c->open || p->match != c->next)
+            snprintf(c->err, sizeof c->err, "BEGIN of match %llu while %s, next %llu", (unsigned long long)p->match,
+                     c->open ? "one is open" : "none is open", (unsigned long long)c->next);
+        c->open = 1;
+        c->cur = p->match;
+        c->next = p->match + 1;
+        if (c->show_path) {
+            snprintf(tmp, sizeof tmp, "%u:", (unsigned)p->path);
+            col_puts(c, tmp);
+        }
+        break;
+    case STAX_SELECT_COLUMN:
+        if (p->column > 0) col_puts(c, "|");
+        break;
+    case STAX_SELECT_VALUE:
+        if (!c->open || p->match != c->cur) snprintf(c->err, sizeof c->err, "VALUE outside its match");
+        col_put(c, p->value.ptr, p->value.len);
+        break;
+    case STAX_SELECT_END:
+        if (!c->open || p->match != c->cur) snprintf(c->err, sizeof c->err, "END outside its match");
+        c->open = 0;
+        col_puts(c, "\n");
+        if (c->stop_after && ++c->ends >= c->stop_after) return 1;
+        break;
+    default: snprintf(c->err, sizeof c->err, "piece type %d", p->type);
+    }
+    return 0;
+}
+
+/* ================================================================ running a select over a document */
+
+typedef struct sel_run {
+    char *out;         /* what the collector got (always a string) */
+    int status;        /* the select's status after the document (STAX_OK if all went through) */
+    int reader_status; /* STAX_END, or the reader's error */
+    char msg[256];
+    uint64_t counts[8];
+} sel_run;
+
+static const char *paths_of(const char *paths) { return paths; }
+
+/* Feed doc in chunks of `chunk` bytes (0: whole), each an exact-size copy so
+ * that ASan sees reads of old chunks, and select every batch. */
+static sel_run run_select(const char *doc, size_t chunk, const stax_reader_options *ro, const stax_select_options *so,
+                          const char *paths, const char *columns, int show_path, int stop_after) {
+    sel_run res;
+    memset(&res, 0, sizeof res);
+    collect c;
+    memset(&c, 0, sizeof c);
+    c.show_path = show_path;
+    c.stop_after = stop_after;
+    col_put(&c, "", 0);
+    stax_select *s = stax_select_new(so);
+    cr_assert_not_null(s, "stax_select_new");
+    res.status = stax_select_compile(s, stax_strz(paths_of(paths)), stax_strz(columns));
+    if (res.status != STAX_OK) {
+        snprintf(res.msg, sizeof res.msg, "%s", stax_select_message(s));
+        stax_select_free(s);
+        res.out = c.buf;
+        return res;
+    }
+    stax_select_set_output(s, col_piece, &c);
+    stax_reader *r = stax_reader_new(ro);
+    cr_assert_not_null(r);
+    size_t len = strlen(doc), pos = 0;
+    int st = STAX_NEED_INPUT, sst = STAX_OK;
+    const stax_batch *b;
+    while (st == STAX_NEED_INPUT && sst == STAX_OK) {
+        char *copy = NULL;
+        if (pos < len) {
+            size_t n = chunk && chunk < len - pos ? chunk : len - pos;
+            copy = malloc(n);
+            cr_assert_not_null(copy);
+            memcpy(copy, doc + pos, n);
+            stax_reader_feed(r, copy, n);
+            pos += n;
+        } else {
+            stax_reader_end(r);
+        }
+        while (sst == STAX_OK && (st = stax_reader_next(r, &b)) == STAX_OK) sst = stax_select_batch(s, b);
+        free(copy);
+    }
+    res.reader_status = st;
+    res.status = sst;
+    snprintf(res.msg, sizeof res.msg, "%s", sst == STAX_OK ? "" : stax_select_message(s));
+    for (size_t p = 0; p < stax_select_paths(s) && p < 8; p++) res.counts[p] = stax_select_count(s, p);
+    cr_assert_str_eq(c.err, "", "piece sequence: %s", c.err);
+    if (sst == STAX_OK && st == STAX_END) cr_assert_eq(c.open, 0, "a match still open at the end");
+    stax_reader_free(r);
+    stax_select_free(s);
+    res.out = c.buf;
+    return res;
+}
+
+/* The output at every chunk size; all must agree. */
+static char *select_all(const char *doc, const stax_reader_options *ro, const stax_select_options *so, const char *paths,
+                        const char *columns, int show_path) {
+    char *first = NULL;
+    for (size_t k = 0; k < stax_test_chunk_count; k++) {
+        sel_run r = run_select(doc, stax_test_chunk_sizes[k], ro, so, paths, columns, show_path, 0);
+        cr_assert_eq(r.status, STAX_OK, "select '%s' failed: %s", paths, r.msg);
+        cr_assert_eq(r.reader_status, STAX_END, "reader: %s", stax_test_status_name(r.reader_status));
+        if (!first) {
+            first = r.out;
+            continue;
+        }
+        cr_assert_str_eq(r.out, first, "'%s' at chunk size %zu gives\n%s\nbut whole gives\n%s", paths,
+                         stax_test_chunk_sizes[k], r.out, first);
+        free(r.out);
+    }
+    return first;
+}
+
+static void expect(const char *doc, const char *paths, const char *want) {
+    char *got = select_all(doc, NULL, NULL, paths, "", 0);
+    cr_assert_str_eq(got, want, "%s\ngot:\n%s\nwant:\n%s", paths, got, want);
+    free(got);
+}
+
+static void expect_ns(const char *doc, const char *paths, const stax_str *ns, size_t n, const char *want) {
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.flags = STAX_READ_NAMESPACES;
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_NAMESPACES;
+    so.ns = ns;
+    so.ns_count = n;
+    char *got = select_all(doc, &ro, &so, paths, "", 0);
+    cr_assert_str_eq(got, want, "%s\ngot:\n%s\nwant:\n%s", paths, got, want);
+    free(got);
+}
+
+static void expect_with(const char *doc, unsigned flags, const char *paths, const char *columns, const char *want) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = flags;
+    char *got = select_all(doc, NULL, &so, paths, columns, 0);
+    cr_assert_str_eq(got, want, "%s [%s]\ngot:\n%s\nwant:\n%s", paths, columns, got, want);
+    free(got);
+}
+
+/* ================================================================ every construct, by hand */
+
+/* Results below were worked out by hand from this document. */
+static const char lib[] = "<?xml version='1.0'?>\n"
+                          "<lib>"
+                          "<shelf n='1'>"
+                          "<book id='b1' lang='en'><title>Emma</title><year>1815</year></book>"
+                          "<book id='b2' lang='fr'><title>Candide</title><note>old<b>!</b></note></book>"
+                          "<book id='b3'><title>Ulysses</title></book>"
+                          "</shelf>"
+                          "<shelf n='2'>"
+                          "<book id='b4' lang='en'><title>Dracula</title></book>"
+                          "<box><book id='b5' lang='de'><title>Faust</title></book></box>"
+                          "</shelf>"
+                          "<title>Catalogue</title>"
+                          "</lib>";
+
+Test(select, child_steps_from_the_root) {
+    expect(lib, "/lib/shelf/book/title", "Emma\nCandide\nUlysses\nDracula\n");
+    expect(lib, "/lib/title", "Catalogue\n");
+    expect(lib, "/shelf", "");                  /* the root element is lib */
+    expect(lib, "lib/shelf/@n", "1\n2\n");      /* relative: from the root node, as XPath */
+}
+
+Test(select, descendant_steps) {
+    expect(lib, "//title", "Emma\nCandide\nUlysses\nDracula\nFaust\nCatalogue\n");
+    expect(lib, "//shelf//title", "Emma\nCandide\nUlysses\nDracula\nFaust\n");
+    expect(lib, "/lib//box//title", "Faust\n");
+    expect(lib, "//shelf/book/title", "Emma\nCandide\nUlysses\nDracula\n"); /* not Faust: in a box */
+    expect(lib, "//book//b", "!\n");
+}
+
+Test(select, any_name) {
+    expect(lib, "/lib/*/@n", "1\n2\n");
+    expect(lib, "//box/*/title", "Faust\n");
+    expect(lib, "/*/title", "Catalogue\n");
+    expect(lib, "//book/*[1]", "Emma\nCandide\nUlysses\nDracula\nFaust\n");
+    expect(lib, "//book/*[2]", "1815\nold!\n");
+}
+
+Test(select, attributes) {
+    expect(lib, "//book/@id", "b1\nb2\nb3\nb4\nb5\n");
+    expect(lib, "//book/@lang", "en\nfr\nen\nde\n");
+    expect(lib, "//@n", "1\n2\n");
+    expect(lib, "//book[@id='b2']/@*", "b2\nfr\n"); /* document order of the tag */
+    expect(lib, "/lib//@*", "1\nb1\nen\nb2\nfr\nb3\n2\nb4\nen\nb5\nde\n");
+}
+
+Test(select, text_nodes) {
+    expect(lib, "//note/text()", "old\n");
+    expect(lib, "//note//text()", "old\n!\n");
+    expect(lib, "/lib/text()", "");
+    expect("<a>x<!--c-->y<?p d?>z<b/>w</a>", "/a/text()", "x\ny\nz\nw\n");
+    expect("<a>x<![CDATA[<y>]]>&amp;z</a>", "/a/text()", "x<y>&z\n"); /* one text node */
+}
+
+Test(select, element_values_are_all_descendant_text) {
+    expect(lib, "//note", "old!\n");
+    expect(lib, "/lib/shelf[2]", "DraculaFaust\n");
+    expect("<a>1<b>2<c>3</c></b><!--x-->4<?p q?></a>", "/a", "1234\n");
+    expect("<a/>", "/a", "\n");
+}
+
+Test(select, attribute_predicates) {
+    expect(lib, "//book[@lang]/@id", "b1\nb2\nb4\nb5\n");
+    expect(lib, "//book[@lang='en']/title", "Emma\nDracula\n");
+    expect(lib, "//book[@lang=\"fr\"]/title", "Candide\n");
+    /* != is about existence, as in XPath: b3 has no lang and is not selected */
+    expect(lib, "//book[@lang!='en']/title", "Candide\nFaust\n");
+    expect(lib, "//book[@lang='en' and @id='b4']/title", "Dracula\n");
+    expect(lib, "//book[@id and @lang!='de' and @lang != 'fr']/@id", "b1\nb4\n");
+    expect(lib, "//*[@*='b3']/title", "Ulysses\n");
+    expect(lib, "//*[@*]/@n", "1\n2\n");
+}
+
+Test(select, positions_count_children_of_that_name_under_each_parent) {
+    expect(lib, "//book[1]/@id", "b1\nb4\nb5\n");
+    expect(lib, "//book[2]/@id", "b2\n");
+    expect(lib, "//book[3]/@id", "b3\n");
+    expect(lib, "/lib/shelf[2]/book[1]/title", "Dracula\n");
+    expect(lib, "//title[1]", "Emma\nCandide\nUlysses\nDracula\nFaust\nCatalogue\n");
+    expect(lib, "/lib/*[3]", "Catalogue\n");
+    /* predicates in turn: the position is among the ones left */
+    expect(lib, "//book[@lang][2]/@id", "b2\n");
+    expect(lib, "//book[@lang='en'][1]/@id", "b1\nb4\n");
+    expect(lib, "//book[2][@lang='en']/@id", "");
+    expect(lib, "//book[2][@lang='fr']/@id", "b2\n");
+}
+
+Test(select, unions_are_in_document_order_without_duplicates) {
+    expect(lib, "//year|//note", "1815\nold!\n");
+    expect(lib, "//note|//year", "1815\nold!\n");
+    expect(lib, "//book[@id='b1']/@id|//book[@lang='en']/@id", "b1\nb4\n");
+    expect(lib, "//title|/lib/title", "Emma\nCandide\nUlysses\nDracula\nFaust\nCatalogue\n");
+}
+
+Test(select, a_match_inside_a_match_comes_after_it) {
+    expect("<a>1<a>2<a>3</a>4</a>5</a>", "//a", "12345\n234\n3\n");
+    expect("<r><a x='1'>t<b y='2'>u</b></a></r>", "//a|//@x|//b|//@y|//text()", "tu\n1\nt\nu\n2\nu\n");
+    expect(lib, "//shelf[2]|//book[@id='b5']/title", "DraculaFaust\nFaust\n");
+}
+
+Test(select, prefixed_names_as_written_without_namespaces) {
+    const char *doc = "<r xmlns:p='urn:p' xmlns:q='urn:p'><p:a p:k='1'>x</p:a><q:a>y</q:a></r>";
+    expect(doc, "//p:a", "x\n");
+    expect(doc, "//q:a", "y\n");
+    expect(doc, "//@p:k", "1\n");
+    expect(doc, "/r/@*", ""); /* namespace declarations are not attributes */
+}
+
+Test(select, prefixed_names_by_namespace) {
+    const char *doc = "<r xmlns='urn:d' xmlns:p='urn:p' xmlns:q='urn:p'>"
+                      "<p:a p:k='1' k='2'>x</p:a><q:a>y</q:a><a>z</a><e xmlns=''>w</e></r>";
+    stax_str ns[] = {stax_strz("x"), stax_strz("urn:p"), stax_strz("d"), stax_strz("urn:d")};
+    expect_ns(doc, "//x:a", ns, 2, "x\ny\n");  /* p: and q: are the same namespace */
+    expect_ns(doc, "//d:a", ns, 2, "z\n");
+    expect_ns(doc, "//a", ns, 2, "");          /* no prefix: no namespace (XPath 1.0) */
+    expect_ns(doc, "/d:r/e", ns, 2, "w\n");
+    expect_ns(doc, "//@x:k", ns, 2, "1\n");
+    expect_ns(doc, "//x:a/@k", ns, 2, "2\n");
+    expect_ns(doc, "/*/@*", ns, 2, "");         /* declarations are not attributes */
+    expect_ns(doc, "//*[@x:k='1']", ns, 2, "x\n");
+    /* the last binding of a prefix wins; xml is always bound */
+    stax_str ns2[] = {stax_strz("x"), stax_strz("urn:none"), stax_strz("x"), stax_strz("urn:p")};
+    expect_ns(doc, "//x:a", ns2, 2, "x\ny\n");
+    expect_ns("<a xml:lang='en'/>", "//@xml:lang", NULL, 0, "en\n");
+}
+
+Test(select, values_never_depend_on_text_splits) {
+    /* max_text 4 cuts the text into continued pieces; an entity's text is part of it */
+    static const char doc[] = "<!DOCTYPE r [<!ENTITY e 'ent<i>ity</i>'>]>"
+                              "<r><a>abcdefghij&e;klmnopq<![CDATA[rstuvwxyz]]>0123</a></r>";
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.max_text = 4;
+    ro.max_token = 64;
+    char *got = select_all(doc, &ro, NULL, "/r/a|/r/a/text()|//i", "", 0);
+    cr_assert_str_eq(got, "abcdefghijentityklmnopqrstuvwxyz0123\nabcdefghijent\nity\nklmnopqrstuvwxyz0123\n");
+    free(got);
+}
+
+Test(select, null_separated_values_are_the_callers_choice) {
+    /* the library hands out values; the separator is the tool's (tested there) */
+    expect("<a>x\ny</a>", "/a", "x\ny\n");
+}
+
+/* ================================================================ records (columns) */
+
+Test(select, records_take_the_first_match_of_each_column) {
+    expect_with(lib, 0, "//book", "@id,title,@lang,note/b,nothing", "b1|Emma|en||\nb2|Candide|fr|!|\nb3|Ulysses|||\n"
+                                                                   "b4|Dracula|en||\nb5|Faust|de||\n");
+    expect_with(lib, 0, "//shelf", "book[@lang='en']/title,book[2]/@id,.//title,./@n,.",
+                "Emma|b2|Emma|1|Emma1815Candideold!Ulysses\nDracula||Dracula|2|DraculaFaust\n");
+}
+
+Test(select, records_nested_in_records_each_see_their_own_subtree) {
+    const char *doc = "<r><a id='1'><t>one</t><a id='2'><t>two</t></a></a><a id='3'/></r>";
+    expect_with(doc, 0, "//a", "@id,t,a/t,a/@id", "1|one|two|2\n2|two||\n3|||\n");
+    /* .// sees the records below its record too: the first in document order */
+    expect_with(doc, 0, "//a", "@id,.//t,.//@id", "1|one|1\n2|two|2\n3||3\n");
+}
+
+Test(select, record_columns_may_be_unions_and_text) {
+    const char *doc = "<r><n k='a'>x<i>1</i>y</n><n v='b'>z</n></r>";
+    expect_with(doc, 0, "/r/n", "@k|@v,text(),i|@v", "a|x|1\nb|z|b\n");
+}
+
+/* ================================================================ refusals */
+
+static void refused(const char *paths, const char *columns, int want, const char *msg_part) {
+    stax_select *s = stax_select_new(NULL);
+    cr_assert_not_null(s);
+    int st = stax_select_compile(s, stax_strz(paths), stax_strz(columns));
+    cr_assert_eq(st, want, "'%s' [%s]: %s, not %s (%s)", paths, columns, stax_test_status_name(st),
+                 stax_test_status_name(want), stax_select_message(s));
+    cr_assert(strstr(stax_select_message(s), msg_part), "'%s': message '%s' does not say '%s'", paths,
+              stax_select_message(s), msg_part);
+    /* and the select stays refused */
+    stax_batch b;
+    memset(&b, 0, sizeof b);
+    cr_assert_neq(stax_select_batch(s, &b), STAX_OK);
+    stax_select_free(s);
+}
+
+Test(select, constructs_outside_the_subset_are_refused_by_name) {
+    const int U = STAX_E_UNSUPPORTED;
+    refused("/child::a", "", U, "the axis 'child::'");
+    refused("//a/following-sibling::b", "", U, "the axis 'following-sibling::'");
+    refused("//a/@b::c", "", U, "the axis 'b::'");
+    refused("//a[contains(@b,'x')]", "", U, "the function 'contains()'");
+    refused("count(//a)", "", U, "the function 'count()'");
+    refused("//a[last()]", "", U, "the function 'last()'");
+    refused("//a[position()=1]", "", U, "the function 'position()'");
+    refused("//a[not(@b)]", "", U, "the function 'not()'");
+    refused("//node()", "", U, "the node test 'node()'");
+    refused("//comment()", "", U, "the node test 'comment()'");
+    refused("//processing-instruction()", "", U, "the node test 'processing-instruction()'");
+    refused("//text()/a", "", U, "a step after text()");
+    refused("//text()[1]", "", U, "a predicate on text()");
+    refused("//@a/b", "", U, "a step after an attribute");
+    refused("//@a[1]", "", U, "a predicate on an attribute");
+    refused("//a[b]", "", U, "a predicate on child content ('b')");
+    refused("//a[b='x']", "", U, "a predicate on child content ('b')");
+    refused("//a[@b='x' or @c]", "", U, "'or' in a predicate");
+    refused("//a | //b or //c", "", U, "the operator 'or'");
+    refused("//a[@b>1]", "", U, "operators other than = and !=");
+    refused("//a[@b=1]", "", U, "comparing with a number");
+    refused("//a[@b=@c]", "", U, "comparing two attributes");
+    refused("//a[1 and @b]", "", U, "a position combined with other tests");
+    refused("//a[@b and 1]", "", U, "a position combined with other tests");
+    refused("//a[0]", "", U, "positions start at 1");
+    refused("//a[1.5]", "", U, "not a whole number");
+    refused("//a[(@b)]", "", U, "parentheses");
+    refused("//a[.='x']", "", U, "'.' (the self step)");
+    refused("//a/..", "", U, "'..' (the parent step)");
+    refused("//a/./b", "", U, "'.' (the self step)");
+    refused("/", "", U, "'/' alone");
+    refused(".", "", U, "'.' alone");
+    refused("$x", "", U, "variables");
+    refused("//p:*", "", U, "'prefix:*'");
+    refused("//a", "/x", U, "an absolute column");
+    refused("//a", "b,//c", U, "an absolute column");
+    refused("//@a", "b", U, "records that are attributes");
+    refused("//text()", "b", U, "records that are text nodes");
+}
+
+Test(select, malformed_paths_are_syntax_errors) {
+    const int S = STAX_E_SYNTAX;
+    refused("", "", S, "an empty path");
+    refused("//a/", "", S, "expected a step");
+    refused("//a|", "", S, "expected a step");
+    refused("///a", "", S, "expected a step");
+    refused("//a[@b", "", S, "without its ']'");
+    refused("//a[1", "", S, "without its ']'");
+    refused("//a[]", "", S, "an empty predicate");
+    refused("//a[@b='x]", "", S, "without its closing quote");
+    refused("//a[@]", "", S, "expected a name or * after '@'");
+    refused("//a]", "", S, "a ']' without its '['");
+    refused("//p:", "", S, "expected a local name");
+    refused("//text(", "", S, "expected ')'");
+}
+
+Test(select, messages_say_where) {
+    refused("//a/b[@c or @d]", "", STAX_E_UNSUPPORTED, "at character 10 of the path");
+    refused("//a", "@x, b[c]", STAX_E_UNSUPPORTED, "at character 7 of the columns");
+}
+
+Test(select, a_prefix_needs_a_binding_with_namespaces) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_NAMESPACES;
+    stax_select *s = stax_select_new(&so);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a/p:b"), stax_strz("")), STAX_E_NAMESPACE);
+    cr_assert(strstr(stax_select_message(s), "the prefix 'p' is not bound"), "%s", stax_select_message(s));
+    stax_select_free(s);
+}
+
+Test(select, misuse) {
+    stax_select *s = stax_select_new(NULL);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_OK);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_E_USAGE);
+    stax_select_free(s);
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = 0x100;
+    cr_assert_null(stax_select_new(&so));
+    so.flags = 0;
+    so.xml_memory = 100;
+    cr_assert_null(stax_select_new(&so));
+    char block[100];
+    so.xml_memory = 0;
+    so.memory = block;
+    so.memory_size = sizeof block;
+    cr_assert_null(stax_select_new(&so));
+    /* a namespace select needs a namespace reader */
+    so.memory = NULL;
+    so.memory_size = 0;
+    so.flags = STAX_SELECT_NAMESPACES;
+    sel_run r = run_select("<a/>", 0, NULL, &so, "//a", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_USAGE);
+    cr_assert(strstr(r.msg, "STAX_READ_NAMESPACES"), "%s", r.msg);
+    free(r.out);
+}
+
+/* ================================================================ bounds */
+
+/* <a>t0<a>t1 ... </a>...</a>: every a matches //a, each inside the one before. */
+static char *nested_doc(int depth, size_t text) {
+    size_t cap = (size_t)depth * (text + 16) + 16, len = 0;
+    char *d = malloc(cap);
+    cr_assert_not_null(d);
+    for (int k = 0; k < depth; k++) {
+        len += (size_t)sprintf(d + len, "<a>");
+        for (size_t j = 0; j < text; j++) d[len++] = (char)('a' + k % 26);
+    }
+    for (int k = 0; k < depth; k++) len += (size_t)sprintf(d + len, "</a>");
+    d[len] = '\0';
+    return d;
+}
+
+Test(select, held_output_is_bounded_by_max_held) {
+    char *doc = nested_doc(20, 100); /* inner values wait: about 20 * 10 * 100 / 2 bytes held */
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_held = 4096;
+    sel_run r = run_select(doc, 0, NULL, &so, "//a", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_NOMEM, "%s", stax_test_status_name(r.status));
+    cr_assert(strstr(r.msg, "held output exceeds max_held (4096 bytes)"), "%s", r.msg);
+    /* what was written before stays: the outer value streams */
+    cr_assert(strncmp(r.out, "aaaa", 4) == 0);
+    free(r.out);
+    so.max_held = 64 * 1024;
+    r = run_select(doc, 7, NULL, &so, "//a", "", 0, 0);
+    cr_assert_eq(r.status, STAX_OK, "%s", r.msg);
+    /* the k-th value is the text of levels k..19 */
+    size_t pos = 0;
+    for (int k = 0; k < 20; k++) {
+        for (int l = k; l < 20; l++)
+            for (int j = 0; j < 100; j++) cr_assert_eq(r.out[pos++], (char)('a' + l), "value %d, level %d", k, l);
+        cr_assert_eq(r.out[pos++], '\n');
+    }
+    cr_assert_eq(r.out[pos], '\0');
+    free(r.out);
+    free(doc);
+}
+
+Test(select, records_are_held_whole_within_max_held) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_held = 512;
+    char doc[2200];
+    int n = sprintf(doc, "<r><a id='1'>");
+    for (int k = 0; k < 2000; k++) doc[n++] = 'x';
+    sprintf(doc + n, "</a></r>");
+    sel_run r = run_select(doc, 0, NULL, &so, "//a", "@id,.", 0, 0);
+    cr_assert_eq(r.status, STAX_E_NOMEM);
+    cr_assert(strstr(r.msg, "records are held whole"), "%s", r.msg);
+    free(r.out);
+}
+
+Test(select, depth_is_bounded_by_max_depth) {
+    char *doc = nested_doc(40, 0);
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_depth = 39;
+    sel_run r = run_select(doc, 0, NULL, &so, "//b", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_LIMIT_DEPTH);
+    free(r.out);
+    so.max_depth = 40;
+    r = run_select(doc, 0, NULL, &so, "//b", "", 0, 0);
+    cr_assert_eq(r.status, STAX_OK, "%s", r.msg);
+    free(r.out);
+    free(doc);
+}
+
+Test(select, matching_state_is_bounded_by_max_state) {
+    char *doc = nested_doc(200, 0);
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_state = 2048;
+    /* a/a/a... with a position: a frame and counters per level */
+    sel_run r = run_select(doc, 0, NULL, &so, "//a[1]/b", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_NOMEM);
+    cr_assert(strstr(r.msg, "max_state (2048 bytes)"), "%s", r.msg);
+    free(r.out);
+    free(doc);
+}
+
+Test(select, a_fixed_block_never_calls_malloc) {
+    static unsigned char rblock[64 * 1024], sblock[48 * 1024];
+    static char out[4096];
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.memory = rblock;
+    ro.memory_size = sizeof rblock;
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.memory = sblock;
+    so.memory_size = sizeof sblock;
+    so.max_held = 16 * 1024;
+    so.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    so.flags = STAX_SELECT_XML;
+    collect c;
+    memset(&c, 0, sizeof c);
+    c.buf = out;
+    c.cap = sizeof out; /* big enough: col_put never grows it */
+    stax_test_forbid_malloc = 1;
+    stax_reader *r = stax_reader_new(&ro);
+    stax_select *s = stax_select_new(&so);
+    int ok = r && s && stax_select_compile(s, stax_strz("//book[@lang='en']|//note"), stax_strz("")) == STAX_OK;
+    if (ok) stax_select_set_output(s, col_piece, &c);
+    const stax_batch *b;
+    int st = ok ? stax_reader_feed(r, lib, sizeof lib - 1) : -1, sst = STAX_OK;
+    while (ok && sst == STAX_OK && (st = stax_reader_next(r, &b)) == STAX_OK) sst = stax_select_batch(s, b);
+    if (ok && st == STAX_NEED_INPUT) {
+        stax_reader_end(r);
+        while (sst == STAX_OK && (st = stax_reader_next(r, &b)) == STAX_OK) sst = stax_select_batch(s, b);
+    }
+    stax_select_free(s);
+    stax_reader_free(r);
+    stax_test_forbid_malloc = 0;
+    cr_assert(ok);
+    cr_assert_eq(sst, STAX_OK);
+    cr_assert_eq(st, STAX_END);
+    cr_assert_str_eq(out, "<book id=\"b1\" lang=\"en\"><title>Emma</title><year>1815</year></book>\n"
+                          "<note>old<b>!</b></note>\n"
+                          "<book id=\"b4\" lang=\"en\"><title>Dracula</title></book>\n");
+}
+
+Test(select, a_fixed_block_too_small_says_so) {
+    static unsigned char sblock[STAX_SELECT_MIN_MEMORY];
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.memory = sblock;
+    so.memory_size = sizeof sblock;
+    char *doc = nested_doc(300, 1);
+    sel_run r = run_select(doc, 0, NULL, &so, "//a[2]|//a[3]|//a[4]", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_NOMEM);
+    cr_assert(strstr(r.msg, "fixed block is too small") || strstr(r.msg, "max_state"), "%s", r.msg);
+    free(r.out);
+    free(doc);
+}
+
+/* ================================================================ stopping, counting, reuse */
+
+Test(select, the_callback_stops_the_selection) {
+    sel_run r = run_select(lib, 3, NULL, NULL, "//title", "", 0, 2);
+    cr_assert_eq(r.status, STAX_END);
+    cr_assert_str_eq(r.out, "Emma\nCandide\n");
+    free(r.out);
+}
+
+Test(select, counts_per_path_without_values) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_NO_VALUES;
+    for (size_t k = 0; k < stax_test_chunk_count; k++) {
+        sel_run r = run_select(lib, stax_test_chunk_sizes[k], NULL, &so, "//book|//title|//book[@lang='en']|//@id|//text()", "", 0, 0);
+        cr_assert_eq(r.status, STAX_OK, "%s", r.msg);
+        cr_assert_eq(r.counts[0], 5);
+        cr_assert_eq(r.counts[1], 6);
+        cr_assert_eq(r.counts[2], 2);
+        cr_assert_eq(r.counts[3], 5);
+        cr_assert_eq(r.counts[4], 9);
+        /* each node once, in order, with empty values: 5 books, 6 titles, 5 ids, 9 texts */
+        size_t lines = 0;
+        for (const char *p = r.out; *p; p++) lines += *p == '\n';
+        cr_assert_eq(lines, 25, "%zu", lines);
+        free(r.out);
+    }
+}
+
+Test(select, reset_keeps_the_paths) {
+    stax_select *s = stax_select_new(NULL);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//b"), stax_strz("")), STAX_OK);
+    collect c;
+    memset(&c, 0, sizeof c);
+    col_put(&c, "", 0);
+    stax_select_set_output(s, col_piece, &c);
+    for (int round = 0; round < 2; round++) {
+        stax_reader *r = stax_reader_new(NULL);
+        stax_test_cursor cur;
+        stax_test_cursor_open(&cur, r, STAX_DOC("<a><b>x</b><b>y"));
+        while (stax_test_cursor_next(&cur)) cr_assert_eq(stax_select_event(s, cur.b, cur.i), STAX_OK);
+        stax_reader_free(r);
+        cr_assert_eq(stax_select_count(s, 0), 2);
+        stax_select_reset(s);
+        cr_assert_eq(stax_select_count(s, 0), 0);
+        c.next = 0;
+        c.open = 0;
+    }
+    /* the second b streams its text, but never ends (the input stops there) */
+    cr_assert_str_eq(c.buf, "x\nyx\ny");
+    free(c.buf);
+    stax_select_free(s);
+}
+
+/* ================================================================ XML values */
+
+Test(select, xml_values_through_the_writer) {
+    const char *doc = "<r><a x='1&amp;&quot;&lt;&#9;'>t&lt;&gt;&amp;<b/><!--c--><?p d?><![CDATA[<c>]]>&#13;</a></r>";
+    expect_with(doc, STAX_SELECT_XML, "//a",
+                "", "<a x=\"1&amp;&quot;&lt;&#9;\">t&lt;&gt;&amp;<b/><!--c--><?p d?><![CDATA[<c>]]>&#13;</a>\n");
+    expect_with(doc, STAX_SELECT_XML, "//@x|//a/text()", "", "x=\"1&amp;&quot;&lt;&#9;\"\nt&lt;&gt;&amp;\n&lt;c&gt;&#13;\n");
+    expect_with("<a>1<a>2</a></a>", STAX_SELECT_XML, "//a", "", "<a>1<a>2</a></a>\n<a>2</a>\n");
+}
+
+Test(select, xml_values_carry_the_namespace_declarations_in_scope) {
+    const char *doc = "<r xmlns='urn:d' xmlns:p='urn:p'><s xmlns:p='urn:q' xmlns:x='urn:x'>"
+                      "<p:a p:k='1'><b xmlns=''/></p:a></s></r>";
+    expect_with(doc, STAX_SELECT_XML, "//p:a", "",
+                "<p:a p:k=\"1\" xmlns=\"urn:d\" xmlns:p=\"urn:q\" xmlns:x=\"urn:x\"><b xmlns=\"\"/></p:a>\n");
+    expect_with(doc, STAX_SELECT_XML, "//b", "", "<b xmlns=\"\" xmlns:p=\"urn:q\" xmlns:x=\"urn:x\"/>\n");
+}
+
+Test(select, an_xml_value_deeper_than_its_writer_block_says_so) {
+    char *doc = nested_doc(200, 0);
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_XML;
+    so.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    sel_run r = run_select(doc, 0, NULL, &so, "/a", "", 0, 0);
+    cr_assert_eq(r.status, STAX_E_NOMEM);
+    cr_assert(strstr(r.msg, "xml_memory"), "%s", r.msg);
+    free(r.out);
+    free(doc);
+}
+
+/* ================================================================ the tree walker
+ * A whole-tree model of a document and an XPath evaluator over node sets.
+ * Names are compared as written (no namespaces). */
+
+enum { T_ROOT, T_ELEM, T_ATTR, T_TEXT, T_OTHER };
+
+typedef struct tnode tnode;
+struct tnode {
+    int type;
+    char *name;      /* element, attribute */
+    char *value;     /* attribute, text: the value; T_OTHER: its XML */
+    char *xml;       /* text: as the writer writes its pieces in an element (TEXT escaped, CDATA kept) */
+    tnode *parent;
+    tnode **kids, **attrs;
+    size_t nkids, nattrs;
+    size_t order;    /* document order */
+};
+
+typedef struct tbuf {
+    char *p;
+    size_t len, cap;
+} tbuf;
+
+static void tb_put(tbuf *b, const char *p, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+    if (n) memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+static void tb_puts(tbuf *b, const char *z) { tb_put(b, z, strlen(z)); }
+
+static char *dupn(const char *p, size_t n) {
+    char *d = malloc(n + 1);
+    cr_assert_not_null(d);
+    if (n) memcpy(d, p, n);
+    d[n] = '\0';
+    return d;
+}
+
+static tnode *tnew(int type, tnode *parent) {
+    tnode *n = calloc(1, sizeof *n);
+    cr_assert_not_null(n);
+    n->type = type;
+    n->parent = parent;
+    return n;
+}
+
+static void tadd(tnode ***list, size_t *n, tnode *x) {
+    *list = realloc(*list, (*n + 1) * sizeof **list);
+    cr_assert_not_null(*list);
+    (*list)[(*n)++] = x;
+}
+
+/* The writer's escaping, as docs/writer.md states it. */
+static void xml_escape(tbuf *b, const char *p, size_t n, int attr) {
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '&') tb_puts(b, "&amp;");
+        else if (c == '<') tb_puts(b, "&lt;");
+        else if (c == '>' && !attr) tb_puts(b, "&gt;");
+        else if (c == '"' && attr) tb_puts(b, "&quot;");
+        else if (c == '\t' && attr) tb_puts(b, "&#9;");
+        else if (c == '\n' && attr) tb_puts(b, "&#10;");
+        else if (c == '\r') tb_puts(b, "&#13;");
+        else tb_put(b, &c, 1);
+    }
+}
+
+static tnode *tree_of(const char *doc) {
+    stax_reader *r = stax_reader_new(NULL);
+    stax_test_cursor cur;
+    stax_test_cursor_open(&cur, r, doc, strlen(doc));
+    tnode *root = tnew(T_ROOT, NULL), *at = root, *text = NULL;
+    tbuf tv = {0}, tx = {0};
+    size_t order = 0;
+    while (stax_test_cursor_next(&cur)) {
+        const stax_batch *b = cur.b;
+        size_t i = cur.i;
+        int type = stax_ev_type(b, i);
+        if (type == STAX_EV_TEXT || type == STAX_EV_CDATA) {
+            stax_str t = stax_ev_text(b, i);
+            if (!text) {
+                text = tnew(T_TEXT, at);
+                text->order = order++;
+                tadd(&at->kids, &at->nkids, text);
+                tv.len = tx.len = 0;
+                tb_put(&tv, "", 0);
+                tb_put(&tx, "", 0);
+            }
+            tb_put(&tv, t.ptr, t.len);
+            if (type == STAX_EV_TEXT) {
+                xml_escape(&tx, t.ptr, t.len, 0);
+            } else {
+                tb_puts(&tx, "<![CDATA[");
+                tb_put(&tx, t.ptr, t.len);
+                tb_puts(&tx, "]]>");
+            }
+            free(text->value);
+            free(text->xml);
+            text->value = dupn(tv.p, tv.len);
+            text->xml = dupn(tx.p, tx.len);
+            continue;
+        }
+        if (type == STAX_EV_ENTITY_REF) continue;
+        text = NULL;
+        if (type == STAX_EV_START) {
+            tnode *e = tnew(T_ELEM, at);
+            stax_str n = stax_ev_name(b, i);
+            e->name = dupn(n.ptr, n.len);
+            e->order = order++;
+            for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+                tnode *a = tnew(T_ATTR, e);
+                stax_str an = stax_ev_attr_name(b, i, k), av = stax_ev_attr_value(b, i, k);
+                a->name = dupn(an.ptr, an.len);
+                a->value = dupn(av.ptr, av.len);
+                a->order = order++;
+                tadd(&e->attrs, &e->nattrs, a);
+            }
+            tadd(&at->kids, &at->nkids, e);
+            at = e;
+        } else if (type == STAX_EV_END) {
+            at = at->parent;
+        } else if (at != root && (type == STAX_EV_COMMENT || type == STAX_EV_PI)) {
+            tnode *o = tnew(T_OTHER, at);
+            tbuf x = {0};
+            stax_str n = stax_ev_name(b, i), t = stax_ev_text(b, i);
+            tb_puts(&x, type == STAX_EV_COMMENT ? "<!--" : "<?");
+            tb_put(&x, n.ptr, type == STAX_EV_COMMENT ? 0 : n.len);
+            if (type == STAX_EV_PI && t.len) tb_puts(&x, " ");
+            tb_put(&x, t.ptr, t.len);
+            tb_puts(&x, type == STAX_EV_COMMENT ? "-->" : "?>");
+            o->value = x.p;
+            o->order = order++;
+            tadd(&at->kids, &at->nkids, o);
+        }
+    }
+    cr_assert_eq(cur.status, STAX_END, "tree_of: %s", stax_test_status_name(cur.status));
+    stax_reader_free(r);
+    free(tv.p);
+    free(tx.p);
+    return root;
+}
+
+static void tree_free(tnode *n) {
+    for (size_t k = 0; k < n->nkids; k++) tree_free(n->kids[k]);
+    for (size_t k = 0; k < n->nattrs; k++) tree_free(n->attrs[k]);
+    free(n->kids);
+    free(n->attrs);
+    free(n->name);
+    free(n->value);
+    free(n->xml);
+    free(n);
+}
+
+static void string_value(tbuf *b, const tnode *n) {
+    if (n->type == T_TEXT || n->type == T_ATTR) {
+        tb_puts(b, n->value);
+        return;
+    }
+    for (size_t k = 0; k < n->nkids; k++)
+        if (n->kids[k]->type != T_OTHER) string_value(b, n->kids[k]);
+}
+
+static void xml_value(tbuf *b, const tnode *n, int root) {
+    if (n->type == T_TEXT) {
+        tb_puts(b, n->xml);
+        return;
+    }
+    if (n->type == T_OTHER) {
+        tb_puts(b, n->value);
+        return;
+    }
+    tb_puts(b, "<");
+    tb_puts(b, n->name);
+    for (size_t k = 0; k < n->nattrs; k++) {
+        tb_puts(b, " ");
+        tb_puts(b, n->attrs[k]->name);
+        tb_puts(b, "=\"");
+        xml_escape(b, n->attrs[k]->value, strlen(n->attrs[k]->value), 1);
+        tb_puts(b, "\"");
+    }
+    (void)root;
+    if (!n->nkids) {
+        tb_puts(b, "/>");
+        return;
+    }
+    tb_puts(b, ">");
+    for (size_t k = 0; k < n->nkids; k++) xml_value(b, n->kids[k], 0);
+    tb_puts(b, "</");
+    tb_puts(b, n->name);
+    tb_puts(b, ">");
+}
+
+/* A path as a structure: what the random generator makes and the walker evaluates. */
+typedef struct ttest {
+    const char *name; /* NULL: @* */
+    int op;           /* 0 exists, 1 =, 2 != */
+    const char *value;
+} ttest;
+typedef struct tpred {
+    int pos; /* [pos]; 0: tests */
+    ttest tests[3];
+    int ntests;
+} tpred;
+typedef struct tstep {
+    int desc;         /* reached by // */
+    int type;         /* T_ELEM, T_ATTR, T_TEXT */
+    const char *name; /* NULL: * */
+    tpred preds[3];
+    int npreds;
+} tstep;
+typedef struct tpath {
+    int dot;          /* a column written as ./ or .// or . */
+    tstep steps[5];
+    int n;
+} tpath;
+
+typedef struct tset {
+    tnode **v;
+    size_t n, cap;
+} tset;
+
+static void ts_add(tset *s, tnode *x) {
+    for (size_t k = 0; k < s->n; k++)
+        if (s->v[k] == x) return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+        cr_assert_not_null(s->v);
+    }
+    s->v[s->n++] = x;
+}
+
+static int by_order(const void *a, const void *b) {
+    size_t x = (*(tnode *const *)a)->order, y = (*(tnode *const *)b)->order;
+    return x < y ? -1 : x > y;
+}
+
+static int is_decl(const char *name) { return !strcmp(name, "xmlns") || !strncmp(name, "xmlns:", 6); }
+
+static int test_ok(const ttest *t, const tnode *e) {
+    for (size_t k = 0; k < e->nattrs; k++) {
+        const tnode *a = e->attrs[k];
+        if (t->name ? strcmp(t->name, a->name) != 0 : is_decl(a->name)) continue;
+        if (t->op == 0 || (strcmp(a->value, t->value) == 0) == (t->op == 1)) return 1;
+    }
+    return 0;
+}
+
+static void descendants_or_self(tset *out, tnode *n) {
+    ts_add(out, n);
+    for (size_t k = 0; k < n->nkids; k++)
+        if (n->kids[k]->type == T_ELEM) descendants_or_self(out, n->kids[k]);
+}
+
+/* One step from one context node, predicates applied in turn. */
+static void step_from(tset *out, tnode *ctx, const tstep *st) {
+    if (st->type == T_ATTR) {
+        for (size_t k = 0; k < ctx->nattrs; k++) {
+            tnode *a = ctx->attrs[k];
+            if (st->name ? !strcmp(st->name, a->name) : !is_decl(a->name)) ts_add(out, a);
+        }
+        return;
+    }
+    tset cand = {0};
+    for (size_t k = 0; k < ctx->nkids; k++) {
+        tnode *c = ctx->kids[k];
+        if (c->type != st->type) continue;
+        if (st->type == T_ELEM && st->name && strcmp(st->name, c->name)) continue;
+        ts_add(&cand, c);
+    }
+    for (int p = 0; p < st->npreds; p++) {
+        const tpred *pr = &st->preds[p];
+        size_t w = 0;
+        for (size_t k = 0; k < cand.n; k++) {
+            int ok = 1;
+            if (pr->pos) ok = (int)k + 1 == pr->pos;
+            for (int t = 0; ok && t < pr->ntests; t++) ok = test_ok(&pr->tests[t], cand.v[k]);
+            if (ok) cand.v[w++] = cand.v[k];
+        }
+        cand.n = w;
+    }
+    for (size_t k = 0; k < cand.n; k++) ts_add(out, cand.v[k]);
+    free(cand.v);
+}
+
+static tset eval_path(tnode *ctx, const tpath *p) {
+    tset cur = {0};
+    ts_add(&cur, ctx);
+    for (int k = 0; k < p->n; k++) {
+        const tstep *st = &p->steps[k];
+        tset from = {0}, next = {0};
+        for (size_t j = 0; j < cur.n; j++) {
+            if (st->desc) descendants_or_self(&from, cur.v[j]);
+            else ts_add(&from, cur.v[j]);
+        }
+        for (size_t j = 0; j < from.n; j++) step_from(&next, from.v[j], st);
+        free(from.v);
+        free(cur.v);
+        cur = next;
+    }
+    if (cur.n) qsort(cur.v, cur.n, sizeof *cur.v, by_order);
+    return cur;
+}
+
+static void path_text(tbuf *b, const tpath *p, int column) {
+    if (column && p->dot) tb_puts(b, p->n ? (p->steps[0].desc ? "." : "./") : ".");
+    for (int k = 0; k < p->n; k++) {
+        const tstep *st = &p->steps[k];
+        if (st->desc) tb_puts(b, "//");
+        else if (k > 0 || !column) tb_puts(b, "/");
+        if (st->type == T_ATTR) tb_puts(b, "@");
+        if (st->type == T_TEXT) tb_puts(b, "text()");
+        else tb_puts(b, st->name ? st->name : "*");
+        for (int q = 0; q < st->npreds; q++) {
+            const tpred *pr = &st->preds[q];
+            char tmp[32];
+            tb_puts(b, "[");
+            if (pr->pos) {
+                snprintf(tmp, sizeof tmp, "%d", pr->pos);
+                tb_puts(b, tmp);
+            }
+            for (int t = 0; t < pr->ntests; t++) {
+                const ttest *tt = &pr->tests[t];
+                if (t) tb_puts(b, t % 2 ? " and " : "and");
+                tb_puts(b, "@");
+                tb_puts(b, tt->name ? tt->name : "*");
+                if (tt->op) {
+                    tb_puts(b, tt->op == 1 ? "=" : " != ");
+                    tb_puts(b, t % 2 ? "\"" : "'");
+                    tb_puts(b, tt->value);
+                    tb_puts(b, t % 2 ? "\"" : "'");
+                }
+            }
+            tb_puts(b, "]");
+        }
+    }
+}
+
+/* The expected output of paths[0]|paths[1]|... (with "PATH:" prefixes), or
+ * of records with columns. */
+static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *cols, int ncols, int xml) {
+    tset all = {0};
+    for (int p = 0; p < npaths; p++) {
+        tset s = eval_path(root, &paths[p]);
+        for (size_t k = 0; k < s.n; k++) ts_add(&all, s.v[k]);
+        free(s.v);
+    }
+    if (all.n) qsort(all.v, all.n, sizeof *all.v, by_order);
+    tbuf out = {0};
+    tb_put(&out, "", 0);
+    for (size_t k = 0; k < all.n; k++) {
+        tnode *n = all.v[k];
+        int first = -1;
+        for (int p = 0; p < npaths && first < 0; p++) {
+            tset s = eval_path(root, &paths[p]);
+            for (size_t j = 0; j < s.n; j++)
+                if (s.v[j] == n) first = p;
+            free(s.v);
+        }
+        char tmp[16];
+        snprintf(tmp, sizeof tmp, "%d:", first);
+        tb_puts(&out, tmp);
+        for (int c = 0; c < ncols; c++) {
+            if (c) tb_puts(&out, "|");
+            tset s = cols[c].n ? eval_path(n, &cols[c]) : (tset){0};
+            if (!cols[c].n) ts_add(&s, n);
+            if (s.n) string_value(&out, s.v[0]);
+            free(s.v);
+        }
+        if (!ncols && !xml) string_value(&out, n);
+        if (!ncols && xml) {
+            if (n->type == T_ELEM) {
+                xml_value(&out, n, 1);
+            } else if (n->type == T_ATTR) {
+                tb_puts(&out, n->name);
+                tb_puts(&out, "=\"");
+                xml_escape(&out, n->value, strlen(n->value), 1);
+                tb_puts(&out, "\"");
+            } else {
+                xml_escape(&out, n->value, strlen(n->value), 0);
+            }
+        }
+        tb_puts(&out, "\n");
+    }
+    free(all.v);
+    return out.p;
+}
+
+/* ================================================================ random documents and paths */
+
+static uint32_t rnd_state;
+static uint32_t rnd(uint32_t n) {
+    uint32_t x = rnd_state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    rnd_state = x;
+    return x % n;
+}
+
+static const char *const names[] = {"a", "b", "c"};
+static const char *const anames[] = {"x", "y"};
+static const char *const values[] = {"1", "2"};
+
+static void gen_text(tbuf *b) {
+    static const char *const bits[] = {"t", "u v", "&amp;", "&lt;", ">", "\"", "'", "\n", "&#13;", "\t", "é", "&#x10000;"};
+    int n = 1 + (int)rnd(3);
+    for (int k = 0; k < n; k++) tb_puts(b, bits[rnd(sizeof bits / sizeof bits[0])]);
+}
+
+static void gen_elem(tbuf *b, int depth) {
+    const char *name = names[rnd(3)];
+    tb_puts(b, "<");
+    tb_puts(b, name);
+    for (int k = 0; k < 2; k++) {
+        if (rnd(3)) continue;
+        tb_puts(b, " ");
+        tb_puts(b, anames[k]);
+        tb_puts(b, "='");
+        tb_puts(b, rnd(4) ? values[rnd(2)] : "&lt;1&amp;\t");
+        tb_puts(b, "'");
+    }
+    int kids = depth >= 5 ? 0 : (int)rnd(5);
+    if (!kids && rnd(2)) {
+        tb_puts(b, "/>");
+        return;
+    }
+    tb_puts(b, ">");
+    for (int k = 0; k < kids; k++) {
+        switch (rnd(8)) {
+        case 0:
+        case 1: gen_text(b); break;
+        case 2: tb_puts(b, rnd(2) ? "<!--c-->" : "<?p d?>"); break;
+        case 3: tb_puts(b, "<![CDATA[<&]]>"); break;
+        default: gen_elem(b, depth + 1); break;
+        }
+    }
+    tb_puts(b, "</");
+    tb_puts(b, name);
+    tb_puts(b, ">");
+}
+
+static char *gen_doc(void) {
+    tbuf b = {0};
+    tb_puts(&b, "<r>");
+    int n = 1 + (int)rnd(4);
+    for (int k = 0; k < n; k++) gen_elem(&b, 1);
+    tb_puts(&b, "</r>");
+    return b.p;
+}
+
+static void gen_pred(tpred *p) {
+    memset(p, 0, sizeof *p);
+    if (rnd(3) == 0) {
+        p->pos = 1 + (int)rnd(3);
+        return;
+    }
+    p->ntests = 1 + (int)rnd(2);
+    for (int t = 0; t < p->ntests; t++) {
+        p->tests[t].name = rnd(5) ? anames[rnd(2)] : NULL;
+        p->tests[t].op = (int)rnd(3);
+        p->tests[t].value = values[rnd(2)];
+    }
+}
+
+/* A path of 1..4 steps; the last may be @name, @* or text(). */
+static void gen_path(tpath *p, int column) {
+    memset(p, 0, sizeof *p);
+    p->n = 1 + (int)rnd(4);
+    p->dot = column && rnd(3) == 0;
+    for (int k = 0; k < p->n; k++) {
+        tstep *st = &p->steps[k];
+        st->desc = (k > 0 || !column || p->dot) && rnd(2);
+        st->type = T_ELEM;
+        st->name = rnd(5) ? names[rnd(3)] : NULL;
+        if (k == p->n - 1 && rnd(3) == 0) {
+            st->type = rnd(2) ? T_ATTR : T_TEXT;
+            st->name = st->type == T_ATTR && rnd(4) ? anames[rnd(2)] : NULL;
+            continue;
+        }
+        st->npreds = rnd(3) == 0 ? 1 + (int)rnd(2) : 0;
+        for (int q = 0; q < st->npreds; q++) gen_pred(&st->preds[q]);
+    }
+    if (column && p->dot && rnd(4) == 0) p->n = 0; /* '.' alone */
+}
+
+static void compare_random(uint32_t seed, int ncases, int xml, int columns) {
+    rnd_state = seed;
+    for (int c = 0; c < ncases; c++) {
+        char *doc = gen_doc();
+        tnode *root = tree_of(doc);
+        for (int q = 0; q < 6; q++) {
+            tpath paths[3], cols[3];
+            int np = 1 + (int)rnd(3), nc = columns ? 1 + (int)rnd(3) : 0;
+            tbuf text = {0}, ctext = {0};
+            tb_put(&text, "", 0);
+            tb_put(&ctext, "", 0);
+            for (int p = 0; p < np; p++) {
+                gen_path(&paths[p], 0);
+                if (columns) { /* records are elements */
+                    tstep *last = &paths[p].steps[paths[p].n - 1];
+                    last->type = T_ELEM;
+                    if (!last->name && rnd(2)) last->name = names[rnd(3)];
+                }
+                if (p) tb_puts(&text, rnd(2) ? "|" : " | ");
+                path_text(&text, &paths[p], 0);
+            }
+            for (int k = 0; k < nc; k++) {
+                gen_path(&cols[k], 1);
+                if (k) tb_puts(&ctext, ",");
+                path_text(&ctext, &cols[k], 1);
+            }
+            char *want = expected(root, paths, np, cols, nc, xml);
+            stax_select_options so;
+            memset(&so, 0, sizeof so);
+            so.flags = xml ? STAX_SELECT_XML : 0;
+            /* every chunk size for some cases, two for the others (time) */
+            for (size_t k = 0; k < stax_test_chunk_count; k++) {
+                if (q % 3 && k != 0 && k != (size_t)(c + q) % stax_test_chunk_count) continue;
+                sel_run r = run_select(doc, stax_test_chunk_sizes[k], NULL, &so, text.p, ctext.p, 1, 0);
+                cr_assert_eq(r.status, STAX_OK, "%s [%s]: %s", text.p, ctext.p, r.msg);
+                cr_assert_str_eq(r.out, want, "seed %u case %d\ndocument: %s\npath: %s\ncolumns: %s\nchunk %zu\ngot:\n%s\nwant:\n%s",
+                                 seed, c, doc, text.p, ctext.p, stax_test_chunk_sizes[k], r.out, want);
+                free(r.out);
+            }
+            free(want);
+            free(text.p);
+            free(ctext.p);
+        }
+        tree_free(root);
+        free(doc);
+    }
+}
+
+Test(select, random_paths_agree_with_the_tree_walker) { compare_random(12345, 400, 0, 0); }
+Test(select, random_xml_values_agree_with_the_tree_walker) { compare_random(777, 150, 1, 0); }
+Test(select, random_records_agree_with_the_tree_walker) { compare_random(4242, 200, 0, 1); }
