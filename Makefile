@@ -11,7 +11,7 @@ WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes $(if $(filter 1,$(W
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SAN),1)
   OPT = -O1 -g
-  EXTRA = $(SANFLAGS) -DSTAX_ABORT_ON_INTERNAL
+  EXTRA = $(SANFLAGS) -DSTAX_ABORT_ON_INTERNAL -DSTAX_SIMD_MAX=2
 else
   # The shared library must resolve every symbol it uses (-lpthread included).
   SHLIB_CHECK = -Wl,--no-undefined
@@ -159,7 +159,7 @@ SINGLE_B = $(BUILD)/single
 SINGLE_CC = $(CC) $(STD) $(WARN) $(OPT) $(CPPFLAGS)
 test-single: $(BUILD)/stax.h
 	@mkdir -p $(SINGLE_B)
-	$(SINGLE_CC) -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
+	$(SINGLE_CC) -DSTAX_SIMD_MAX=1 -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
 	$(SINGLE_CC) -DSTAX_STATIC -I$(BUILD) -c tests/single_static.c -o $(SINGLE_B)/static.o
 	for f in $(UNIT_SRC) tests/single_test.c tests/harness.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c); do \
 	  $(SINGLE_CC) -I$(BUILD) -I. -Icli -c $$f -o $(SINGLE_B)/$$(basename $$f .c).o || exit 1; \

@@ -122,18 +122,88 @@ static int rd_finish(stax_reader *r) {
     return STAX_END;
 }
 
-/* Fill the batch from the window. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
-static int rd_fill(stax_reader *r) {
-    if (STAX_UNLIKELY(!r->enc)) {
-        int d = rd_detect(r);
-        if (d < 0) return r->status;
-        if (d == 0) return STAX_NEED_INPUT;
+/* Where the driver stands, worked out from the state at each step (the
+ * state says it once: the carry's bytes, the entity stack, the window). */
+enum rd_mode {
+    RM_DETECT,     /* the input's encoding is not known yet */
+    RM_SWITCH,     /* the XML declaration named an 8-bit encoding: decode from here */
+    RM_ENTITY_END, /* an entity's text is used up: back to the window it interrupted */
+    RM_CARRY,      /* a token straddles chunks: extend it from the window */
+    RM_WINDOW,     /* tokens in the window: the caller's chunk, decoded input or entity text */
+    RM_REFILL,     /* a window of decoded input is used up: decode more */
+    RM_DRY         /* the window is used up */
+};
+
+static enum rd_mode rd_mode_of(const stax_reader *r) {
+    if (STAX_UNLIKELY(!r->enc)) return RM_DETECT;
+    if (STAX_UNLIKELY(r->switch_enc)) return RM_SWITCH;
+    if (r->n_ent) return r->in_pos < r->in_len ? RM_WINDOW : RM_ENTITY_END;
+    if (r->carry.len) return RM_CARRY;
+    if (r->in_pos < r->in_len) return RM_WINDOW;
+    return r->enc > STAX__ENC_UTF8 ? RM_REFILL : RM_DRY;
+}
+
+/* The window is used up and nothing is pending: more input, or the end. */
+static int rd_dry(stax_reader *r) {
+    if (!r->ended) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+    if (r->batch.count) return STAX_OK;
+    return rd_finish(r);
+}
+
+/* The token at the window's position, the general way: framed, then parsed. */
+static int rd_general_token(stax_reader *r) {
+    const char *tok = r->in + r->in_pos;
+    size_t avail = r->in_len - r->in_pos;
+    rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
+    r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
+    ptrdiff_t end = rd_frame_end(r, &r->fr, tok, avail);
+    if (end < 0) return r->status;
+    if (end == 0 && r->n_ent) {
+        /* entity text is complete in memory: only text may run to its end */
+        if (r->fr.kind != K_TEXT)
+            return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
+                              rd_clip(r->ents[r->n_ent - 1].e->name.len), r->ents[r->n_ent - 1].e->name.ptr);
+        end = (ptrdiff_t)avail;
     }
+    if (end == 0) {
+        int behind = rd_behind(r);
+        if (r->ended && !behind && r->fr.kind != K_TEXT) /* it runs past the end of input: the carry reports it */
+            return rd_stash(r) ? r->status : 1;
+        if (r->ended && !behind) {
+            end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
+        } else if (r->batch.count) {
+            r->stash_deferred = 1;
+            return STAX_OK;
+        } else {
+            if (rd_stash(r)) return r->status;
+            return behind ? 1 : STAX_NEED_INPUT;
+        }
+    }
+    int room = rd_room(r, (size_t)end);
+    if (room < 0) return r->status;
+    if (room) return STAX_OK;
+    size_t used = rd_parse(r, &r->fr, tok, (size_t)end, 0);
+    r->tok_at_eof = 0;
+    if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
+    if (!used) return r->status;
+    rd_consume(r, tok, used);
+    r->in_pos += used;
+    if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
+    if (r->push_ent && rd_push_entity(r)) return r->status;
+    return 1;
+}
+
+/* Fill the batch. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
+static int rd_fill(stax_reader *r) {
     for (;;) {
-        /* one test for the common case: a UTF-8 window with bytes, nothing pending */
-        if (STAX_LIKELY(!(r->switch_enc | r->n_ent | (r->carry.len != 0)) && r->enc == STAX__ENC_UTF8 && r->in_pos < r->in_len))
-            goto token;
-        if (STAX_UNLIKELY(r->switch_enc)) { /* the declaration named an 8-bit encoding */
+        int rc;
+        switch (rd_mode_of(r)) {
+        case RM_DETECT:
+            rc = rd_detect(r);
+            if (rc < 0) return r->status;
+            if (rc == 0) return STAX_NEED_INPUT;
+            continue;
+        case RM_SWITCH: {
             int e = r->switch_enc;
             r->switch_enc = 0;
             /* bytes kept in the carry after the declaration were not decoded yet
@@ -144,92 +214,50 @@ static int rd_fill(stax_reader *r) {
             if (pre_len) memcpy(pre, r->carry.ptr, pre_len);
             r->carry.len = 0;
             if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
-        }
-        if (r->enc > STAX__ENC_UTF8 && !r->n_ent && !r->carry.len && r->in_pos >= r->in_len) {
-            if (r->batch.count) return STAX_OK; /* the batch may point into the window */
-            int rc = rd_refill(r);
-            if (rc < 0) return r->status;
-            if (rc > 0) continue;
-        }
-        if (r->n_ent && r->in_pos >= r->in_len) {
-            if (rd_pop_entity(r)) return r->status;
             continue;
         }
-        if (r->carry.len && !r->n_ent) {
-            int rc = rd_resume_carry(r);
+        case RM_ENTITY_END:
+            if (rd_pop_entity(r)) return r->status;
+            continue;
+        case RM_REFILL:
+            if (r->batch.count) return STAX_OK; /* the batch may point into the window */
+            rc = rd_refill(r);
+            if (rc < 0) return r->status;
+            if (rc > 0) continue;
+            return rd_dry(r);
+        case RM_DRY:
+            if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+            return rd_dry(r);
+        case RM_CARRY:
+            rc = rd_resume_carry(r);
             if (rc < 0) return r->status;
             if (rc == 2) return STAX_OK;
-            if (rc == 0) {
-                if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
-                    if (r->batch.count) return STAX_OK;
-                    int rf = rd_refill(r);
-                    if (rf < 0) return r->status;
-                    if (rf > 0) continue;
-                    if (!r->ended) return STAX_NEED_INPUT;
-                    /* nothing more will come: let the carry path see the end of input */
-                    if (rd_resume_carry(r) < 0) return r->status;
+            if (rc == 1) continue; /* an entity may have started, or the carry may hold more */
+            if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
+                if (r->batch.count) return STAX_OK;
+                rc = rd_refill(r);
+                if (rc < 0) return r->status;
+                if (rc > 0) continue;
+                if (!r->ended) return STAX_NEED_INPUT;
+                /* nothing more will come: let the carry path see the end of input */
+                if (rd_resume_carry(r) < 0) return r->status;
+                continue;
+            }
+            return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+        case RM_WINDOW:
+            if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr) {
+                int k = rd_fast(r);
+                if (k < 0) return r->status;
+                if (k > 0) {
+                    if (r->batch.count + 2 > r->opt.batch_events) return STAX_OK;
                     continue;
                 }
-                return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
             }
-            continue; /* an entity may have started, or the carry may hold more */
+            rc = rd_general_token(r);
+            if (rc != 1) return rc;
+            continue;
         }
-        if (r->batch.count >= r->opt.batch_events) return STAX_OK;
-        if (r->in_pos >= r->in_len) {
-            if (!r->ended) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
-            if (r->batch.count) return STAX_OK;
-            return rd_finish(r);
-        }
-    token:;
-        if (r->enc == STAX__ENC_UTF8 && !r->n_ent && !r->carry.len && r->win_nocr) {
-            int k = rd_fast(r);
-            if (k < 0) return r->status;
-            if (k > 0) {
-                if (r->batch.count + 2 > r->opt.batch_events) return STAX_OK;
-                continue;
-            }
-        }
-        const char *tok = r->in + r->in_pos;
-        size_t avail = r->in_len - r->in_pos;
-        rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
-        r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
-        ptrdiff_t end = rd_frame_end(r, &r->fr, tok, avail);
-        if (end < 0) return r->status;
-        if (end == 0 && r->n_ent) {
-            /* entity text is complete in memory: only text may run to its end */
-            if (r->fr.kind != K_TEXT)
-                return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
-                                  rd_clip(r->ents[r->n_ent - 1].e->name.len), r->ents[r->n_ent - 1].e->name.ptr);
-            end = (ptrdiff_t)avail;
-        }
-        if (end == 0) {
-            int behind = rd_behind(r);
-            if (r->ended && !behind && r->fr.kind != K_TEXT) {
-                /* the token runs past the end of input: let the carry path report it */
-                if (rd_stash(r)) return r->status;
-                continue;
-            }
-            if (r->ended && !behind) end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
-            else if (r->batch.count) {
-                r->stash_deferred = 1;
-                return STAX_OK;
-            } else {
-                if (rd_stash(r)) return r->status;
-                if (behind) continue;
-                return STAX_NEED_INPUT;
-            }
-        }
-        int room = rd_room(r, (size_t)end);
-        if (room < 0) return r->status;
-        if (room) return STAX_OK;
-        size_t used = rd_parse(r, &r->fr, tok, (size_t)end, 0);
-        r->tok_at_eof = 0;
-        if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
-        if (!used) return r->status;
-        rd_consume(r, tok, used);
-        r->in_pos += used;
-        if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
-        if (r->push_ent && rd_push_entity(r)) return r->status;
     }
 }
 
