@@ -698,7 +698,8 @@ static int dtd_notation_decl(dtd_ctx *c) {
     n.pubid.ptr = n.pubid.len ? dtd_store_id(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
     n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
-    if (!n.name.ptr || !n.pubid.ptr || dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
+    if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) ||
+        dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
         return dtd_too_big(c, c->p);
     d->notations[d->n_not++] = n;
     return 0;
@@ -773,9 +774,11 @@ static int dtd_pe_ref(dtd_ctx *c) {
     if (c->depth + 1 > d->max_depth) return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "parameter entities nested too deeply");
     if (dtd_expand(c, at, e->value.len)) return d->status;
     dtd_ctx sub = {d, e->value.ptr, e->value.ptr + e->value.len, c->anchor ? c->anchor : at, c->depth + 1};
+    /* by index: a declaration in its text may move the table */
+    size_t idx = (size_t)(e - d->ents);
     e->busy = 1;
     int rc = dtd_subset(&sub);
-    e->busy = 0;
+    d->ents[idx].busy = 0;
     return rc;
 }
 

@@ -310,7 +310,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     stax_attr *a = r->attrs + first, *a0 = a;
     for (;;) {
         size_t ws = i;
-        if (p[i] == ' ') i++; /* the usual single space, then any other */
+        if (i < n && p[i] == ' ') i++; /* the usual single space, then any other */
         i = rd_tag_ws(p, n, i, &lfs, &line_at);
         if (i >= n) goto decline;
         if (p[i] == '>') {

@@ -156,7 +156,7 @@ static int sel_fail(stax_select *s, int st, const char *fmt, ...) {
     if (s->status != STAX_OK) return s->status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    stax__vfmt(s->msg, sizeof s->msg, fmt, ap);
     va_end(ap);
     s->status = st;
     return st;
@@ -256,7 +256,7 @@ typedef struct sel_parser {
 
 static int ps_fail(sel_parser *ps, int st, const char *at, const char *what, const char *arg) {
     char m[160];
-    snprintf(m, sizeof m, what, arg);
+    stax__fmt(m, sizeof m, what, arg);
     return sel_fail(ps->s, st, "%s: %s, at character %zu of the %s",
                     st == STAX_E_UNSUPPORTED ? "not supported" : st == STAX_E_NAMESPACE ? "namespace" : "invalid path",
                     m, (size_t)(at - ps->start) + 1, ps->what);
@@ -315,7 +315,7 @@ static int ps_uri(sel_parser *ps, stax_str prefix, const char *at, stax_str *uri
         return 0;
     }
     char p[48];
-    snprintf(p, sizeof p, "%.*s", prefix.len > 40 ? 40 : (int)prefix.len, prefix.ptr);
+    stax__fmt(p, sizeof p, "%.*s", prefix.len > 40 ? 40 : (int)prefix.len, prefix.ptr);
     return ps_fail(ps, STAX_E_NAMESPACE, at, "the prefix '%s' is not bound", p);
 }
 
@@ -323,7 +323,7 @@ static int ps_uri(sel_parser *ps, stax_str prefix, const char *at, stax_str *uri
 static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
     size_t n = ps_ncname(ps, p);
     char name[48];
-    snprintf(name, sizeof name, "%.*s", n > 40 ? 40 : (int)n, p);
+    stax__fmt(name, sizeof name, "%.*s", n > 40 ? 40 : (int)n, p);
     if (n) {
         const char *q = ps_skip(ps, p + n);
         if (q < ps->end && *q == '(') {

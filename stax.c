@@ -574,6 +574,14 @@ size_t stax__vfmt(char *buf, size_t cap, const char *fmt, va_list ap) {
     return len;
 }
 
+size_t stax__fmt(char *buf, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = stax__vfmt(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
 /* ================================================================ errors */
 
 const char *stax_version(void) { return STAX_VERSION; }

@@ -167,6 +167,11 @@ static inline int stax__buf_put(stax__buf *b, const void *s, size_t n) {
  * never ending inside a UTF-8 sequence it had to cut; returns the length
  * written. Any other conversion ends the output where it stands. */
 STAXINT size_t stax__vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
+STAXINT size_t stax__fmt(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* ------------------------------------------------------------- keyed hashing
  * The reader's lookup tables (DTD entities and ATTLISTs, namespace prefixes)
