@@ -200,6 +200,17 @@ static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     return 0;
 }
 
+void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o) {
+    stax__dtd keep = *d;
+    int no_colons = d->no_colons;
+    stax__dtd_init(d, keep.outer, o, keep.frames, keep.err);
+    d->no_colons = no_colons;
+    if (keep.region) { /* the region stays, emptied */
+        d->region = keep.region;
+        if (stax__mem_init(&d->mem, NULL, NULL, d->region, d->max)) d->mem.block = NULL;
+    }
+}
+
 void stax__dtd_free(stax__dtd *d) {
     if (d->region) stax__mem_free(d->outer, d->region, d->max);
     d->region = NULL;

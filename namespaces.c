@@ -61,6 +61,11 @@ void stax__ns_free(stax__ns *ns) {
     memset(ns, 0, sizeof *ns);
 }
 
+void stax__ns_reset(stax__ns *ns) {
+    ns->low = ns->live = ns->n = ns->clean = 0;
+    for (size_t i = 0; i < ns->nbuckets; i++) ns->heads[i] = NS_NONE;
+}
+
 static uint32_t ns_hash(const stax__ns *ns, stax_str prefix) {
     uint64_t h = stax__hash(&ns->key, prefix.ptr, prefix.len);
     return (uint32_t)(h ^ (h >> 32));

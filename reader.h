@@ -246,6 +246,7 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     e->reserved = 0;
     e->attr_count = 0;
     e->attr_first = 0;
+    e->depth = r->depth;
     e->name = e->text = none;
     e->pubid = e->sysid = none;
     e->pos = pos;

@@ -491,6 +491,56 @@ void stax_reader_free(stax_reader *r) {
 
 size_t stax_reader_memory_peak(const stax_reader *r) { return r ? r->mem.peak : 0; }
 
+int stax_reader_reset(stax_reader *r) {
+    if (!r) return STAX_E_USAGE;
+    stax_reader k = *r; /* what is kept: the memory, the options, every buffer */
+    memset(r, 0, sizeof *r);
+    r->mem = k.mem;
+    r->opt = k.opt;
+    r->simd = k.simd;
+    r->forced = k.forced;
+    r->pos.line = r->pos.column = 1;
+    r->tok_pos = r->pos;
+#ifndef STAX_NO_STDIO
+    r->fd = -1;
+#endif
+    r->carry = k.carry;
+    r->carry.len = 0;
+    r->carry_max = k.carry_max;
+    r->arena = k.arena;
+    r->arena.len = 0;
+    r->arena_max = k.arena_max;
+    r->stack = k.stack;
+    r->stack.len = 0;
+    r->stack_max = k.stack_max;
+    r->stack_off = k.stack_off;
+    r->stack_off_cap = k.stack_off_cap;
+    r->events = k.events;
+    r->ev_cap = k.ev_cap;
+    r->attrs = k.attrs;
+    r->attr_cap = k.attr_cap;
+    r->batch.events = k.events;
+    r->batch.attrs = k.attrs;
+    r->ents = k.ents;
+    r->tbuf = k.tbuf;
+    r->tbuf_cap = k.tbuf_cap;
+    r->rbuf = k.rbuf;
+    r->rbuf_cap = k.rbuf_cap;
+    r->dtd = k.dtd;
+    r->dtd.err = &r->err; /* the reader's own, now at the same place */
+    stax__dtd_reset(&r->dtd, &r->opt);
+    if (k.ev_ns) {
+        r->ev_ns = k.ev_ns;
+        r->attr_ns = k.attr_ns;
+        r->attr_at = k.attr_at;
+        r->batch.ev_ns = k.ev_ns;
+        r->batch.attr_ns = k.attr_ns;
+        r->ns = k.ns;
+        stax__ns_reset(&r->ns);
+    }
+    return STAX_OK;
+}
+
 /* A new chunk: the window itself, or (transcoding) the raw input behind it. */
 static void rd_set_input(stax_reader *r, const char *data, size_t len) {
     r->fed = 1;

@@ -137,12 +137,13 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
 }
 
 /* An event at the current position, with the fields every type has. */
-static inline stax_event *rd_fx_emit(rd_fx *x, int type) {
+static inline stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
     stax_event *e = x->ev++;
     e->type = (uint8_t)type;
     e->flags = 0;
     e->reserved = 0;
     e->attr_count = 0;
+    e->depth = depth;
     e->text.ptr = NULL;
     e->text.len = 0;
     e->pubid = e->text; /* every string of every event is valid, used or not */
@@ -253,7 +254,7 @@ found:
             tl = (size_t)(o.p - d0);
         }
         if (keep) {
-            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT);
+            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, r->depth);
             e->name = e->text;
             e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
             e->text.ptr = txt;
@@ -397,14 +398,14 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             if (rd_push(r, p + 1, nl)) return -1;
         }
     }
-    stax_event *e = rd_fx_emit(x, STAX_EV_START);
+    stax_event *e = rd_fx_emit(x, STAX_EV_START, r->depth + (flags != 0)); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
-    e->attr_first = first;
+    e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)(a - a0);
     if (flags) {
-        stax_event *end = rd_fx_emit(x, STAX_EV_END);
+        stax_event *end = rd_fx_emit(x, STAX_EV_END, r->depth + 1);
         end->name = e->name;
         r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
@@ -434,7 +435,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     if (ol + 3 > avail || p[ol + 2] != '>' ||
         !rd_same(p + 2, r->stack.ptr + off, ol, avail >= 18 && r->stack.cap - off >= 16))
         return 0;
-    stax_event *e = rd_fx_emit(x, STAX_EV_END);
+    stax_event *e = rd_fx_emit(x, STAX_EV_END, r->depth);
     e->name.ptr = p + 2;
     e->name.len = ol;
     r->depth--;

@@ -590,11 +590,13 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
     e->flags = (uint8_t)flags;
     e->name = name;
-    e->attr_first = first;
+    e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)(r->attr_len - first);
     if (flags) {
+        e->depth = r->depth + 1; /* <a/> was not pushed */
         e = rd_emit(r, STAX_EV_END, r->tok_pos);
         if (!e) return r->status;
+        e->depth = r->depth + 1;
         e->name = name;
         if (r->ev_ns) {
             r->ev_ns[r->batch.count - 1] = q;

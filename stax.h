@@ -289,8 +289,11 @@ typedef struct stax_event {
     uint8_t type;        /* stax_event_type */
     uint8_t flags;       /* STAX_EVF_* */
     uint16_t reserved;
-    uint32_t attr_count; /* START: number of attributes */
-    size_t attr_first;   /* START: index of the first one in stax_batch.attrs */
+    uint32_t attr_count; /* START: number of attributes (0 for other events) */
+    uint32_t attr_first; /* START: index of the first one in stax_batch.attrs */
+    uint32_t depth;      /* elements open around the event; a START or END counts its own
+                            element: the root's START and END are at 1, text in the root at 1,
+                            a comment before the root at 0 */
     stax_str name;
     stax_str text;
     stax_str pubid;      /* DOCTYPE: public id (empty if none) */
@@ -330,6 +333,13 @@ STAXDEF stax_reader *stax_reader_new(const stax_reader_options *opt);
 
 /* Free the reader and everything it allocated (nothing, in fixed-block mode). */
 STAXDEF void stax_reader_free(stax_reader *r);
+
+/* Make r ready for a new document, as if just created with the same options,
+ * keeping its memory (its buffers, or its place in the fixed block): the
+ * input, the pull source, the DTD, the namespaces and any error are
+ * forgotten. Everything the reader handed out is invalid afterwards.
+ * Returns STAX_OK, or STAX_E_USAGE for NULL. */
+STAXDEF int stax_reader_reset(stax_reader *r);
 
 /* Hand the reader the next chunk of input (len may be 0). Allowed before the
  * first stax_reader_next and after it returned STAX_NEED_INPUT; otherwise
@@ -388,6 +398,7 @@ static inline stax_str stax_ev_attr_value(const stax_batch *b, size_t i, size_t 
     return b->attrs[b->events[i].attr_first + k].value;
 }
 static inline stax_pos stax_ev_pos(const stax_batch *b, size_t i) { return b->events[i].pos; }
+static inline uint32_t stax_ev_depth(const stax_batch *b, size_t i) { return b->events[i].depth; }
 static inline uint64_t stax_ev_offset(const stax_batch *b, size_t i) { return b->events[i].pos.offset; }
 static inline uint64_t stax_ev_line(const stax_batch *b, size_t i) { return b->events[i].pos.line; }
 static inline uint64_t stax_ev_column(const stax_batch *b, size_t i) { return b->events[i].pos.column; }
@@ -443,6 +454,73 @@ static inline int stax_str_eq(stax_str s, const char *z) {
     for (; i < s.len; i++)
         if (z[i] == '\0' || z[i] != s.ptr[i]) return 0;
     return z[i] == '\0';
+}
+
+/* Whether a and b hold the same bytes. */
+static inline int stax_str_same(stax_str a, stax_str b) {
+    if (a.len != b.len) return 0;
+    for (size_t i = 0; i < a.len; i++)
+        if (a.ptr[i] != b.ptr[i]) return 0;
+    return 1;
+}
+
+/* Byte order of a and b (a prefix comes first): < 0, 0 or > 0, like strcmp.
+ * For UTF-8 this is code point order. */
+static inline int stax_str_cmp(stax_str a, stax_str b) {
+    size_t n = a.len < b.len ? a.len : b.len;
+    for (size_t i = 0; i < n; i++)
+        if (a.ptr[i] != b.ptr[i]) return (unsigned char)a.ptr[i] < (unsigned char)b.ptr[i] ? -1 : 1;
+    return a.len < b.len ? -1 : a.len > b.len;
+}
+
+/* Copy s into buf[0, cap) and end it with a NUL (nothing when cap is 0).
+ * Returns s.len; the copy was cut when that is cap or more, and then it ends
+ * before a UTF-8 sequence the cut would split. */
+static inline size_t stax_str_copy(stax_str s, char *buf, size_t cap) {
+    if (cap == 0) return s.len;
+    size_t n = s.len < cap ? s.len : cap - 1;
+    if (n < s.len)
+        while (n > 0 && ((unsigned char)s.ptr[n] & 0xC0) == 0x80) n--;
+    for (size_t i = 0; i < n; i++) buf[i] = s.ptr[i];
+    buf[n] = '\0';
+    return s.len;
+}
+
+/* The attribute of START event i named `name` (NUL-terminated), its index,
+ * or -1 when the element has none. */
+static inline long stax_ev_attr_index(const stax_batch *b, size_t i, const char *name) {
+    const stax_event *e = &b->events[i];
+    for (uint32_t k = 0; k < e->attr_count; k++)
+        if (stax_str_eq(b->attrs[e->attr_first + k].name, name)) return (long)k;
+    return -1;
+}
+
+/* Its value in *value and 1, or 0 (and *value empty) when there is none. */
+static inline int stax_ev_attr_get(const stax_batch *b, size_t i, const char *name, stax_str *value) {
+    long k = stax_ev_attr_index(b, i, name);
+    value->ptr = "";
+    value->len = 0;
+    if (k < 0) return 0;
+    *value = b->attrs[b->events[i].attr_first + (size_t)k].value;
+    return 1;
+}
+
+/* The same by namespace URI (empty for none) and local name, with
+ * STAX_READ_NAMESPACES; without it, uri must be empty and local is the name. */
+static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char *uri, const char *local,
+                                      stax_str *value) {
+    const stax_event *e = &b->events[i];
+    value->ptr = "";
+    value->len = 0;
+    for (uint32_t k = 0; k < e->attr_count; k++) {
+        size_t a = e->attr_first + k;
+        stax_qname q = b->attr_ns ? b->attr_ns[a] : stax__plain_qname(b->attrs[a].name);
+        if (stax_str_eq(q.local, local) && stax_str_eq(q.uri, uri)) {
+            *value = b->attrs[a].value;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- select */

@@ -336,6 +336,8 @@ STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_op
 /* Take the region (max_dtd bytes) from the outer memory now: 0, or STAX_E_NOMEM. */
 STAXINT int stax__dtd_reserve(stax__dtd *d);
 STAXINT void stax__dtd_free(stax__dtd *d);
+/* Forget every declaration, keeping the region (for stax_reader_reset). */
+STAXINT void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o);
 /* Parse the internal subset [p, p+n). Returns 0 or an error (d->status, in *d->err). */
 STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
@@ -454,6 +456,8 @@ STAXINT size_t stax__ns_buffer_size(size_t max_bytes);
 /* 0, or -1 when the memory cannot be had. In a fixed block the whole buffer is taken now. */
 STAXINT int stax__ns_init(stax__ns *ns, stax__mem *mem, size_t max_bytes);
 STAXINT void stax__ns_free(stax__ns *ns);
+/* No binding in scope any more, the memory kept (for stax_reader_reset). */
+STAXINT void stax__ns_reset(stax__ns *ns);
 /* Bind prefix to uri at depth. 0; 1 when the bindings would pass max_ns_bytes
  * or, with can_grow 0, the buffer is full (strings that left scope are not
  * reclaimed yet); STAX_E_NOMEM when the allocator refuses. can_grow: nothing

@@ -1,0 +1,228 @@
+/* The conveniences of the reader API: the depth of each event, attributes
+ * by name, stax_str helpers, and stax_reader_reset. Expectations are worked
+ * out here from the events themselves (depth from START and END), or
+ * written by hand. */
+#include "harness.h"
+#include "stax.h"
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ depth of each event */
+
+/* Every event's depth against a count kept from the events: a START
+ * counts its element, an END too, text and the rest the enclosing ones. */
+static void check_depths(const char *doc, size_t len, const stax_reader_options *opt) {
+    for (size_t c = 0; c < stax_test_chunk_count; c++) {
+        stax_reader *r = stax_reader_new(opt);
+        cr_assert_not_null(r);
+        size_t chunk = stax_test_chunk_sizes[c] ? stax_test_chunk_sizes[c] : len;
+        size_t off = 0, events = 0;
+        uint32_t open = 0;
+        const stax_batch *b;
+        int st = STAX_NEED_INPUT;
+        while (st == STAX_NEED_INPUT) {
+            if (off < len) {
+                size_t k = len - off < chunk ? len - off : chunk;
+                stax_reader_feed(r, doc + off, k);
+                off += k;
+            } else {
+                stax_reader_end(r);
+            }
+            while ((st = stax_reader_next(r, &b)) == STAX_OK) {
+                for (size_t i = 0; i < b->count; i++, events++) {
+                    int t = stax_ev_type(b, i);
+                    if (t == STAX_EV_START) open++;
+                    cr_assert_eq(stax_ev_depth(b, i), open, "chunk %zu, event %zu (type %d): depth %u, want %u",
+                                 stax_test_chunk_sizes[c], events, t, stax_ev_depth(b, i), open);
+                    if (t == STAX_EV_END) open--;
+                }
+            }
+        }
+        cr_assert_eq(st, STAX_END, "%s", stax_reader_message(r));
+        cr_assert_gt(events, 0);
+        stax_reader_free(r);
+    }
+}
+
+Test(api, depth_of_each_event) {
+    static const char plain[] = "<?xml version='1.0'?><!--c--><?p x?>\n<a x='1'>t<b/><c><d>u</d>\n<e y='2' z='3'/></c>"
+                                "<![CDATA[k]]><!--in--></a><!--after-->";
+    check_depths(STAX_DOC(plain), NULL);
+    /* CR LF line ends take the general way for every token */
+    static const char crlf[] = "<a>\r\n<b>x</b>\r\n<c/>\r\n</a>\r\n";
+    check_depths(STAX_DOC(crlf), NULL);
+    /* events of entity expansion, and defaulted attributes */
+    static const char dtd[] = "<!DOCTYPE a [<!ENTITY e '<i>x<j/></i>'><!ATTLIST b d CDATA 'v'>]><a>&e;<b>&e;</b><b/></a>";
+    check_depths(STAX_DOC(dtd), NULL);
+    stax_reader_options ns = {0};
+    ns.flags = STAX_READ_NAMESPACES;
+    static const char nsdoc[] = "<p:a xmlns:p='u'><p:b/><c xmlns='v'><d/></c></p:a>";
+    check_depths(STAX_DOC(nsdoc), &ns);
+    stax_reader_options small = {0};
+    small.batch_events = 2;
+    check_depths(STAX_DOC(plain), &small);
+}
+
+/* ================================================================ attributes by name */
+
+Test(api, attributes_by_name) {
+    static const char doc[] = "<!DOCTYPE r [<!ATTLIST r d CDATA 'dv'>]><r a='1' bb='two' p:c='3' xmlns:p='urn:p'/>";
+    for (int ns = 0; ns < 2; ns++) {
+        stax_reader_options o = {0};
+        o.flags = ns ? STAX_READ_NAMESPACES : 0;
+        stax_reader *r = stax_reader_new(&o);
+        stax_test_cursor c;
+        stax_test_cursor_open(&c, r, STAX_DOC(doc));
+        int seen = 0;
+        while (stax_test_cursor_next(&c)) {
+            if (stax_ev_type(c.b, c.i) != STAX_EV_START) continue;
+            seen = 1;
+            stax_str v;
+            cr_assert_eq(stax_ev_attr_index(c.b, c.i, "a"), 0);
+            cr_assert_eq(stax_ev_attr_index(c.b, c.i, "bb"), 1);
+            cr_assert_eq(stax_ev_attr_index(c.b, c.i, "b"), -1);
+            cr_assert_eq(stax_ev_attr_index(c.b, c.i, "bbb"), -1);
+            cr_assert(stax_ev_attr_get(c.b, c.i, "bb", &v) && stax_str_eq(v, "two"));
+            cr_assert(stax_ev_attr_get(c.b, c.i, "d", &v) && stax_str_eq(v, "dv"), "defaulted");
+            cr_assert(!stax_ev_attr_get(c.b, c.i, "zz", &v));
+            cr_assert(v.len == 0 && v.ptr);
+            cr_assert(stax_ev_attr_get(c.b, c.i, "p:c", &v) && stax_str_eq(v, "3"));
+            if (ns) {
+                cr_assert(stax_ev_attr_get_ns(c.b, c.i, "urn:p", "c", &v) && stax_str_eq(v, "3"));
+                cr_assert(!stax_ev_attr_get_ns(c.b, c.i, "", "c", &v));
+                cr_assert(stax_ev_attr_get_ns(c.b, c.i, "", "a", &v) && stax_str_eq(v, "1"));
+            } else {
+                cr_assert(stax_ev_attr_get_ns(c.b, c.i, "", "p:c", &v) && stax_str_eq(v, "3"));
+                cr_assert(!stax_ev_attr_get_ns(c.b, c.i, "urn:p", "c", &v));
+            }
+        }
+        cr_assert_eq(c.status, STAX_END);
+        cr_assert(seen);
+        stax_reader_free(r);
+    }
+}
+
+/* ================================================================ stax_str helpers */
+
+Test(api, str_helpers) {
+    stax_str a = {"abc", 3}, b = {"abd", 3}, p = {"ab", 2}, e = {NULL, 0}, a2 = {"abcX", 3};
+    cr_assert(stax_str_same(a, a2));
+    cr_assert(!stax_str_same(a, b));
+    cr_assert(!stax_str_same(a, p));
+    cr_assert(stax_str_same(e, (stax_str){"", 0}));
+    cr_assert_lt(stax_str_cmp(a, b), 0);
+    cr_assert_gt(stax_str_cmp(b, a), 0);
+    cr_assert_gt(stax_str_cmp(a, p), 0);
+    cr_assert_lt(stax_str_cmp(p, a), 0);
+    cr_assert_eq(stax_str_cmp(a, a2), 0);
+    cr_assert_lt(stax_str_cmp((stax_str){"a", 1}, (stax_str){"\xc3\xa9", 2}), 0, "bytes compare unsigned");
+    char buf[8];
+    memset(buf, 'z', sizeof buf);
+    cr_assert_eq(stax_str_copy(a, buf, sizeof buf), 3);
+    cr_assert_str_eq(buf, "abc");
+    cr_assert_eq(stax_str_copy(a, buf, 3), 3);
+    cr_assert_str_eq(buf, "ab", "cut to fit the NUL");
+    cr_assert_eq(stax_str_copy(a, buf, 1), 3);
+    cr_assert_str_eq(buf, "");
+    buf[0] = 'q';
+    cr_assert_eq(stax_str_copy(a, buf, 0), 3);
+    cr_assert_eq(buf[0], 'q', "cap 0 writes nothing");
+    stax_str u = {"x\xe2\x82\xac", 4}; /* x and the euro sign */
+    cr_assert_eq(stax_str_copy(u, buf, 4), 4);
+    cr_assert_str_eq(buf, "x", "a cut never splits a UTF-8 sequence");
+    cr_assert_eq(stax_str_copy(u, buf, 5), 4);
+    cr_assert_str_eq(buf, "x\xe2\x82\xac");
+    cr_assert_eq(stax_str_copy(e, buf, 4), 0);
+    cr_assert_str_eq(buf, "");
+}
+
+/* ================================================================ reset */
+
+typedef struct {
+    const char *p;
+    size_t n, off, step;
+} mem_src;
+
+static ptrdiff_t mem_read(void *ctx, void *buf, size_t cap) {
+    mem_src *m = ctx;
+    size_t k = m->n - m->off;
+    if (k > cap) k = cap;
+    if (k > m->step) k = m->step;
+    memcpy(buf, m->p + m->off, k);
+    m->off += k;
+    return (ptrdiff_t)k;
+}
+
+/* The dump of doc through r (pulled step bytes at a time). */
+static char *pull_dump(stax_reader *r, const stax_reader_options *o, const char *doc, size_t len, size_t step) {
+    mem_src m = {doc, len, 0, step};
+    int st = stax_reader_set_source(r, mem_read, &m);
+    cr_assert_eq(st, STAX_OK, "set_source: %s (%s)", stax_test_status_name(st), stax_reader_message(r));
+    return stax_test_pull_events(r, o, STAX_DUMP_POS);
+}
+
+/* Every fixture read by a reader that read another one before (to its end,
+ * or to an error), then was reset, gives what a new reader gives: with an
+ * allocator, in a fixed block (malloc never called), with namespaces. */
+Test(api, reset_reads_like_a_new_reader, .timeout = 60) {
+    stax_test_fixture *fx;
+    size_t n = stax_test_load_fixtures(&fx);
+    static _Alignas(16) unsigned char block[256 * 1024], block2[256 * 1024];
+    for (int mode = 0; mode < 3; mode++) {
+        stax_reader_options o = {0};
+        if (mode == 1) o.memory = block, o.memory_size = sizeof block;
+        if (mode == 2) o.flags = STAX_READ_NAMESPACES;
+        stax_reader *used = stax_reader_new(&o);
+        cr_assert_not_null(used);
+        for (size_t i = 0; i < n; i++) {
+            size_t prev = (i + n - 1) % n;
+            stax_reader_options fo = o;
+            if (mode == 1) fo.memory = block2; /* a block serves one reader at a time */
+            stax_reader *fresh = stax_reader_new(&fo);
+            cr_assert_not_null(fresh);
+            char *want = pull_dump(fresh, &fo, fx[i].data, fx[i].len, 7);
+            stax_reader_free(fresh);
+            /* the used reader: the previous fixture, cut short after half of it */
+            char *first = pull_dump(used, &o, fx[prev].data, fx[prev].len / 2 + 1, 5);
+            free(first);
+            cr_assert_eq(stax_reader_reset(used), STAX_OK);
+            if (mode == 1) stax_test_forbid_malloc = 1;
+            char *got = pull_dump(used, &o, fx[i].data, fx[i].len, 7);
+            stax_test_forbid_malloc = 0;
+            cr_assert_str_eq(got, want, "mode %d, %s after %s", mode, fx[i].name, fx[prev].name);
+            free(got);
+            free(want);
+            cr_assert_eq(stax_reader_reset(used), STAX_OK);
+        }
+        stax_reader_free(used);
+    }
+    cr_assert_eq(stax_test_forbidden_calls, 0);
+    stax_test_free_fixtures(fx, n);
+    cr_assert_eq(stax_reader_reset(NULL), STAX_E_USAGE);
+}
+
+/* A reset reader needs no more memory to read the same document again. */
+Test(api, reset_keeps_memory) {
+    static const char doc[] = "<!DOCTYPE r [<!ENTITY e 'x'>]><r a='&e;'>&e;<b>text</b></r>";
+    stax_test_meter m = {0, 0};
+    stax_reader_options o = {0};
+    o.alloc = stax_test_meter_alloc;
+    o.alloc_ud = &m;
+    stax_reader *r = stax_reader_new(&o);
+    char *d1 = pull_dump(r, &o, STAX_DOC(doc), 3);
+    size_t held = m.now;
+    for (int k = 0; k < 5; k++) {
+        cr_assert_eq(stax_reader_reset(r), STAX_OK);
+        char *d2 = pull_dump(r, &o, STAX_DOC(doc), 3);
+        cr_assert_str_eq(d2, d1);
+        free(d2);
+        cr_assert_eq(m.now, held, "reset %d: %zu bytes held, %zu before", k, m.now, held);
+    }
+    free(d1);
+    stax_reader_free(r);
+    cr_assert_eq(m.now, 0);
+}
