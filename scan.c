@@ -200,7 +200,7 @@ enum {
 };
 #define U8_CARRY (U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS)
 
-__attribute__((target("avx2"))) static __m256i scan_u8_prev(__m256i cur, __m256i prev, int k) {
+__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_prev(__m256i cur, __m256i prev, int k) {
     __m256i t = _mm256_permute2x128_si256(prev, cur, 0x21);
     switch (k) {
     case 1: return _mm256_alignr_epi8(cur, t, 15);
@@ -227,12 +227,12 @@ static const unsigned char u8_byte2_high[16] = {
     U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
     U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT};
 
-__attribute__((target("avx2"))) static __m256i scan_u8_table(const unsigned char *t) {
+__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_table(const unsigned char *t) {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
 }
 
 /* The errors of block cur (prev: the block before it). */
-__attribute__((target("avx2"))) static __m256i scan_u8_block(__m256i cur, __m256i prev) {
+__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_block(__m256i cur, __m256i prev) {
     const __m256i b1h = scan_u8_table(u8_byte1_high), b1l = scan_u8_table(u8_byte1_low);
     const __m256i b2h = scan_u8_table(u8_byte2_high);
     const __m256i nib = _mm256_set1_epi8(0x0F);
@@ -248,17 +248,20 @@ __attribute__((target("avx2"))) static __m256i scan_u8_block(__m256i cur, __m256
     __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
     __m256i must = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
     __m256i err = _mm256_xor_si256(must, sc);
-    /* U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars */
+    /* U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars. After an EF
+     * lead both bytes are continuations (80..BF) or err already says so, and
+     * of those only BF, and BE or BF, have every bit of BF set. */
     __m256i nonchar = _mm256_and_si256(
-        _mm256_and_si256(_mm256_cmpeq_epi8(prev2, _mm256_set1_epi8((char)0xEF)),
-                         _mm256_cmpeq_epi8(prev1, _mm256_set1_epi8((char)0xBF))),
-        _mm256_cmpeq_epi8(_mm256_or_si256(cur, _mm256_set1_epi8(1)), _mm256_set1_epi8((char)0xBF)));
+        _mm256_cmpeq_epi8(prev2, _mm256_set1_epi8((char)0xEF)),
+        _mm256_cmpeq_epi8(_mm256_and_si256(prev1, _mm256_or_si256(cur, _mm256_set1_epi8(1))), _mm256_set1_epi8((char)0xBF)));
     return _mm256_or_si256(err, nonchar);
 }
 
-/* Blocks of 32 with AVX2; from the block of the first error (or the tail)
- * on, byte by byte, to give the offset of the first bad byte exactly as the
- * portable check does. */
+/* Blocks of 32 with AVX2. The tail (under 32 bytes, or none) is checked as
+ * one more block, copied into zeros: a sequence the end cuts then reads as
+ * too short, as it is. From the block of the first error on, byte by byte,
+ * to give the offset of the first bad byte exactly as the portable check
+ * does. */
 __attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size_t n) {
     __m256i prev = _mm256_setzero_si256();
     size_t i = 0;
@@ -272,8 +275,15 @@ __attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size
         if (!_mm256_testz_si256(err, err)) break;
         prev = cur;
     }
+    if (i + 32 > n) { /* the tail */
+        unsigned char tail[32] = {0};
+        memcpy(tail, p + i, n - i);
+        __m256i cur = _mm256_loadu_si256((const __m256i *)(const void *)tail);
+        __m256i err = scan_u8_block(cur, prev);
+        if (_mm256_testz_si256(err, err)) return n;
+    }
     /* from the start of a sequence that i may cut (a lead in the 3 bytes
-     * before it): the rest, and any error, byte by byte */
+     * before it): the rest, and the error, byte by byte */
     size_t back = i;
     for (size_t k = i; k > 0 && i - k < 3;) {
         unsigned char c = (unsigned char)p[--k];
@@ -290,7 +300,7 @@ __attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size
 
 size_t stax__scan_utf8(int level, const char *p, size_t n) {
 #if defined(STAX__X86_DISPATCH)
-    if (level >= 2 && n >= 32) return scan_utf8_avx2(p, n);
+    if (level >= 2) return scan_utf8_avx2(p, n);
 #endif
     (void)level;
     return scan_utf8_portable(p, n);

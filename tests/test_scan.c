@@ -101,3 +101,31 @@ Test(scan, utf8_every_sequence_at_every_offset) {
         }
     }
 }
+
+/* The same shapes cut by the end of the run (the wide check's tail block),
+ * and U+FFFE / U+FFFF against their neighbours, at lengths around one and
+ * two blocks. */
+Test(scan, utf8_sequences_cut_by_the_end) {
+    int top = levels();
+    char buf[80];
+    static const unsigned char conts[] = {0x80, 0xBD, 0xBE, 0xBF, 0xC0};
+    for (unsigned lead = 0x80; lead <= 0xFF; lead++) {
+        for (size_t c2 = 0; c2 < sizeof conts; c2++) {
+            for (size_t c3 = 0; c3 < sizeof conts; c3++) {
+                for (size_t at = 0; at < 70; at += 3) {
+                    memset(buf, 'a', sizeof buf);
+                    buf[at] = (char)lead;
+                    buf[at + 1] = (char)conts[c2];
+                    buf[at + 2] = (char)conts[c3];
+                    buf[at + 3] = (char)0x80;
+                    for (size_t n = at + 1; n <= at + 5 && n <= sizeof buf; n++) {
+                        size_t want = stax__scan_utf8(0, buf, n);
+                        for (int lv = 1; lv <= top; lv++)
+                            cr_assert_eq(stax__scan_utf8(lv, buf, n), want, "%02X %02X %02X at %zu, n %zu, level %d",
+                                         lead, conts[c2], conts[c3], at, n, lv);
+                    }
+                }
+            }
+        }
+    }
+}
