@@ -182,10 +182,6 @@ struct stax_writer {
     unsigned flags;
     size_t indent_len;
     int indenting;
-    /* "\n", then the indent string repeated (the first copy, at nl_run + 1, is
-     * the indent string itself): one copy writes a newline and the usual
-     * indentation. */
-    char nl_run[1 + W_MAX_INDENT + 15];
 
     /* document state */
     uint32_t depth;
@@ -210,7 +206,14 @@ struct stax_writer {
     w_bg *bg; /* STAX_WRITE_BACKGROUND only */
 
     char msg[96]; /* stax_writer_message */
+
+    /* With indentation only (W_NL_RUN bytes, else none): "\n", then the
+     * indent string repeated (the first copy, at nl_run + 1, is the indent
+     * string itself): one copy writes a newline and the usual indentation. */
+    char nl_run[];
 };
+
+#define W_NL_RUN (1 + W_MAX_INDENT + 15)
 
 /* Byte classes of both escapers (the fast one and the piece path): what each
  * byte needs. 0: copied as it is; 1..7: replaced by w_esc8[code] (CR in CDATA
@@ -904,7 +907,7 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
     need += recs * sizeof(w_rec);
     if (need <= w->stack_cap) return STAX_OK;
     if (need > w->stack_max) {
-        w->why = "the element stack is full (stack_size, or what the fixed block left; see stax_writer_stack_room)";
+        w->why = "the element stack is full (stack_size, or the fixed block)";
         return STAX_E_NOMEM;
     }
     if (w->fixed) return w_internal(w, "fixed stack below its size"); /* stack_cap == stack_max there */
@@ -1001,7 +1004,7 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
         memcpy(o, w->nl_run, 32);
         return o + m;
     }
-    if (m <= sizeof w->nl_run) {
+    if (m <= W_NL_RUN) {
         memcpy(o, w->nl_run, m);
         return o + m;
     }
@@ -1886,8 +1889,11 @@ typedef struct w_plan {
     char indent[W_MAX_INDENT];
 } w_plan;
 
-static size_t w_head(unsigned flags) {
-    return w_round_up(sizeof(stax_writer)) + ((flags & STAX_WRITE_BACKGROUND) ? w_round_up(sizeof(w_bg)) : 0);
+/* The writer (with its indentation run when it indents). */
+static size_t w_self_size(size_t indent_len) { return sizeof(stax_writer) + (indent_len ? W_NL_RUN : 0); }
+
+static size_t w_head(unsigned flags, size_t indent_len) {
+    return w_round_up(w_self_size(indent_len)) + ((flags & STAX_WRITE_BACKGROUND) ? w_round_up(sizeof(w_bg)) : 0);
 }
 
 /* Block bytes for a layout: the worst alignment skew (so that the layout, and
@@ -1930,7 +1936,7 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
     if (o->stack_size && o->stack_size < W_MIN_STACK) return *why = "stack_size is below 64", STAX_E_USAGE;
     if (o->stack_size > W_MAX_STACK) return *why = "stack_size is too large", STAX_E_USAGE;
     p->nbuf = (o->flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
-    p->head = w_head(o->flags);
+    p->head = w_head(o->flags, p->indent_len);
     if (!o->memory) {
         p->cap = o->buffer_size ? o->buffer_size : W_DEFAULT_BUFFER;
         p->stack_max = o->stack_size ? w_round8(o->stack_size) : W_STACK_UNLIMITED;
@@ -1993,7 +1999,7 @@ size_t stax_writer_memory_size(const stax_writer_options *opt) {
 size_t stax_writer_memory_peak(const stax_writer *w) {
     if (!w) return 0;
     size_t s = w->stack_peak < W_MIN_STACK ? W_MIN_STACK : w->stack_peak;
-    return w_block_bytes(w_head(w->flags), (s + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec),
+    return w_block_bytes(w_head(w->flags, w->indent_len), (s + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec),
                          w->bg ? 2 : 1, w->out.cap);
 }
 
@@ -2013,14 +2019,14 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         uintptr_t a = (uintptr_t)o.memory, al = (a + W_ALIGN - 1) & ~(uintptr_t)(W_ALIGN - 1);
         unsigned char *base = (unsigned char *)o.memory + (size_t)(al - a);
         w = (stax_writer *)(void *)base;
-        if (p.nbuf == 2) bg = (w_bg *)(void *)(base + w_round_up(sizeof(stax_writer)));
+        if (p.nbuf == 2) bg = (w_bg *)(void *)(base + w_round_up(w_self_size(p.indent_len)));
         stack = base + p.head;
         b1 = stack + p.stack;
         if (p.nbuf == 2) b2 = b1 + p.cap;
         memset(&mem, 0, sizeof mem);
     } else {
         if (stax__mem_init(&mem, o.alloc, o.alloc_ud, NULL, 0) != 0) return NULL;
-        w = stax__mem_alloc(&mem, sizeof *w);
+        w = stax__mem_alloc(&mem, w_self_size(p.indent_len));
         bg = p.nbuf == 2 ? stax__mem_alloc(&mem, sizeof *bg) : NULL;
         b1 = stax__mem_alloc(&mem, p.cap);
         b2 = p.nbuf == 2 ? stax__mem_alloc(&mem, p.cap) : NULL;
@@ -2030,11 +2036,11 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
             stax__mem_free(&mem, b2, p.cap);
             stax__mem_free(&mem, b1, p.cap);
             stax__mem_free(&mem, bg, sizeof *bg);
-            stax__mem_free(&mem, w, sizeof *w);
+            stax__mem_free(&mem, w, w_self_size(p.indent_len));
             return NULL;
         }
     }
-    memset(w, 0, sizeof *w);
+    memset(w, 0, w_self_size(p.indent_len));
     w->mem = mem;
     w->fixed = o.memory != NULL;
     w->out.ptr = (char *)b1;
@@ -2045,9 +2051,10 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     w->flags = o.flags;
     w->indent_len = p.indent_len;
     w->indenting = p.indent_len > 0;
-    w->nl_run[0] = '\n';
-    for (size_t i = 1; p.indent_len && i + p.indent_len <= sizeof w->nl_run; i += p.indent_len)
-        memcpy(w->nl_run + i, p.indent, p.indent_len);
+    if (p.indent_len) {
+        w->nl_run[0] = '\n';
+        for (size_t i = 1; i + p.indent_len <= W_NL_RUN; i += p.indent_len) memcpy(w->nl_run + i, p.indent, p.indent_len);
+    }
     w->fd = -1;
     if (bg) {
         memset(bg, 0, sizeof *bg);
@@ -2081,7 +2088,7 @@ void stax_writer_free(stax_writer *w) {
         stax__mem_free(&mem, bg, sizeof *bg);
     }
     stax__mem_free(&mem, w->out.ptr, w->out.cap);
-    stax__mem_free(&mem, w, sizeof *w);
+    stax__mem_free(&mem, w, w_self_size(w->indent_len));
 }
 
 static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
