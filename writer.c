@@ -174,6 +174,7 @@ struct stax_writer {
     int status;    /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
     int gate;      /* nonzero when a call must take w_begin's slow checks (see w_regate) */
     int first_err; /* the first negative status a call returned */
+    int dead;      /* status is a sink error or STAX_E_INTERNAL: the sink gets nothing more */
     int sys_errno; /* errno of the sink error in status */
     int sink_errno;/* set by the fd and FILE* sinks when they fail (from the thread, if there is one) */
     const char *why; /* a reason for the refusal being returned (for the message), or NULL */
@@ -269,8 +270,9 @@ static void w_regate(stax_writer *w) {
  * writer stops for good. */
 static W_COLD int w_internal(stax_writer *w, const char *what) {
     STAX__INTERNAL_HIT();
-    if (w->status == STAX_OK || w->status == STAX_E_INTERNAL) {
+    if (!w->dead) {
         w->status = STAX_E_INTERNAL;
+        w->dead = 1;
         snprintf(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
         w_regate(w);
     }
@@ -281,6 +283,7 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
 /* A sink error: sticky, with its errno and a message. */
 static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
     w->status = st;
+    w->dead = 1;
     w->sys_errno = err_no;
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
@@ -442,7 +445,7 @@ static int w_bg_wait(stax_writer *w) {
     size_t offered = g->offered;
     w->bytes_out = g->done;
     pthread_mutex_unlock(&g->mu);
-    if (st != STAX_OK && w->status == STAX_OK) return w_sink_failed(w, st, err_no, offered, took);
+    if (st != STAX_OK && !w->dead) return w_sink_failed(w, st, err_no, offered, took);
     return st;
 }
 
@@ -1723,9 +1726,12 @@ static stax_str w_format_int(char *buf, int64_t v, unsigned frac) {
 
 /* ================================================================ flush, finish */
 
+/* After a sticky refusal (STAX_WRITE_STICKY) the sink still gets what the
+ * calls before it wrote: flush and finish drain the buffer (finish closes
+ * nothing), then return the sticky status. After a sink error nothing can. */
 static int w_flush(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w->status;
+    if (w->status != STAX_OK && (w->dead || w->sink == W_SINK_NONE)) return w->status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
@@ -1737,12 +1743,12 @@ static int w_flush(stax_writer *w) {
         if (fflush(w->file) != 0) st = w_sink_failed(w, STAX_E_IO, errno, 0, 0);
     }
 #endif
-    return st;
+    return st == STAX_OK ? w->status : st;
 }
 
 static int w_finish(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w->status;
+    if (w->status != STAX_OK) return w_flush(w);
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {

@@ -65,9 +65,10 @@ Test(writer_errors, sticky_refusal_stops_the_writer) {
     cr_assert_eq(stax_writer_finish(w), STAX_E_ENCODING); /* the caller learns that content was dropped */
     cr_assert_eq(stax_writer_first_error(w), STAX_E_ENCODING);
     cr_assert(strstr(stax_writer_message(w), "stax_writer_text") != NULL, "%s", stax_writer_message(w));
-    /* what was written before the refusal is all there is (not flushed: the buffer holds it) */
+    /* what the calls before the refusal wrote still reached the sink, and nothing else */
     cr_assert_eq(stax_writer_bytes_produced(w), 4);
-    cr_assert_eq(stax_writer_bytes_out(w), 0);
+    cr_assert_eq(stax_writer_bytes_out(w), 4);
+    expect_memory(w, "<r>a");
     stax_writer_free(w);
 }
 
@@ -108,6 +109,41 @@ Test(writer_errors, sticky_with_a_blocked_call) {
     cr_assert_eq(stax_writer_finish(w), STAX_E_STATE);
     cr_assert_eq(stax_writer_first_error(w), STAX_E_STATE);
     cr_assert_eq(stax_writer_bytes_produced(w), 64);
+    stax_writer_free(w);
+}
+
+typedef struct trickle {
+    int calls;
+    char out[256];
+    size_t len;
+} trickle;
+
+/* Takes one byte every other call, nothing in between. */
+static ptrdiff_t trickle_sink(void *ctx, const void *data, size_t len) {
+    trickle *t = ctx;
+    (void)len;
+    if (t->calls++ % 2) return 0;
+    t->out[t->len++] = *(const char *)data;
+    return 1;
+}
+
+Test(writer_errors, sticky_refusal_still_delivers_what_came_before) {
+    /* whatever the sink takes, the bytes before the refusal all arrive (here
+     * through a sink that blocks), and finish closes nothing */
+    trickle t = {0, {0}, 0};
+    stax_writer *w = mk(STAX_WRITE_STICKY, 64);
+    cr_assert_eq(stax_writer_set_sink(w, trickle_sink, &t), STAX_OK);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "a", "x"), STAX_OK);
+    cr_assert_eq(stax_writer_pi_z(w, "xml", "bad"), STAX_E_INVALID);
+    int st, rounds = 0;
+    while ((st = stax_writer_finish(w)) == STAX_WOULD_BLOCK) rounds++;
+    cr_assert_eq(st, STAX_E_INVALID);
+    cr_assert(rounds > 5);
+    cr_assert_eq(t.len, 11);
+    cr_assert(memcmp(t.out, "<r><a>x</a>", 11) == 0, "%.*s", (int)t.len, t.out);
+    cr_assert_eq(stax_writer_flush(w), STAX_E_INVALID);
+    cr_assert_eq(stax_writer_bytes_out(w), 11);
     stax_writer_free(w);
 }
 
