@@ -955,16 +955,21 @@ static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
     return h;
 }
 
+/* From this many attributes on a tag, names of equal length are compared by
+ * hash before their bytes (a tag with n attributes costs n^2 / 2 comparisons). */
+#define W_HASHED_ATTRS 8
+
 /* Is the attribute a+b (two parts, so that "xmlns:" + prefix needs no copy)
- * already on the open start tag? */
+ * already on the open start tag? h: its hash, or 0 below W_HASHED_ATTRS. */
 static int w_attr_seen(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t h) {
     const char *name = (const char *)w->stack + w->names_len - w->attr_names_len;
     for (uint32_t k = 0; k < w->nattrs; k++) {
         w_rec *r = w_rec_at(w, (size_t)w->depth + k);
-        /* the first attribute of a tag is stored unhashed (0): most tags have one */
-        if (r->info == 0) r->info = w_hash(name, r->len, NULL, 0);
-        if (r->info == h && r->len == an + bn && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn)))
-            return 1;
+        if (r->len == an + bn) {
+            /* entries are stored unhashed (0) until a hash is wanted */
+            if (h && r->info == 0) r->info = w_hash(name, r->len, NULL, 0);
+            if ((!h || r->info == h) && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn))) return 1;
+        }
         name += r->len;
     }
     return 0;
@@ -1358,7 +1363,7 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
 /* An attribute named a+b (b: the prefix of a namespace declaration). */
 W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     int st;
-    uint32_t h = w->nattrs ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
+    uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
         if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
