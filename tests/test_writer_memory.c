@@ -86,6 +86,7 @@ Test(writer_memory, documented_minimum_always_works) {
         for (size_t buf = STAX_WRITER_MIN_BUFFER; buf <= 2048; buf += 61)
             for (size_t skew = 0; skew < 16; skew += 5) {
                 stax_writer_options o = opts(buf, 0, bg ? STAX_WRITE_BACKGROUND : 0);
+                o.indent = "\t"; /* the indentation run too */
                 o.memory = block + skew;
                 o.memory_size = STAX_WRITER_MIN_MEMORY + (bg ? 2 : 1) * buf;
                 stax_writer *w = stax_writer_new(&o);
