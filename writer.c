@@ -1808,10 +1808,15 @@ static int w_attr_num(stax_writer *w, stax_str name, stax_str digits) {
 static int w_text_num(stax_writer *w, stax_str digits) {
     return w_result(w, W_CALL_TEXT_NUM, w_text(w, W_CALL_TEXT_NUM, digits));
 }
-/* frac_digits out of range: refused like any call (nothing written). */
+/* frac_digits out of range: refused like any call (nothing written), after
+ * the checks every call makes first (a sticky error, a blocked call). */
 static int w_bad_frac(stax_writer *w, int call) {
-    if (w) w->why = "frac_digits over 19";
-    return w_result(w, call, STAX_E_USAGE);
+    int r = w_begin(w, call, 0);
+    if (r >= 0) {
+        w->why = "frac_digits over 19";
+        r = STAX_E_USAGE;
+    }
+    return w_result(w, call, r);
 }
 
 int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) {

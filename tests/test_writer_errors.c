@@ -112,6 +112,27 @@ Test(writer_errors, sticky_with_a_blocked_call) {
     stax_writer_free(w);
 }
 
+Test(writer_errors, sticky_status_comes_before_argument_checks) {
+    /* a call with a bad argument after a sticky refusal returns the sticky status */
+    stax_writer *w = mk(STAX_WRITE_STICKY, 64);
+    cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
+    cr_assert_eq(stax_writer_end(w), STAX_E_STATE);
+    cr_assert_eq(stax_writer_text_dec(w, 1, 20), STAX_E_STATE);
+    cr_assert_eq(stax_writer_attr_dec_z(w, "a", 1, 20), STAX_E_STATE);
+    stax_writer_free(w);
+    /* and while a call is blocked, another call with a bad argument is out of order */
+    int open = 0;
+    w = mk(0, 64);
+    cr_assert_eq(stax_writer_set_sink(w, gate_sink, &open), STAX_OK);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    char big[200];
+    memset(big, 'x', sizeof big);
+    cr_assert_eq(stax_writer_text(w, (stax_str){big, sizeof big}), STAX_WOULD_BLOCK);
+    cr_assert_eq(stax_writer_text_dec(w, 1, 20), STAX_E_STATE);
+    cr_assert_eq(stax_writer_first_error(w), STAX_E_STATE);
+    stax_writer_free(w);
+}
+
 typedef struct trickle {
     int calls;
     char out[256];
