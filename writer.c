@@ -499,6 +499,8 @@ static int w_make_room(stax_writer *w) {
     int st = w_drain(w);
     if (st < 0) return st;
     if (w->start > 0) {
+        /* the bytes the sink left, to the front: inside [0, len) */
+        if (STAX_UNLIKELY(w->start > w->out.len || w->out.len > w->out.cap)) return w_internal(w, "output buffer");
         memmove(w->out.ptr, w->out.ptr + w->start, w->out.len - w->start);
         w->out.len -= w->start;
         w->start = 0;
@@ -877,8 +879,10 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
 
 /* ================================================================ element stack */
 
-/* Live entries only (i < depth + nattrs): entries are added by w_push alone. */
+/* Live entries only (i < depth + nattrs; test and fuzz builds stop on any
+ * other): entries are added by w_push alone. */
 static w_rec *w_rec_at(const stax_writer *w, size_t i) {
+    if (STAX_UNLIKELY(i >= (size_t)w->depth + w->nattrs)) STAX__INTERNAL_HIT();
     return (w_rec *)(void *)(w->stack + w->stack_cap) - 1 - i;
 }
 
@@ -917,9 +921,10 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
     size_t cap = w->stack_cap > w->stack_max / 2 ? w->stack_max : w->stack_cap * 2;
     if (cap < need) cap = need;
     cap = (cap + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec); /* <= stack_max, a multiple of 8 */
+    size_t rec_bytes = (recs - 1) * sizeof(w_rec); /* the live entries, at the top */
+    if (STAX_UNLIKELY(rec_bytes > w->stack_cap)) return w_internal(w, "element stack");
     unsigned char *p = stax__mem_realloc(&w->mem, w->stack, w->stack_cap, cap);
     if (!p) return STAX_E_NOMEM;
-    size_t rec_bytes = (recs - 1) * sizeof(w_rec);
     memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
     w->stack = p;
     w->stack_cap = cap;
