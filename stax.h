@@ -625,7 +625,9 @@ STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
 /* The high-water mark, as a block size: the smallest memory_size in which a
  * writer with this one's options, but buffer_size set to the size this one
  * uses and stack_size 0, would have run the same calls with the same results
- * (the growable memory sink's bytes not counted: it is not allowed there). */
+ * (the growable memory sink's bytes not counted: it is not allowed there). A
+ * call refused for a bad attribute value or element text may count the stack
+ * room it asked for, making the peak that much larger than needed. */
 STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
 /* NUL-terminated convenience forms (NULL counts as ""). */

@@ -196,7 +196,8 @@ struct stax_writer {
     size_t stack_cap, names_len;
     size_t stack_max;  /* the most it may hold (stack_size, what the block gives, or W_STACK_UNLIMITED);
                           a multiple of sizeof(w_rec), like stack_cap */
-    size_t stack_peak; /* the most it held */
+    size_t stack_peak; /* the most it held or was asked to hold (<= stack_cap): w_reserve's quick
+                          test is against it, so that only a new high goes the slow way */
 
     /* where a call that returned STAX_WOULD_BLOCK stopped */
     int rs_call;
@@ -902,7 +903,7 @@ static int w_reserve_slow(stax_writer *w, size_t name_len);
 static inline int w_reserve(stax_writer *w, size_t name_len) {
     /* the stack never holds more than stack_cap, so this sum cannot overflow */
     size_t used = w_stack_used(w) + sizeof(w_rec);
-    if (name_len <= w->stack_cap && used <= w->stack_cap - name_len) return STAX_OK;
+    if (name_len <= w->stack_peak && used <= w->stack_peak - name_len) return STAX_OK;
     return w_reserve_slow(w, name_len);
 }
 
@@ -912,7 +913,10 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
         need > SIZE_MAX - recs * sizeof(w_rec))
         return STAX_E_NOMEM;
     need += recs * sizeof(w_rec);
-    if (need <= w->stack_cap) return STAX_OK;
+    if (need <= w->stack_cap) {
+        if (need > w->stack_peak) w->stack_peak = need; /* a new high water mark */
+        return STAX_OK;
+    }
     if (need > w->stack_max) {
         w->why = "the element stack is full (stack_size, or the fixed block)";
         return STAX_E_NOMEM;
@@ -928,6 +932,7 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
     memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
     w->stack = p;
     w->stack_cap = cap;
+    w->stack_peak = need;
     return STAX_OK;
 }
 
@@ -948,8 +953,6 @@ static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b
     rec.info = info;
     memcpy(gap_end - sizeof rec, &rec, sizeof rec);
     w->names_len += an + bn;
-    size_t used = w->stack_cap - (size_t)(free - need);
-    if (used > w->stack_peak) w->stack_peak = used;
     return STAX_OK;
 }
 
@@ -1611,9 +1614,7 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
             o += name.len;
             *o++ = '>';
             if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-            /* the state start, text and end leave behind (the stack held the name meanwhile) */
-            size_t used = w_stack_used(w) + name.len + sizeof(w_rec);
-            if (used > w->stack_peak) w->stack_peak = used;
+            /* the state start, text and end leave behind */
             w_markup_done(w);
             if (w->depth == 0) w->root_done = 1;
             return STAX_OK;
