@@ -213,7 +213,7 @@ static char *run_in_block(const script *sc, stax_writer_options o, size_t n, siz
     return c.p;
 }
 
-Test(writer_memory, fixed_block_sweep_is_monotonic, .timeout = 300) {
+Test(writer_memory, fixed_block_sweep_is_monotonic) {
     for (uint32_t seed = 1; seed <= 6; seed++) {
         script sc = make_script(seed, 250, 40);
         size_t want_len;
@@ -418,7 +418,7 @@ static int alloc_life(sized_alloc *a, unsigned flags, int mem_sink, capture *c, 
     return st;
 }
 
-Test(writer_memory, allocation_failure_at_every_point_sizes_checked, .timeout = 120) {
+Test(writer_memory, allocation_failure_at_every_point_sizes_checked) {
     static const struct {
         unsigned flags;
         int mem_sink;
