@@ -4,7 +4,7 @@
  *   h[0] buffer_size: 64 + h0 * 8 (64..2104)
  *   h[1] bit 0 SELF_CLOSE, 1 indentation (width h[2] % 5), 2 the async run
  *        writes in a fixed block (the sync run uses the allocator; both have
- *        stack_size max(64, 16 * h[2])), 3 the synchronous run uses
+ *        stack_size 64 + 16 * h[2], none for 0), 3 the synchronous run uses
  *        STAX_WRITE_BACKGROUND, 4 the async run copies every argument afresh
  *        before each retry, 5 STAX_WRITE_STICKY in every run, 6 the
  *        allocation-failure runs, 7 the number calls are in the op set
@@ -412,7 +412,9 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
     void *block = NULL;
     if (async && c->fixed) {
         /* a block of what the options need, and some, anywhere */
-        size_t size = stax_writer_memory_size(&wo) + c->block_extra;
+        /* stack_size 0: the stack is what the block leaves, made more than any
+         * program can use, as with the allocator (no limit) */
+        size_t size = stax_writer_memory_size(&wo) + c->block_extra + (c->stack_size ? 0 : (size_t)1 << 16);
         CHECK(size > c->block_extra, "memory_size refused the options");
         block = malloc(size + 16);
         if (!block) abort();
@@ -423,7 +425,8 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
     CHECK(stax_writer_check_options(&wo, &why) == STAX_OK, "check_options: %s", why);
     stax_writer *w = stax_writer_new(&wo);
     CHECK(w != NULL, "stax_writer_new failed (buffer %zu, fixed %d)", c->buffer_size, c->fixed);
-    CHECK(stax_writer_stack_room(w) == c->stack_size, "stack room %zu, stack_size %zu", stax_writer_stack_room(w),
+    CHECK(!c->stack_size || stax_writer_stack_room(w) == c->stack_size, "stack room %zu, stack_size %zu",
+          stax_writer_stack_room(w),
           c->stack_size);
     sink k;
     memset(&k, 0, sizeof k);
@@ -760,7 +763,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.flags = ((data[1] & 1) ? STAX_WRITE_SELF_CLOSE : 0) | ((data[1] & 32) ? STAX_WRITE_STICKY : 0);
     c.indent = (data[1] & 2) ? 1 + data[2] % 4 : 0;
     c.fixed = (data[1] & 4) != 0;
-    c.stack_size = 64 + 16 * (size_t)data[2];
+    c.stack_size = data[2] ? 64 + 16 * (size_t)data[2] : 0;
     c.background = (data[1] & 8) != 0;
     c.fresh_copies = (data[1] & 16) != 0;
     c.alloc_fail = (data[1] & 64) != 0;
