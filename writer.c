@@ -942,10 +942,10 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
  * one reservation of the gap, checked, for both. */
 static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t info) {
     /* sizes here are far below PTRDIFF_MAX: the stack is one object */
-    ptrdiff_t free = (ptrdiff_t)(w->stack_cap - w->names_len) -
-                     (ptrdiff_t)(((size_t)w->depth + w->nattrs) * sizeof(w_rec)), need = (ptrdiff_t)(an + bn + sizeof(w_rec));
-    if (STAX_UNLIKELY(free < need)) return w_internal(w, "element stack");
-    unsigned char *gap = w->stack + w->names_len, *gap_end = gap + free;
+    ptrdiff_t room = (ptrdiff_t)(w->stack_cap - w->names_len) - (ptrdiff_t)(((size_t)w->depth + w->nattrs) * sizeof(w_rec));
+    ptrdiff_t need = (ptrdiff_t)(an + bn + sizeof(w_rec));
+    if (STAX_UNLIKELY(room < need)) return w_internal(w, "element stack");
+    unsigned char *gap = w->stack + w->names_len, *gap_end = gap + room;
     w_copy(gap, a, an);
     if (bn) memcpy(gap + an, b, bn);
     w_rec rec;
