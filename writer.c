@@ -20,14 +20,17 @@
  *
  * WRITES INTO WRITER MEMORY
  * The output buffer(s), the element stack and the memory sinks are written
- * only through stax__out windows (stax_internal.h): stax__out_put for the
- * piece path, the stack and the sinks, and, for the fast paths, a reservation
- * (w_fast_begin) of the call's worst case plus W_OVERSTORE bytes, checked once
- * per call, inside which the fast escaper stores whole 16-byte blocks; the
- * escaper also checks the reservation's end before every block it stores, and
- * w_fast_end checks where the call ended. A window that overflows although it
- * was sized to be enough is a bug: STAX_E_INTERNAL (sticky), never a write
- * past the memory.
+ * only through stax__out windows (stax_internal.h) or reservations checked in
+ * code: stax__out_put for the piece path and the memory sinks; for the fast
+ * paths, a reservation (w_fast_begin) of the call's worst case plus
+ * W_OVERSTORE bytes, checked once per call, inside which the fast escaper
+ * stores whole 16-byte blocks (each store within 16 bytes before and 32 after
+ * the output position, which only moves forward), and w_fast_end checks that
+ * the call ended W_OVERSTORE bytes before the reservation's end; for the
+ * element stack, one checked reservation per push (w_push); the two moves
+ * inside a buffer (w_make_room, the stack's resize) check their bounds first.
+ * A check that fails although the reservation was sized to be enough is a
+ * bug: STAX_E_INTERNAL (sticky), after STAX__INTERNAL_HIT().
  */
 #include "stax_internal.h"
 
