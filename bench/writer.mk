@@ -9,7 +9,7 @@
 WRITER_BENCH_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -O2 $(CFLAGS)
 
 .PHONY: writer-bench-tools writer-bench-check writer-records-check
-writer-bench-tools: $(BUILD)/writer_bench $(BUILD)/writer_libxml2 $(BUILD)/writer_records $(BUILD)/writer_records_libxml2
+writer-bench-tools: $(BUILD)/writer_bench $(BUILD)/writer_libxml2
 
 $(BUILD)/writer_bench: bench/writer_bench.c bench/writer_books.h $(BUILD)/libstax.a
 	@mkdir -p $(dir $@)
@@ -25,18 +25,10 @@ writer-bench-check: writer-bench-tools
 	cmp $(BUILD)/writer-stax.xml $(BUILD)/writer-libxml2.xml
 	xmllint --noout $(BUILD)/writer-stax.xml
 
-$(BUILD)/writer_records: bench/writer_records.c bench/writer_books.h $(BUILD)/libstax.a
-	@mkdir -p $(dir $@)
-	$(CC) $(WRITER_BENCH_CFLAGS) -I. -o $@ bench/writer_records.c $(BUILD)/libstax.a -lpthread
-
-$(BUILD)/writer_records_libxml2: bench/writer_records_libxml2.c bench/writer_books.h
-	@mkdir -p $(dir $@)
-	$(CC) $(WRITER_BENCH_CFLAGS) $$(pkg-config --cflags libxml-2.0) -o $@ bench/writer_records_libxml2.c $$(pkg-config --libs libxml-2.0)
-
-writer-records-check: $(BUILD)/writer_records $(BUILD)/writer_records_libxml2
-	$(BUILD)/writer_records 4 $(BUILD)/records-stax.xml
-	$(BUILD)/writer_records 4 $(BUILD)/records-snprintf.xml -snprintf
-	$(BUILD)/writer_records_libxml2 4 $(BUILD)/records-libxml2.xml
+writer-records-check: writer-bench-tools
+	$(BUILD)/writer_bench 4 $(BUILD)/records-stax.xml -records
+	$(BUILD)/writer_bench 4 $(BUILD)/records-snprintf.xml -records-snprintf
+	$(BUILD)/writer_libxml2 4 $(BUILD)/records-libxml2.xml -records
 	cmp $(BUILD)/records-stax.xml $(BUILD)/records-snprintf.xml
 	cmp $(BUILD)/records-stax.xml $(BUILD)/records-libxml2.xml
 	xmllint --noout $(BUILD)/records-stax.xml

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Record-writing benchmark: the books document with numbers computed per
-# record (bench/writer_records.c), written to a null sink by the stax writer
+# record (writer_bench -records), written to a null sink by the stax writer
 # with its number calls, by the stax writer with snprintf, and by libxml2's
 # xmlTextWriter with its printf-style calls, in one hyperfine run. Prints a
 # markdown report on stdout; with STAX_RECORDS_CALLGRIND=1 also the
@@ -13,26 +13,26 @@ set -eu
 cd "$(dirname "$0")/.."
 mib=${STAX_WRITER_MIB:-256}
 build=${BUILD:-build}
-stax=$build/writer_records
-lx=$build/writer_records_libxml2
+stax=$build/writer_bench
+lx=$build/writer_libxml2
 json=$build/writer-records.json
 
 for p in "$stax" "$lx"; do [ -x "$p" ] || { echo "writer_records_run.sh: build $p first (make writer-bench-tools)" >&2; exit 1; }; done
 command -v hyperfine >/dev/null || { echo "writer_records_run.sh: hyperfine is not installed" >&2; exit 1; }
 
 # Same bytes first, or the comparison means nothing.
-"$stax" 4 "$build/records-a.xml"
-"$stax" 4 "$build/records-b.xml" -snprintf
-"$lx" 4 "$build/records-c.xml"
+"$stax" 4 "$build/records-a.xml" -records
+"$stax" 4 "$build/records-b.xml" -records-snprintf
+"$lx" 4 "$build/records-c.xml" -records
 cmp "$build/records-a.xml" "$build/records-b.xml"
 cmp "$build/records-a.xml" "$build/records-c.xml"
 rm -f "$build/records-a.xml" "$build/records-b.xml" "$build/records-c.xml"
 
 hyperfine -N --warmup 2 --runs 20 --export-json "$json" \
-    -n "stax, number calls" "$stax $mib -null" \
-    -n "stax, snprintf" "$stax $mib -null -snprintf" \
-    -n "libxml2, printf-style calls" "$lx $mib -null" >&2
-bytes=$("$stax" "$mib" /dev/stdout | wc -c)
+    -n "stax, number calls" "$stax $mib -null -records" \
+    -n "stax, snprintf" "$stax $mib -null -records-snprintf" \
+    -n "libxml2, printf-style calls" "$lx $mib -null -records" >&2
+bytes=$("$stax" "$mib" /dev/stdout -records | wc -c)
 
 echo "Document: $bytes bytes ($mib MiB requested), books records with 6 numbers each and 2 per chapter."
 echo
@@ -51,7 +51,7 @@ if [ "${STAX_RECORDS_CALLGRIND:-0}" = 1 ]; then
     echo
     echo "| program (16 MiB, null sink) | instructions |"
     echo "| --- | ---: |"
-    for args in "$stax 16 -null" "$stax 16 -null -snprintf" "$lx 16 -null"; do
+    for args in "$stax 16 -null -records" "$stax 16 -null -records-snprintf" "$lx 16 -null -records"; do
         # shellcheck disable=SC2086
         n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $args 2>&1 | sed -n 's/.*Collected : //p')
         echo "| \`$args\` | $n |"

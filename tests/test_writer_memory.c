@@ -9,6 +9,7 @@
 #endif
 #include "harness.h"
 #include "stax.h"
+#include "sized_alloc.h"
 #include "writer_script.h"
 
 #include <criterion/criterion.h>
@@ -322,59 +323,6 @@ Test(writer_memory, stack_size_is_the_same_limit_everywhere) {
 
 /* ================================================================ the allocator contract */
 
-/* A hook that fails the fail_at-th allocation or resize (counting from 1),
- * and checks that every free and resize passes the size the block has. */
-typedef struct sized_alloc {
-    long calls, fail_at, failed;
-    struct {
-        void *p;
-        size_t n;
-    } live[64];
-    int nlive;
-    int wrong; /* a size that did not match, or an unknown pointer */
-    char what[120];
-} sized_alloc;
-
-static int sa_find(sized_alloc *a, void *p) {
-    for (int i = 0; i < a->nlive; i++)
-        if (a->live[i].p == p) return i;
-    return -1;
-}
-
-static void *sized_hook(void *ud, void *p, size_t old, size_t n) {
-    sized_alloc *a = ud;
-    int i = p ? sa_find(a, p) : -1;
-    if (p && (i < 0 || a->live[i].n != old)) {
-        if (!a->wrong)
-            snprintf(a->what, sizeof a->what, "%s of %p with size %zu, allocated %zu", n ? "resize" : "free", p, old,
-                     i < 0 ? (size_t)0 : a->live[i].n);
-        a->wrong = 1;
-    }
-    if (n == 0) {
-        if (i >= 0) a->live[i] = a->live[--a->nlive];
-        free(p);
-        return NULL;
-    }
-    if (++a->calls == a->fail_at) {
-        a->failed = 1;
-        return NULL;
-    }
-    void *q = realloc(p, n);
-    if (!q) return NULL;
-    if (i >= 0) {
-        a->live[i].p = q;
-        a->live[i].n = n;
-    } else if (a->nlive < 64) {
-        a->live[a->nlive].p = q;
-        a->live[a->nlive].n = n;
-        a->nlive++;
-    } else {
-        a->wrong = 1;
-        snprintf(a->what, sizeof a->what, "more than 64 live blocks");
-    }
-    return q;
-}
-
 /* One writer's life under the hook: deep nesting with long names (the stack
  * grows), attributes, numbers, a long text; the sink is the growable memory
  * sink (it grows too) or, with STAX_WRITE_BACKGROUND, a callback on the
@@ -383,7 +331,7 @@ static const char long_name[] = "a-rather-long-element-name-that-fills-the-stack
 
 static int alloc_life(sized_alloc *a, unsigned flags, int mem_sink, capture *c, int *refused_at) {
     stax_writer_options o = opts(64, 0, flags);
-    o.alloc = sized_hook;
+    o.alloc = sized_alloc_hook;
     o.alloc_ud = a;
     stax_writer *w = stax_writer_new(&o);
     if (!w) return STAX_E_NOMEM;
@@ -430,7 +378,7 @@ Test(writer_memory, allocation_failure_at_every_point_sizes_checked) {
         want.buffer = SIZE_MAX;
         int refused;
         cr_assert_eq(alloc_life(&ref, lives[l].flags, lives[l].mem_sink, &want, &refused), STAX_OK);
-        cr_assert(!ref.wrong, "life %zu: %s", l, ref.what);
+        cr_assert(!ref.wrong[0], "life %zu: %s", l, ref.wrong);
         cr_assert_eq(ref.nlive, 0, "life %zu leaks", l);
         cr_assert(ref.calls > 5, "life %zu: only %ld allocations", l, ref.calls);
         long total = ref.calls;
@@ -443,7 +391,7 @@ Test(writer_memory, allocation_failure_at_every_point_sizes_checked) {
             int st = alloc_life(&a, lives[l].flags, lives[l].mem_sink, &c, &refused);
             cr_assert(a.failed, "life %zu k %ld: no allocation failed", l, k);
             cr_assert(st == STAX_OK || st == STAX_E_NOMEM, "life %zu k %ld: %d", l, k, st);
-            cr_assert(!a.wrong, "life %zu k %ld: %s", l, k, a.what);
+            cr_assert(!a.wrong[0], "life %zu k %ld: %s", l, k, a.wrong);
             cr_assert_eq(a.nlive, 0, "life %zu k %ld: %d blocks leak", l, k, a.nlive);
             /* what was written is the start of the full document, and after a
              * refused start or attribute, the end tags finish wrote */

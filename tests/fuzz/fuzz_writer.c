@@ -50,6 +50,7 @@
  *     and the output the sync run's (up to that point)
  */
 #include "stax.h"
+#include "../sized_alloc.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -572,61 +573,20 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
 
 /* ---------------------------------------------------------------- allocation failure */
 
-/* Fails the fail_at-th allocation or resize (from 1; 0: none) and checks the
- * size every free and resize passes. Single-threaded runs only. */
-typedef struct hook {
-    long calls, fail_at;
-    int failed;
-    struct {
-        void *p;
-        size_t n;
-    } live[64];
-    int nlive;
-} hook;
-
-static void *hook_alloc(void *ud, void *p, size_t old, size_t n) {
-    hook *h = ud;
-    int i = -1;
-    if (p) {
-        for (int j = 0; j < h->nlive; j++)
-            if (h->live[j].p == p) i = j;
-        CHECK(i >= 0, "free/resize of a pointer the hook did not give");
-        CHECK(h->live[i].n == old, "%s with size %zu of a block of %zu", n ? "resize" : "free", old, h->live[i].n);
-    }
-    if (n == 0) {
-        if (i >= 0) h->live[i] = h->live[--h->nlive];
-        free(p);
-        return NULL;
-    }
-    if (++h->calls == h->fail_at) {
-        h->failed = 1;
-        return NULL;
-    }
-    void *q = realloc(p, n);
-    if (!q) return NULL;
-    if (i < 0) {
-        CHECK(h->nlive < 64, "more than 64 live blocks");
-        i = h->nlive++;
-    }
-    h->live[i].p = q;
-    h->live[i].n = n;
-    return q;
-}
-
 /* The program (element as one call) into the growable memory sink with the
  * k-th allocation failing. Until the first STAX_E_NOMEM every status is the
  * sync run's, and so is the output up to there. Returns the calls made. */
 static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, long k) {
-    hook h;
+    sized_alloc h;
     memset(&h, 0, sizeof h);
     h.fail_at = k;
     stax_writer_options wo = run_options(c, 0);
-    wo.alloc = hook_alloc;
+    wo.alloc = sized_alloc_hook;
     wo.alloc_ud = &h;
     stax_writer *w = stax_writer_new(&wo);
     if (!w) {
         CHECK(h.failed, "stax_writer_new failed without an allocation failure");
-        CHECK(h.nlive == 0, "stax_writer_new leaked %d blocks", h.nlive);
+        CHECK(h.nlive == 0 && !h.wrong[0], "stax_writer_new: %d blocks leak; %s", h.nlive, h.wrong);
         return h.calls;
     }
     CHECK(stax_writer_set_memory(w, NULL, 0) == STAX_OK, "set_memory");
@@ -655,6 +615,7 @@ static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, l
     if (same && fin == STAX_OK) CHECK(m.len == ref->out.len, "output length %zu, the sync run's %zu", m.len, ref->out.len);
     stax_writer_free(w);
     CHECK(h.nlive == 0, "%d blocks leak", h.nlive);
+    CHECK(!h.wrong[0], "allocator contract: %s", h.wrong);
     return h.calls;
 }
 
