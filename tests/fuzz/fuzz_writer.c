@@ -306,7 +306,7 @@ static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one)
     case OP_NS: return stax_writer_ns(w, s[0], s[1]);
     case OP_XMLDECL: {
         unsigned sa = o->arg % 3 == 0 ? 0 : o->arg % 3 == 1 ? STAX_EVF_STANDALONE_YES : STAX_EVF_STANDALONE_NO;
-        if (o->arg == 19) sa = 0x40; /* bad value */
+        if (o->arg == 13) sa = 0x40; /* bad value (the highest arg with the number calls too) */
         return stax_writer_xml_decl(w, s[0], s[1], sa);
     }
     case OP_DOCTYPE: return stax_writer_doctype(w, s[0], s[1], s[2], s[3]);
