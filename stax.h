@@ -681,8 +681,11 @@ STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
  *   negative status. A refused call (STAX_E_STATE: out of order; STAX_E_INVALID:
  *   bad name or content; STAX_E_DUP_ATTR; STAX_E_ENCODING / STAX_E_CHAR: bad
  *   UTF-8 or a non-Char code point; STAX_E_NOMEM: the element stack is full)
- *   changes nothing: not one byte of output, not the state. Sink errors
- *   (STAX_E_IO, STAX_E_FULL) are sticky: every later call returns them.
+ *   changes nothing: not one byte of output, not the state, and the writer
+ *   goes on; with STAX_WRITE_STICKY it stops there instead (every later call
+ *   returns that status). Sink errors (STAX_E_IO, STAX_E_FULL) and
+ *   STAX_E_INTERNAL are always sticky. stax_writer_first_error gives the first
+ *   error either way, stax_writer_message says what it was.
  *
  * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK means the sink took less
  *   than offered while the writer's buffer was full, so the call stopped part
@@ -693,8 +696,9 @@ STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
  *   call returns STAX_OK only stax_writer_flush (which just drains the buffer
  *   and may itself return STAX_WOULD_BLOCK) and stax_writer_free are allowed;
  *   any other call returns STAX_E_STATE, and the same call with other lengths
- *   STAX_E_USAGE. A call that returns STAX_OK is complete even if the writer
- *   still holds some of its bytes: stax_writer_flush hands them over.
+ *   STAX_E_USAGE (for the number calls: with another value). A call that
+ *   returns STAX_OK is complete even if the writer still holds some of its
+ *   bytes: stax_writer_flush hands them over.
  */
 typedef struct stax_writer stax_writer;
 
@@ -703,15 +707,22 @@ typedef struct stax_writer stax_writer;
  * again later), or a negative status (use STAX_E_IO), which becomes sticky. */
 typedef ptrdiff_t (*stax_write_fn)(void *ctx, const void *data, size_t len);
 
-/* Writer options. A zero field takes its default (in brackets). */
+/* Writer options. A zero field takes its default (in brackets).
+ * stax_writer_check_options says whether (and why not) they are usable. */
 typedef struct stax_writer_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
     void *alloc_ud;        /* passed to alloc */
     void *memory;          /* fixed block: if non-NULL, all memory comes from it and
-                              malloc is never called (see stax_writer_stack_room) */
-    size_t memory_size;    /* its size in bytes (>= STAX_WRITER_MIN_MEMORY + buffer) */
-    size_t buffer_size;    /* [64 KiB] output buffer; the sink gets chunks of this size.
+                              malloc is never called; see stax_writer_memory_size */
+    size_t memory_size;    /* its size in bytes */
+    size_t buffer_size;    /* [64 KiB; in a fixed block: what the block holds, at most
+                              64 KiB] output buffer; the sink gets chunks of this size.
                               At least STAX_WRITER_MIN_BUFFER */
+    size_t stack_size;     /* [no limit; in a fixed block: all the block leaves] bytes of
+                              the element stack (rounded down to a multiple of 8, at least
+                              64): each open element takes its name's length + 8, each
+                              attribute of the open start tag its name's length + 8.
+                              A start or attribute that would pass it: STAX_E_NOMEM */
     const char *indent;    /* [NULL: no indentation] string written once per level
                               (spaces and tabs only, at most 64 bytes) */
     unsigned indent_width; /* used when indent is NULL: that many spaces (<= 64) */
@@ -724,14 +735,33 @@ typedef struct stax_writer_options {
                                       blocking; it is called from that thread. Measure it: with 64 KiB
                                       buffers the hand-overs cost more than they saved in our runs
                                       (docs/writer.md). Not in STAX_NO_THREADS builds
-                                      (stax_writer_new returns NULL) */
+                                      (stax_writer_check_options: STAX_E_USAGE) */
+#define STAX_WRITE_STICKY 0x4u     /* a refused call (a negative status) stops the writer: every later
+                                      call, finish included, returns that status. It still writes
+                                      nothing itself. Without it the writer goes on after a refusal */
 
 #define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
-#define STAX_WRITER_MIN_MEMORY 1024u /* smallest fixed block, not counting the buffer(s) */
+#define STAX_WRITER_MIN_MEMORY 1024u /* a fixed block of this + the buffer(s) always works, with an
+                                        element stack of at least 256 bytes;
+                                        stax_writer_memory_size gives the exact need */
+
+/* Whether stax_writer_new would accept opt (NULL: defaults): STAX_OK;
+ * STAX_E_USAGE when an option is out of range; STAX_E_NOMEM when the fixed
+ * block is too small for the options. *why (if why is not NULL) receives a
+ * fixed English sentence saying which ("" for STAX_OK). */
+STAXDEF int stax_writer_check_options(const stax_writer_options *opt, const char **why);
+
+/* The fixed-block size (memory_size) that opt needs: the writer, its
+ * buffer(s) of buffer_size (0: 64 KiB) and an element stack of stack_size (0:
+ * 256 bytes), whatever the block's alignment. opt->memory is ignored. 0 when
+ * an option is out of range. A block of at least this size works, and the
+ * more a block holds, the more it can do: a call sequence that succeeds in a
+ * block of N bytes succeeds in every larger one. */
+STAXDEF size_t stax_writer_memory_size(const stax_writer_options *opt);
 
 /* Create a writer (its sink must be set before the first output call). opt may
- * be NULL. Returns NULL on allocation failure, a fixed block too small, or an
- * option out of range. */
+ * be NULL. Returns NULL exactly when stax_writer_check_options(opt) fails or
+ * the allocator does. */
 STAXDEF stax_writer *stax_writer_new(const stax_writer_options *opt);
 
 /* Free the writer and its memory. Does not flush: call stax_writer_finish first.
@@ -820,8 +850,34 @@ STAXDEF int stax_writer_flush(stax_writer *w);
  * After STAX_OK the writer accepts no more output calls. */
 STAXDEF int stax_writer_finish(stax_writer *w);
 
-/* The sticky sink error, or STAX_OK. */
+/* Numbers, exact and without snprintf: the decimal form of v (a '-' first
+ * when negative), as an attribute value or as text, with the rules (and the
+ * retry rule) of stax_writer_attr and stax_writer_text. _dec writes v / 10^frac
+ * with exactly frac digits after the point (0..19; more: STAX_E_USAGE):
+ * (1999, 2) gives 19.99, (-5, 3) -0.005, (7, 0) 7. */
+STAXDEF int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v);
+STAXDEF int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v);
+STAXDEF int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac);
+STAXDEF int stax_writer_text_int(stax_writer *w, int64_t v);
+STAXDEF int stax_writer_text_uint(stax_writer *w, uint64_t v);
+STAXDEF int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned frac);
+
+/* The sticky error, or STAX_OK: a sink error (STAX_E_IO, STAX_E_FULL, STAX_E_NOMEM
+ * from the growable memory sink), STAX_E_INTERNAL, or with STAX_WRITE_STICKY
+ * the first refused call's status. */
 STAXDEF int stax_writer_status(const stax_writer *w);
+
+/* The first negative status any call on w returned (sticky or not), or STAX_OK. */
+STAXDEF int stax_writer_first_error(const stax_writer *w);
+
+/* What went wrong, in English: the sticky error when there is one, else the
+ * first error, e.g. "write to fd 3 failed: Broken pipe" or "stax_writer_attr:
+ * attribute given twice on one element"; "" when nothing did. */
+STAXDEF const char *stax_writer_message(const stax_writer *w);
+
+/* The errno of the sink error in stax_writer_status (write(2) for set_fd,
+ * fwrite/fflush for set_file), or 0 (no error, or one without an errno). */
+STAXDEF int stax_writer_errno(const stax_writer *w);
 
 /* Open elements (0 outside the root). */
 STAXDEF uint32_t stax_writer_depth(const stax_writer *w);
@@ -829,12 +885,24 @@ STAXDEF uint32_t stax_writer_depth(const stax_writer *w);
 /* Bytes the sink has taken so far. */
 STAXDEF uint64_t stax_writer_bytes_out(const stax_writer *w);
 
-/* Free bytes of the element stack. Each open element costs its name's length
- * + 8 bytes; each attribute of the open start tag its name's length + 8 (the
- * names are kept to check duplicates). In fixed-block mode the stack is what
- * is left of the block and never grows: 4 KiB tracks 200 levels of 12-byte
- * names. With an allocator it grows as needed (this reports the free part). */
+/* Bytes the writer has produced so far: those the sink took, those in the
+ * buffer(s), and those of a call that returned STAX_WOULD_BLOCK. Equal to
+ * stax_writer_bytes_out after flush or finish returned STAX_OK. */
+STAXDEF uint64_t stax_writer_bytes_produced(const stax_writer *w);
+
+/* Free bytes of the element stack: before stack_size (in a fixed block, the
+ * stack's size); with an allocator and no stack_size, before the stack must
+ * grow. Each open element costs its name's length + 8 bytes, each attribute
+ * of the open start tag its name's length + 8 (kept to refuse duplicates). */
 STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
+
+/* The high-water mark, as a block size: the smallest memory_size in which a
+ * writer with this one's options, but buffer_size set to the size this one
+ * uses and stack_size 0, would have run the same calls with the same results
+ * (the growable memory sink's bytes not counted: it is not allowed there). A
+ * call refused for a bad attribute value or element text may count the stack
+ * room it asked for, making the peak that much larger than needed. */
+STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
 /* NUL-terminated convenience forms (NULL counts as ""). */
 static inline stax_str stax_strz(const char *z) {
@@ -872,6 +940,15 @@ static inline int stax_writer_raw_z(stax_writer *w, const char *bytes) {
 }
 static inline int stax_writer_element_z(stax_writer *w, const char *name, const char *text) {
     return stax_writer_element(w, stax_strz(name), stax_strz(text));
+}
+static inline int stax_writer_attr_int_z(stax_writer *w, const char *name, int64_t v) {
+    return stax_writer_attr_int(w, stax_strz(name), v);
+}
+static inline int stax_writer_attr_uint_z(stax_writer *w, const char *name, uint64_t v) {
+    return stax_writer_attr_uint(w, stax_strz(name), v);
+}
+static inline int stax_writer_attr_dec_z(stax_writer *w, const char *name, int64_t v, unsigned frac) {
+    return stax_writer_attr_dec(w, stax_strz(name), v, frac);
 }
 
 #ifdef __cplusplus

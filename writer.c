@@ -17,11 +17,25 @@
  *   is rescanned (a 1 GiB text resumed a thousand times stays linear).
  * - Fast: runs of bytes that need no escaping are found with a table scan and
  *   copied with one memcpy.
+ *
+ * WRITES INTO WRITER MEMORY
+ * The output buffer(s), the element stack and the memory sinks are written
+ * only through stax__out windows (stax_internal.h) or reservations checked in
+ * code: stax__out_put for the piece path and the memory sinks; for the fast
+ * paths, a reservation (w_fast_begin) of the call's worst case plus
+ * W_OVERSTORE bytes, checked once per call, inside which the fast escaper
+ * stores whole 16-byte blocks (each store within 16 bytes before and 32 after
+ * the output position, which only moves forward), and w_fast_end checks that
+ * the call ended W_OVERSTORE bytes before the reservation's end; for the
+ * element stack, one checked reservation per push (w_push); the two moves
+ * inside a buffer (w_make_room, the stack's resize) check their bounds first.
+ * A check that fails although the reservation was sized to be enough is a
+ * bug: STAX_E_INTERNAL (sticky), after STAX__INTERNAL_HIT().
  */
 #include "stax_internal.h"
 
 #include <errno.h>
-#include <stdio.h> /* vsnprintf for messages, also with STAX_NO_STDIO */
+#include <stdio.h> /* snprintf for messages, also with STAX_NO_STDIO */
 #include <stdlib.h>
 #ifndef STAX_NO_STDIO
 #include <unistd.h>
@@ -38,19 +52,26 @@
 #define W_DEFAULT_BUFFER 65536u
 #define W_MAX_INDENT 64u
 #define W_MAX_PIECES 12
-#define W_STACK_INITIAL 256u
+#define W_STACK_INITIAL 256u /* first allocation of the stack; what memory_size counts for stack_size 0 */
+#define W_MIN_STACK 64u      /* the smallest stack_size */
+#define W_STACK_UNLIMITED (SIZE_MAX / 8 * 8) /* stack_max without stack_size: a multiple of sizeof(w_rec) */
 #define W_ALIGN 16u
-/* Bytes past the end of each output buffer that the fast paths may overwrite:
- * they store whole 16-byte blocks and 8-byte escapes and trim afterwards. */
-#define W_SLACK 64u
+/* Bytes past the end of a fast path's exact output that it may store into
+ * (whole 16-byte blocks, two at a time, and 8-byte escapes, trimmed
+ * afterwards): part of every fast-path reservation, inside the buffer. */
+#define W_OVERSTORE 32u
 
 #if defined(__GNUC__) || defined(__clang__)
 #define W_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define W_COLD __attribute__((cold, noinline))
+#define W_NOINLINE __attribute__((noinline))
 #else
+#define W_NOINLINE
 #define W_ALWAYS_INLINE static inline
+#define W_COLD
 #endif
 
-/* Output calls, as recorded for the retry rule. */
+/* Calls, as recorded for the retry rule and named in messages. */
 enum {
     W_CALL_NONE,
     W_CALL_DECL,
@@ -63,7 +84,18 @@ enum {
     W_CALL_COMMENT,
     W_CALL_PI,
     W_CALL_END,
-    W_CALL_RAW
+    W_CALL_RAW,
+    W_CALL_ATTR_NUM, /* stax_writer_attr_int / _uint / _dec */
+    W_CALL_TEXT_NUM, /* stax_writer_text_int / _uint / _dec */
+    W_CALL_ELEMENT,  /* the rest only name a call in messages */
+    W_CALL_FLUSH,
+    W_CALL_FINISH,
+    W_CALL_SINK
+};
+
+static const char *const w_call_names[] = {
+    "", "xml_decl", "doctype", "start", "attr", "ns", "text", "cdata", "comment", "pi", "end", "raw",
+    "attr (number)", "text (number)", "element", "flush", "finish", "set_sink",
 };
 
 /* Piece kinds. */
@@ -86,6 +118,7 @@ typedef struct w_piece {
 typedef struct w_call {
     int call;
     int np;
+    uint64_t extra; /* mixed into the signature: the digits of a number call */
     w_piece pc[W_MAX_PIECES];
 } w_call;
 
@@ -102,13 +135,36 @@ typedef struct w_rec {
 
 enum { W_SINK_NONE, W_SINK_FN, W_SINK_FD, W_SINK_FILE, W_SINK_MEM_FIXED, W_SINK_MEM_GROW };
 
+#ifndef STAX_NO_THREADS
+/* STAX_WRITE_BACKGROUND: the thread writes buf[0..len) while the writer
+ * fills its own buffer; the two are swapped on every hand-over. Only writers
+ * with the flag have one (carved from the block, or allocated). */
+typedef struct w_bg {
+    unsigned char *buf;
+    size_t len;
+    int busy, quit, status, running;
+    int err_no;    /* errno of a failed write (set with status) */
+    ptrdiff_t took; /* what the failing sink call returned, and was offered */
+    size_t offered;
+    uint64_t done; /* bytes the sink took */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} w_bg;
+#else
+typedef struct w_bg {
+    unsigned char *buf;
+} w_bg;
+#endif
+
 struct stax_writer {
     stax__mem mem;
     int fixed; /* carved from the caller's block: nothing is ever freed or grown */
 
-    /* output buffer: bytes [start, len) are waiting for the sink */
-    unsigned char *buf;
-    size_t cap, start, len;
+    /* output buffer: bytes [start, out.len) are waiting for the sink */
+    stax__buf out;
+    size_t start;
+    uint64_t moved; /* bytes that left the buffer (taken by the sink, or handed to the thread) */
 
     /* sink */
     int sink;
@@ -116,20 +172,20 @@ struct stax_writer {
     void *ctx;
     int fd;
     FILE *file;
-    char *mem_out; /* memory sinks */
-    size_t mem_len, mem_cap;
+    stax__buf msink; /* the memory sinks: the caller's buffer, or the growable one */
     uint64_t bytes_out;
-    int status; /* sticky sink error */
-    int gate;   /* nonzero when a call must take w_begin's slow checks (see w_regate) */
+    int status;    /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
+    int gate;      /* nonzero when a call must take w_begin's slow checks (see w_regate) */
+    int first_err; /* the first negative status a call returned */
+    int dead;      /* status is a sink error or STAX_E_INTERNAL: the sink gets nothing more */
+    int sys_errno; /* errno of the sink error in status */
+    int sink_errno;/* set by the fd and FILE* sinks when they fail (from the thread, if there is one) */
+    const char *why; /* a reason for the refusal being returned (for the message), or NULL */
 
     /* options */
     unsigned flags;
     size_t indent_len;
     int indenting;
-    /* "\n", then the indent string repeated (the first copy, at nl_run + 1, is
-     * the indent string itself): one copy writes a newline and the usual
-     * indentation. Small, so that the writer fits STAX_WRITER_MIN_MEMORY. */
-    char nl_run[1 + W_MAX_INDENT + 15];
 
     /* document state */
     uint32_t depth;
@@ -141,6 +197,10 @@ struct stax_writer {
     /* element stack: names grow up from stack, w_rec entries down from its end */
     unsigned char *stack;
     size_t stack_cap, names_len;
+    size_t stack_max;  /* the most it may hold (stack_size, what the block gives, or W_STACK_UNLIMITED);
+                          a multiple of sizeof(w_rec), like stack_cap */
+    size_t stack_peak; /* the most it held or was asked to hold (<= stack_cap): w_reserve's quick
+                          test is against it, so that only a new high goes the slow way */
 
     /* where a call that returned STAX_WOULD_BLOCK stopped */
     int rs_call;
@@ -148,18 +208,17 @@ struct stax_writer {
     int rs_piece;
     size_t rs_in, rs_unit;
 
-#ifndef STAX_NO_THREADS
-    /* STAX_WRITE_BACKGROUND: the thread writes bg_buf[0..bg_len) while the
-     * writer fills buf; the two are swapped on every hand-over. */
-    unsigned char *bg_buf;
-    size_t bg_len;
-    int bg_busy, bg_quit, bg_status, bg_running;
-    uint64_t bg_done;
-    pthread_t bg_thread;
-    pthread_mutex_t bg_mu;
-    pthread_cond_t bg_cv;
-#endif
+    w_bg *bg; /* STAX_WRITE_BACKGROUND only */
+
+    char msg[96]; /* stax_writer_message */
+
+    /* With indentation only (W_NL_RUN bytes, else none): "\n", then the
+     * indent string repeated (the first copy, at nl_run + 1, is the indent
+     * string itself): one copy writes a newline and the usual indentation. */
+    char nl_run[];
 };
+
+#define W_NL_RUN (1 + W_MAX_INDENT + 15)
 
 /* Byte classes of both escapers (the fast one and the piece path): what each
  * byte needs. 0: copied as it is; 1..7: replaced by w_esc8[code] (CR in CDATA
@@ -209,6 +268,78 @@ static void w_regate(stax_writer *w) {
               w->in_finish;
 }
 
+/* ================================================================ errors */
+
+/* An invariant did not hold (a window sized to be enough overflowed): the
+ * writer stops for good. */
+static W_COLD int w_internal(stax_writer *w, const char *what) {
+    STAX__INTERNAL_HIT();
+    if (!w->dead) {
+        w->status = STAX_E_INTERNAL;
+        w->dead = 1;
+        snprintf(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
+        w_regate(w);
+    }
+    if (!w->first_err) w->first_err = STAX_E_INTERNAL;
+    return STAX_E_INTERNAL;
+}
+
+/* A sink error: sticky, with its errno and a message. */
+static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
+    w->status = st;
+    w->dead = 1;
+    w->sys_errno = err_no;
+    w_regate(w);
+    switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
+    case W_SINK_FD:
+        snprintf(w->msg, sizeof w->msg, "write to fd %d failed: %s", w->fd,
+                 err_no ? strerror(err_no) : "no byte written");
+        break;
+    case W_SINK_FILE:
+        snprintf(w->msg, sizeof w->msg, "writing to the FILE* failed: %s", err_no ? strerror(err_no) : "ferror");
+        break;
+    case W_SINK_MEM_FIXED:
+        snprintf(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
+        break;
+    case W_SINK_MEM_GROW:
+        snprintf(w->msg, sizeof w->msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
+        break;
+    default:
+        if (st == STAX_E_INTERNAL)
+            snprintf(w->msg, sizeof w->msg, "internal error (memory sink): please report it");
+        else if (took > 0)
+            snprintf(w->msg, sizeof w->msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
+        else
+            snprintf(w->msg, sizeof w->msg, "the sink returned %td (%s)", took, stax_strerror(st));
+    }
+    if (!w->first_err) w->first_err = st;
+    return st;
+}
+
+/* A call returned st < 0. A sticky error (a sink error, STAX_E_INTERNAL)
+ * was recorded where it happened; a refusal is remembered as the first error
+ * if it is one, with its message, and becomes sticky with STAX_WRITE_STICKY. */
+static W_COLD int w_refused(stax_writer *w, int call, int st) {
+    const char *why = w->why;
+    w->why = NULL;
+    if (w->status != STAX_OK) return st;
+    if (!w->first_err) {
+        w->first_err = st;
+        snprintf(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+    }
+    if (w->flags & STAX_WRITE_STICKY) {
+        w->status = st;
+        w_regate(w);
+    }
+    return st;
+}
+
+/* Every public call returns through here. */
+static inline int w_result(stax_writer *w, int call, int st) {
+    if (STAX_LIKELY(st >= 0) || !w) return st;
+    return w_refused(w, call, st);
+}
+
 /* ================================================================ sinks */
 
 #ifndef STAX_NO_STDIO
@@ -223,6 +354,7 @@ static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
         }
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        w->sink_errno = k < 0 ? errno : 0;
         return STAX_E_IO;
     }
     return (ptrdiff_t)done;
@@ -230,39 +362,34 @@ static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
 
 static ptrdiff_t w_sink_file(void *ctx, const void *data, size_t len) {
     stax_writer *w = ctx;
+    errno = 0;
     size_t k = fwrite(data, 1, len, w->file);
-    return k == len ? (ptrdiff_t)k : STAX_E_IO;
+    if (k == len) return (ptrdiff_t)k;
+    w->sink_errno = errno;
+    return STAX_E_IO;
 }
 #endif
 
+/* The caller's buffer: what fits, then STAX_E_FULL. */
 static ptrdiff_t w_sink_mem_fixed(void *ctx, const void *data, size_t len) {
     stax_writer *w = ctx;
-    size_t room = w->mem_cap - w->mem_len;
-    size_t k = len < room ? len : room;
-    if (k) memcpy(w->mem_out + w->mem_len, data, k);
-    w->mem_len += k;
+    stax__out o = stax__buf_out(&w->msink);
+    size_t k = len < stax__out_room(&o) ? len : stax__out_room(&o);
+    stax__out_put(&o, data, k);
+    stax__buf_commit(&w->msink, &o);
     return k == len ? (ptrdiff_t)k : STAX_E_FULL;
 }
 
 static ptrdiff_t w_sink_mem_grow(void *ctx, const void *data, size_t len) {
     stax_writer *w = ctx;
-    if (len > w->mem_cap - w->mem_len) {
-        size_t need = w->mem_len + len, cap = w->mem_cap ? w->mem_cap : 4096;
-        if (need < len) return STAX_E_NOMEM;
-        while (cap < need) {
-            if (cap > SIZE_MAX / 2) {
-                cap = need;
-                break;
-            }
-            cap *= 2;
-        }
-        char *p = stax__mem_realloc(&w->mem, w->mem_out, w->mem_cap, cap);
-        if (!p) return STAX_E_NOMEM;
-        w->mem_out = p;
-        w->mem_cap = cap;
+    if (stax__buf_reserve(&w->mem, &w->msink, len, SIZE_MAX) != 0) return STAX_E_NOMEM;
+    stax__out o = stax__buf_out(&w->msink);
+    stax__out_put(&o, data, len);
+    if (o.over) { /* reserved above */
+        STAX__INTERNAL_HIT();
+        return STAX_E_INTERNAL;
     }
-    memcpy(w->mem_out + w->mem_len, data, len);
-    w->mem_len += len;
+    stax__buf_commit(&w->msink, &o);
     return (ptrdiff_t)len;
 }
 
@@ -277,63 +404,71 @@ static int w_sink_error(ptrdiff_t k) {
 #ifndef STAX_NO_THREADS
 static void *w_bg_main(void *arg) {
     stax_writer *w = arg;
-    pthread_mutex_lock(&w->bg_mu);
+    w_bg *g = w->bg;
+    pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (!w->bg_busy && !w->bg_quit) pthread_cond_wait(&w->bg_cv, &w->bg_mu);
-        if (!w->bg_busy) break;
-        const unsigned char *p = w->bg_buf;
-        size_t n = w->bg_len, done = 0;
-        int st = w->bg_status;
-        pthread_mutex_unlock(&w->bg_mu);
+        while (!g->busy && !g->quit) pthread_cond_wait(&g->cv, &g->mu);
+        if (!g->busy) break;
+        const unsigned char *p = g->buf;
+        size_t n = g->len, done = 0;
+        int st = g->status;
+        pthread_mutex_unlock(&g->mu);
         /* The sink is blocking by contract; one that takes nothing is given
          * the processor and asked again rather than failed. */
         while (st == STAX_OK && done < n) {
             ptrdiff_t k = w->fn(w->ctx, p + done, n - done);
-            if (k < 0 || (size_t)k > n - done)
+            if (k < 0 || (size_t)k > n - done) {
                 st = k < 0 ? w_sink_error(k) : STAX_E_IO;
-            else if (k == 0)
+                g->took = k; /* the main thread reads these after the lock below */
+                g->offered = n - done;
+            } else if (k == 0)
                 sched_yield();
             else
                 done += (size_t)k;
         }
-        pthread_mutex_lock(&w->bg_mu);
-        w->bg_done += done;
-        if (st != STAX_OK && w->bg_status == STAX_OK) w->bg_status = st;
-        w->bg_busy = 0;
-        pthread_cond_broadcast(&w->bg_cv);
+        pthread_mutex_lock(&g->mu);
+        g->done += done;
+        if (st != STAX_OK && g->status == STAX_OK) {
+            g->status = st;
+            g->err_no = w->sink_errno; /* the sink set it on this thread */
+        }
+        g->busy = 0;
+        pthread_cond_broadcast(&g->cv);
     }
-    pthread_mutex_unlock(&w->bg_mu);
+    pthread_mutex_unlock(&g->mu);
     return NULL;
 }
 
-/* Wait until the thread holds no buffer; return its status. */
+/* Wait until the thread holds no buffer; adopt its status. */
 static int w_bg_wait(stax_writer *w) {
-    pthread_mutex_lock(&w->bg_mu);
-    while (w->bg_busy) pthread_cond_wait(&w->bg_cv, &w->bg_mu);
-    int st = w->bg_status;
-    w->bytes_out = w->bg_done;
-    pthread_mutex_unlock(&w->bg_mu);
+    w_bg *g = w->bg;
+    pthread_mutex_lock(&g->mu);
+    while (g->busy) pthread_cond_wait(&g->cv, &g->mu);
+    int st = g->status, err_no = g->err_no;
+    ptrdiff_t took = g->took;
+    size_t offered = g->offered;
+    w->bytes_out = g->done;
+    pthread_mutex_unlock(&g->mu);
+    if (st != STAX_OK && !w->dead) return w_sink_failed(w, st, err_no, offered, took);
     return st;
 }
 
 /* Give the filled buffer to the thread and take its free one. */
 static int w_bg_handover(stax_writer *w) {
+    w_bg *g = w->bg;
     int st = w_bg_wait(w);
-    if (st != STAX_OK) {
-        w->status = st;
-        w_regate(w);
-        return st;
-    }
-    if (w->len == 0) return STAX_OK;
-    pthread_mutex_lock(&w->bg_mu);
-    unsigned char *t = w->bg_buf;
-    w->bg_buf = w->buf;
-    w->bg_len = w->len;
-    w->buf = t;
-    w->start = w->len = 0;
-    w->bg_busy = 1;
-    pthread_cond_broadcast(&w->bg_cv);
-    pthread_mutex_unlock(&w->bg_mu);
+    if (st != STAX_OK) return st;
+    if (w->out.len == 0) return STAX_OK;
+    pthread_mutex_lock(&g->mu);
+    unsigned char *t = g->buf;
+    g->buf = (unsigned char *)w->out.ptr;
+    g->len = w->out.len;
+    w->out.ptr = (char *)t;
+    w->moved += w->out.len;
+    w->start = w->out.len = 0;
+    g->busy = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
     return STAX_OK;
 }
 #endif
@@ -344,21 +479,21 @@ static int w_bg_handover(stax_writer *w) {
  * takes nothing (STAX_WOULD_BLOCK; the rest stays at [start, len)). */
 static int w_drain(stax_writer *w) {
 #ifndef STAX_NO_THREADS
-    if (w->bg_running) return w_bg_handover(w);
+    if (w->bg && w->bg->running) return w_bg_handover(w);
 #endif
-    while (w->start < w->len) {
-        size_t n = w->len - w->start;
-        ptrdiff_t k = w->fn(w->ctx, w->buf + w->start, n);
+    while (w->start < w->out.len) {
+        size_t n = w->out.len - w->start;
+        ptrdiff_t k = w->fn(w->ctx, w->out.ptr + w->start, n);
         if (k < 0 || (size_t)k > n) {
-            w->status = k < 0 ? w_sink_error(k) : STAX_E_IO;
-            w_regate(w);
-            return w->status;
+            int st = k < 0 ? w_sink_error(k) : STAX_E_IO;
+            return w_sink_failed(w, st, st == STAX_E_IO ? w->sink_errno : 0, n, k);
         }
         if (k == 0) return STAX_WOULD_BLOCK;
         w->start += (size_t)k;
         w->bytes_out += (uint64_t)k;
+        w->moved += (uint64_t)k;
     }
-    w->start = w->len = 0;
+    w->start = w->out.len = 0;
     return STAX_OK;
 }
 
@@ -368,11 +503,22 @@ static int w_make_room(stax_writer *w) {
     int st = w_drain(w);
     if (st < 0) return st;
     if (w->start > 0) {
-        memmove(w->buf, w->buf + w->start, w->len - w->start);
-        w->len -= w->start;
+        /* the bytes the sink left, to the front: inside [0, len) */
+        if (STAX_UNLIKELY(w->start > w->out.len || w->out.len > w->out.cap)) return w_internal(w, "output buffer");
+        memmove(w->out.ptr, w->out.ptr + w->start, w->out.len - w->start);
+        w->out.len -= w->start;
         w->start = 0;
     }
-    return w->len < w->cap ? STAX_OK : STAX_WOULD_BLOCK;
+    return w->out.len < w->out.cap ? STAX_OK : STAX_WOULD_BLOCK;
+}
+
+/* Append n bytes that the caller found room for, through the checked window. */
+static inline int w_append(stax_writer *w, const void *p, size_t n) {
+    stax__out o = stax__buf_out(&w->out);
+    stax__out_put(&o, p, n);
+    if (STAX_UNLIKELY(o.over)) return w_internal(w, "output buffer");
+    stax__buf_commit(&w->out, &o);
+    return STAX_OK;
 }
 
 /* Append p[*done..m), draining when the buffer fills. On STAX_WOULD_BLOCK
@@ -380,16 +526,16 @@ static int w_make_room(stax_writer *w) {
 static int w_put(stax_writer *w, const char *p, size_t m, size_t *done) {
     size_t k = *done;
     while (k < m) {
-        if (w->len == w->cap) {
+        if (w->out.len == w->out.cap) {
             int st = w_make_room(w);
             if (st != STAX_OK) {
                 *done = k;
                 return st;
             }
         }
-        size_t room = w->cap - w->len, c = m - k < room ? m - k : room;
-        memcpy(w->buf + w->len, p + k, c);
-        w->len += c;
+        size_t room = w->out.cap - w->out.len, c = m - k < room ? m - k : room;
+        int st = w_append(w, p + k, c);
+        if (st != STAX_OK) return st;
         k += c;
     }
     *done = k;
@@ -397,7 +543,8 @@ static int w_put(stax_writer *w, const char *p, size_t m, size_t *done) {
 }
 
 /* memcpy for the short strings of the hot paths (names, short runs): two
- * overlapping fixed-size copies instead of a library call. */
+ * overlapping fixed-size copies instead of a library call. Only ever into a
+ * reservation that holds n bytes. */
 static inline void w_copy(void *dst, const void *src, size_t n) {
     unsigned char *d = dst;
     const unsigned char *s = src;
@@ -412,6 +559,27 @@ static inline void w_copy(void *dst, const void *src, size_t n) {
     } else {
         memcpy(d, s, n);
     }
+}
+
+/* The fast paths' reservation: `need` bytes (the call's worst case plus
+ * W_OVERSTORE) of the free buffer, checked once. Returns where to store, and
+ * *lim, the reservation's end; NULL when they do not fit (the call takes the
+ * piece path). */
+static inline unsigned char *w_fast_begin(stax_writer *w, size_t need, unsigned char **lim) {
+    /* stax__buf_out's window, without its test for a NULL buffer: this one never is */
+    if (w->out.cap - w->out.len < need) return NULL;
+    unsigned char *p = (unsigned char *)w->out.ptr + w->out.len;
+    *lim = p + need;
+    return p;
+}
+
+/* Take the fast path's output [.., e): it must end W_OVERSTORE bytes before
+ * the reservation's end, where the worst case ends. */
+static inline int w_fast_end(stax_writer *w, const unsigned char *e, const unsigned char *lim) {
+    if (STAX_UNLIKELY(lim - e < (ptrdiff_t)W_OVERSTORE))
+        return w_internal(w, "fast path past its reservation");
+    w->out.len = (size_t)(e - (const unsigned char *)w->out.ptr);
+    return STAX_OK;
 }
 
 /* ================================================================ emitting pieces */
@@ -572,9 +740,8 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
         }
         if (i > run) {
             size_t len = i - run;
-            if (w->cap - w->len >= len) {
-                w_copy(w->buf + w->len, s + run, len);
-                w->len += len;
+            if (w->out.cap - w->out.len >= len) {
+                if ((st = w_append(w, s + run, len)) != STAX_OK) return st;
             } else {
                 size_t done = 0;
                 if ((st = w_put(w, p + run, len, &done)) != STAX_OK) {
@@ -585,9 +752,8 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
         }
         if (i >= n) break;
         const char *e = w_escape(kind, s, i, &m, &adv);
-        if (w->cap - w->len >= m) {
-            w_copy(w->buf + w->len, e, m);
-            w->len += m;
+        if (w->out.cap - w->out.len >= m) {
+            if ((st = w_append(w, e, m)) != STAX_OK) return st;
         } else {
             size_t done = 0;
             if ((st = w_put(w, e, m, &done)) != STAX_OK) {
@@ -608,12 +774,12 @@ static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit)
     for (; *in <= count; (*in)++) {
         const char *p = *in == 0 ? "\n" : w->nl_run + 1;
         size_t m = *in == 0 ? 1 : w->indent_len;
-        if (*unit == 0 && w->cap - w->len >= m) {
-            memcpy(w->buf + w->len, p, m);
-            w->len += m;
+        int st;
+        if (*unit == 0 && w->out.cap - w->out.len >= m) {
+            if ((st = w_append(w, p, m)) != STAX_OK) return st;
             continue;
         }
-        int st = w_put(w, p, m, unit);
+        st = w_put(w, p, m, unit);
         if (st != STAX_OK) return st;
         *unit = 0;
     }
@@ -632,7 +798,7 @@ static void w_add_z(w_call *c, const char *z) { w_add(c, W_P_RAW, z, strlen(z));
 /* A fingerprint of the piece list (kinds and lengths), so that a repeated
  * call with different arguments is told apart from the one that blocked. */
 static uint64_t w_signature(const w_call *c) {
-    uint64_t h = 1469598103934665603u ^ (uint64_t)c->call;
+    uint64_t h = (1469598103934665603u ^ (uint64_t)c->call ^ c->extra) * 1099511628211u;
     for (int k = 0; k < c->np; k++) {
         h = (h ^ (uint64_t)c->pc[k].kind) * 1099511628211u;
         h = (h ^ (uint64_t)c->pc[k].n) * 1099511628211u;
@@ -674,17 +840,16 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
         first = w->rs_piece;
         in = w->rs_in;
         unit = w->rs_unit;
-    } else if (w_worst(w, c) <= w->cap - w->len) {
+    } else if (w_worst(w, c) <= w->out.cap - w->out.len) {
         validate = 1;
     } else if ((st = w_prevalidate(c)) != STAX_OK) {
         return st;
     }
-    size_t mark = w->len;
+    size_t mark = w->out.len;
     for (int k = first; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW && unit == 0 && in == 0 && w->cap - w->len >= pc->n) {
-            memcpy(w->buf + w->len, pc->p, pc->n);
-            w->len += pc->n;
+        if (pc->kind == W_P_RAW && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
+            if ((st = w_append(w, pc->p, pc->n)) != STAX_OK) return st;
             continue;
         }
         if (pc->kind == W_P_RAW) {
@@ -704,7 +869,7 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
             return st;
         }
         if (st != STAX_OK) {
-            if (validate) w->len = mark; /* nothing of this call reached the sink */
+            if (validate && st != STAX_E_INTERNAL) w->out.len = mark; /* nothing of this call reached the sink */
             return st;
         }
         in = unit = 0;
@@ -718,7 +883,10 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
 
 /* ================================================================ element stack */
 
+/* Live entries only (i < depth + nattrs; test and fuzz builds stop on any
+ * other): entries are added by w_push alone. */
 static w_rec *w_rec_at(const stax_writer *w, size_t i) {
+    if (STAX_UNLIKELY(i >= (size_t)w->depth + w->nattrs)) STAX__INTERNAL_HIT();
     return (w_rec *)(void *)(w->stack + w->stack_cap) - 1 - i;
 }
 
@@ -728,34 +896,66 @@ static const char *w_top_name(const stax_writer *w) {
     return (const char *)w->stack + w->names_len - w->attr_names_len - w_top(w)->len;
 }
 
+static inline size_t w_stack_used(const stax_writer *w) {
+    return w->names_len + ((size_t)w->depth + w->nattrs) * sizeof(w_rec);
+}
+
 /* Make room for one more entry with a name of name_len bytes. */
 static int w_reserve_slow(stax_writer *w, size_t name_len);
 
 static inline int w_reserve(stax_writer *w, size_t name_len) {
     /* the stack never holds more than stack_cap, so this sum cannot overflow */
-    size_t used = w->names_len + ((size_t)w->depth + w->nattrs + 1) * sizeof(w_rec);
-    if (name_len <= w->stack_cap && used <= w->stack_cap - name_len) return STAX_OK;
+    size_t used = w_stack_used(w) + sizeof(w_rec);
+    if (name_len <= w->stack_peak && used <= w->stack_peak - name_len) return STAX_OK;
     return w_reserve_slow(w, name_len);
 }
 
 static int w_reserve_slow(stax_writer *w, size_t name_len) {
-    size_t recs = (size_t)w->depth + w->nattrs + 1;
-    if (name_len > UINT32_MAX || recs > SIZE_MAX / sizeof(w_rec)) return STAX_E_NOMEM;
-    size_t need = w->names_len + name_len;
-    if (need < name_len || need > SIZE_MAX - recs * sizeof(w_rec)) return STAX_E_NOMEM;
+    size_t recs = (size_t)w->depth + w->nattrs + 1, need = w->names_len + name_len;
+    if (name_len > UINT32_MAX || recs > SIZE_MAX / sizeof(w_rec) || need < name_len ||
+        need > SIZE_MAX - recs * sizeof(w_rec))
+        return STAX_E_NOMEM;
     need += recs * sizeof(w_rec);
-    if (need <= w->stack_cap) return STAX_OK;
-    if (w->fixed) return STAX_E_NOMEM;
-    size_t cap = w->stack_cap > SIZE_MAX / 2 ? SIZE_MAX : w->stack_cap * 2;
+    if (need <= w->stack_cap) {
+        if (need > w->stack_peak) w->stack_peak = need; /* a new high water mark */
+        return STAX_OK;
+    }
+    if (need > w->stack_max) {
+        w->why = "the element stack is full (stack_size, or the fixed block)";
+        return STAX_E_NOMEM;
+    }
+    if (w->fixed) return w_internal(w, "fixed stack below its size"); /* stack_cap == stack_max there */
+    size_t cap = w->stack_cap > w->stack_max / 2 ? w->stack_max : w->stack_cap * 2;
     if (cap < need) cap = need;
-    cap = (cap + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec);
-    if (cap < need) return STAX_E_NOMEM;
+    cap = (cap + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec); /* <= stack_max, a multiple of 8 */
+    size_t rec_bytes = (recs - 1) * sizeof(w_rec); /* the live entries, at the top */
+    if (STAX_UNLIKELY(rec_bytes > w->stack_cap)) return w_internal(w, "element stack");
     unsigned char *p = stax__mem_realloc(&w->mem, w->stack, w->stack_cap, cap);
     if (!p) return STAX_E_NOMEM;
-    size_t rec_bytes = (recs - 1) * sizeof(w_rec);
     memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
     w->stack = p;
     w->stack_cap = cap;
+    w->stack_peak = need;
+    return STAX_OK;
+}
+
+/* Push an entry (an element, or an attribute of the open tag) named a+b.
+ * w_reserve made room for it before the call wrote anything, so a miss here
+ * is a bug. The name goes at the bottom of the free gap, the entry at its top:
+ * one reservation of the gap, checked, for both. */
+static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t info) {
+    /* sizes here are far below PTRDIFF_MAX: the stack is one object */
+    ptrdiff_t room = (ptrdiff_t)(w->stack_cap - w->names_len) - (ptrdiff_t)(((size_t)w->depth + w->nattrs) * sizeof(w_rec));
+    ptrdiff_t need = (ptrdiff_t)(an + bn + sizeof(w_rec));
+    if (STAX_UNLIKELY(room < need)) return w_internal(w, "element stack");
+    unsigned char *gap = w->stack + w->names_len, *gap_end = gap + room;
+    w_copy(gap, a, an);
+    if (bn) memcpy(gap + an, b, bn);
+    w_rec rec;
+    rec.len = (uint32_t)(an + bn);
+    rec.info = info;
+    memcpy(gap_end - sizeof rec, &rec, sizeof rec);
+    w->names_len += an + bn;
     return STAX_OK;
 }
 
@@ -766,16 +966,21 @@ static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
     return h;
 }
 
+/* From this many attributes on a tag, names of equal length are compared by
+ * hash before their bytes (a tag with n attributes costs n^2 / 2 comparisons). */
+#define W_HASHED_ATTRS 8
+
 /* Is the attribute a+b (two parts, so that "xmlns:" + prefix needs no copy)
- * already on the open start tag? */
+ * already on the open start tag? h: its hash, or 0 below W_HASHED_ATTRS. */
 static int w_attr_seen(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t h) {
     const char *name = (const char *)w->stack + w->names_len - w->attr_names_len;
     for (uint32_t k = 0; k < w->nattrs; k++) {
         w_rec *r = w_rec_at(w, (size_t)w->depth + k);
-        /* the first attribute of a tag is stored unhashed (0): most tags have one */
-        if (r->info == 0) r->info = w_hash(name, r->len, NULL, 0);
-        if (r->info == h && r->len == an + bn && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn)))
-            return 1;
+        if (r->len == an + bn) {
+            /* entries are stored unhashed (0) until a hash is wanted */
+            if (h && r->info == 0) r->info = w_hash(name, r->len, NULL, 0);
+            if ((!h || r->info == h) && !memcmp(name, a, an) && (bn == 0 || !memcmp(name + an, b, bn))) return 1;
+        }
         name += r->len;
     }
     return 0;
@@ -807,7 +1012,7 @@ static int w_indents_markup(const stax_writer *w) {
 
 /* "\n" and `count` indent strings at o. Short ones (the usual case) are one or
  * two fixed 16-byte copies of nl_run, trimmed by the returned end: the bytes
- * past it fall in the buffer's slack or are overwritten next. */
+ * past it fall in the reservation's W_OVERSTORE or are overwritten next. */
 static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size_t count) {
     size_t m = 1 + count * w->indent_len;
     if (m <= 16) {
@@ -818,7 +1023,7 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
         memcpy(o, w->nl_run, 32);
         return o + m;
     }
-    if (m <= sizeof w->nl_run) {
+    if (m <= W_NL_RUN) {
         memcpy(o, w->nl_run, m);
         return o + m;
     }
@@ -835,8 +1040,11 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
  * escaped in one pass that stores while it scans: a block of input is loaded,
  * stored to the output as it is, and tested; the output keeps the bytes up to
  * the first one that needs care, that byte is handled alone, and the scan goes
- * on after it. Stores may run past the exact output into the buffer's slack
- * (W_SLACK): at most 16 bytes past the call's worst case.
+ * on after it. Every store lands in [o - 16, o + 32), where o is the output
+ * position, which never moves back: so when the call's output ends at least
+ * W_OVERSTORE bytes before its reservation's end (w_fast_end checks it), every
+ * store fell inside the reservation (w_fast_begin: the worst case, 5 or 6
+ * bytes per input byte plus the markup, and W_OVERSTORE).
  * The piece path (w_emit_escaped) writes the same bytes; the async tests, which
  * push every call through both, compare them. */
 
@@ -871,9 +1079,9 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
 }
 
 
-/* Escape s[0..n) as text (attr 0) or an attribute value (attr 1) at o. The
- * caller has checked that 6n (attr) or 5n (text) bytes fit. Returns the
- * output end, or NULL with *err set (bad UTF-8, a non-Char). */
+/* Escape s[0..n) as text (attr 0) or an attribute value (attr 1) at o,
+ * inside a reservation of 6n (attr) or 5n (text) bytes and W_OVERSTORE.
+ * Returns the output end, or NULL with *err set (bad UTF-8, a non-Char). */
 W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
     const unsigned char *tab = attr ? w_class_attr : w_class_text;
     size_t i = 0;
@@ -1003,7 +1211,10 @@ static inline int w_begin(stax_writer *w, int call, int internal) {
 static void w_init_call(w_call *c, int call) {
     c->call = call;
     c->np = 0;
+    c->extra = 0;
 }
+
+
 
 /* ">" of a start tag still open, then the indentation before markup. */
 static void w_add_before_markup(stax_writer *w, w_call *c) {
@@ -1045,7 +1256,7 @@ static inline int w_is_name(stax_str s) {
     return stax__check_name(s.ptr, s.len) == 0;
 }
 
-int stax_writer_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
+static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
     int r = w_begin(w, W_CALL_DECL, 0), st;
     if (r < 0) return r;
     if (version.len == 0) version.ptr = "1.0", version.len = 3;
@@ -1087,7 +1298,7 @@ static int w_is_pubid(stax_str s) {
     return 1;
 }
 
-int stax_writer_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
+static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
     int r = w_begin(w, W_CALL_DOCTYPE, 0), st;
     if (r < 0) return r;
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
@@ -1125,7 +1336,7 @@ int stax_writer_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str 
     return STAX_OK;
 }
 
-int stax_writer_start(stax_writer *w, stax_str name) {
+W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     int r = w_begin(w, W_CALL_START, 0), st;
     if (r < 0) return r;
     if (!r) {
@@ -1134,15 +1345,15 @@ int stax_writer_start(stax_writer *w, stax_str name) {
         if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
     }
     int ind = w_indents_markup(w);
+    unsigned char *o, *lim;
     /* the sums below cannot overflow: each term is far below SIZE_MAX / 4 */
-    if (!r && w->depth < W_FAST_DEPTH && name.len < w->cap &&
-        3 + name.len + (ind ? (size_t)w->depth * w->indent_len : 0) <= w->cap - w->len) {
-        unsigned char *o = w->buf + w->len;
+    if (!r && w->depth < W_FAST_DEPTH && name.len < w->out.cap &&
+        (o = w_fast_begin(w, 3 + name.len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE, &lim))) {
         if (w->tag_open) *o++ = '>';
         if (ind) o = w_fast_indent(w, o, w->depth);
         *o++ = '<';
         w_copy(o, name.ptr, name.len);
-        w->len = (size_t)(o + name.len - w->buf);
+        if ((st = w_fast_end(w, o + name.len, lim)) != STAX_OK) return st;
     } else {
         w_call c;
         w_init_call(&c, W_CALL_START);
@@ -1154,27 +1365,23 @@ int stax_writer_start(stax_writer *w, stax_str name) {
     uint32_t inherit = 0;
     w_markup_done(w);
     if (w->depth) inherit = w_top(w)->info & W_EL_MIXED;
-    w_copy(w->stack + w->names_len, name.ptr, name.len);
-    w->names_len += name.len;
-    w_rec *rec = w_rec_at(w, w->depth);
-    rec->len = (uint32_t)name.len;
-    rec->info = inherit;
+    if ((st = w_push(w, name.ptr, name.len, NULL, 0, inherit)) != STAX_OK) return st;
     w->depth++;
     w->tag_open = 1;
     return STAX_OK;
 }
 
 /* An attribute named a+b (b: the prefix of a namespace declaration). */
-static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
+W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     int st;
-    uint32_t h = w->nattrs ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
+    uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
         if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
-    if (!r && an < w->cap && b.len < w->cap && value.len <= SIZE_MAX / 8 / 6 &&
-        4 + an + b.len + value.len * 6 <= w->cap - w->len) {
-        unsigned char *o = w->buf + w->len;
+    unsigned char *o, *lim;
+    if (!r && an < w->out.cap && b.len < w->out.cap && value.len <= SIZE_MAX / 8 / 6 &&
+        (o = w_fast_begin(w, 4 + an + b.len + value.len * 6 + W_OVERSTORE, &lim))) {
         *o++ = ' ';
         w_copy(o, a, an);
         o += an;
@@ -1184,10 +1391,11 @@ static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b
         *o++ = '"';
         if (!(o = w_esc_fast(o, (const unsigned char *)value.ptr, value.len, 1, &st))) return st;
         *o++ = '"';
-        w->len = (size_t)(o - w->buf);
+        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
     } else {
         w_call c;
         w_init_call(&c, call);
+        if (call == W_CALL_ATTR_NUM) c.extra = w_hash(value.ptr, value.len, NULL, 0);
         w_add(&c, W_P_RAW, " ", 1);
         w_add(&c, W_P_RAW, a, an);
         if (b.len) w_add(&c, W_P_RAW, b.ptr, b.len);
@@ -1196,32 +1404,27 @@ static int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b
         w_add(&c, W_P_RAW, "\"", 1);
         if ((st = w_run(w, &c, r)) != STAX_OK) return st;
     }
-    w_copy(w->stack + w->names_len, a, an);
-    if (b.len) memcpy(w->stack + w->names_len + an, b.ptr, b.len);
-    w->names_len += an + b.len;
+    if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
     w->attr_names_len += an + b.len;
-    w_rec *rec = w_rec_at(w, (size_t)w->depth + w->nattrs);
-    rec->len = (uint32_t)(an + b.len);
-    rec->info = h;
     w->nattrs++;
     return STAX_OK;
 }
 
-int stax_writer_attr(stax_writer *w, stax_str name, stax_str value) {
-    int r = w_begin(w, W_CALL_ATTR, 0);
+W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str value) {
+    int r = w_begin(w, call, 0);
     if (r < 0) return r;
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
     }
     stax_str none = {NULL, 0};
-    return w_attr(w, W_CALL_ATTR, name.ptr, name.len, none, value, r);
+    return w_attr(w, call, name.ptr, name.len, none, value, r);
 }
 
 static const char w_ns_xml[] = "http://www.w3.org/XML/1998/namespace";
 static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 
-int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
+static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     int r = w_begin(w, W_CALL_NS, 0);
     if (r < 0) return r;
     if (!r) {
@@ -1239,21 +1442,22 @@ int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_attr(w, W_CALL_NS, "xmlns", 5, prefix, uri, r);
 }
 
-int stax_writer_text(stax_writer *w, stax_str text) {
-    int r = w_begin(w, W_CALL_TEXT, 0), st;
+W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
+    int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
     if (!r && w->depth == 0) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
     }
-    if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && 1 + text.len * 5 <= w->cap - w->len) {
-        unsigned char *o = w->buf + w->len;
+    unsigned char *o, *lim;
+    if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && (o = w_fast_begin(w, 1 + text.len * 5 + W_OVERSTORE, &lim))) {
         if (w->tag_open) *o++ = '>';
         if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st))) return st;
-        w->len = (size_t)(o - w->buf);
+        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
     } else {
         w_call c;
-        w_init_call(&c, W_CALL_TEXT);
+        w_init_call(&c, call);
+        if (call == W_CALL_TEXT_NUM) c.extra = w_hash(text.ptr, text.len, NULL, 0);
         if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
         if (text.len) w_add(&c, w->depth ? W_P_TEXT : W_P_RAW, text.ptr, text.len);
         if ((st = w_run(w, &c, r)) != STAX_OK) return st;
@@ -1264,7 +1468,7 @@ int stax_writer_text(stax_writer *w, stax_str text) {
     return STAX_OK;
 }
 
-int stax_writer_cdata(stax_writer *w, stax_str text) {
+static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
     if (!r && w->depth == 0) return STAX_E_STATE;
@@ -1291,7 +1495,7 @@ static int w_has_pair(stax_str s, char a, char b) {
     return 0;
 }
 
-int stax_writer_comment(stax_writer *w, stax_str text) {
+static int w_comment(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_COMMENT, 0), st;
     if (r < 0) return r;
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
@@ -1307,7 +1511,7 @@ int stax_writer_comment(stax_writer *w, stax_str text) {
     return STAX_OK;
 }
 
-int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
+static int w_pi(stax_writer *w, stax_str target, stax_str data) {
     int r = w_begin(w, W_CALL_PI, 0), st;
     if (r < 0) return r;
     if (!r) {
@@ -1330,16 +1534,17 @@ int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
     return STAX_OK;
 }
 
-static int w_end(stax_writer *w, int internal) {
+W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     int r = w_begin(w, W_CALL_END, internal), st;
     if (r < 0) return r;
     if (!r && w->depth == 0) return STAX_E_STATE;
     w_rec *rec = w_top(w);
     const char *name = w_top_name(w);
     int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
-    if (!r && w->depth < W_FAST_DEPTH && rec->len < w->cap &&
-        4 + (size_t)rec->len + (ind ? (size_t)w->depth * w->indent_len : 0) <= w->cap - w->len) {
-        unsigned char *o = w->buf + w->len;
+    unsigned char *o, *lim;
+    if (!r && w->depth < W_FAST_DEPTH && rec->len < w->out.cap &&
+        (o = w_fast_begin(w, 4 + (size_t)rec->len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE,
+                          &lim))) {
         if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
             *o++ = '/';
             *o++ = '>';
@@ -1352,24 +1557,23 @@ static int w_end(stax_writer *w, int internal) {
             o += rec->len;
             *o++ = '>';
         }
-        w->len = (size_t)(o - w->buf);
-        goto done;
-    }
-    w_call c;
-    w_init_call(&c, W_CALL_END);
-    if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
-        w_add(&c, W_P_RAW, "/>", 2);
+        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
     } else {
-        if (w->tag_open)
+        w_call c;
+        w_init_call(&c, W_CALL_END);
+        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
+            w_add(&c, W_P_RAW, "/>", 2);
+        } else {
+            if (w->tag_open)
+                w_add(&c, W_P_RAW, ">", 1);
+            else if (w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP)
+                w_add(&c, W_P_INDENT, NULL, w->depth - 1);
+            w_add(&c, W_P_RAW, "</", 2);
+            w_add(&c, W_P_RAW, name, rec->len);
             w_add(&c, W_P_RAW, ">", 1);
-        else if (w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP)
-            w_add(&c, W_P_INDENT, NULL, w->depth - 1);
-        w_add(&c, W_P_RAW, "</", 2);
-        w_add(&c, W_P_RAW, name, rec->len);
-        w_add(&c, W_P_RAW, ">", 1);
+        }
+        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
     }
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-done:
     w_tag_closed(w);
     w->names_len -= rec->len;
     w->depth--;
@@ -1377,42 +1581,46 @@ done:
     return STAX_OK;
 }
 
-int stax_writer_end(stax_writer *w) { return w_end(w, 0); }
+/* The three calls (out of line: the fast path below keeps its registers). */
+static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str text) {
+    int st = w_start(w, name);
+    if (st == STAX_OK) st = w_text(w, W_CALL_TEXT, text);
+    if (st == STAX_OK) st = w_end(w, 0);
+    return st;
+}
 
 /* start + text + end in one call. When nothing is pending and all of it fits
  * in the buffer, it is written at once: the same bytes and the same state as
  * the three calls' own fast paths (see them above). Anything else (a blocked
  * call, a bad name or text, a full buffer) goes through the three calls, so
  * errors and blocking behave exactly as theirs. */
-int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
+W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
     /* start would take it (the rest of its checks are about room) */
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
-    if (startable && w->depth < W_FAST_DEPTH && name.len < w->cap && text.len <= SIZE_MAX / 8 / 5 &&
+    unsigned char *o, *lim;
+    if (startable && w->depth < W_FAST_DEPTH && name.len < w->out.cap && text.len <= SIZE_MAX / 8 / 5 &&
         w_reserve(w, name.len) == STAX_OK) {
-        int ind = w_indents_markup(w);
+        int ind = w_indents_markup(w), st;
         size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
-        if (need <= w->cap - w->len) {
-            unsigned char *o = w->buf + w->len;
-            int err;
+        if ((o = w_fast_begin(w, need + W_OVERSTORE, &lim)) != NULL) {
             if (w->tag_open) *o++ = '>';
             if (ind) o = w_fast_indent(w, o, w->depth);
             *o++ = '<';
             w_copy(o, name.ptr, name.len);
             o += name.len;
             *o++ = '>';
-            if ((o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &err)) != NULL) {
-                *o++ = '<';
-                *o++ = '/';
-                w_copy(o, name.ptr, name.len);
-                o += name.len;
-                *o++ = '>';
-                w->len = (size_t)(o - w->buf);
-                /* the state start, text and end leave behind */
-                w_markup_done(w);
-                if (w->depth == 0) w->root_done = 1;
-                return STAX_OK;
-            }
-            return err; /* nothing was committed */
+            if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st)))
+                return st; /* nothing was committed */
+            *o++ = '<';
+            *o++ = '/';
+            w_copy(o, name.ptr, name.len);
+            o += name.len;
+            *o++ = '>';
+            if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
+            /* the state start, text and end leave behind */
+            w_markup_done(w);
+            if (w->depth == 0) w->root_done = 1;
+            return STAX_OK;
         }
     }
     /* A text the three calls would refuse is refused before start writes anything. */
@@ -1420,13 +1628,10 @@ int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
         int err = STAX_OK;
         if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
     }
-    int st = stax_writer_start(w, name);
-    if (st == STAX_OK) st = stax_writer_text(w, text);
-    if (st == STAX_OK) st = stax_writer_end(w);
-    return st;
+    return w_element_slow(w, name, text);
 }
 
-int stax_writer_raw(stax_writer *w, stax_str bytes) {
+static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
     w_call c;
@@ -1441,29 +1646,123 @@ int stax_writer_raw(stax_writer *w, stax_str bytes) {
     return STAX_OK;
 }
 
-int stax_writer_flush(stax_writer *w) {
+/* ================================================================ numbers
+ * Digits are produced two at a time from a table, right to left, into a small
+ * local array; the string then goes through the ordinary attribute or text
+ * path (digits, '-' and '.' need no escaping), so the retry rule and refusals
+ * are those of stax_writer_attr and stax_writer_text. */
+
+#define W_NUM_MAX 32 /* "-" + 20 digits + "." is the longest */
+
+static const char w_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                       "8081828384858687888990919293949596979899";
+
+static const uint64_t w_pow10[20] = {1u,
+                                     10u,
+                                     100u,
+                                     1000u,
+                                     10000u,
+                                     100000u,
+                                     1000000u,
+                                     10000000u,
+                                     100000000u,
+                                     1000000000u,
+                                     10000000000u,
+                                     100000000000u,
+                                     1000000000000u,
+                                     10000000000000u,
+                                     100000000000000u,
+                                     1000000000000000u,
+                                     10000000000000000u,
+                                     100000000000000000u,
+                                     1000000000000000000u,
+                                     10000000000000000000u};
+
+/* The decimal digits of v, written backwards from end; returns their start.
+ * Values above 32 bits are cut into 8-digit groups first, so that the rest
+ * is 32-bit arithmetic. */
+static char *w_utoa(char *end, uint64_t v) {
+    while (v > UINT32_MAX) {
+        uint32_t low = (uint32_t)(v % 100000000u);
+        v /= 100000000u;
+        for (int k = 0; k < 4; k++) {
+            unsigned d = (low % 100u) * 2;
+            low /= 100u;
+            end -= 2;
+            end[0] = w_digit_pairs[d];
+            end[1] = w_digit_pairs[d + 1];
+        }
+    }
+    uint32_t x = (uint32_t)v;
+    while (x >= 100u) {
+        unsigned d = (x % 100u) * 2;
+        x /= 100u;
+        end -= 2;
+        end[0] = w_digit_pairs[d];
+        end[1] = w_digit_pairs[d + 1];
+    }
+    if (x >= 10u) {
+        end -= 2;
+        end[0] = w_digit_pairs[x * 2];
+        end[1] = w_digit_pairs[x * 2 + 1];
+    } else {
+        *--end = (char)('0' + x);
+    }
+    return end;
+}
+
+/* mag / 10^frac with exactly frac digits after the point, '-' first if neg,
+ * into buf[W_NUM_MAX]. frac <= 19. */
+static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
+    char *end = buf + W_NUM_MAX, *p;
+    if (frac == 0) {
+        p = w_utoa(end, mag);
+    } else {
+        uint64_t q = mag / w_pow10[frac], r = mag % w_pow10[frac];
+        p = w_utoa(end, r);
+        while ((size_t)(end - p) < frac) *--p = '0';
+        *--p = '.';
+        p = w_utoa(p, q);
+    }
+    if (neg) *--p = '-';
+    stax_str s;
+    s.ptr = p;
+    s.len = (size_t)(end - p);
+    return s;
+}
+
+static stax_str w_format_int(char *buf, int64_t v, unsigned frac) {
+    /* the magnitude without negating INT64_MIN */
+    uint64_t mag = v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v;
+    return w_format(buf, mag, v < 0, frac);
+}
+
+/* ================================================================ flush, finish */
+
+/* After a sticky refusal (STAX_WRITE_STICKY) the sink still gets what the
+ * calls before it wrote: flush and finish drain the buffer (finish closes
+ * nothing), then return the sticky status. After a sink error nothing can. */
+static int w_flush(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w->status;
+    if (w->status != STAX_OK && (w->dead || w->sink == W_SINK_NONE)) return w->status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
-    if (st == STAX_OK && w->bg_running && (st = w_bg_wait(w)) != STAX_OK) {
-        w->status = st;
-        w_regate(w);
-    }
+    if (st == STAX_OK && w->bg && w->bg->running) st = w_bg_wait(w);
 #endif
 #ifndef STAX_NO_STDIO
-    if (st == STAX_OK && w->sink == W_SINK_FILE && fflush(w->file) != 0) {
-        st = w->status = STAX_E_IO;
-        w_regate(w);
+    if (st == STAX_OK && w->sink == W_SINK_FILE) {
+        errno = 0;
+        if (fflush(w->file) != 0) st = w_sink_failed(w, STAX_E_IO, errno, 0, 0);
     }
 #endif
-    return st;
+    return st == STAX_OK ? w->status : st;
 }
 
-int stax_writer_finish(stax_writer *w) {
+static int w_finish(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w->status;
+    if (w->status != STAX_OK) return w_flush(w);
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
@@ -1474,221 +1773,415 @@ int stax_writer_finish(stax_writer *w) {
     int st;
     while (w->depth > 0)
         if ((st = w_end(w, 1)) != STAX_OK) return st;
-    if ((st = stax_writer_flush(w)) != STAX_OK) return st;
+    if ((st = w_flush(w)) != STAX_OK) return st;
     w->finished = 1;
     w->in_finish = 0;
     w_regate(w);
     return STAX_OK;
 }
 
+/* ================================================================ public calls
+ * Each returns through w_result, which keeps the first error (and, with
+ * STAX_WRITE_STICKY, makes it sticky). */
+
+int stax_writer_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
+    return w_result(w, W_CALL_DECL, w_xml_decl(w, version, encoding, standalone));
+}
+int stax_writer_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
+    return w_result(w, W_CALL_DOCTYPE, w_doctype(w, name, pubid, sysid, subset));
+}
+int stax_writer_start(stax_writer *w, stax_str name) { return w_result(w, W_CALL_START, w_start(w, name)); }
+int stax_writer_attr(stax_writer *w, stax_str name, stax_str value) {
+    return w_result(w, W_CALL_ATTR, w_attr_str(w, W_CALL_ATTR, name, value));
+}
+int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
+    return w_result(w, W_CALL_NS, w_ns(w, prefix, uri));
+}
+int stax_writer_text(stax_writer *w, stax_str text) { return w_result(w, W_CALL_TEXT, w_text(w, W_CALL_TEXT, text)); }
+int stax_writer_cdata(stax_writer *w, stax_str text) { return w_result(w, W_CALL_CDATA, w_cdata(w, text)); }
+int stax_writer_comment(stax_writer *w, stax_str text) { return w_result(w, W_CALL_COMMENT, w_comment(w, text)); }
+int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
+    return w_result(w, W_CALL_PI, w_pi(w, target, data));
+}
+int stax_writer_end(stax_writer *w) { return w_result(w, W_CALL_END, w_end(w, 0)); }
+int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
+    return w_result(w, W_CALL_ELEMENT, w_element(w, name, text));
+}
+int stax_writer_raw(stax_writer *w, stax_str bytes) { return w_result(w, W_CALL_RAW, w_raw(w, bytes)); }
+int stax_writer_flush(stax_writer *w) { return w_result(w, W_CALL_FLUSH, w_flush(w)); }
+int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_finish(w)); }
+
+static int w_attr_num(stax_writer *w, stax_str name, stax_str digits) {
+    return w_result(w, W_CALL_ATTR_NUM, w_attr_str(w, W_CALL_ATTR_NUM, name, digits));
+}
+static int w_text_num(stax_writer *w, stax_str digits) {
+    return w_result(w, W_CALL_TEXT_NUM, w_text(w, W_CALL_TEXT_NUM, digits));
+}
+/* frac_digits out of range: refused like any call (nothing written), after
+ * the checks every call makes first (a sticky error, a blocked call). */
+static int w_bad_frac(stax_writer *w, int call) {
+    int r = w_begin(w, call, 0);
+    if (r >= 0) {
+        w->why = "frac_digits over 19";
+        r = STAX_E_USAGE;
+    }
+    return w_result(w, call, r);
+}
+
+int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) {
+    char buf[W_NUM_MAX];
+    return w_attr_num(w, name, w_format_int(buf, v, 0));
+}
+int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) {
+    char buf[W_NUM_MAX];
+    return w_attr_num(w, name, w_format(buf, v, 0, 0));
+}
+int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac_digits) {
+    char buf[W_NUM_MAX];
+    if (frac_digits > 19) return w_bad_frac(w, W_CALL_ATTR_NUM);
+    return w_attr_num(w, name, w_format_int(buf, v, frac_digits));
+}
+int stax_writer_text_int(stax_writer *w, int64_t v) {
+    char buf[W_NUM_MAX];
+    return w_text_num(w, w_format_int(buf, v, 0));
+}
+int stax_writer_text_uint(stax_writer *w, uint64_t v) {
+    char buf[W_NUM_MAX];
+    return w_text_num(w, w_format(buf, v, 0, 0));
+}
+int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned frac_digits) {
+    char buf[W_NUM_MAX];
+    if (frac_digits > 19) return w_bad_frac(w, W_CALL_TEXT_NUM);
+    return w_text_num(w, w_format_int(buf, v, frac_digits));
+}
+
+/* ================================================================ state */
+
 int stax_writer_status(const stax_writer *w) { return w ? w->status : STAX_E_USAGE; }
+int stax_writer_first_error(const stax_writer *w) { return w ? w->first_err : STAX_E_USAGE; }
+int stax_writer_errno(const stax_writer *w) { return w ? w->sys_errno : 0; }
+const char *stax_writer_message(const stax_writer *w) { return w ? w->msg : "no writer"; }
 uint32_t stax_writer_depth(const stax_writer *w) { return w ? w->depth : 0; }
 
 uint64_t stax_writer_bytes_out(const stax_writer *w) {
     if (!w) return 0;
 #ifndef STAX_NO_THREADS
-    if (w->bg_running) {
-        stax_writer *mw = (stax_writer *)(uintptr_t)w; /* the lock is not part of the logical state */
-        pthread_mutex_lock(&mw->bg_mu);
-        uint64_t n = mw->bg_done;
-        pthread_mutex_unlock(&mw->bg_mu);
+    if (w->bg && w->bg->running) {
+        w_bg *g = w->bg; /* the lock is not part of the writer's logical state */
+        pthread_mutex_lock(&g->mu);
+        uint64_t n = g->done;
+        pthread_mutex_unlock(&g->mu);
         return n;
     }
 #endif
     return w->bytes_out;
 }
 
+uint64_t stax_writer_bytes_produced(const stax_writer *w) {
+    return w ? w->moved + (w->out.len - w->start) : 0;
+}
+
 size_t stax_writer_stack_room(const stax_writer *w) {
     if (!w) return 0;
-    return w->stack_cap - w->names_len - ((size_t)w->depth + w->nattrs) * sizeof(w_rec);
+    return w->stack_max != W_STACK_UNLIMITED ? w->stack_max - w_stack_used(w) : w->stack_cap - w_stack_used(w);
 }
 
 stax_str stax_writer_memory(const stax_writer *w) {
     stax_str s = {NULL, 0};
     if (w && (w->sink == W_SINK_MEM_FIXED || w->sink == W_SINK_MEM_GROW)) {
-        s.ptr = w->mem_out;
-        s.len = w->mem_len;
+        s.ptr = w->msink.ptr;
+        s.len = w->msink.len;
     }
     return s;
 }
 
-/* ================================================================ creation and sinks */
+/* ================================================================ options and memory */
 
 static size_t w_round_up(size_t n) { return (n + W_ALIGN - 1) & ~(size_t)(W_ALIGN - 1); }
+static size_t w_round8(size_t n) { return n / sizeof(w_rec) * sizeof(w_rec); }
 
-stax_writer *stax_writer_new(const stax_writer_options *opt) {
+#define W_MAX_BUFFER (SIZE_MAX / 8)
+#define W_MAX_STACK (SIZE_MAX / 8)
+
+/* What the options make of a writer. */
+typedef struct w_plan {
+    size_t cap;       /* the buffer size */
+    size_t nbuf;      /* 2 with STAX_WRITE_BACKGROUND */
+    size_t head;      /* the writer, and the thread's state, rounded */
+    size_t stack;     /* fixed block: the stack's size; allocator: its first allocation */
+    size_t stack_max; /* the most it may hold (W_STACK_UNLIMITED: no stack_size) */
+    size_t indent_len;
+    char indent[W_MAX_INDENT];
+} w_plan;
+
+/* The writer (with its indentation run when it indents). */
+static size_t w_self_size(size_t indent_len) { return sizeof(stax_writer) + (indent_len ? W_NL_RUN : 0); }
+
+static size_t w_head(unsigned flags, size_t indent_len) {
+    return w_round_up(w_self_size(indent_len)) + ((flags & STAX_WRITE_BACKGROUND) ? w_round_up(sizeof(w_bg)) : 0);
+}
+
+/* Block bytes for a layout: the worst alignment skew (so that the layout, and
+ * with it every result, never depends on where the block starts), the writer,
+ * the stack, the buffers. The terms are bounded by W_MAX_*: no overflow. */
+static size_t w_block_bytes(size_t head, size_t stack, size_t nbuf, size_t cap) {
+    return (W_ALIGN - 1) + head + stack + nbuf * cap;
+}
+
+/* Check the options and lay the writer out. Returns STAX_OK, STAX_E_USAGE
+ * (an option out of range) or STAX_E_NOMEM (the block is too small), with
+ * *why a fixed sentence. */
+static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **why) {
+    static const char *const unused = "";
+    const char *dummy;
+    if (!why) why = &dummy;
+    *why = unused;
+    memset(p, 0, sizeof *p);
+    if (o->flags & ~(unsigned)(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND | STAX_WRITE_STICKY))
+        return *why = "flags holds a bit that is not a STAX_WRITE_* flag", STAX_E_USAGE;
+#ifdef STAX_NO_THREADS
+    if (o->flags & STAX_WRITE_BACKGROUND)
+        return *why = "STAX_WRITE_BACKGROUND: this build has no threads (STAX_NO_THREADS)", STAX_E_USAGE;
+#endif
+    if (o->indent) {
+        for (; o->indent[p->indent_len]; p->indent_len++) {
+            if (p->indent_len >= W_MAX_INDENT) return *why = "indent is longer than 64 bytes", STAX_E_USAGE;
+            if (o->indent[p->indent_len] != ' ' && o->indent[p->indent_len] != '\t')
+                return *why = "indent holds a byte other than space and tab", STAX_E_USAGE;
+            p->indent[p->indent_len] = o->indent[p->indent_len];
+        }
+    } else {
+        if (o->indent_width > W_MAX_INDENT) return *why = "indent_width is over 64", STAX_E_USAGE;
+        p->indent_len = o->indent_width;
+        memset(p->indent, ' ', p->indent_len);
+    }
+    if (o->buffer_size && o->buffer_size < STAX_WRITER_MIN_BUFFER)
+        return *why = "buffer_size is below STAX_WRITER_MIN_BUFFER (64)", STAX_E_USAGE;
+    if (o->buffer_size > W_MAX_BUFFER) return *why = "buffer_size is too large", STAX_E_USAGE;
+    if (o->stack_size && o->stack_size < W_MIN_STACK) return *why = "stack_size is below 64", STAX_E_USAGE;
+    if (o->stack_size > W_MAX_STACK) return *why = "stack_size is too large", STAX_E_USAGE;
+    p->nbuf = (o->flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
+    p->head = w_head(o->flags, p->indent_len);
+    if (!o->memory) {
+        p->cap = o->buffer_size ? o->buffer_size : W_DEFAULT_BUFFER;
+        p->stack_max = o->stack_size ? w_round8(o->stack_size) : W_STACK_UNLIMITED;
+        p->stack = p->stack_max < W_STACK_INITIAL ? p->stack_max : W_STACK_INITIAL;
+        return STAX_OK;
+    }
+    /* A fixed block: writer | thread state | stack | buffer(s). Zero sizes
+     * share what the block holds; the stack never shrinks as the block grows. */
+    static const char *const small = "memory_size is smaller than these options need (see stax_writer_memory_size)";
+    if (o->memory_size < (W_ALIGN - 1) + p->head) return *why = small, STAX_E_NOMEM;
+    size_t room = o->memory_size - (W_ALIGN - 1) - p->head, s;
+    size_t most = p->nbuf * W_DEFAULT_BUFFER; /* buffers when buffer_size is 0 */
+    if (o->buffer_size) {
+        if (room / p->nbuf < o->buffer_size) return *why = small, STAX_E_NOMEM;
+        p->cap = o->buffer_size;
+        s = w_round8(room - p->nbuf * p->cap);
+        if (o->stack_size) {
+            if (s < w_round8(o->stack_size)) return *why = small, STAX_E_NOMEM;
+            s = w_round8(o->stack_size);
+        }
+    } else {
+        if (o->stack_size)
+            s = w_round8(o->stack_size);
+        else /* a quarter of the block, or all that 64 KiB buffers leave */
+            s = w_round8(room / 4 > (room > most ? room - most : 0) ? room / 4 : room - most);
+        if (s > room) return *why = small, STAX_E_NOMEM;
+        p->cap = (room - s) / p->nbuf;
+        if (p->cap > W_DEFAULT_BUFFER) p->cap = W_DEFAULT_BUFFER;
+        if (p->cap < STAX_WRITER_MIN_BUFFER) return *why = small, STAX_E_NOMEM;
+    }
+    if (s < W_MIN_STACK) return *why = small, STAX_E_NOMEM;
+    p->stack = p->stack_max = s;
+    return STAX_OK;
+}
+
+/* opt, or the zero options for NULL. */
+static stax_writer_options w_options(const stax_writer_options *opt) {
     stax_writer_options o;
     if (opt)
         o = *opt;
     else
         memset(&o, 0, sizeof o);
-    size_t cap = o.buffer_size ? o.buffer_size : W_DEFAULT_BUFFER;
-    if (cap < STAX_WRITER_MIN_BUFFER || (o.flags & ~(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND))) return NULL;
-#ifdef STAX_NO_THREADS
-    if (o.flags & STAX_WRITE_BACKGROUND) return NULL;
-#endif
-    char indent[W_MAX_INDENT];
-    size_t indent_len = 0;
-    if (o.indent) {
-        for (; o.indent[indent_len]; indent_len++) {
-            if (indent_len >= W_MAX_INDENT || (o.indent[indent_len] != ' ' && o.indent[indent_len] != '\t'))
-                return NULL;
-            indent[indent_len] = o.indent[indent_len];
-        }
-    } else {
-        if (o.indent_width > W_MAX_INDENT) return NULL;
-        indent_len = o.indent_width;
-        memset(indent, ' ', indent_len);
-    }
-    size_t nbuf = (o.flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
-    if (cap > (SIZE_MAX - 4 * W_ALIGN - W_SLACK) / 2) return NULL;
-    size_t bufs = w_round_up(cap + W_SLACK) * nbuf;
+    return o;
+}
+
+int stax_writer_check_options(const stax_writer_options *opt, const char **why) {
+    stax_writer_options o = w_options(opt);
+    w_plan p;
+    return w_plan_options(&o, &p, why);
+}
+
+size_t stax_writer_memory_size(const stax_writer_options *opt) {
+    stax_writer_options o = w_options(opt);
+    w_plan p;
+    o.memory = NULL; /* the other options decide */
+    if (w_plan_options(&o, &p, NULL) != STAX_OK) return 0;
+    return w_block_bytes(p.head, o.stack_size ? p.stack_max : W_STACK_INITIAL, p.nbuf, p.cap);
+}
+
+size_t stax_writer_memory_peak(const stax_writer *w) {
+    if (!w) return 0;
+    size_t s = w->stack_peak < W_MIN_STACK ? W_MIN_STACK : w->stack_peak;
+    return w_block_bytes(w_head(w->flags, w->indent_len), (s + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec),
+                         w->bg ? 2 : 1, w->out.cap);
+}
+
+/* ================================================================ creation and sinks */
+
+stax_writer *stax_writer_new(const stax_writer_options *opt) {
+    stax_writer_options o = w_options(opt);
+    w_plan p;
+    if (w_plan_options(&o, &p, NULL) != STAX_OK) return NULL;
 
     stax_writer *w;
+    w_bg *bg = NULL;
     unsigned char *b1, *b2 = NULL, *stack;
-    size_t stack_cap;
     stax__mem mem;
     if (o.memory) {
-        /* Carve the block: writer | buffer(s) | element stack = all the rest. */
+        /* Carve the block: writer | thread state | stack | buffer(s), as planned. */
         uintptr_t a = (uintptr_t)o.memory, al = (a + W_ALIGN - 1) & ~(uintptr_t)(W_ALIGN - 1);
-        size_t skew = (size_t)(al - a), head = w_round_up(sizeof(stax_writer));
-        /* the documented minimum; the layout below always fits in it (the
-         * writer, at most 2 x (W_SLACK + 15) bytes of slack and rounding, the
-         * first 256 bytes of stack and the alignment skew stay under
-         * STAX_WRITER_MIN_MEMORY: a test checks every buffer size) */
-        if (o.memory_size < STAX_WRITER_MIN_MEMORY || o.memory_size - STAX_WRITER_MIN_MEMORY < cap * nbuf) return NULL;
-        if (o.memory_size < skew + head + bufs + W_STACK_INITIAL) return NULL;
-        unsigned char *base = (unsigned char *)o.memory + skew;
+        unsigned char *base = (unsigned char *)o.memory + (size_t)(al - a);
         w = (stax_writer *)(void *)base;
-        b1 = base + head;
-        if (nbuf == 2) b2 = b1 + w_round_up(cap + W_SLACK);
-        stack = base + head + bufs;
-        stack_cap = (o.memory_size - skew - head - bufs) / sizeof(w_rec) * sizeof(w_rec);
+        if (p.nbuf == 2) bg = (w_bg *)(void *)(base + w_round_up(w_self_size(p.indent_len)));
+        stack = base + p.head;
+        b1 = stack + p.stack;
+        if (p.nbuf == 2) b2 = b1 + p.cap;
         memset(&mem, 0, sizeof mem);
     } else {
         if (stax__mem_init(&mem, o.alloc, o.alloc_ud, NULL, 0) != 0) return NULL;
-        w = stax__mem_alloc(&mem, sizeof *w);
-        b1 = stax__mem_alloc(&mem, cap + W_SLACK);
-        b2 = nbuf == 2 ? stax__mem_alloc(&mem, cap + W_SLACK) : NULL;
-        stack = stax__mem_alloc(&mem, W_STACK_INITIAL);
-        stack_cap = W_STACK_INITIAL;
-        if (!w || !b1 || (nbuf == 2 && !b2) || !stack) {
-            stax__mem_free(&mem, stack, W_STACK_INITIAL);
-            stax__mem_free(&mem, b2, cap + W_SLACK);
-            stax__mem_free(&mem, b1, cap + W_SLACK);
-            stax__mem_free(&mem, w, sizeof *w);
+        w = stax__mem_alloc(&mem, w_self_size(p.indent_len));
+        bg = p.nbuf == 2 ? stax__mem_alloc(&mem, sizeof *bg) : NULL;
+        b1 = stax__mem_alloc(&mem, p.cap);
+        b2 = p.nbuf == 2 ? stax__mem_alloc(&mem, p.cap) : NULL;
+        stack = stax__mem_alloc(&mem, p.stack);
+        if (!w || (p.nbuf == 2 && (!bg || !b2)) || !b1 || !stack) {
+            stax__mem_free(&mem, stack, p.stack);
+            stax__mem_free(&mem, b2, p.cap);
+            stax__mem_free(&mem, b1, p.cap);
+            stax__mem_free(&mem, bg, sizeof *bg);
+            stax__mem_free(&mem, w, w_self_size(p.indent_len));
             return NULL;
         }
     }
-    memset(w, 0, sizeof *w);
+    memset(w, 0, w_self_size(p.indent_len));
     w->mem = mem;
     w->fixed = o.memory != NULL;
-    w->buf = b1;
-    w->cap = cap;
+    w->out.ptr = (char *)b1;
+    w->out.cap = p.cap;
     w->stack = stack;
-    w->stack_cap = stack_cap;
+    w->stack_cap = p.stack;
+    w->stack_max = p.stack_max;
     w->flags = o.flags;
-    w->indent_len = indent_len;
-    w->indenting = indent_len > 0;
-    w->nl_run[0] = '\n';
-    for (size_t i = 1; indent_len && i + indent_len <= sizeof w->nl_run; i += indent_len)
-        memcpy(w->nl_run + i, indent, indent_len);
+    w->indent_len = p.indent_len;
+    w->indenting = p.indent_len > 0;
+    if (p.indent_len) {
+        w->nl_run[0] = '\n';
+        for (size_t i = 1; i + p.indent_len <= W_NL_RUN; i += p.indent_len) memcpy(w->nl_run + i, p.indent, p.indent_len);
+    }
     w->fd = -1;
+    if (bg) {
+        memset(bg, 0, sizeof *bg);
+        bg->buf = b2;
+        w->bg = bg;
+    }
     w_regate(w); /* no sink yet */
-#ifndef STAX_NO_THREADS
-    w->bg_buf = b2;
-#else
-    (void)b2;
-#endif
     return w;
 }
 
 void stax_writer_free(stax_writer *w) {
     if (!w) return;
+    w_bg *bg = w->bg;
 #ifndef STAX_NO_THREADS
-    if (w->bg_running) {
-        pthread_mutex_lock(&w->bg_mu);
-        w->bg_quit = 1;
-        pthread_cond_broadcast(&w->bg_cv);
-        pthread_mutex_unlock(&w->bg_mu);
-        pthread_join(w->bg_thread, NULL);
-        pthread_cond_destroy(&w->bg_cv);
-        pthread_mutex_destroy(&w->bg_mu);
+    if (bg && bg->running) {
+        pthread_mutex_lock(&bg->mu);
+        bg->quit = 1;
+        pthread_cond_broadcast(&bg->cv);
+        pthread_mutex_unlock(&bg->mu);
+        pthread_join(bg->thread, NULL);
+        pthread_cond_destroy(&bg->cv);
+        pthread_mutex_destroy(&bg->mu);
     }
-    unsigned char *b2 = w->bg_buf;
-#else
-    unsigned char *b2 = NULL;
 #endif
     if (w->fixed) return;
     stax__mem mem = w->mem;
-    if (w->sink == W_SINK_MEM_GROW) stax__mem_free(&mem, w->mem_out, w->mem_cap);
+    if (w->sink == W_SINK_MEM_GROW) stax__buf_free(&mem, &w->msink);
     stax__mem_free(&mem, w->stack, w->stack_cap);
-    stax__mem_free(&mem, b2, w->cap + W_SLACK);
-    stax__mem_free(&mem, w->buf, w->cap + W_SLACK);
-    stax__mem_free(&mem, w, sizeof *w);
+    if (bg) {
+        stax__mem_free(&mem, bg->buf, w->out.cap);
+        stax__mem_free(&mem, bg, sizeof *bg);
+    }
+    stax__mem_free(&mem, w->out.ptr, w->out.cap);
+    stax__mem_free(&mem, w, w_self_size(w->indent_len));
 }
 
 static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
     if (!w || !fn) return STAX_E_USAGE;
     /* the sink cannot change once bytes may have been written */
-    if (w->started || w->len || w->sink != W_SINK_NONE) return STAX_E_USAGE;
+    if (w->started || w->out.len || w->sink != W_SINK_NONE) return STAX_E_USAGE;
     w->sink = sink;
     w_regate(w);
     w->fn = fn;
     w->ctx = ctx;
 #ifndef STAX_NO_THREADS
-    if (w->flags & STAX_WRITE_BACKGROUND) {
-        if (pthread_mutex_init(&w->bg_mu, NULL) != 0) goto fail;
-        if (pthread_cond_init(&w->bg_cv, NULL) != 0) {
-            pthread_mutex_destroy(&w->bg_mu);
+    if (w->bg) {
+        w_bg *g = w->bg;
+        if (pthread_mutex_init(&g->mu, NULL) != 0) goto fail;
+        if (pthread_cond_init(&g->cv, NULL) != 0) {
+            pthread_mutex_destroy(&g->mu);
             goto fail;
         }
-        if (pthread_create(&w->bg_thread, NULL, w_bg_main, w) != 0) {
-            pthread_cond_destroy(&w->bg_cv);
-            pthread_mutex_destroy(&w->bg_mu);
+        if (pthread_create(&g->thread, NULL, w_bg_main, w) != 0) {
+            pthread_cond_destroy(&g->cv);
+            pthread_mutex_destroy(&g->mu);
             goto fail;
         }
-        w->bg_running = 1;
+        g->running = 1;
     }
     return STAX_OK;
 fail:
     w->sink = W_SINK_NONE;
     w_regate(w);
     w->fn = NULL;
+    w->why = "the background thread could not be started";
     return STAX_E_NOMEM;
 #else
     return STAX_OK;
 #endif
 }
 
-int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx) { return w_set(w, W_SINK_FN, fn, ctx); }
+int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx) {
+    return w_result(w, W_CALL_SINK, w_set(w, W_SINK_FN, fn, ctx));
+}
 
 #ifndef STAX_NO_STDIO
 int stax_writer_set_fd(stax_writer *w, int fd) {
-    if (!w || fd < 0) return STAX_E_USAGE;
+    if (!w || fd < 0) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
     int st = w_set(w, W_SINK_FD, w_sink_fd, w);
     if (st == STAX_OK) w->fd = fd;
-    return st;
+    return w_result(w, W_CALL_SINK, st);
 }
 
 int stax_writer_set_file(stax_writer *w, FILE *f) {
-    if (!w || !f) return STAX_E_USAGE;
+    if (!w || !f) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
     int st = w_set(w, W_SINK_FILE, w_sink_file, w);
     if (st == STAX_OK) w->file = f;
-    return st;
+    return w_result(w, W_CALL_SINK, st);
 }
 #endif
 
 int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap) {
     if (!w) return STAX_E_USAGE;
     if (!buf) {
-        if (w->fixed || cap) return STAX_E_USAGE;
-        return w_set(w, W_SINK_MEM_GROW, w_sink_mem_grow, w);
+        if (w->fixed || cap) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
+        return w_result(w, W_CALL_SINK, w_set(w, W_SINK_MEM_GROW, w_sink_mem_grow, w));
     }
     int st = w_set(w, W_SINK_MEM_FIXED, w_sink_mem_fixed, w);
     if (st == STAX_OK) {
-        w->mem_out = buf;
-        w->mem_cap = cap;
+        w->msink.ptr = buf;
+        w->msink.len = 0;
+        w->msink.cap = cap;
     }
-    return st;
+    return w_result(w, W_CALL_SINK, st);
 }

@@ -3,10 +3,12 @@
 #   make writer-bench-tools        build both programs
 #   make writer-bench-check        check that both write the same bytes
 #   sh bench/writer_run.sh         the hyperfine comparison (docs/benchmarks.md)
+#   make writer-records-check      the record-writing benchmark's three programs write the same bytes
+#   sh bench/writer_records_run.sh its hyperfine comparison (numbers: the writer's calls, snprintf, libxml2)
 
 WRITER_BENCH_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror -O2 $(CFLAGS)
 
-.PHONY: writer-bench-tools writer-bench-check
+.PHONY: writer-bench-tools writer-bench-check writer-records-check
 writer-bench-tools: $(BUILD)/writer_bench $(BUILD)/writer_libxml2
 
 $(BUILD)/writer_bench: bench/writer_bench.c bench/writer_books.h $(BUILD)/libstax.a
@@ -22,3 +24,11 @@ writer-bench-check: writer-bench-tools
 	$(BUILD)/writer_libxml2 4 $(BUILD)/writer-libxml2.xml
 	cmp $(BUILD)/writer-stax.xml $(BUILD)/writer-libxml2.xml
 	xmllint --noout $(BUILD)/writer-stax.xml
+
+writer-records-check: writer-bench-tools
+	$(BUILD)/writer_bench 4 $(BUILD)/records-stax.xml -records
+	$(BUILD)/writer_bench 4 $(BUILD)/records-snprintf.xml -records-snprintf
+	$(BUILD)/writer_libxml2 4 $(BUILD)/records-libxml2.xml -records
+	cmp $(BUILD)/records-stax.xml $(BUILD)/records-snprintf.xml
+	cmp $(BUILD)/records-stax.xml $(BUILD)/records-libxml2.xml
+	xmllint --noout $(BUILD)/records-stax.xml

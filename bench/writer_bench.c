@@ -1,11 +1,17 @@
 /* Writer benchmark, stax side: write the books document (writer_books.h)
  * through the stax writer to a null sink or to a file.
  *
- *   writer_bench MIB OUT|-null [-bg]
+ *   writer_bench MIB OUT|-null [-bg] [-records | -records-snprintf]
  *
  * -bg: STAX_WRITE_BACKGROUND with two 1 MiB buffers, so that formatting
  * overlaps with the writes (with 64 KiB buffers the hand-overs cost more than
  * they save: see docs/benchmarks.md).
+ * -records: the record-writing variant, with numbers computed per record
+ * (books_numbers_of) and written with the number calls
+ * (stax_writer_attr_uint, stax_writer_text_dec, ...); -records-snprintf: the
+ * same numbers formatted with snprintf and written as strings, as callers do
+ * without those calls. writer_libxml2 writes the same bytes (bench/writer.mk
+ * compares them).
  */
 #include "stax.h"
 #include "writer_books.h"
@@ -22,11 +28,98 @@ static ptrdiff_t null_sink(void *ctx, const void *data, size_t len) {
 /* One call per leaf element, as libxml2's side uses xmlTextWriterWriteElement. */
 static void element(stax_writer *w, const char *name, const char *text) { stax_writer_element_z(w, name, text); }
 
+/* <name>v / 10^frac</name>: with the number calls, or formatted by snprintf. */
+static void number(stax_writer *w, int fmt, const char *name, long v, unsigned frac) {
+    if (!fmt) {
+        stax_writer_start_z(w, name);
+        stax_writer_text_dec(w, v, frac);
+        stax_writer_end(w);
+        return;
+    }
+    char b[32];
+    long p = frac == 0 ? 1 : frac == 1 ? 10 : 100;
+    if (frac == 0)
+        snprintf(b, sizeof b, "%ld", v);
+    else
+        snprintf(b, sizeof b, "%s%ld.%0*ld", v < 0 ? "-" : "", labs(v) / p, (int)frac, labs(v) % p);
+    element(w, name, b);
+}
+
+/* An attribute holding v: with the number call, or formatted by snprintf. */
+static void number_attr(stax_writer *w, int fmt, const char *name, unsigned long v) {
+    if (!fmt) {
+        stax_writer_attr_uint_z(w, name, v);
+        return;
+    }
+    char b[32];
+    snprintf(b, sizeof b, "%lu", v);
+    stax_writer_attr_z(w, name, b);
+}
+
+static void book(stax_writer *w, books_record *r, unsigned long i) {
+    books_id(r, i);
+    stax_writer_start_z(w, "book");
+    stax_writer_attr_z(w, "id", r->id);
+    element(w, "title", r->title);
+    element(w, "author", r->author);
+    element(w, "isbn", r->isbn);
+    element(w, "publisher", r->publisher);
+    element(w, "publishDate", r->date);
+    element(w, "description", r->desc);
+    stax_writer_start_z(w, "chapters");
+    for (int k = 0; k < 3; k++) {
+        stax_writer_start_z(w, "chapter");
+        stax_writer_attr_z(w, "number", r->number[k]);
+        stax_writer_text_z(w, r->chapter[k]);
+        stax_writer_end(w);
+    }
+    stax_writer_end(w);
+    stax_writer_end(w);
+}
+
+static void record(stax_writer *w, int fmt, const books_record *r, unsigned long i) {
+    books_numbers n;
+    books_numbers_of(i, &n);
+    stax_writer_start_z(w, "book");
+    number_attr(w, fmt, "id", n.id);
+    element(w, "title", r->title);
+    element(w, "author", r->author);
+    element(w, "isbn", r->isbn);
+    element(w, "publisher", r->publisher);
+    number(w, fmt, "price", n.price_cents, 2);
+    number(w, fmt, "pages", n.pages, 0);
+    number(w, fmt, "year", n.year, 0);
+    number(w, fmt, "rating", n.rating_tenths, 1);
+    number(w, fmt, "stock", n.stock, 0);
+    element(w, "description", r->desc);
+    stax_writer_start_z(w, "chapters");
+    for (int k = 0; k < 3; k++) {
+        stax_writer_start_z(w, "chapter");
+        number_attr(w, fmt, "number", (unsigned long)k + 1);
+        number_attr(w, fmt, "pages", (unsigned long)n.chapter_pages[k]);
+        stax_writer_text_z(w, r->chapter[k]);
+        stax_writer_end(w);
+    }
+    stax_writer_end(w);
+    stax_writer_end(w);
+}
+
 int main(int argc, char **argv) {
     unsigned long records;
     const char *out;
-    int bg = argc == 4 && !strcmp(argv[3], "-bg");
-    books_args(bg ? 3 : argc, argv, &records, &out);
+    int bg = 0, recs = 0, fmt = 0;
+    for (; argc > 3; argc--) {
+        const char *a = argv[argc - 1];
+        if (!strcmp(a, "-bg"))
+            bg = 1;
+        else if (!strcmp(a, "-records"))
+            recs = 1;
+        else if (!strcmp(a, "-records-snprintf"))
+            recs = fmt = 1;
+        else
+            break;
+    }
+    books_args(argc, argv, &records, &out);
     stax_writer_options o = {0};
     o.indent_width = 2;
     o.buffer_size = 1 << 16;
@@ -51,31 +144,16 @@ int main(int argc, char **argv) {
     stax_writer_start_z(w, "books");
     books_record *table = books_table();
     for (unsigned long i = 0; i < records; i++) {
-        books_record *r = &table[i % BOOKS_DISTINCT];
-        books_id(r, i);
-        stax_writer_start_z(w, "book");
-        stax_writer_attr_z(w, "id", r->id);
-        element(w, "title", r->title);
-        element(w, "author", r->author);
-        element(w, "isbn", r->isbn);
-        element(w, "publisher", r->publisher);
-        element(w, "publishDate", r->date);
-        element(w, "description", r->desc);
-        stax_writer_start_z(w, "chapters");
-        for (int k = 0; k < 3; k++) {
-            stax_writer_start_z(w, "chapter");
-            stax_writer_attr_z(w, "number", r->number[k]);
-            stax_writer_text_z(w, r->chapter[k]);
-            stax_writer_end(w);
-        }
-        stax_writer_end(w);
-        stax_writer_end(w);
+        if (recs)
+            record(w, fmt, &table[i % BOOKS_DISTINCT], i);
+        else
+            book(w, &table[i % BOOKS_DISTINCT], i);
     }
     stax_writer_end(w);
     stax_writer_text_z(w, "\n");
     int st = stax_writer_finish(w);
     if (st != STAX_OK) {
-        fprintf(stderr, "writer_bench: %s\n", stax_strerror(st));
+        fprintf(stderr, "writer_bench: %s\n", stax_writer_message(w));
         return 1;
     }
     if (fd >= 0) close(fd);

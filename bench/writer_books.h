@@ -62,7 +62,7 @@ static books_record *books_table(void) {
 }
 
 /* The id of record i (decimal i + 1) into r->id, without snprintf. */
-static const char *books_id(books_record *r, unsigned long i) {
+static inline const char *books_id(books_record *r, unsigned long i) {
     char tmp[24];
     int n = 0;
     unsigned long v = i + 1;
@@ -73,6 +73,29 @@ static const char *books_id(books_record *r, unsigned long i) {
     for (int k = 0; k < n; k++) r->id[k] = tmp[n - 1 - k];
     r->id[n] = '\0';
     return r->id;
+}
+
+/* The numbers of record i, for the record-writing benchmark (writer_records*.c):
+ * computed per record, as a program writing rows of a table would have them,
+ * and formatted by the writer under test. */
+typedef struct books_numbers {
+    unsigned long id;     /* <book id="..."> */
+    long price_cents;     /* <price>19.99</price>: two fraction digits */
+    long pages;           /* <pages>352</pages> */
+    long year;            /* <year>2004</year> */
+    long rating_tenths;   /* <rating>4.5</rating>: one fraction digit */
+    long stock;           /* <stock>-3</stock>: may be negative */
+    long chapter_pages[3];/* <chapter number="k" pages="...">: number is k + 1 */
+} books_numbers;
+
+static inline void books_numbers_of(unsigned long i, books_numbers *n) {
+    n->id = i + 1;
+    n->price_cents = 499 + (long)((i * 7919) % 9500);
+    n->pages = 80 + (long)((i * 31) % 900);
+    n->year = 1950 + (long)(i % 75);
+    n->rating_tenths = 10 + (long)(i % 41);
+    n->stock = (long)(i % 200) - 50;
+    for (int k = 0; k < 3; k++) n->chapter_pages[k] = 5 + (long)((i * 13 + (unsigned long)k * 7) % 95);
 }
 
 /* Arguments of both programs: MIB (document size) and OUT ("-null" or a file). */

@@ -26,6 +26,12 @@
 #define main example_fixed_main
 #include "examples/writer_fixed.c"
 #undef main
+#define main example_numbers_main
+#include "examples/writer_numbers.c"
+#undef main
+#define main example_sticky_main
+#include "examples/writer_sticky.c"
+#undef main
 
 /* Run fn with stdout going to a temporary file; return what it printed. */
 static char *run_example(int (*fn)(void), int *rc) {
@@ -95,5 +101,26 @@ Test(writer_examples, fixed) {
     cr_assert_str_eq(out, "room for 40 levels of 16-byte names: yes\n"
                           "ok: <reading sensor=\"t1\">21.5</reading>\n"
                           "output buffer full: <message>far too\n");
+    free(out);
+}
+
+Test(writer_examples, numbers) {
+    int rc;
+    char *out = run_example(example_numbers_main, &rc);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(out, "ok: <item id=\"18446744073709551615\" price=\"19.99\" delta=\"-0.005\">"
+                          "-9223372036854775808</item>\n");
+    free(out);
+}
+
+Test(writer_examples, sticky) {
+    int rc;
+    char *out = run_example(example_sticky_main, &rc);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(out, "no writer: indent_width is over 64\n"
+                          "finish: invalid byte sequence for the encoding\n"
+                          "first error: invalid byte sequence for the encoding\n"
+                          "message: stax_writer_element: invalid byte sequence for the encoding\n"
+                          "<log><entry>started</entry>\n");
     free(out);
 }

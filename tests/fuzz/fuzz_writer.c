@@ -2,15 +2,20 @@
  *
  * Input: a 4-byte header, then a program of writer calls.
  *   h[0] buffer_size: 64 + h0 * 8 (64..2104)
- *   h[1] bit 0 SELF_CLOSE, 1 indentation (width h[2] % 5), 2 fixed block
- *        (stack room 16 * h[2] bytes, sized to be the same) for both runs, 3 the synchronous run
- *        uses STAX_WRITE_BACKGROUND, 4 the async run copies every argument
- *        afresh before each retry
+ *   h[1] bit 0 SELF_CLOSE, 1 indentation (width h[2] % 5), 2 the async run
+ *        writes in a fixed block (the sync run uses the allocator; both have
+ *        stack_size 64 + 16 * h[2], none for 0), 3 the synchronous run uses
+ *        STAX_WRITE_BACKGROUND, 4 the async run copies every argument afresh
+ *        before each retry, 5 STAX_WRITE_STICKY in every run, 6 the
+ *        allocation-failure runs, 7 the number calls are in the op set
  *   h[2] see above
- *   h[3] seed of the async sink's PRNG
+ *   h[3] seed of the async sink's PRNG; the fixed block's extra bytes
+ *        (h3 % 64) and alignment (h3 / 64 * 5)
  * Each call: one opcode byte, then its strings. A string is a length byte L
  * then L bytes; L >= 0xF0 picks a word from a small dictionary instead
- * (names, namespace URIs, "]]>", "--", "?>", CR, ...).
+ * (names, namespace URIs, "]]>", "--", "?>", CR, ...). A number is such a
+ * string read as up to 8 little-endian bytes; its 9th byte % 21 (else the
+ * opcode's high part) gives a decimal's fraction digits (20: refused).
  *
  * The program runs twice:
  *   sync:  a sink that takes everything (optionally from a background thread);
@@ -21,21 +26,33 @@
  *          change nothing), and the same call again; the element op is
  *          start + text + end (the one call when its text is refused: then it
  *          writes nothing, where start would have written a start tag)
+ * and, with h[1] bit 6, once more for every k, with an allocator hook that
+ * fails the k-th allocation or resize and checks the size every free and
+ * resize passes, into the growable memory sink.
  * Invariants (abort() when broken):
  *   - each call returns the same status in both runs, and finish too
  *   - the two outputs are byte for byte the same
  *   - when finish succeeded and no raw bytes or DOCTYPE subset were written,
  *     the stax reader accepts the output (whole, and byte by byte), and gives
- *     back the element names, the attributes (name and value, exactly) and,
- *     without indentation, the character data that was written
- *   - a refused call (negative status other than a sticky sink error) writes
- *     nothing: stax_writer_bytes_out + buffered bytes do not change (checked
- *     through the output in the sync run: the output equals the output of the
- *     successful calls, implied by the comparison with the reader)
+ *     back the element names, the attributes (name and value, exactly; numbers
+ *     as snprintf writes them) and, without indentation, the character data
+ *     that was written
+ *   - a refused call (negative status other than a sticky error) writes
+ *     nothing: stax_writer_bytes_produced does not move; bytes_produced never
+ *     goes back and is never below bytes_out, and both equal the bytes the
+ *     sink took after finish
+ *   - stax_writer_first_error is the first negative status a call returned;
+ *     with STAX_WRITE_STICKY every later call returns it; the message is
+ *     empty exactly when nothing failed
  *   - stax_writer_depth follows start/end
+ *   - allocation failure: no leak, every free and resize with the allocated
+ *     size, the statuses those of the sync run up to the first STAX_E_NOMEM,
+ *     and the output the sync run's (up to that point)
  */
 #include "stax.h"
+#include "../sized_alloc.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,15 +94,20 @@ static void buf_add(buf *b, const void *p, size_t n) {
 
 enum {
     OP_START, OP_ATTR, OP_TEXT, OP_CDATA, OP_COMMENT, OP_PI, OP_END, OP_RAW, OP_FLUSH,
-    OP_NS, OP_XMLDECL, OP_DOCTYPE, OP_ELEMENT, OP_COUNT
+    OP_NS, OP_XMLDECL, OP_DOCTYPE, OP_ELEMENT, OP_COUNT,
+    /* with h[1] bit 7 */
+    OP_ATTR_INT = OP_COUNT, OP_ATTR_UINT, OP_ATTR_DEC, OP_TEXT_INT, OP_TEXT_UINT, OP_TEXT_DEC, OP_COUNT_EXT
 };
-static const char *const op_names[OP_COUNT] = {"start", "attr", "text",  "cdata",   "comment", "pi",     "end",
-                                               "raw",   "flush", "ns",  "xml_decl", "doctype", "element"};
+static const char *const op_names[OP_COUNT_EXT] = {"start",   "attr",     "text",     "cdata",    "comment",
+                                                   "pi",      "end",      "raw",      "flush",    "ns",
+                                                   "xml_decl", "doctype", "element",  "attr_int", "attr_uint",
+                                                   "attr_dec", "text_int", "text_uint", "text_dec"};
 
 typedef struct op {
     int code;
     stax_str s[4];
     unsigned arg;
+    uint64_t num; /* the number calls' value */
 } op;
 
 static const char *const dict[16] = {"a",      "b:c",   "xmlns", "xml",  "urn:x", "http://www.w3.org/XML/1998/namespace",
@@ -114,22 +136,30 @@ static stax_str take_str(const uint8_t **p, const uint8_t *e) {
     return s;
 }
 
-static void parse_prog(const uint8_t *p, const uint8_t *e, prog *g) {
+static void parse_prog(const uint8_t *p, const uint8_t *e, prog *g, int numbers) {
+    int nops = numbers ? OP_COUNT_EXT : OP_COUNT;
     while (p < e && g->n < 4096) {
         op o;
         memset(&o, 0, sizeof o);
         uint8_t c = *p++;
-        o.code = c % OP_COUNT;
-        o.arg = c / OP_COUNT;
+        o.code = c % nops;
+        o.arg = c / nops;
         int ns = 0;
         switch (o.code) {
         case OP_START: case OP_TEXT: case OP_CDATA: case OP_COMMENT: case OP_RAW: ns = 1; break;
         case OP_ATTR: case OP_PI: case OP_NS: case OP_ELEMENT: ns = 2; break;
         case OP_XMLDECL: ns = 2; break;
         case OP_DOCTYPE: ns = 4; break;
+        case OP_ATTR_INT: case OP_ATTR_UINT: case OP_ATTR_DEC: ns = 2; break;
+        case OP_TEXT_INT: case OP_TEXT_UINT: case OP_TEXT_DEC: ns = 1; break;
         default: ns = 0;
         }
         for (int i = 0; i < ns; i++) o.s[i] = take_str(&p, e);
+        if (o.code >= OP_ATTR_INT) {
+            /* the value: the last string's bytes, little-endian */
+            stax_str v = o.s[ns - 1];
+            for (size_t i = 0; i < v.len && i < 8; i++) o.num |= (uint64_t)(unsigned char)v.ptr[i] << (8 * i);
+        }
         if (g->n == g->cap) {
             g->cap = g->cap ? 2 * g->cap : 64;
             g->ops = realloc(g->ops, g->cap * sizeof *g->ops);
@@ -186,10 +216,12 @@ typedef struct config {
     size_t buffer_size;
     unsigned flags;
     unsigned indent;
-    int fixed;
-    size_t stack_room;
+    int fixed; /* the async run writes in a fixed block */
+    size_t stack_size;
+    size_t block_extra, block_skew;
     int background;
     int fresh_copies;
+    int alloc_fail;
     uint64_t seed;
 } config;
 
@@ -232,6 +264,34 @@ static int text_refused(stax_str t) {
     return st == STAX_E_ENCODING || st == STAX_E_CHAR;
 }
 
+/* A decimal's fraction digits (20: refused): the value string's 9th byte
+ * % 21 when it has one, else the opcode's high part. */
+static unsigned op_frac(const op *o) {
+    stax_str v = o->s[o->code == OP_ATTR_DEC ? 1 : 0];
+    return (v.len > 8 ? (unsigned char)v.ptr[8] : o->arg) % 21;
+}
+
+/* What a number call writes, as snprintf writes it; len 0 when refused. */
+static stax_str ref_number(const op *o, char *b, size_t cap) {
+    stax_str r = {b, 0};
+    int k = 0;
+    int64_t v = (int64_t)o->num;
+    switch (o->code) {
+    case OP_ATTR_INT: case OP_TEXT_INT: k = snprintf(b, cap, "%" PRId64, v); break;
+    case OP_ATTR_UINT: case OP_TEXT_UINT: k = snprintf(b, cap, "%" PRIu64, o->num); break;
+    default: {
+        unsigned f = op_frac(o);
+        if (f > 19) return r;
+        uint64_t mag = v < 0 ? (uint64_t)0 - o->num : o->num, p = 1;
+        for (unsigned i = 0; i < f; i++) p *= 10;
+        k = f ? snprintf(b, cap, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", mag / p, (int)f, mag % p)
+              : snprintf(b, cap, "%s%" PRIu64, v < 0 ? "-" : "", mag);
+    }
+    }
+    r.len = (size_t)k;
+    return r;
+}
+
 static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one) {
     switch (o->code) {
     case OP_START: return stax_writer_start(w, s[0]);
@@ -246,19 +306,33 @@ static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one)
     case OP_NS: return stax_writer_ns(w, s[0], s[1]);
     case OP_XMLDECL: {
         unsigned sa = o->arg % 3 == 0 ? 0 : o->arg % 3 == 1 ? STAX_EVF_STANDALONE_YES : STAX_EVF_STANDALONE_NO;
-        if (o->arg == 19) sa = 0x40; /* bad value */
+        if (o->arg == 13) sa = 0x40; /* bad value (the highest arg with the number calls too) */
         return stax_writer_xml_decl(w, s[0], s[1], sa);
     }
     case OP_DOCTYPE: return stax_writer_doctype(w, s[0], s[1], s[2], s[3]);
     case OP_ELEMENT: (void)element_as_one; return stax_writer_element(w, s[0], s[1]);
+    case OP_ATTR_INT: return stax_writer_attr_int(w, s[0], (int64_t)o->num);
+    case OP_ATTR_UINT: return stax_writer_attr_uint(w, s[0], o->num);
+    case OP_ATTR_DEC: return stax_writer_attr_dec(w, s[0], (int64_t)o->num, op_frac(o));
+    case OP_TEXT_INT: return stax_writer_text_int(w, (int64_t)o->num);
+    case OP_TEXT_UINT: return stax_writer_text_uint(w, o->num);
+    case OP_TEXT_DEC: return stax_writer_text_dec(w, (int64_t)o->num, op_frac(o));
     }
     return STAX_E_USAGE;
 }
 
-/* Async: repeat the call until it is not STAX_WOULD_BLOCK. */
-static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s, sink *k, int *intruded) {
+/* The state a run tracks about its writer, checked after every call. */
+typedef struct watch {
+    int first;  /* the first negative status a call returned */
+    int sticky; /* STAX_WRITE_STICKY */
+} watch;
+
+/* Async: repeat the call until it is not STAX_WOULD_BLOCK. Intruding calls
+ * (refused: they count as errors) only without STAX_WRITE_STICKY, where they
+ * would stop the run. */
+static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s, sink *k, watch *wt) {
     int st = call_op(w, o, s, 0);
-    int rounds = 0;
+    int rounds = 0, intrude = !(c->flags & STAX_WRITE_STICKY);
     while (st == STAX_WOULD_BLOCK) {
         CHECK(++rounds < 100000, "%s: STAX_WOULD_BLOCK forever", op_names[o->code]);
         if (dump) fprintf(stderr, "  (%s: STAX_WOULD_BLOCK)\n", op_names[o->code]);
@@ -268,16 +342,27 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
             CHECK(f == STAX_OK || f == STAX_WOULD_BLOCK || is_sticky(f), "flush while blocked: %d", f);
             if (f != STAX_OK && f != STAX_WOULD_BLOCK) return f;
         }
-        if ((r & 12) == 0 && o->code != OP_END && o->code != OP_FLUSH) {
+        if (intrude && (r & 12) == 0 && o->code != OP_END && o->code != OP_FLUSH) {
             /* another call while one is unfinished: refused, nothing changes */
+            uint64_t p0 = stax_writer_bytes_produced(w);
             int x = stax_writer_end(w);
             CHECK(x == STAX_E_STATE || is_sticky(x), "end during a blocked %s: %d", op_names[o->code], x);
-            *intruded = 1;
+            CHECK(is_sticky(x) || stax_writer_bytes_produced(w) == p0, "a refused end wrote");
+            if (!wt->first) wt->first = x;
         }
-        if ((r & 48) == 0 && o->code == OP_TEXT && s[0].len > 0) {
+        if (intrude && (r & 48) == 0 && o->code == OP_TEXT && s[0].len > 0) {
             stax_str shorter = {s[0].ptr, s[0].len - 1};
             int x = stax_writer_text(w, shorter);
             CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked text retried with another length: %d", x);
+            if (!wt->first) wt->first = x;
+        }
+        if (intrude && (r & 48) == 16 && o->code >= OP_ATTR_INT && o->code != OP_TEXT_DEC && o->code != OP_ATTR_DEC) {
+            op other = *o;
+            other.num ^= 1; /* the same length, another value */
+            int x = call_op(w, &other, s, 0);
+            CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked %s retried with another value: %d", op_names[o->code],
+                  x);
+            if (!wt->first) wt->first = x;
         }
         char *hold[4] = {NULL, NULL, NULL, NULL};
         stax_str t[4] = {s[0], s[1], s[2], s[3]};
@@ -292,65 +377,74 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
     return st;
 }
 
-/* The element stack room of a writer made with o in a block of size bytes. */
-static size_t block_room(const stax_writer_options *o, size_t size) {
-    stax_writer_options p = *o;
-    p.memory = malloc(size);
-    p.memory_size = size;
-    if (!p.memory) abort();
-    stax_writer *w = stax_writer_new(&p);
-    CHECK(w != NULL, "stax_writer_new failed (block %zu, buffer %zu)", size, p.buffer_size);
-    size_t room = stax_writer_stack_room(w);
-    stax_writer_free(w);
-    free(p.memory);
-    return room;
+/* The writer options of a run. */
+static stax_writer_options run_options(const config *c, int background) {
+    stax_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.buffer_size = c->buffer_size;
+    wo.stack_size = c->stack_size;
+    wo.flags = c->flags | (background ? STAX_WRITE_BACKGROUND : 0);
+    wo.indent_width = c->indent;
+    return wo;
+}
+
+static void watch_call(watch *wt, stax_writer *w, const char *what, int st, int status_before, uint64_t p0,
+                       uint64_t p1) {
+    if (st < 0 && !wt->first) wt->first = st;
+    CHECK(stax_writer_first_error(w) == wt->first, "%s: first_error %d, expected %d", what,
+          stax_writer_first_error(w), wt->first);
+    CHECK((stax_writer_message(w)[0] != 0) == (wt->first != 0), "%s: message \"%s\" with first error %d", what,
+          stax_writer_message(w), wt->first);
+    if (wt->sticky && wt->first) CHECK(st == wt->first, "%s: %d after the sticky %d", what, st, wt->first);
+    CHECK(p1 >= p0, "%s: bytes_produced went back", what);
+    CHECK(p1 >= stax_writer_bytes_out(w), "%s: produced %llu < out %llu", what, (unsigned long long)p1,
+          (unsigned long long)stax_writer_bytes_out(w));
+    /* a refusal writes nothing (sink errors may have written part of the call) */
+    if (st < 0 && !is_sticky(st) && st != STAX_E_INTERNAL && status_before == STAX_OK)
+        CHECK(p1 == p0, "%s: refused with %d but bytes_produced moved %llu -> %llu", what, st, (unsigned long long)p0,
+              (unsigned long long)p1);
 }
 
 static void run(const config *c, const prog *g, int async, outcome *oc) {
     memset(oc, 0, sizeof *oc);
     oc->st = calloc(g->n + 1, sizeof *oc->st);
     if (!oc->st) abort();
-    stax_writer_options wo;
-    memset(&wo, 0, sizeof wo);
-    wo.buffer_size = c->buffer_size;
-    wo.flags = c->flags | (!async && c->background ? STAX_WRITE_BACKGROUND : 0);
-    wo.indent_width = c->indent;
+    stax_writer_options wo = run_options(c, !async && c->background);
     void *block = NULL;
-    if (c->fixed) {
-        /* The same stack room in both runs, although the background run holds
-         * two buffers: the room asked for, but at least what the smallest
-         * blocks allowed for one and for two buffers give, and each block
-         * sized to give exactly that (to the 8 bytes of the stack's entries). */
-        stax_writer_options one = wo, two = wo;
-        one.flags &= ~STAX_WRITE_BACKGROUND;
-        two.flags |= STAX_WRITE_BACKGROUND;
-        size_t want = block_room(&two, STAX_WRITER_MIN_MEMORY + 2 * c->buffer_size);
-        size_t want1 = block_room(&one, STAX_WRITER_MIN_MEMORY + c->buffer_size);
-        if (want1 > want) want = want1;
-        if (c->stack_room > want) want = c->stack_room;
-        size_t size = STAX_WRITER_MIN_MEMORY + 2 * c->buffer_size + want;
-        size = size - block_room(&wo, size) + want;
-        CHECK(block_room(&wo, size) == want, "no block gives a stack room of %zu", want);
-        block = malloc(size);
+    if (async && c->fixed) {
+        /* a block of what the options need, and some, anywhere */
+        /* stack_size 0: the stack is what the block leaves, made more than any
+         * program can use, as with the allocator (no limit) */
+        size_t size = stax_writer_memory_size(&wo) + c->block_extra + (c->stack_size ? 0 : (size_t)1 << 16);
+        CHECK(size > c->block_extra, "memory_size refused the options");
+        block = malloc(size + 16);
         if (!block) abort();
-        wo.memory = block;
+        wo.memory = (char *)block + c->block_skew;
         wo.memory_size = size;
     }
+    const char *why = NULL;
+    CHECK(stax_writer_check_options(&wo, &why) == STAX_OK, "check_options: %s", why);
     stax_writer *w = stax_writer_new(&wo);
     CHECK(w != NULL, "stax_writer_new failed (buffer %zu, fixed %d)", c->buffer_size, c->fixed);
+    CHECK(!c->stack_size || stax_writer_stack_room(w) == c->stack_size, "stack room %zu, stack_size %zu",
+          stax_writer_stack_room(w),
+          c->stack_size);
     sink k;
     memset(&k, 0, sizeof k);
     k.async = async;
     k.rng = c->seed * 0x9E3779B97F4A7C15ull + 1;
     k.buffer_size = c->buffer_size;
     CHECK(stax_writer_set_sink(w, sink_write, &k) == STAX_OK, "set_sink");
+    watch wt = {0, (c->flags & STAX_WRITE_STICKY) != 0};
+    CHECK(stax_writer_first_error(w) == STAX_OK && stax_writer_message(w)[0] == 0, "an error before any call");
     uint32_t depth = 0;
     for (size_t i = 0; i < g->n; i++) {
         const op *o = &g->ops[i];
         stax_str s[4] = {o->s[0], o->s[1], o->s[2], o->s[3]};
         uint32_t d0 = stax_writer_depth(w);
         CHECK(d0 == depth, "stax_writer_depth %u, expected %u", d0, depth);
-        int st, intruded = 0;
+        int st, before = stax_writer_status(w);
+        uint64_t p0 = stax_writer_bytes_produced(w);
         if (!async) {
             st = call_op(w, o, s, 1);
             CHECK(st != STAX_WOULD_BLOCK, "%s: STAX_WOULD_BLOCK from a blocking sink", op_names[o->code]);
@@ -362,22 +456,27 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         } else if (o->code == OP_ELEMENT) {
             op a = *o;
             a.code = OP_START;
-            st = call_retry(w, c, &a, s, &k, &intruded);
+            st = call_retry(w, c, &a, s, &k, &wt);
             if (st == STAX_OK) {
                 a.code = OP_TEXT;
                 stax_str t[4] = {s[1], {"", 0}, {"", 0}, {"", 0}};
-                st = call_retry(w, c, &a, t, &k, &intruded);
+                st = call_retry(w, c, &a, t, &k, &wt);
                 if (st == STAX_OK) {
                     a.code = OP_END;
-                    st = call_retry(w, c, &a, t, &k, &intruded);
+                    st = call_retry(w, c, &a, t, &k, &wt);
                 }
             }
         } else {
-            st = call_retry(w, c, o, s, &k, &intruded);
+            st = call_retry(w, c, o, s, &k, &wt);
         }
         oc->st[i] = st;
         if (dump) fprintf(stderr, "  %s -> %d\n", op_names[o->code], st);
+        /* the element op in the async run is three calls: a refusal of the
+         * second or third leaves the first's bytes */
+        int split = async && o->code == OP_ELEMENT && stax_writer_depth(w) != d0;
+        watch_call(&wt, w, op_names[o->code], st, before, p0, split ? p0 : stax_writer_bytes_produced(w));
         if (st == STAX_OK) {
+            char nb[64];
             switch (o->code) {
             case OP_START:
                 depth++;
@@ -386,6 +485,16 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
                 add_lp(&oc->attrs, (stax_str){"", 0}); /* marks a new START */
                 break;
             case OP_ATTR: add_lp(&oc->attrs, s[0]); add_lp(&oc->attrs, s[1]); break;
+            case OP_ATTR_INT: case OP_ATTR_UINT: case OP_ATTR_DEC:
+                add_lp(&oc->attrs, s[0]);
+                add_lp(&oc->attrs, ref_number(o, nb, sizeof nb));
+                break;
+            case OP_TEXT_INT: case OP_TEXT_UINT: case OP_TEXT_DEC: {
+                stax_str t = ref_number(o, nb, sizeof nb);
+                CHECK(t.len > 0, "%s accepted a refused fraction", op_names[o->code]);
+                if (d0 > 0) buf_add(&oc->chars, t.ptr, t.len);
+                break;
+            }
             case OP_NS: {
                 char nm[300];
                 size_t n = 0;
@@ -423,11 +532,13 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
                 oc->starts++;
                 add_lp(&oc->attrs, (stax_str){"", 0});
             }
+        } else if (o->code >= OP_ATTR_INT && st >= 0) {
+            CHECK(0, "number call: %d", st);
         }
         if (is_sticky(st)) break;
     }
     /* flush in both runs: finish does not flush when it fails (no root) */
-    int f = async ? call_retry(w, c, &(op){OP_FLUSH, {{0}}, 0}, (stax_str[4]){{0}}, &k, &(int){0})
+    int f = async ? call_retry(w, c, &(op){OP_FLUSH, {{0}}, 0, 0}, (stax_str[4]){{0}}, &k, &wt)
                   : stax_writer_flush(w);
     oc->flush = f;
     int st = stax_writer_finish(w);
@@ -438,18 +549,74 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         st = stax_writer_finish(w);
     }
     oc->finish = st;
+    if (wt.sticky && wt.first) CHECK(st == wt.first && f == wt.first, "sticky: flush %d, finish %d, first %d", f, st, wt.first);
     if (st == STAX_OK) {
         CHECK(stax_writer_depth(w) == 0, "depth %u after finish", stax_writer_depth(w));
         CHECK(stax_writer_bytes_out(w) == k.out.len, "bytes_out %llu, the sink took %zu",
               (unsigned long long)stax_writer_bytes_out(w), k.out.len);
+        CHECK(stax_writer_bytes_produced(w) == k.out.len, "bytes_produced %llu, the sink took %zu",
+              (unsigned long long)stax_writer_bytes_produced(w), k.out.len);
         CHECK(stax_writer_finish(w) == STAX_OK, "finish twice");
         CHECK(stax_writer_text(w, (stax_str){" ", 1}) == STAX_E_STATE, "output after finish");
     }
+    CHECK(stax_writer_memory_peak(w) >= stax_writer_memory_size(&(stax_writer_options){
+                                            .buffer_size = c->buffer_size, .stack_size = 64, .indent_width = c->indent,
+                                            .flags = wo.flags}),
+          "memory_peak below the smallest block");
     (void)stax_writer_status(w);
+    (void)stax_writer_errno(w);
     (void)stax_writer_stack_room(w);
     stax_writer_free(w);
     free(block);
     oc->out = k.out;
+}
+
+/* ---------------------------------------------------------------- allocation failure */
+
+/* The program (element as one call) into the growable memory sink with the
+ * k-th allocation failing. Until the first STAX_E_NOMEM every status is the
+ * sync run's, and so is the output up to there. Returns the calls made. */
+static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, long k) {
+    sized_alloc h;
+    memset(&h, 0, sizeof h);
+    h.fail_at = k;
+    stax_writer_options wo = run_options(c, 0);
+    wo.alloc = sized_alloc_hook;
+    wo.alloc_ud = &h;
+    stax_writer *w = stax_writer_new(&wo);
+    if (!w) {
+        CHECK(h.failed, "stax_writer_new failed without an allocation failure");
+        CHECK(h.nlive == 0 && !h.wrong[0], "stax_writer_new: %d blocks leak; %s", h.nlive, h.wrong);
+        return h.calls;
+    }
+    CHECK(stax_writer_set_memory(w, NULL, 0) == STAX_OK, "set_memory");
+    int same = 1;
+    uint64_t agreed = 0; /* bytes produced while the runs agreed */
+    for (size_t i = 0; i < g->n; i++) {
+        const op *o = &g->ops[i];
+        stax_str s[4] = {o->s[0], o->s[1], o->s[2], o->s[3]};
+        int st = call_op(w, o, s, 1);
+        if (same && st != ref->st[i]) {
+            CHECK(st == STAX_E_NOMEM && h.failed, "call %zu (%s): %d, the sync run %d, no allocation failed there", i,
+                  op_names[o->code], st, ref->st[i]);
+            same = 0;
+        }
+        if (same) agreed = stax_writer_bytes_produced(w);
+        if (stax_writer_status(w) != STAX_OK && !(c->flags & STAX_WRITE_STICKY)) break;
+    }
+    int f = stax_writer_flush(w), fin = stax_writer_finish(w);
+    if (same) {
+        CHECK(f == ref->flush || (f == STAX_E_NOMEM && h.failed), "final flush %d, the sync run %d", f, ref->flush);
+        CHECK(fin == ref->finish || (fin == STAX_E_NOMEM && h.failed), "finish %d, the sync run %d", fin, ref->finish);
+    }
+    stax_str m = stax_writer_memory(w);
+    size_t n = m.len < agreed ? m.len : (size_t)agreed;
+    CHECK(n <= ref->out.len && (n == 0 || memcmp(m.ptr, ref->out.p, n) == 0), "output differs from the sync run's");
+    if (same && fin == STAX_OK) CHECK(m.len == ref->out.len, "output length %zu, the sync run's %zu", m.len, ref->out.len);
+    stax_writer_free(w);
+    CHECK(h.nlive == 0, "%d blocks leak", h.nlive);
+    CHECK(!h.wrong[0], "allocator contract: %s", h.wrong);
+    return h.calls;
 }
 
 /* ---------------------------------------------------------------- read back */
@@ -554,15 +721,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     config c;
     memset(&c, 0, sizeof c);
     c.buffer_size = 64 + (size_t)data[0] * 8;
-    c.flags = (data[1] & 1) ? STAX_WRITE_SELF_CLOSE : 0;
+    c.flags = ((data[1] & 1) ? STAX_WRITE_SELF_CLOSE : 0) | ((data[1] & 32) ? STAX_WRITE_STICKY : 0);
     c.indent = (data[1] & 2) ? 1 + data[2] % 4 : 0;
     c.fixed = (data[1] & 4) != 0;
-    c.stack_room = 16 * (size_t)data[2];
+    c.stack_size = data[2] ? 64 + 16 * (size_t)data[2] : 0;
     c.background = (data[1] & 8) != 0;
     c.fresh_copies = (data[1] & 16) != 0;
+    c.alloc_fail = (data[1] & 64) != 0;
     c.seed = data[3] + 1;
+    c.block_extra = data[3] % 64;
+    c.block_skew = (size_t)(data[3] / 64) * 5;
     prog g = {0};
-    parse_prog(data + 4, data + size, &g);
+    parse_prog(data + 4, data + size, &g, (data[1] & 128) != 0);
 
     outcome s, a;
     if (dump) fprintf(stderr, "sync:\n");
@@ -583,6 +753,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!c.indent)
             CHECK(chars_equal(&s), "character data read back differs from what was written\n%.*s", (int)s.out.len,
                   s.out.p);
+    }
+    if (c.alloc_fail) {
+        long total = run_alloc_fail(&c, &g, &s, 0);
+        for (long k = 1; k <= total && k <= 64; k++) run_alloc_fail(&c, &g, &s, k);
     }
     free_outcome(&s);
     free_outcome(&a);
