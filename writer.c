@@ -35,7 +35,7 @@
 #include "stax_internal.h"
 
 #include <errno.h>
-#include <stdio.h> /* snprintf for messages, also with STAX_NO_STDIO */
+#include <stdio.h> /* FILE: the FILE* sink field exists in every build */
 #include <stdlib.h>
 #ifndef STAX_NO_STDIO
 #include <unistd.h>
@@ -277,7 +277,7 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
     if (!w->dead) {
         w->status = STAX_E_INTERNAL;
         w->dead = 1;
-        snprintf(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
+        stax__fmt(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
         w_regate(w);
     }
     if (!w->first_err) w->first_err = STAX_E_INTERNAL;
@@ -292,25 +292,25 @@ static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offer
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
     case W_SINK_FD:
-        snprintf(w->msg, sizeof w->msg, "write to fd %d failed: %s", w->fd,
+        stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed: %s", w->fd,
                  err_no ? strerror(err_no) : "no byte written");
         break;
     case W_SINK_FILE:
-        snprintf(w->msg, sizeof w->msg, "writing to the FILE* failed: %s", err_no ? strerror(err_no) : "ferror");
+        stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed: %s", err_no ? strerror(err_no) : "ferror");
         break;
     case W_SINK_MEM_FIXED:
-        snprintf(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
+        stax__fmt(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
         break;
     case W_SINK_MEM_GROW:
-        snprintf(w->msg, sizeof w->msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
+        stax__fmt(w->msg, sizeof w->msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
         break;
     default:
         if (st == STAX_E_INTERNAL)
-            snprintf(w->msg, sizeof w->msg, "internal error (memory sink): please report it");
+            stax__fmt(w->msg, sizeof w->msg, "internal error (memory sink): please report it");
         else if (took > 0)
-            snprintf(w->msg, sizeof w->msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
+            stax__fmt(w->msg, sizeof w->msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
         else
-            snprintf(w->msg, sizeof w->msg, "the sink returned %td (%s)", took, stax_strerror(st));
+            stax__fmt(w->msg, sizeof w->msg, "the sink returned %td (%s)", took, stax_strerror(st));
     }
     if (!w->first_err) w->first_err = st;
     return st;
@@ -325,7 +325,7 @@ static W_COLD int w_refused(stax_writer *w, int call, int st) {
     if (w->status != STAX_OK) return st;
     if (!w->first_err) {
         w->first_err = st;
-        snprintf(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+        stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
     }
     if (w->flags & STAX_WRITE_STICKY) {
         w->status = st;
