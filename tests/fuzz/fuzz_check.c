@@ -554,6 +554,9 @@ done:
         hu64(&u.core, d.h);
         hu64(&u.nows, d.h);
     }
+    /* TODO(stax_reader_memory_peak): when the lead's API lands, check here
+     * that stax_reader_memory_peak(u.r) equals heap.peak_bytes with the
+     * allocator, and stays within s->block_size in a fixed block. */
     res->hash = u.h.h;
     res->core = u.core.h;
     res->nows = u.nows.h;
