@@ -481,8 +481,11 @@ void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res) {
     int st = STAX_NEED_INPUT;
     pull_src src = {doc, size, 0, s->chunk, 0x9E3779B97F4A7C15ull ^ size ^ ((uint64_t)s->chunk << 32), s->vary};
 
+    FILE *file = NULL;
     if (s->chunked && s->pull) {
-        int rc = stax_reader_set_source(u.r, pull_read, &src);
+        /* (fmemopen refuses an empty buffer: the callback then) */
+        if (s->file && size) file = fmemopen((void *)(uintptr_t)doc, size, "rb");
+        int rc = file ? stax_reader_set_file(u.r, file) : stax_reader_set_source(u.r, pull_read, &src);
         FZ_CHECK(rc == STAX_OK, "set_source: %d", rc);
         st = drain(&u);
         FZ_CHECK(st != STAX_NEED_INPUT, "pull reader returned STAX_NEED_INPUT");
@@ -562,7 +565,18 @@ done:
     res->nows = u.nows.h;
     res->alloc_failed = heap.failed;
     res->allocs = heap.calls;
+    if (st == STAX_END) { /* misuse after the end: refused, and sticky like any error */
+        char x = '<';
+        const stax_batch *b = NULL;
+        if (s->chunked && s->pull)
+            FZ_CHECK(stax_reader_set_source(u.r, pull_read, &src) == STAX_E_USAGE, "a source set after STAX_END");
+        else FZ_CHECK(stax_reader_feed(u.r, &x, 1) == STAX_E_USAGE, "feed after STAX_END accepted");
+        FZ_CHECK(stax_reader_status(u.r) == STAX_E_USAGE, "status %d after a refused feed", stax_reader_status(u.r));
+        FZ_CHECK(stax_reader_next(u.r, &b) == STAX_E_USAGE && b && b->count == 0, "next after a refused feed");
+        FZ_CHECK(stax_reader_message(u.r)[0] != 0, "no message after a refused feed");
+    }
     stax_reader_free(u.r);
+    if (file) fclose(file);
     free(u.stack);
     fz_heap_done(&heap, "after stax_reader_free");
     free(block);
@@ -633,6 +647,7 @@ void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fa
     if (h[9]) o->read_buffer = 256 + (size_t)h[9] * 64;
     c.vary = (h[1] & 32) != 0;
     c.pull = (h[1] & 64) != 0;
+    c.file = c.pull && h[0] >= 0xC0; /* (fread: reads of read_buffer bytes) */
     if (whole) *whole = c;
     if (chunked) {
         *chunked = c;

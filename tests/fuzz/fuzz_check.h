@@ -64,6 +64,7 @@ typedef struct fz_spec {
     size_t chunk;
     int vary; /* chunk sizes from a PRNG, often 1 */
     int pull; /* chunked: a read callback instead of feed */
+    int file; /* pull from a FILE* (fmemopen) instead of the callback */
     size_t fail_at;
     int fail_persist;
 } fz_spec;
