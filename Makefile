@@ -116,7 +116,7 @@ test: deps
 	$(MAKE) test-asan
 	$(MAKE) test-single
 	$(MAKE) test-clang
-	$(MAKE) fuzz-regress
+	@st=0; $(MAKE) fuzz-regress || st=1; $(MAKE) fuzz-smoke || st=1; exit $$st
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
