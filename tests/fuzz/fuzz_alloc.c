@@ -6,7 +6,9 @@
  * transcoding). The header's options apply, except that memory always comes
  * from the checking allocator (fz_heap_fn in fuzz_check.c), never from a
  * fixed block; h[8] bit 0 reads in chunks instead of whole; h[1] bit 7 makes
- * every allocation after the failing one fail too (else only that one).
+ * every allocation after the failing one fail too (else only that one);
+ * h[1] bit 2 (a fixed block elsewhere) makes the rest of the input the
+ * document itself, not choices (for saved findings and hand-made inputs).
  *
  * A first read counts the N allocations and resizes; then for every k in
  * 1..N (at most 256 of them: beyond that, an even spread starting at h[8])
@@ -34,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_init();
     const uint8_t *h = fz_header(&data, &size);
     fz_buf doc = {0};
-    fz_gen_document(data, size, &doc);
+    if (h[1] & 4) fz_buf_add(&doc, data, size); /* a document, not choices */
+    else fz_gen_document(data, size, &doc);
     const uint8_t *d = doc.p ? doc.p : (const uint8_t *)"";
     if (fz_dump) fprintf(stderr, "document (%zu bytes):\n%.*s\n", doc.len, (int)doc.len, (const char *)d);
     fz_spec ws, cs;
