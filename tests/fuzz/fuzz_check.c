@@ -3,6 +3,7 @@
 #include "fuzz_check.h"
 
 #include <string.h>
+#include <unistd.h>
 
 int fz_dump;
 
@@ -482,10 +483,17 @@ void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res) {
     pull_src src = {doc, size, 0, s->chunk, 0x9E3779B97F4A7C15ull ^ size ^ ((uint64_t)s->chunk << 32), s->vary};
 
     FILE *file = NULL;
+    int fds[2] = {-1, -1};
     if (s->chunked && s->pull) {
-        /* (fmemopen refuses an empty buffer: the callback then) */
+        /* (fmemopen refuses an empty buffer, and a pipe holds 64 KiB: the callback then) */
         if (s->file && size) file = fmemopen((void *)(uintptr_t)doc, size, "rb");
-        int rc = file ? stax_reader_set_file(u.r, file) : stax_reader_set_source(u.r, pull_read, &src);
+        if (s->fd && size <= 65536 && pipe(fds) == 0) {
+            FZ_CHECK(write(fds[1], doc, size) == (ssize_t)size, "a short write to the pipe");
+            close(fds[1]);
+        }
+        int rc = file        ? stax_reader_set_file(u.r, file)
+                 : fds[0] >= 0 ? stax_reader_set_fd(u.r, fds[0])
+                               : stax_reader_set_source(u.r, pull_read, &src);
         FZ_CHECK(rc == STAX_OK, "set_source: %d", rc);
         st = drain(&u);
         FZ_CHECK(st != STAX_NEED_INPUT, "pull reader returned STAX_NEED_INPUT");
@@ -577,6 +585,7 @@ done:
     }
     stax_reader_free(u.r);
     if (file) fclose(file);
+    if (fds[0] >= 0) close(fds[0]);
     free(u.stack);
     fz_heap_done(&heap, "after stax_reader_free");
     free(block);
@@ -647,7 +656,8 @@ void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fa
     if (h[9]) o->read_buffer = 256 + (size_t)h[9] * 64;
     c.vary = (h[1] & 32) != 0;
     c.pull = (h[1] & 64) != 0;
-    c.file = c.pull && h[0] >= 0xC0; /* (fread: reads of read_buffer bytes) */
+    c.file = c.pull && h[0] >= 0xC0; /* (fread, read: reads of read_buffer bytes) */
+    c.fd = c.pull && h[0] >= 0x80 && h[0] < 0xC0;
     if (whole) *whole = c;
     if (chunked) {
         *chunked = c;

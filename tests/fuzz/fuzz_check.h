@@ -65,6 +65,7 @@ typedef struct fz_spec {
     int vary; /* chunk sizes from a PRNG, often 1 */
     int pull; /* chunked: a read callback instead of feed */
     int file; /* pull from a FILE* (fmemopen) instead of the callback */
+    int fd;   /* pull from a pipe's fd instead of the callback */
     size_t fail_at;
     int fail_persist;
 } fz_spec;

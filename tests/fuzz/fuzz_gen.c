@@ -476,6 +476,14 @@ static void type_of(gen *g, int type) {
 }
 
 static void attlist(gen *g) {
+    if (pick(g, 32) == 31) { /* ATTLISTs for 40 elements the body never uses: the tables grow */
+        for (unsigned k = 0; k < 40; k++) {
+            char d[48];
+            snprintf(d, sizeof d, "<!ATTLIST g%u a CDATA 'v'>", k);
+            put(g, d);
+        }
+        return;
+    }
     put(g, "<!ATTLIST");
     ws(g, 1);
     unsigned el = pick(g, N_EL);
@@ -683,6 +691,12 @@ static void element(gen *g, int depth, unsigned el) {
         ws(g, 1);
         ns_decl(g, depth == 0 ? (k == 0 ? 0 : k == 1 ? 2 : k == 2 ? 1 : 3) : (first + k) % 4);
     }
+    if (pick(g, 16) == 15) /* more bindings in scope than a linear search is used for */
+        for (unsigned k = 0; k < 20; k++) {
+            char d[40];
+            snprintf(d, sizeof d, " xmlns:n%u='urn:n%u'", k, k);
+            put(g, d);
+        }
     /* the attributes the DTD declared for this element */
     for (int k = 0; k < g->natts && !full(g); k++) {
         if (g->atts[k].el != el || pick(g, 4) == 0) continue;
