@@ -255,8 +255,10 @@ static void value(gen *g, int ctx, int type, char q) {
             break;
         case 9:
             if (ctx == C_ENTVAL && !g->inpe) {
-                static const char *const mk[] = {"&#60;b/>", "&#60;b x='1'>t&#60;/b>", "&#38;#60;"};
-                put(g, mk[pick(g, 3)]);
+                static const char *const mk[] = {"&#60;b/>", "&#60;b x='1'>t&#60;/b>", "&#38;#60;",
+                                                 "&#60;b x=\"1\">t&#60;/b>"};
+                unsigned m = pick(g, 3);
+                put(g, mk[m == 1 && q == '\'' ? 3 : m]); /* (the attribute's quotes are not q) */
             } else if (fault(g)) {
                 put(g, ctx == C_ENTVAL ? "%pe0;" : "<");
             } else chars(g, 2, 0);
