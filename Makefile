@@ -210,6 +210,7 @@ test:
 	$(MAKE) WERROR=1 test-single
 	$(MAKE) WERROR=1 test-clang
 	$(MAKE) WERROR=1 fuzz-regress
+	$(MAKE) WERROR=1 fuzz-smoke
 	$(MAKE) WERROR=1 test-install
 	$(MAKE) WERROR=1 test-symbols
 	$(MAKE) WERROR=1 test-man

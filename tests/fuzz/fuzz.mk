@@ -1,76 +1,83 @@
 # Fuzz targets (libFuzzer). Included by the top-level Makefile; see tests/fuzz/README.md.
 #
-#   make fuzz-build     build/fuzz/fuzz_reader, build/fuzz/fuzz_writer and build/fuzz/fuzz_select
-#   make fuzz-smoke     each target for FUZZ_SMOKE_TIME seconds (default 25) over the seed corpus
-#   make fuzz-regress   every saved crash in tests/fuzz/crashes/ (fails until the bugs are fixed)
-#   make fuzz-reader FUZZ_TIME=600 / make fuzz-writer / make fuzz-select: a real run
+#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select}
+#   make fuzz-smoke       each target for FUZZ_SMOKE_TIME seconds (default 10) over its seed corpus
+#   make fuzz-regress     every saved crash in tests/fuzz/crashes/ through its target (by name prefix)
+#   make fuzz-reader FUZZ_TIME=600 (fuzz-dtd, fuzz-alloc, fuzz-writer, fuzz-select): a real run, resuming from
+#                         and adding to the saved corpus in $(FUZZ_CORPUS)/<target>
+#   make fuzz-coverage    line coverage of the library from the seed and saved corpora (llvm-cov)
 #
-# The library sources are compiled straight into each target, with the fuzzer's
-# coverage instrumentation and ASan + UBSan. UBSan stops at the first report.
+# The library is compiled once with the fuzzer's coverage instrumentation and ASan + UBSan
+# (UBSan stops at the first report), then linked into each target.
 
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= $(or $(BUILD),build)/fuzz
-FUZZ_LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c dtd.c namespaces.c encoding.c writer.c select.c
-FUZZ_LIB_HDR = stax.h stax_internal.h encoding_tables.h reader.h
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	-std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL -I.
+FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
+# The library's files, as the top-level Makefile lists them (a new file is fuzzed without more ado).
+FUZZ_LIB_SRC = $(LIB_SRC)
+FUZZ_LIB_HDR = $(LIB_HDR)
+FUZZ_TARGETS = reader dtd alloc writer select
+FUZZ_HARNESS = tests/fuzz/fuzz_check.c tests/fuzz/fuzz_gen.c
+FUZZ_HARNESS_HDR = tests/fuzz/fuzz_check.h tests/fuzz/fuzz_gen.h
+FUZZ_WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all -std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL $(FUZZ_WARN) -I.
+FUZZ_LDFLAGS = -fsanitize=fuzzer,address,undefined
 FUZZ_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
-FUZZ_SMOKE_TIME ?= 25
+FUZZ_ARGS = -timeout=10 -rss_limit_mb=2048 -max_len=4096
+# Raw documents get the XML/DTD dictionary; the generator targets read choices, not text.
+FUZZ_DICT_reader = -dict=tests/fuzz/xml.dict
+FUZZ_SMOKE_TIME ?= 10
 FUZZ_TIME ?= 600
 
-.PHONY: fuzz-build fuzz-smoke fuzz-regress fuzz-reader fuzz-writer fuzz-select
+FUZZ_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/obj/%.o)
 
-fuzz-build: $(FUZZ_BUILD)/fuzz_reader $(FUZZ_BUILD)/fuzz_writer $(FUZZ_BUILD)/fuzz_select
+.PHONY: fuzz-build fuzz-smoke fuzz-regress fuzz-coverage $(FUZZ_TARGETS:%=fuzz-%)
+.SECONDARY: $(FUZZ_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/fuzz_%.o)
 
-$(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_LIB_SRC) $(FUZZ_LIB_HDR)
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_LIB_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) tests/fuzz/fuzz_reader.c $(FUZZ_LIB_SRC) -lpthread -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_writer: tests/fuzz/fuzz_writer.c $(FUZZ_LIB_SRC) $(FUZZ_LIB_HDR)
+$(FUZZ_BUILD)/obj/%.o: tests/fuzz/%.c $(FUZZ_LIB_HDR) $(FUZZ_HARNESS_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) tests/fuzz/fuzz_writer.c $(FUZZ_LIB_SRC) -lpthread -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_BUILD)/fuzz_select: tests/fuzz/fuzz_select.c $(FUZZ_LIB_SRC) $(FUZZ_LIB_HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) tests/fuzz/fuzz_select.c $(FUZZ_LIB_SRC) -lpthread -o $@
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/fuzz_%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_LDFLAGS) $^ -lpthread -o $@
 
-# New inputs go to a scratch corpus under build/, never into tests/fuzz/corpus.
+# A few seconds of each target over its seed corpus; new inputs go to a scratch
+# corpus under build/, never into tests/fuzz/corpus. Every target runs; for each
+# failure, the finding's first lines and the log's name.
 fuzz-smoke: fuzz-build
-	@rm -rf $(FUZZ_BUILD)/smoke && mkdir -p $(FUZZ_BUILD)/smoke/reader $(FUZZ_BUILD)/smoke/writer $(FUZZ_BUILD)/smoke/select
-	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_reader -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=10 -rss_limit_mb=2048 \
-		-max_len=4096 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/smoke/ \
-		$(FUZZ_BUILD)/smoke/reader tests/fuzz/corpus/reader
-	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_writer -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=10 -rss_limit_mb=2048 \
-		-max_len=4096 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/smoke/ \
-		$(FUZZ_BUILD)/smoke/writer tests/fuzz/corpus/writer
-	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_select -max_total_time=$(FUZZ_SMOKE_TIME) -timeout=10 -rss_limit_mb=2048 \
-		-max_len=4096 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/smoke/ \
-		$(FUZZ_BUILD)/smoke/select tests/fuzz/corpus/select
+	@rm -rf $(FUZZ_BUILD)/smoke && mkdir -p $(FUZZ_BUILD)/smoke
+	@st=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/smoke/$$t; \
+		d=; [ $$t = reader ] && d='$(FUZZ_DICT_reader)'; \
+		log=$(FUZZ_BUILD)/smoke/$$t.log; \
+		if $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $$d $(FUZZ_ARGS) -max_total_time=$(FUZZ_SMOKE_TIME) \
+			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/smoke/$$t- \
+			$(FUZZ_BUILD)/smoke/$$t tests/fuzz/corpus/$$t >$$log 2>&1; then \
+			echo "fuzz-smoke $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs, ok"; \
+		else grep -m4 -A1 -E 'invariant failed|ERROR: [A-Za-z]*Sanitizer|runtime error|Test unit written' $$log; \
+			echo "fuzz-smoke $$t: FAILED (log: $$log)"; st=1; fi; \
+	done; exit $$st
 
-# Each saved crash once, through the target that found it (reader-* / writer-*).
+# Each saved crash once, through the target its name starts with (reader-*, dtd-*, alloc-*, writer-*).
 fuzz-regress: fuzz-build
-	@st=0; for f in tests/fuzz/crashes/reader-*; do [ -f "$$f" ] || continue; \
-		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_reader $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; done; \
-	for f in tests/fuzz/crashes/writer-*; do [ -f "$$f" ] || continue; \
-		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_writer $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; done; \
-	for f in tests/fuzz/crashes/select-*; do [ -f "$$f" ] || continue; \
-		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_select $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; done; \
-	exit $$st
+	@st=0; n=0; for f in tests/fuzz/crashes/*; do \
+		t=$$(basename $$f); t=$${t%%-*}; \
+		case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) continue ;; esac; \
+		n=$$((n + 1)); \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; \
+	done; echo "fuzz-regress: $$n inputs replayed"; exit $$st
 
-fuzz-reader: $(FUZZ_BUILD)/fuzz_reader
-	@mkdir -p $(FUZZ_BUILD)/corpus/reader $(FUZZ_BUILD)/artifacts
-	$(FUZZ_ENV) $< -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
-		$(FUZZ_BUILD)/corpus/reader tests/fuzz/corpus/reader
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
+	@mkdir -p $(FUZZ_CORPUS)/$* $(FUZZ_BUILD)/artifacts
+	$(FUZZ_ENV) nice $< $(FUZZ_DICT_$*) $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_BUILD)/artifacts/$*- $(FUZZ_CORPUS)/$* tests/fuzz/corpus/$*
 
-fuzz-writer: $(FUZZ_BUILD)/fuzz_writer
-	@mkdir -p $(FUZZ_BUILD)/corpus/writer $(FUZZ_BUILD)/artifacts
-	$(FUZZ_ENV) $< -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
-		$(FUZZ_BUILD)/corpus/writer tests/fuzz/corpus/writer
-
-fuzz-select: $(FUZZ_BUILD)/fuzz_select
-	@mkdir -p $(FUZZ_BUILD)/corpus/select $(FUZZ_BUILD)/artifacts
-	$(FUZZ_ENV) $< -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-		-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/ \
-		$(FUZZ_BUILD)/corpus/select tests/fuzz/corpus/select
+fuzz-coverage:
+	FUZZ_CC=$(FUZZ_CC) FUZZ_CORPUS=$(FUZZ_CORPUS) BUILD=$(or $(BUILD),build) sh tools/fuzz-coverage.sh

@@ -1,0 +1,114 @@
+/* Shared parts of the reader fuzz targets (fuzz_reader, fuzz_dtd, fuzz_alloc):
+ * the option header, one checked reader run, the comparisons between runs,
+ * and an allocator hook that checks the allocator contract.
+ *
+ * Every check abort()s with a message on stderr, so libFuzzer (and the
+ * replay driver) stop there. */
+#ifndef FUZZ_CHECK_H
+#define FUZZ_CHECK_H
+
+#include "stax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FZ_HDR 10 /* bytes of the option header (see fuzz_reader.c) */
+
+#define FZ_CHECK(cond, ...)                                                                           \
+    do {                                                                                              \
+        if (!(cond)) {                                                                                \
+            fprintf(stderr, "fuzz: invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);       \
+            fprintf(stderr, __VA_ARGS__);                                                             \
+            fprintf(stderr, "\n");                                                                    \
+            abort();                                                                                  \
+        }                                                                                             \
+    } while (0)
+
+extern int fz_dump; /* print events, chunks and results (FUZZ_DUMP=1 or FUZZ_READER_DUMP=1) */
+void fz_init(void);
+
+/* ---------------------------------------------------------------- checking heap
+ * A realloc-style hook that keeps a table of live blocks and their sizes and
+ * aborts when the contract of stax_alloc_fn is broken: a resize or free of a
+ * block it did not hand out, or with an old_size other than the block's size,
+ * an allocation with old_size != 0. It can fail the fail_at-th call that
+ * allocates or resizes (counting from 1), once or for every later call too. */
+typedef struct fz_heap_slot {
+    void *p;
+    size_t n;
+} fz_heap_slot;
+
+typedef struct fz_heap {
+    size_t live_bytes, live_blocks, peak_bytes;
+    size_t calls;     /* allocations and resizes (new_size > 0) so far */
+    size_t fail_at;   /* 0: never fail */
+    int fail_persist; /* fail every call from fail_at on, not only that one */
+    int failed;
+    fz_heap_slot *tab;
+    size_t cap; /* power of two, or 0 */
+} fz_heap;
+
+void *fz_heap_fn(void *ud, void *ptr, size_t old_size, size_t new_size);
+/* Abort unless every block was freed; release the table. */
+void fz_heap_done(fz_heap *h, const char *when);
+
+/* ---------------------------------------------------------------- one run */
+
+typedef struct fz_spec {
+    stax_reader_options opt; /* without memory and alloc */
+    int fixed;               /* a fixed block of block_size bytes */
+    size_t block_size;
+    int chunked;             /* 0: one feed of the whole input */
+    size_t chunk;
+    int vary; /* chunk sizes from a PRNG, often 1 */
+    int pull; /* chunked: a read callback instead of feed */
+    int file; /* pull from a FILE* (fmemopen) instead of the callback */
+    int fd;   /* pull from a pipe's fd instead of the callback */
+    size_t fail_at;
+    int fail_persist;
+} fz_spec;
+
+typedef struct fz_result {
+    int created;
+    int status;
+    stax_pos epos;
+    char msg[256];
+    uint64_t hash;   /* every field of every event, and the DTD's tables */
+    uint64_t core;   /* the same without the namespace views (qnames) */
+    uint64_t nows;   /* core, without whole whitespace-only texts */
+    uint64_t events;
+    uint64_t *evh;   /* the running hash after each event (events of them) */
+    size_t evh_cap;
+    size_t allocs;   /* allocations and resizes made */
+    int alloc_failed;
+} fz_result;
+
+void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res);
+void fz_result_free(fz_result *res);
+
+/* ---------------------------------------------------------------- comparisons */
+
+/* Split an input into its header (a zero one when shorter than FZ_HDR) and
+ * the rest. */
+const uint8_t *fz_header(const uint8_t **data, size_t *size);
+
+/* The 10-byte header as options: the whole-input run, the chunked run, and
+ * the allocation-failure run (fail_run, fail_at). */
+void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fail_run, size_t *fail_at);
+
+/* Abort unless a and b give the same status, error position, message and
+ * events; what names the runs. A run that ended in STAX_E_NOMEM is only
+ * checked to have delivered a prefix of the other's events. Returns 1 when
+ * the full comparison was made. */
+int fz_same(const fz_result *a, const fz_result *b, const char *what);
+/* Abort unless the events a delivered are the first events of b. */
+void fz_prefix(const fz_result *a, const fz_result *b, const char *what);
+
+/* Everything fuzz_reader checks for one input (header + document): whole
+ * against chunked, fixed block against the allocator, an injected allocation
+ * failure, and one option variation. */
+void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size);
+
+#endif
