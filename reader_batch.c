@@ -398,6 +398,13 @@ int stax_reader_check_options(const stax_reader_options *opt, const char **why) 
     return rd_options(opt, &o, why);
 }
 
+int stax_reader_effective_options(const stax_reader_options *opt, stax_reader_options *out, const char **why) {
+    stax_reader_options o;
+    int st = rd_options(opt, &o, why);
+    if (st == STAX_OK && out) *out = o;
+    return st;
+}
+
 /* ================================================================ public API */
 
 stax_reader *stax_reader_new(const stax_reader_options *opt) {

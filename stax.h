@@ -233,6 +233,14 @@ STAXDEF size_t stax_reader_memory_size(const stax_reader_options *opt);
  * (an allocator failing is the only other reason for NULL). */
 STAXDEF int stax_reader_check_options(const stax_reader_options *opt, const char **why);
 
+/* The options stax_reader_new(opt) would read with: *out gets *opt with
+ * every zero field replaced by its default (in a fixed block, the default of
+ * the block's profile), so a program can print or log the limits a block
+ * gives. Returns what stax_reader_check_options returns; *out is filled
+ * only when that is STAX_OK. */
+STAXDEF int stax_reader_effective_options(const stax_reader_options *opt, stax_reader_options *out,
+                                          const char **why);
+
 /* EVENT CONVENTIONS
  * - Whitespace outside the root element produces no event.
  * - Line ends (CR LF, lone CR) are normalized to LF everywhere: text, CDATA,

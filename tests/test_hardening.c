@@ -674,6 +674,95 @@ Test(hardening, memory_size_is_exact) {
     free(part.memory);
 }
 
+/* stax_reader_effective_options: the limits a block gives, as plain
+ * options. Read with the allocator under them, a document meets the same
+ * limit, with the same message, as in the block; a larger block never gives
+ * a smaller limit; fields set by the caller are kept. */
+Test(hardening, effective_options_are_what_the_block_reads_with) {
+    /* documents over the defaults of small blocks in one way each: a DTD,
+     * depth, a long name, attributes, a long comment */
+    sbuf docs[5];
+    memset(docs, 0, sizeof docs);
+    sb_puts(&docs[0], "<!DOCTYPE r [<!ENTITY e 'entity text'>");
+    for (int i = 0; i < 40; i++) sb_puts(&docs[0], "<!ENTITY f 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'>");
+    sb_puts(&docs[0], "]><r>&e;</r>");
+    sb_puts(&docs[1], "<r>");
+    for (int i = 0; i < 14; i++) sb_puts(&docs[1], "<d>");
+    for (int i = 0; i < 14; i++) sb_puts(&docs[1], "</d>");
+    sb_puts(&docs[1], "</r>");
+    sb_puts(&docs[2], "<r><");
+    for (int i = 0; i < 300; i++) sb_puts(&docs[2], "n");
+    sb_puts(&docs[2], "/></r>");
+    sb_puts(&docs[3], "<r><e a1='1' a2='2' a3='3' a4='4' a5='5' a6='6' a7='7' a8='8' a9='9' a10='1' a11='2' a12='3'/></r>");
+    sb_puts(&docs[4], "<r><!--");
+    for (int i = 0; i < 3000; i++) sb_puts(&docs[4], "c");
+    sb_puts(&docs[4], "--></r>");
+    size_t cap = 1 << 20;
+    unsigned char *blk = malloc(cap);
+    cr_assert_not_null(blk);
+    stax_reader_options prev = {0};
+    int limited = 0;
+    for (size_t n = STAX_READER_MIN_MEMORY / 2; n <= cap; n *= 2) {
+        stax_reader_options o = {0}, eff;
+        o.memory = blk;
+        o.memory_size = n;
+        o.max_entity_depth = 3; /* set by the caller: kept */
+        const char *why = NULL;
+        int st = stax_reader_effective_options(&o, &eff, &why);
+        cr_assert_eq(st, stax_reader_check_options(&o, NULL));
+        if (st != STAX_OK) continue; /* below the smallest profile with this option */
+        cr_assert_eq(eff.max_entity_depth, 3);
+        cr_assert(eff.memory == blk && eff.memory_size == n);
+        cr_assert(eff.max_depth && eff.max_name && eff.max_attrs && eff.max_token && eff.max_text &&
+                      eff.batch_events && eff.max_dtd && eff.max_ns && eff.max_ns_bytes && eff.read_buffer &&
+                      eff.entity_amplification && eff.entity_threshold,
+                  "block of %zu: a zero field left", n);
+        cr_assert_geq(eff.max_depth, prev.max_depth, "block of %zu", n);
+        cr_assert_geq(eff.max_token, prev.max_token, "block of %zu", n);
+        cr_assert_geq(eff.max_dtd, prev.max_dtd, "block of %zu", n);
+        cr_assert_geq(eff.max_attrs, prev.max_attrs, "block of %zu", n);
+        cr_assert_geq(eff.max_name, prev.max_name, "block of %zu", n);
+        cr_assert_leq(stax_reader_memory_size(&eff), n, "block of %zu", n);
+        prev = eff;
+        stax_reader_options heap = eff;
+        heap.memory = NULL;
+        heap.memory_size = 0;
+        for (int k = 0; k < 5; k++) {
+            for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+                outcome a = read_doc(docs[k].p, docs[k].len, chunk, &o);
+                outcome b = read_doc(docs[k].p, docs[k].len, chunk, &heap);
+                cr_assert(same_outcome(&a, &b),
+                          "document %d, block of %zu, chunk %zu: %d \"%s\" in the block, %d \"%s\" with the allocator", k,
+                          n, chunk, a.status, a.msg, b.status, b.msg);
+                limited += a.status < 0;
+                outcome_free(&a);
+                outcome_free(&b);
+            }
+        }
+    }
+    /* without a block: the allocator's defaults, as documented */
+    stax_reader_options z = {0}, eff;
+    cr_assert_eq(stax_reader_effective_options(&z, &eff, NULL), STAX_OK);
+    cr_assert_eq(eff.max_depth, 1024);
+    cr_assert_eq(eff.max_name, 1024);
+    cr_assert_eq(eff.max_attrs, 256);
+    cr_assert_eq(eff.max_token, (size_t)1 << 20);
+    cr_assert_eq(eff.max_text, 65536);
+    cr_assert_eq(eff.batch_events, 256);
+    cr_assert_eq(eff.max_dtd, (size_t)1 << 20);
+    cr_assert_eq(eff.read_buffer, 65536);
+    /* a refused option: the status and reason, *out untouched */
+    z.max_text = 2;
+    memset(&eff, 0xA5, sizeof eff);
+    const char *why = NULL;
+    cr_assert_eq(stax_reader_effective_options(&z, &eff, &why), STAX_E_USAGE);
+    cr_assert(why && strstr(why, "max_text"));
+    cr_assert_eq(eff.max_depth, 0xA5A5A5A5u);
+    cr_assert_geq(limited, 10, "the documents should meet the limits of the small blocks");
+    free(blk);
+    for (int k = 0; k < 5; k++) sb_free(&docs[k]);
+}
+
 /* The rule users can rely on: if a document streams in a block of N bytes at
  * some chunk size, it streams at every block size >= N and every chunk size.
  * With fixed options the outcome does not depend on the block at all; with

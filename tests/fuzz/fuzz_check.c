@@ -465,8 +465,8 @@ void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res) {
     u.s = s;
     u.res = res;
     u.ns = (s->opt.flags & STAX_READ_NAMESPACES) != 0;
-    u.eff_batch = s->opt.batch_events ? s->opt.batch_events : s->fixed ? 32 : 256;
-    if (u.eff_batch < 2) u.eff_batch = 2;
+    stax_reader_options eff;
+    u.eff_batch = stax_reader_effective_options(&o, &eff, NULL) == STAX_OK ? eff.batch_events : 256;
     u.h.h = u.core.h = u.nows.h = FNV_INIT;
     u.total = size;
     u.r = stax_reader_new(&o);
@@ -695,16 +695,19 @@ int fz_same(const fz_result *a, const fz_result *b, const char *what) {
 }
 
 /* The options a fixed block of block_size bytes gives to its zero fields,
- * made explicit (stax.h, STAX_READER_MIN_MEMORY), so that a run with the
- * allocator reads with the same limits.
- * TODO(stax_reader_check_options): when the lead's API lands, take these from
- * the library rather than from the documented rule. */
-static void fixed_defaults(stax_reader_options *o, size_t block_size) {
-    if (!o->batch_events) o->batch_events = 32;
-    if (!o->max_attrs) o->max_attrs = 32;
-    if (!o->max_token) o->max_token = block_size / 4 < ((size_t)1 << 20) ? block_size / 4 : (size_t)1 << 20;
-    if (!o->max_text) o->max_text = o->max_token / 2 < 65536 ? o->max_token / 2 : 65536;
-    if (!o->read_buffer) o->read_buffer = block_size / 8 < 65536 ? block_size / 8 : 65536;
+ * made explicit by the library (stax_reader_effective_options), so that a
+ * run with the allocator reads with the same limits. 0 when the block is
+ * refused. */
+static int fixed_defaults(stax_reader_options *o, size_t block_size) {
+    static unsigned char probe; /* not written: effective_options only reads the size */
+    stax_reader_options in = *o, out;
+    in.memory = &probe;
+    in.memory_size = block_size;
+    if (stax_reader_effective_options(&in, &out, NULL) != STAX_OK) return 0;
+    out.memory = NULL;
+    out.memory_size = 0;
+    *o = out;
+    return 1;
 }
 
 static uint64_t input_hash(const uint8_t *hdr, const uint8_t *doc, size_t size) {
@@ -721,6 +724,9 @@ static void variation(const fz_spec *base, const fz_result *r0, const uint8_t *d
                       fz_result *r1) {
     fz_spec v = *base;
     stax_reader_options *o = &v.opt;
+    /* in a fixed block the zero fields come from the block's profile, which
+     * the changed option can move: the others are made explicit first */
+    if (v.fixed) fixed_defaults(o, v.block_size);
     const char *what = "";
     switch (which) {
     case VAR_BATCH: /* batch boundaries are not in the hash: same events */
@@ -775,19 +781,19 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
     size_t fail_at;
     fz_parse_header(hdr, &ws, &cs, &fail_run, &fail_at);
     fz_result whole = {0}, chunked = {0}, other = {0}, heap = {0};
+    int heap_run = 0;
     if (ws.fixed) {
         /* The same document with the allocator and the limits the block
          * gives, first: inside a fixed block ASan sees no overflow from one
          * part of the block into the next, in separate blocks it does. */
         fz_spec hs = ws;
         hs.fixed = 0;
-        fixed_defaults(&hs.opt, ws.block_size);
-        /* TODO(stax_reader_memory_size): also read in a block of exactly
-         * stax_reader_memory_size(&ws.opt) bytes, which must never give
-         * STAX_E_NOMEM for a document within the limits. */
-        if (fz_dump) fprintf(stderr, "allocator, with the limits of the block:\n");
-        fz_run(&hs, doc, size, &heap);
-        if (fz_dump) fprintf(stderr, "  -> %d \"%s\"\n", heap.status, heap.msg);
+        heap_run = fixed_defaults(&hs.opt, ws.block_size);
+        if (heap_run) {
+            if (fz_dump) fprintf(stderr, "allocator, with the limits of the block:\n");
+            fz_run(&hs, doc, size, &heap);
+            if (fz_dump) fprintf(stderr, "  -> %d \"%s\"\n", heap.status, heap.msg);
+        }
     }
     if (fz_dump) fprintf(stderr, "whole:\n");
     fz_run(&ws, doc, size, &whole);
@@ -805,7 +811,23 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
     snprintf(what, sizeof what, "whole, then in chunks of %zu%s%s", cs.chunk, cs.vary ? " (varying)" : "",
              cs.pull ? " (pull)" : "");
     fz_same(&whole, &chunked, what);
-    if (ws.fixed) fz_same(&whole, &heap, "fixed block, then the allocator");
+    if (heap_run) {
+        fz_same(&whole, &heap, "fixed block, then the allocator");
+        /* the same limits in a block of exactly stax_reader_memory_size
+         * bytes: the same outcome, never out of memory */
+        fz_spec es = ws;
+        fixed_defaults(&es.opt, ws.block_size);
+        es.block_size = stax_reader_memory_size(&es.opt);
+        FZ_CHECK(es.block_size > 0 && es.block_size <= ws.block_size, "memory_size %zu for a block of %zu",
+                 es.block_size, ws.block_size);
+        fz_result exact = {0};
+        fz_run(&es, doc, size, &exact);
+        FZ_CHECK(exact.created, "a block of stax_reader_memory_size (%zu) bytes was refused", es.block_size);
+        fz_same(&whole, &exact, "fixed block, then one of exactly stax_reader_memory_size bytes");
+        fz_result_free(&exact);
+    }
+    if (ws.fixed) FZ_CHECK(whole.created == heap_run, "the block was %s, yet stax_reader_effective_options said %s",
+                           whole.created ? "taken" : "refused", heap_run ? "STAX_OK" : "no");
     if (fail_run) {
         fz_spec fs = ws;
         fs.fail_at = fail_at;
