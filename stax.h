@@ -109,6 +109,7 @@ enum {
     STAX_NEED_INPUT = 1, /* reader: feed the next chunk, or call stax_reader_end */
     STAX_END = 2,        /* reader: the document is complete; no more events */
     STAX_WOULD_BLOCK = 3,/* writer: the sink took less than offered; see docs/writer.md */
+    STAX_DECLINE = 4,    /* resolver: this external entity is not read (stax_resolve_fn) */
 
     STAX_E_NOMEM = -1,   /* allocator failed, or the fixed block is too small */
     STAX_E_USAGE = -2,   /* API misuse (bad argument, call in the wrong state) */
@@ -161,6 +162,58 @@ typedef struct stax_pos {
 
 typedef struct stax_reader stax_reader;
 
+/* Read function of the pull sources and of external entities: bytes read
+ * (> 0), 0 at the end, or < 0 on error (STAX_E_IO). */
+typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
+
+/* EXTERNAL ENTITIES
+ * With a resolver (opt->resolve), the reader asks the caller for the
+ * external DTD subset, external parameter entities and external parsed
+ * entities referenced in content, once each time it needs one (an entity
+ * referenced twice is asked for twice). Without one, or when it declines,
+ * nothing external is read: a general entity is reported as
+ * STAX_EV_ENTITY_REF, a parameter entity or the subset is skipped as XML 1.0
+ * says (5.1). docs/api.md, "External entities", has the rules and a program. */
+enum {
+    STAX_ENTITY_GENERAL = 1,   /* an external parsed entity referenced in content (&name;) */
+    STAX_ENTITY_PARAMETER = 2, /* an external parameter entity referenced in the DTD (%name;) */
+    STAX_ENTITY_SUBSET = 3     /* the external DTD subset (the DOCTYPE's external id) */
+};
+
+/* What the reader asks for. The strings are valid during the call. */
+typedef struct stax_entity_request {
+    int kind;        /* STAX_ENTITY_* */
+    stax_str name;   /* the entity's name (without & or %); for the subset, the DOCTYPE's name */
+    stax_str pubid;  /* the public id, empty if none */
+    stax_str sysid;  /* the system id as declared (line ends normalized, nothing resolved) */
+    stax_str base;   /* where the declaration was read, to resolve a relative sysid against
+                        (XML 1.0 4.2.2): empty for the document itself (its internal subset,
+                        and the DOCTYPE for the subset); else the `base` the resolver gave
+                        for the external subset or parameter entity that holds it */
+} stax_entity_request;
+
+/* What the resolver hands over (zeroed before the call). The reader reads
+ * the whole entity during this stax_reader_next, then calls done (if set)
+ * once, whether reading succeeded or not: the bytes, or read_ctx, must stay
+ * valid until then and may be released by done. */
+typedef struct stax_entity_input {
+    const void *data;     /* the entity's bytes, all of them (may be NULL when len is 0)... */
+    size_t len;
+    stax_read_fn read;    /* ...or, if set, a function giving them in pieces of any size */
+    void *read_ctx;
+    void (*done)(void *ctx); /* the reader no longer needs data or read_ctx */
+    void *done_ctx;
+    stax_str base;        /* this entity's location, given back as `base` for the declarations
+                             it holds (copied; empty: its system id). Unused for general entities */
+    const char *message;  /* with a negative return: what went wrong, for stax_reader_message
+                             (NUL-terminated, copied) */
+} stax_entity_input;
+
+/* The resolver. Return STAX_OK with *in filled; STAX_DECLINE to leave the
+ * entity unread; or a negative status (STAX_E_IO, ...): the reader stops with
+ * it. Called from inside stax_reader_next; it must not call the reader. */
+typedef int (*stax_resolve_fn)(void *ud, const stax_entity_request *req, stax_entity_input *in);
+
 /* Reader options. A zero field takes its default (in brackets). */
 typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
@@ -195,6 +248,13 @@ typedef struct stax_reader_options {
     void *unknown_encoding_ud;
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback), and of
                               transcoded input (non-UTF-8 documents) */
+    stax_resolve_fn resolve;  /* [NULL: nothing external is read] see EXTERNAL ENTITIES */
+    void *resolve_ud;         /* passed to resolve */
+    size_t max_external;      /* [64 MiB] bytes of external entities read in all, as handed
+                                 over (each reading of an entity counts) */
+    size_t max_external_text; /* [1 MiB] memory for the text of the external entities open at
+                                 once (decoded to UTF-8): each is read whole, the ones it is
+                                 read inside stay. Only with a resolver */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
@@ -356,9 +416,9 @@ STAXDEF int stax_reader_end(stax_reader *r);
 STAXDEF int stax_reader_next(stax_reader *r, const stax_batch **out);
 
 /* Pull sources: afterwards stax_reader_next reads input itself and never
- * returns STAX_NEED_INPUT. A read function returns bytes read (> 0), 0 at end
- * of input, or < 0 on error (STAX_E_IO). Set one before the first next(). */
-typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
+ * returns STAX_NEED_INPUT. A read function (stax_read_fn) returns bytes read
+ * (> 0), 0 at end of input, or < 0 on error (STAX_E_IO). Set one before the
+ * first next(). */
 STAXDEF int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx);
 #ifndef STAX_NO_STDIO
 STAXDEF int stax_reader_set_fd(stax_reader *r, int fd);      /* POSIX read() */

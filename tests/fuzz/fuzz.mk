@@ -10,7 +10,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_BUILD ?= $(or $(BUILD),build)/fuzz
-FUZZ_LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c dtd.c namespaces.c encoding.c writer.c select.c
+FUZZ_LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c external.c dtd.c namespaces.c encoding.c writer.c select.c
 FUZZ_LIB_HDR = stax.h stax_internal.h encoding_tables.h reader.h
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 	-std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL -I.
