@@ -185,6 +185,8 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
     }
     if (!ok) return xt_fail(L, STAX_E_SYNTAX, 1, (size_t)(name.ptr - s), "invalid encoding name");
     while (i < end && xt_is_ws(s[i])) i++;
+    if (i + 10 <= end && memcmp(s + i, "standalone", 10) == 0)
+        return xt_fail(L, STAX_E_SYNTAX, 1, i, "standalone is not allowed in the text declaration of an external entity");
     if (i != end) return xt_fail(L, STAX_E_SYNTAX, 1, i, "unexpected text in the text declaration");
     *table = NULL;
     int declared = stax__encoding_by_name(name.ptr, name.len);

@@ -1223,12 +1223,14 @@ int rd_push_entity(stax_reader *r) {
     r->push_ent = NULL;
     r->tok_pos = r->push_pos;
     if (r->n_ent >= r->opt.max_entity_depth)
-        return rd_fail_at(r, STAX_E_LIMIT_ENTITY, r->push_pos, "entity references nested deeper than max_entity_depth (%u)",
+        return rd_fail_at(rd_mark(r, r->push_ref), STAX_E_LIMIT_ENTITY, r->push_pos,
+                          "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->opt.max_entity_depth);
     const char *text = e->value.ptr;
     size_t len = e->value.len;
     stax__xtext *xt = NULL;
     if (e->external) {
+        stax__ext_release(&r->ext); /* entities that ended with nothing after them in the batch */
         int rc = stax__ext_open(&r->ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->err);
         if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->push_pos);
         if (rc) return rd_fail_loaded(r, r->push_pos);
