@@ -34,8 +34,11 @@
  *   attributes, attribute defaults), Namespaces 1.0 (STAX_READ_NAMESPACES),
  *   input in UTF-8, UTF-16, US-ASCII and the common single-byte encodings
  *   (ISO-8859-1 to -16, windows-1250 to -1258, KOI8-R/U, IBM866, ...:
- *   docs/encodings.md). It never loads anything external: an external entity
- *   is reported as STAX_EV_ENTITY_REF.
+ *   docs/encodings.md). It reads the external DTD subset and external
+ *   entities only through a resolver the caller gives it (EXTERNAL ENTITIES
+ *   below: the caller hands over the bytes, or declines); without one
+ *   nothing external is read, and an external entity is reported as
+ *   STAX_EV_ENTITY_REF.
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -232,7 +235,7 @@ typedef struct stax_reader_options {
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
-    size_t max_dtd;                /* [1 MiB] memory for the internal subset's declarations and
+    size_t max_dtd;                /* [1 MiB] memory for the DTD's declarations (both subsets) and
                                       their tables (entities, ATTLISTs, notations, PIs) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
     size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
@@ -266,8 +269,9 @@ typedef struct stax_reader_options {
  * need out of the block at once: the event and attribute tables, the carry
  * and the arena (max_token + 16 bytes each), the element stack (max_depth
  * names of max_name bytes), the entity stack, the pull and transcoding
- * buffers (read_buffer each), the DTD (max_dtd) and, with namespaces,
- * max_ns_bytes. If that fits, reading never runs out of memory afterwards:
+ * buffers (read_buffer each), the DTD (max_dtd), with namespaces
+ * max_ns_bytes, and with a resolver the texts of external entities
+ * (max_external_text + read_buffer + 16). If that fits, reading never runs out of memory afterwards:
  * every failure is a limit, the same one at any block size and any chunking.
  * If it does not, stax_reader_new returns NULL (stax_reader_check_options
  * says why); stax_reader_memory_size gives the size needed.
@@ -276,7 +280,8 @@ typedef struct stax_reader_options {
  * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
  * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
  * max_dtd a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
- * thirty-second (at most 64 KiB), batch_events and max_attrs 4 to 32, and
+ * thirty-second (at most 64 KiB), max_external_text an eighth (at most
+ * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
  * max_name, max_depth and max_entity_depth in step. A larger block never
  * gets smaller limits. docs/security.md has a table of block sizes and limits. */
 #define STAX_READER_MIN_MEMORY 8192u /* any block this large works with every option zero */
@@ -301,7 +306,8 @@ STAXDEF int stax_reader_check_options(const stax_reader_options *opt, const char
  * - TEXT has character references and the five predefined entities decoded.
  *   Internal entities declared in the DTD are expanded, in content and in
  *   attribute values; the events of an expansion are like any others, and
- *   carry the position of the reference. A reference to an external entity,
+ *   carry the position of the reference; so do those of an external entity
+ *   read through the resolver. A reference to an external entity not read,
  *   or to an undeclared one where that is no well-formedness error (the DTD
  *   has an external subset or parameter-entity references, and the document
  *   is not standalone), ends the text: TEXT, ENTITY_REF, TEXT. In an attribute
@@ -323,7 +329,10 @@ STAXDEF int stax_reader_check_options(const stax_reader_options *opt, const char
  *   size); with namespaces, the first byte of the offending element or
  *   attribute name (or namespace declaration, for max_ns); the first byte of the name
  *   of a duplicate attribute; the first non-space byte of text outside the root;
- *   the end of the input when it ends inside the document.
+ *   the end of the input when it ends inside the document. Inside entity
+ *   text: the reference in the document (the DOCTYPE for the external
+ *   subset); for an external entity the message adds its name, system id,
+ *   and the line and column in it: "(in entity 'e' "e.xml", line 2, column 6)".
  */
 typedef enum stax_event_type {
     STAX_EV_START = 1,   /* start tag. name; attributes; flags STAX_EVF_EMPTY for <a/> */
