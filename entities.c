@@ -97,12 +97,12 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__
     }
     const char *nm = p + i + 1;
     size_t nl = j - i - 1;
-    if (nl > max_name)
+    int c = stax__predefined_entity(nm, nl); /* no name to keep: never over max_name */
+    if (nl > max_name && c < 0)
         return stax__err_set(err, STAX_E_LIMIT_NAME, nm, "entity name longer than max_name (%lu bytes)",
                              (unsigned long)max_name);
     if (stax__check_name(nm, nl))
         return stax__err_set(err, STAX_E_NAME, nm, "invalid entity name '%.*s'", ent_clip(nl), nm);
-    int c = stax__predefined_entity(nm, nl);
     ref->cp = c;
     if (c < 0) {
         ref->name.ptr = nm;

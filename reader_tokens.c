@@ -1243,7 +1243,7 @@ int rd_push_entity(stax_reader *r) {
     f->p = r->in;
     f->n = r->in_len;
     f->i = r->in_pos;
-    f->ref = r->push_ref >= r->in && r->push_ref < r->in + r->in_len ? (size_t)(r->push_ref - r->in) : r->in_pos;
+    f->ref = r->in && r->push_ref >= r->in && r->push_ref < r->in + r->in_len ? (size_t)(r->push_ref - r->in) : r->in_pos;
     f->e = e;
     f->xt = xt;
     f->depth = r->depth;
