@@ -195,10 +195,10 @@ typedef struct stax_entity_request {
                         for the external subset or parameter entity that holds it */
 } stax_entity_request;
 
-/* What the resolver hands over (zeroed before the call). The reader reads
- * the whole entity during this stax_reader_next, then calls done (if set)
- * once, whether reading succeeded or not: the bytes, or read_ctx, must stay
- * valid until then and may be released by done. */
+/* What the resolver hands over (zeroed before the call). After STAX_OK the
+ * reader reads the whole entity during this stax_reader_next, then calls
+ * done (if set) once, whether reading succeeded or not: the bytes, or
+ * read_ctx, must stay valid until then and may be released by done. */
 typedef struct stax_entity_input {
     const void *data;     /* the entity's bytes, all of them (may be NULL when len is 0)... */
     size_t len;
