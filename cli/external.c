@@ -2,7 +2,8 @@
  * reference is resolved against the base of its declaration (the directory
  * of the document, or of the external entity that declared it), a file: URI
  * names a path; every other scheme is refused, so the network is never
- * touched. The file is handed to the reader as a read function. */
+ * touched; only regular files are read. The file is handed to the reader
+ * as a read function. */
 #include "cli.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct cli_file {
@@ -100,10 +102,17 @@ int stax_cli_resolve(void *ud, const stax_entity_request *req, stax_entity_input
         free(f);
         return cli_refuse(rs, in, STAX_E_IO, "'%s': a NUL byte in the path%s", shown, "");
     }
-    f->fd = open(f->path, O_RDONLY);
-    if (f->fd < 0) {
-        int e = errno;
-        cli_refuse(rs, in, STAX_E_IO, "%s: %s", f->path, strerror(e));
+    /* regular files only: a FIFO, a device or a directory could block, never
+     * end, or hand over what is not a file (O_NONBLOCK: opening a FIFO
+     * does not wait for a writer) */
+    struct stat st;
+    f->fd = open(f->path, O_RDONLY | O_NONBLOCK);
+    const char *why = f->fd < 0 ? strerror(errno) : fstat(f->fd, &st) ? strerror(errno)
+                      : !S_ISREG(st.st_mode) ? "not a regular file"
+                      : fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK) ? strerror(errno) : NULL;
+    if (why) {
+        cli_refuse(rs, in, STAX_E_IO, "%s: %s", f->path, why);
+        if (f->fd >= 0) close(f->fd);
         free(f);
         return STAX_E_IO;
     }

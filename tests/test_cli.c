@@ -473,6 +473,8 @@ Test(cli, external_refuses_other_schemes_and_reports_missing_files) {
         {"urn:x-example:thing", "is not a local file"},
         {"file://example.com/etc/x", "names another host (--external reads local files only)"},
         {"missing.ent", "missing.ent: No such file or directory"},
+        {"/dev/zero", "/dev/zero: not a regular file"},
+        {".", "/.: not a regular file"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char doc[512];
