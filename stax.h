@@ -36,9 +36,19 @@
  *   (ISO-8859-1 to -16, windows-1250 to -1258, KOI8-R/U, IBM866, ...:
  *   docs/encodings.md). It reads the external DTD subset and external
  *   entities only through a resolver the caller gives it (EXTERNAL ENTITIES
- *   below: the caller hands over the bytes, or declines); without one
- *   nothing external is read, and an external entity is reported as
- *   STAX_EV_ENTITY_REF.
+ *   below); without one nothing external is read, and an external entity is
+ *   reported as STAX_EV_ENTITY_REF. A resolver over a catalog in memory:
+ *
+ *     static int resolve(void *ud, const stax_entity_request *q, stax_entity_input *in) {
+ *         const char *text = stax_str_eq(q->sysid, "book.dtd") ? ud : NULL;
+ *         if (!text) return STAX_DECLINE;          // not read: as without a resolver
+ *         in->data = text;                         // read whole before next() returns
+ *         in->len = strlen(text);
+ *         return STAX_OK;
+ *     }
+ *     stax_reader_options opt = {0};
+ *     opt.resolve = resolve;
+ *     opt.resolve_ud = "<!ENTITY chapter 'text of the chapter'>";
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
