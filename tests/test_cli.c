@@ -354,16 +354,21 @@ static const char *stax_bin(void) {
     return "build/stax";
 }
 
-/* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
-static int shell(const char *args, char *out, size_t cap) {
-    char cmdline[8192];
-    snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1", stax_bin(), args);
+/* Run a shell command line; its stdout and stderr, and its exit status. */
+static int shell_line(const char *cmdline, char *out, size_t cap) {
     FILE *p = popen(cmdline, "r");
     cr_assert_not_null(p);
     size_t n = fread(out, 1, cap - 1, p);
     out[n] = '\0';
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
+static int shell(const char *args, char *out, size_t cap) {
+    char cmdline[8192];
+    snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1", stax_bin(), args);
+    return shell_line(cmdline, out, cap);
 }
 
 Test(cli, select_options_on_the_command_line) {
@@ -513,24 +518,14 @@ Test(cli, external_on_the_command_line) {
     const char *dir = scratch_dir(ext_files);
     char cmdline[1024], out[4096];
     snprintf(cmdline, sizeof cmdline, "%s canon --external '%s/doc.xml' 2>&1", stax_bin(), dir);
-    FILE *p = popen(cmdline, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    cr_assert_eq(pclose(p), 0, "%s", out);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
     cr_assert_str_eq(out, "<d version=\"2\"><p>caf\xc3\xa9</p><q></q></d>");
     /* select, and stdin: relative to the current folder, where nothing is */
     snprintf(cmdline, sizeof cmdline, "%s select --external /d/@version '%s/doc.xml' 2>&1", stax_bin(), dir);
-    p = popen(cmdline, "r");
-    n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    cr_assert_eq(pclose(p), 0, "%s", out);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
     cr_assert_str_eq(out, "2\n");
     snprintf(cmdline, sizeof cmdline, "%s check --external - < '%s/doc.xml' 2>&1", stax_bin(), dir);
-    p = popen(cmdline, "r");
-    n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    cr_assert_eq(WEXITSTATUS(pclose(p)), 2, "%s", out);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "-:1:1: cannot read it: dtd/d.dtd: No such file or directory (in the external subset"), "%s", out);
     scratch_rm(dir, ext_files);
 }
