@@ -21,7 +21,7 @@ CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CF
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 DEPFLAGS = -MMD -MP
 
-LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c dtd.c namespaces.c encoding.c writer.c select.c
+LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c external.c dtd.c namespaces.c encoding.c writer.c select.c
 # Private headers, in the order the single file inlines them.
 LIB_HDR = stax_internal.h encoding_tables.h reader.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -1,11 +1,18 @@
-/* The internal DTD subset: every markup declaration parsed and checked for
- * well-formedness; entities, attribute-list declarations and notations kept
- * for the reader (dtd_ prefix for file-local names).
+/* The DTD: the internal subset, and through the resolver the external
+ * subset and external parameter entities. Every markup declaration is parsed
+ * and checked for well-formedness; entities, attribute-list declarations and
+ * notations are kept for the reader (dtd_ prefix for file-local names).
  *
- * The subset is parsed whole, once the DOCTYPE token is complete, so this is a
- * plain recursive-descent parser over contiguous text. Parameter-entity
- * references between declarations re-enter the parser on the entity's
- * replacement text; an error inside one is reported at the reference. */
+ * A subset is parsed whole (the internal one once the DOCTYPE token is
+ * complete, the external one once read), so this is a recursive-descent
+ * parser over contiguous text. Parameter-entity references switch the parser
+ * to the entity's text, one level of d->levels per entity (never C
+ * recursion): between declarations (DeclSep), inside declarations of the
+ * external subset and external parameter entities, where the text counts
+ * with a space before and after it (4.4.8), and inside entity values there
+ * (4.4.5). An error inside a parameter entity is reported at the outermost
+ * reference in the internal subset (or at the DOCTYPE, for the external
+ * subset), and its message says where in the innermost external entity. */
 #include "stax_internal.h"
 
 #include <stdarg.h>
@@ -19,12 +26,54 @@ struct stax__dtd_chunk {
 
 /* ================================================================ errors */
 
+/* The kinds of levels of text. */
+enum { DL_INTERNAL, /* the internal subset */
+       DL_EXTERNAL, /* the external subset */
+       DL_DECLSEP,  /* a parameter entity referenced between declarations */
+       DL_INDECL,   /* ... inside a declaration ("included as PE") */
+       DL_LITERAL   /* ... inside an entity value ("included in literal") */
+};
+
+/* One level of text: the subset (level 0), or a parameter entity's text. */
+struct stax__dtd_level {
+    const char *p, *end; /* where it stands while a level above it is read */
+    const char *ref;     /* the '%' that entered it, in the level below */
+    size_t ent;          /* its entity, by index in d->ents (the table may move), or SIZE_MAX */
+    stax__xtext *xt;     /* its external text, or NULL */
+    stax_str base;       /* xt's base, copied into the region once a declaration needs it */
+    int kind;            /* DL_* */
+    int ext;             /* external context: references inside declarations, conditional sections */
+    uint32_t sections;   /* INCLUDE sections open when it was entered */
+};
+
 typedef struct dtd_ctx {
     stax__dtd *d;
-    const char *p, *end; /* the text being parsed */
-    const char *anchor;  /* inside a parameter entity: the reference in the subset */
-    uint32_t depth;      /* parameter entities nested */
+    const char *p, *end;  /* the text being read: the top level's */
+    stax__dtd_level lv0;  /* level 0: the subset; the levels above are d->levels */
+    uint32_t top;         /* the top level */
+    uint32_t floor;       /* in a declaration: dtd_ws leaves no level at or below it */
+    uint32_t sections;    /* INCLUDE sections open */
 } dtd_ctx;
+
+/* Where an error at `at` is reported in the document: in the internal
+ * subset, at the outermost parameter-entity reference when it lies in an
+ * entity; in the external subset, anywhere there (the reader reports the
+ * DOCTYPE for a byte outside its token). */
+static stax__dtd_level *dtd_lv(dtd_ctx *c, uint32_t k) { return k ? &c->d->levels[k - 1] : &c->lv0; }
+
+static const char *dtd_anchor(dtd_ctx *c, const char *at) {
+    return c->top && dtd_lv(c, 0)->kind == DL_INTERNAL ? dtd_lv(c, 1)->ref : at;
+}
+
+/* Name the innermost external entity in the message, with the line and
+ * column of `at` in it (or of the reference that led out of it). */
+static void dtd_where(dtd_ctx *c, const char *at) {
+    for (uint32_t k = c->top + 1; k-- > 0;) {
+        if (!dtd_lv(c, k)->xt) continue;
+        stax__ext_where(dtd_lv(c, k)->xt, k == c->top ? at : dtd_lv(c, k + 1)->ref, c->d->err->msg, sizeof c->d->err->msg);
+        return;
+    }
+}
 
 static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -40,16 +89,21 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     va_end(ap);
     d->status = code;
     d->err->code = code;
-    d->err->at = c->anchor ? c->anchor : at;
+    d->err->at = dtd_anchor(c, at);
+    dtd_where(c, at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
 
-/* An error already in d->err (from entities.c): anchored like dtd_fail's. */
-static int dtd_fail_err(dtd_ctx *c) {
+/* An error already in d->err (from entities.c): anchored like dtd_fail's.
+ * where: name the external entity it is in (the loader's own errors already do). */
+static int dtd_fail_err(dtd_ctx *c, int where) {
     stax__dtd *d = c->d;
+    if (d->status) return d->status;
+    const char *at = d->err->at;
     d->status = d->err->code;
-    if (c->anchor) d->err->at = c->anchor;
+    d->err->at = dtd_anchor(c, at);
+    if (where) dtd_where(c, at);
     if (d->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return d->status;
 }
@@ -58,6 +112,8 @@ static int dtd_fail_err(dtd_ctx *c) {
 static int dtd_too_big(dtd_ctx *c, const char *at) {
     return dtd_fail(c, at, STAX_E_LIMIT_DTD, "DTD larger than max_dtd (%zu bytes)", c->d->max);
 }
+
+static int dtd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
 
 /* ================================================================ storage
  * Everything the DTD keeps lives in one region of max_dtd bytes, a fixed
@@ -112,6 +168,28 @@ static char *dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len
     if (w.over) return NULL; /* cannot happen: normalizing never lengthens */
     *out_len = (size_t)(w.p - o);
     dtd_unstore(d, n - *out_len); /* give back what normalizing saved */
+    return o;
+}
+
+static int dtd_is_ws(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+/* Store a public id normalized (4.2.2): runs of white space one space,
+ * none at either end. */
+static char *dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_t *out_len) {
+    char *o = dtd_store(d, NULL, n);
+    if (!o) return NULL;
+    stax__out w = stax__out_make(o, n);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && dtd_is_ws(s[j])) j++;
+        if (j > i && i > 0 && j < n) stax__out_byte(&w, ' ');
+        for (i = j; j < n && !dtd_is_ws(s[j]); j++) continue;
+        stax__out_put(&w, s + i, j - i);
+        i = j;
+    }
+    if (w.over) return NULL; /* cannot happen: normalizing never lengthens */
+    *out_len = (size_t)(w.p - o);
+    dtd_unstore(d, n - *out_len);
     return o;
 }
 
@@ -195,7 +273,7 @@ static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     d->expanded += n + 1;
     if (d->expanded > d->expand_budget) {
         stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, d->amplification);
-        return dtd_fail_err(c);
+        return dtd_fail_err(c, 1);
     }
     return 0;
 }
@@ -205,6 +283,7 @@ void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o) {
     int no_colons = d->no_colons;
     stax__dtd_init(d, keep.outer, o, keep.frames, keep.err);
     d->no_colons = no_colons;
+    d->ext = keep.ext;
     if (keep.region) { /* the region stays, emptied */
         d->region = keep.region;
         if (stax__mem_init(&d->mem, NULL, NULL, d->region, d->max)) d->mem.block = NULL;
@@ -253,13 +332,41 @@ uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
 
 /* ================================================================ lexical helpers */
 
-static int dtd_is_ws(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
 
-/* Skip whitespace; returns how many bytes were skipped. */
+static int dtd_pe_ref(dtd_ctx *c, int kind, int *entered);
+static void dtd_leave(dtd_ctx *c);
+
+/* A parameter-entity reference starts at c->p: '%' and a name start. */
+static int dtd_at_pe_ref(dtd_ctx *c) {
+    if (*c->p != '%' || c->p + 1 >= c->end) return 0;
+    unsigned char ch = (unsigned char)c->p[1];
+    return ch >= 0x80 || (stax__class[ch] & STAX__C_NSTART);
+}
+
+/* Skip whitespace inside a declaration; returns how much was skipped (> 0
+ * when there was any). In the external subset and external parameter
+ * entities, parameter-entity references are whitespace too: the parser goes
+ * on in the entity's text, with a space before and after it (4.4.8). */
 static size_t dtd_ws(dtd_ctx *c) {
-    const char *s = c->p;
-    while (c->p < c->end && dtd_is_ws(*c->p)) c->p++;
-    return (size_t)(c->p - s);
+    size_t n = 0;
+    for (;;) {
+        while (c->p < c->end && dtd_is_ws(*c->p)) c->p++, n++;
+        if (c->d->status) return n;
+        if (c->p >= c->end) {
+            if (c->top <= c->floor) return n;
+            dtd_leave(c);
+            n++; /* the space after the entity's text */
+            continue;
+        }
+        if (!dtd_at_pe_ref(c)) return n;
+        int entered;
+        if (!dtd_lv(c, c->top)->ext) {
+            dtd_fail(c, c->p, STAX_E_DTD, "a parameter-entity reference is not allowed inside a declaration of the internal subset");
+            return n;
+        }
+        if (dtd_pe_ref(c, DL_INDECL, &entered)) return n;
+        n++; /* the space before it (an entity not read is a space too) */
+    }
 }
 
 static int dtd_need_ws(dtd_ctx *c, const char *what) {
@@ -293,7 +400,7 @@ static int dtd_name(dtd_ctx *c, stax_str *out, int nmtoken, const char *what) {
     }
     size_t n = (size_t)(c->p - s);
     if (n == 0) return dtd_fail(c, s, STAX_E_DTD, "%s expected", what);
-    if (!nmtoken && stax__check_name(s, n)) return dtd_fail(c, s, STAX_E_NAME, "invalid %s '%.*s'", what, (int)(n > 64 ? 64 : n), s);
+    if (!nmtoken && stax__check_name(s, n)) return dtd_fail(c, s, STAX_E_NAME, "invalid %s '%.*s'", what, dtd_clip(n), s);
     out->ptr = s;
     out->len = n;
     return 0;
@@ -332,12 +439,8 @@ static int dtd_external_id(dtd_ctx *c, stax_str *pub, stax_str *sys, int notatio
         const char *at = c->p;
         if (dtd_quoted(c, pub, "public id")) return c->d->status;
         if (!dtd_pubid_ok(*pub)) return dtd_fail(c, at, STAX_E_DTD, "character not allowed in a public id");
-        const char *before = c->p;
         size_t ws = dtd_ws(c);
-        if (notation && (c->p >= c->end || (*c->p != '"' && *c->p != '\''))) {
-            c->p = before;
-            return 0;
-        }
+        if (notation && (c->p >= c->end || (*c->p != '"' && *c->p != '\''))) return 0;
         if (!ws) return dtd_fail(c, c->p, STAX_E_DTD, "whitespace required before the system id");
     }
     if (dtd_quoted(c, sys, "system id")) return c->d->status;
@@ -353,11 +456,56 @@ static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
 
 /* ================================================================ declarations */
 
-static int dtd_subset(dtd_ctx *c);
+/* The replacement text of an entity value from c->p on (4.5): character
+ * references expanded, general entity references kept as written, and in
+ * external context parameter-entity references included in literal (4.4.5):
+ * their text read in place, as if written there. Stops at the end of the
+ * level `bottom`. */
+static int dtd_value_text(dtd_ctx *c, uint32_t bottom, stax__out *o) {
+    for (;;) {
+        if (c->p >= c->end) {
+            if (c->top == bottom) return 0;
+            dtd_leave(c);
+            continue;
+        }
+        char ch = *c->p;
+        if (ch == '%') {
+            int entered;
+            if (!dtd_lv(c, c->top)->ext)
+                return dtd_fail(c, c->p, STAX_E_DTD,
+                                "a parameter-entity reference is not allowed inside a declaration of the internal subset");
+            if (dtd_pe_ref(c, DL_LITERAL, &entered)) return c->d->status;
+            continue;
+        }
+        if (ch == '\r') { /* line ends were not normalized in the DOCTYPE token */
+            stax__out_byte(o, '\n');
+            c->p += (c->p + 1 < c->end && c->p[1] == '\n') ? 2 : 1;
+            continue;
+        }
+        if (ch != '&') {
+            stax__out_byte(o, ch);
+            c->p++;
+            continue;
+        }
+        const char *amp = c->p, *semi = memchr(amp, ';', (size_t)(c->end - amp));
+        if (!semi) return dtd_fail(c, amp, STAX_E_DTD, "reference without ';' in an entity value");
+        size_t rl = (size_t)(semi - amp) + 1;
+        if (rl > 1 && amp[1] == '#') {
+            long v = stax__charref_value(amp, rl);
+            if (v < 0) return dtd_fail(c, amp, STAX_E_CHARREF, "invalid character reference in an entity value");
+            char u[4];
+            stax__out_put(o, u, (size_t)stax__utf8_encode((uint32_t)v, u));
+        } else {
+            if (stax__check_name(amp + 1, rl - 2))
+                return dtd_fail(c, amp, STAX_E_NAME, "invalid entity reference in an entity value");
+            stax__out_put(o, amp, rl); /* general entity references are bypassed: kept as written */
+        }
+        c->p += rl;
+        if (o->over) return 0;
+    }
+}
 
-/* Replacement text of an EntityValue: character references expanded,
- * general entity references kept, parameter-entity references refused (they
- * are not allowed inside declarations of the internal subset). */
+/* Replacement text of an EntityValue literal, stored in the region. */
 static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     stax__dtd *d = c->d;
     if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
@@ -366,46 +514,53 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
         out->len = 0;
         return 0;
     }
-    /* the result is never longer than the literal (a window of its size checks it) */
-    char *buf = dtd_store(d, NULL, lit.len);
+    /* Without parameter entities the value is never longer than the literal
+     * (a window of its size checks it); with them, the largest free piece of
+     * the region is the window, and the value keeps what it used. */
+    int pe = dtd_lv(c, c->top)->ext && memchr(lit.ptr, '%', lit.len);
+    size_t got = lit.len;
+    /* the levels the references may enter first: the window takes the rest */
+    if (pe && dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, d->max_depth)) return dtd_too_big(c, lit.ptr);
+    char *buf = !pe ? dtd_store(d, NULL, lit.len) : d->mem.block ? stax__mem_alloc_upto(&d->mem, SIZE_MAX, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
-    stax__out o = stax__out_make(buf, lit.len);
-    for (size_t i = 0; i < lit.len;) {
-        char ch = lit.ptr[i];
-        if (ch == '%') {
-            return dtd_fail(c, lit.ptr + i, STAX_E_DTD,
-                            "a parameter-entity reference is not allowed inside a declaration of the internal subset");
-        }
-        if (ch == '\r') { /* line ends were not normalized in the DOCTYPE token */
-            stax__out_byte(&o, '\n');
-            i += (i + 1 < lit.len && lit.ptr[i + 1] == '\n') ? 2 : 1;
-            continue;
-        }
-        if (ch != '&') {
-            stax__out_byte(&o, ch);
-            i++;
-            continue;
-        }
-        const char *semi = memchr(lit.ptr + i, ';', lit.len - i);
-        if (!semi) return dtd_fail(c, lit.ptr + i, STAX_E_DTD, "reference without ';' in an entity value");
-        size_t rl = (size_t)(semi - (lit.ptr + i)) + 1;
-        if (i + 1 < lit.len && lit.ptr[i + 1] == '#') {
-            long v = stax__charref_value(lit.ptr + i, rl);
-            if (v < 0) return dtd_fail(c, lit.ptr + i, STAX_E_CHARREF, "invalid character reference in an entity value");
-            char u[4];
-            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)v, u));
-        } else {
-            if (stax__check_name(lit.ptr + i + 1, rl - 2))
-                return dtd_fail(c, lit.ptr + i, STAX_E_NAME, "invalid entity reference in an entity value");
-            stax__out_put(&o, lit.ptr + i, rl); /* general entity references are bypassed: kept as written */
-        }
-        i += rl;
-    }
-    if (o.over) return dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: an entity value grew when decoded");
-    size_t used = (size_t)(o.p - buf);
-    dtd_unstore(d, lit.len - used); /* give back what the expansion did not use */
+    stax__out o = stax__out_make(buf, got);
+    const char *p = c->p, *end = c->end;
+    uint32_t bottom = c->top;
+    c->p = lit.ptr;
+    c->end = lit.ptr + lit.len;
+    int rc = dtd_value_text(c, bottom, &o);
+    while (c->top > bottom) dtd_leave(c);
+    c->p = p;
+    c->end = end;
+    if (!rc && o.over)
+        rc = pe ? dtd_too_big(c, lit.ptr) : dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: an entity value grew when decoded");
+    size_t used = rc ? 0 : (size_t)(o.p - buf);
     out->ptr = buf;
     out->len = used;
+    if (!pe) {
+        dtd_unstore(d, got - used); /* give back what the expansion did not use */
+    } else if (!used) {
+        stax__mem_free(&d->mem, buf, got);
+        out->ptr = "";
+    } else {
+        out->ptr = stax__mem_realloc(&d->mem, buf, got, used); /* shrinks in place */
+    }
+    return rc;
+}
+
+/* The base of the external declarations read now: that of the innermost
+ * external entity, copied into the region once (empty: the document's). */
+static int dtd_decl_base(dtd_ctx *c, stax_str *base) {
+    base->ptr = "";
+    base->len = 0;
+    for (uint32_t k = c->top + 1; k-- > 0;) {
+        stax__dtd_level *l = dtd_lv(c, k);
+        if (!l->xt) continue;
+        if (!l->base.ptr && !(l->base.ptr = dtd_store(c->d, l->xt->base.ptr, l->xt->base.len))) return -1;
+        l->base.len = l->xt->base.len;
+        *base = l->base;
+        return 0;
+    }
     return 0;
 }
 
@@ -432,7 +587,6 @@ static int dtd_entity_decl(dtd_ctx *c) {
         int rc = dtd_external_id(c, &e.pubid, &e.sysid, 0);
         if (rc) return rc > 0 ? dtd_fail(c, c->p, STAX_E_DTD, "entity value or external id expected") : rc;
         e.external = 1;
-        const char *before = c->p;
         size_t ws = dtd_ws(c);
         if (dtd_lit(c, "NDATA")) {
             if (!ws) return dtd_fail(c, c->p - 5, STAX_E_DTD, "whitespace required before NDATA");
@@ -440,17 +594,17 @@ static int dtd_entity_decl(dtd_ctx *c) {
             if (dtd_need_ws(c, "after NDATA")) return d->status;
             if (dtd_name(c, &e.notation, 0, "notation name")) return d->status;
             e.unparsed = 1;
-        } else {
-            c->p = before;
         }
     }
     dtd_ws(c);
     if (c->p >= c->end || *c->p != '>') return dtd_fail(c, c->p, STAX_E_DTD, "'>' expected to end the entity declaration");
     c->p++;
     if (d->skip_decls || stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe)) return 0; /* the first declaration wins */
+    e.ext_decl = c->floor > 0 || dtd_lv(c, 0)->kind != DL_INTERNAL;
+    if (e.external && !e.unparsed && dtd_decl_base(c, &e.base)) return dtd_too_big(c, c->p);
     /* keep copies: the subset text lives in the caller's chunk */
     e.name.ptr = dtd_store(d, e.name.ptr, e.name.len);
-    if (e.pubid.len) e.pubid.ptr = dtd_store_id(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
+    if (e.pubid.len) e.pubid.ptr = dtd_store_pubid(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
     if (e.sysid.len) e.sysid.ptr = dtd_store_id(d, e.sysid.ptr, e.sysid.len, &e.sysid.len);
     if (e.notation.len) e.notation.ptr = dtd_store(d, e.notation.ptr, e.notation.len);
     if (!e.name.ptr || (e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) ||
@@ -563,11 +717,12 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     a.max_token = d->max_token;
     a.raw = 1;
     a.tokenized = type != STAX__AT_CDATA;
+    a.in_dtd = 1;
     stax__out o = stax__out_make(buf, got);
     int rc = stax__attr_normalize(&a, lit.ptr, lit.len, &o, d->err);
     if (rc) {
         stax__mem_free(&d->mem, buf, got);
-        return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c);
+        return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c, 1);
     }
     size_t len = (size_t)(o.p - buf);
     if (!len) {
@@ -640,7 +795,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             if (dtd_quoted(c, &lit, "default value")) return d->status;
             if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
         }
-        if (c->p < c->end && !dtd_is_ws(*c->p) && *c->p != '>')
+        if (c->p < c->end && !dtd_is_ws(*c->p) && *c->p != '>' && !(dtd_lv(c, c->top)->ext && dtd_at_pe_ref(c)))
             return dtd_fail(c, c->p, STAX_E_DTD, "whitespace or '>' expected after an attribute definition");
         if (d->skip_decls) {
             if (lit.ptr && memchr(lit.ptr, '<', lit.len))
@@ -706,7 +861,7 @@ static int dtd_notation_decl(dtd_ctx *c) {
         if (d->notations[i].name.len == n.name.len && memcmp(d->notations[i].name.ptr, n.name.ptr, n.name.len) == 0)
             return 0;
     n.name.ptr = dtd_store(d, n.name.ptr, n.name.len);
-    n.pubid.ptr = n.pubid.len ? dtd_store_id(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
+    n.pubid.ptr = n.pubid.len ? dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
     n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
     if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) ||
@@ -763,46 +918,144 @@ static int dtd_comment(dtd_ctx *c) {
     return dtd_fail(c, start, STAX_E_DTD, "unterminated comment");
 }
 
-static int dtd_pe_ref(dtd_ctx *c) {
+/* ================================================================ levels of text */
+
+/* Go on in the text of parameter entity e, referenced at ref ('%'): its
+ * value, or, for an external one, its text read through the resolver.
+ * *entered is 0 when it is not read (no resolver, or declined). */
+static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int *entered) {
     stax__dtd *d = c->d;
-    const char *at = c->p - 1;
+    *entered = 0;
+    if (e->busy) return dtd_fail(c, ref, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", dtd_clip(e->name.len), e->name.ptr);
+    if (c->top + 1 > d->max_depth)
+        return dtd_fail(c, ref, STAX_E_LIMIT_ENTITY, "parameter entities nested deeper than max_entity_depth (%lu)",
+                        (unsigned long)d->max_depth);
+    stax__xtext *xt = NULL;
+    const char *text = e->value.ptr;
+    size_t len = e->value.len;
+    if (e->external) {
+        if (!d->ext) return 0;
+        int rc = stax__ext_open(d->ext, STAX_ENTITY_PARAMETER, e->name, e->pubid, e->sysid, e->base, &xt, d->err);
+        if (rc == STAX_DECLINE) return 0;
+        if (rc) {
+            d->err->at = ref;
+            return dtd_fail_err(c, 0);
+        }
+        d->input += xt->raw;
+        d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, d->input);
+        text = xt->text + xt->body;
+        len = xt->len - xt->body;
+    }
+    if (dtd_expand(c, ref, len)) {
+        if (xt) stax__ext_close(d->ext, xt);
+        return d->status;
+    }
+    if (dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, (size_t)c->top + 1)) {
+        if (xt) stax__ext_close(d->ext, xt);
+        return dtd_too_big(c, ref);
+    }
+    dtd_lv(c, c->top)->p = c->p;
+    dtd_lv(c, c->top)->end = c->end;
+    stax__dtd_level *l = dtd_lv(c, ++c->top);
+    memset(l, 0, sizeof *l);
+    l->ref = ref;
+    l->ent = (size_t)(e - d->ents);
+    l->xt = xt;
+    l->kind = kind;
+    l->ext = xt || dtd_lv(c, c->top - 1)->ext;
+    l->sections = c->sections;
+    c->p = text;
+    c->end = text + len;
+    e->busy = 1;
+    *entered = 1;
+    return 0;
+}
+
+/* The top level's text is used up: back to the level below. */
+static void dtd_leave(dtd_ctx *c) {
+    stax__dtd_level *l = dtd_lv(c, c->top);
+    c->d->ents[l->ent].busy = 0;
+    if (l->xt) stax__ext_close(c->d->ext, l->xt);
+    c->top--;
+    c->p = dtd_lv(c, c->top)->p;
+    c->end = dtd_lv(c, c->top)->end;
+}
+
+/* A parameter-entity reference at c->p ('%'), entered as a level of `kind`
+ * when it is read. One that is undeclared, or external and not read, makes
+ * later entity and attribute-list declarations unprocessed (5.1). */
+static int dtd_pe_ref(dtd_ctx *c, int kind, int *entered) {
+    stax__dtd *d = c->d;
+    const char *at = c->p++;
     stax_str name;
+    *entered = 0;
     if (dtd_name(c, &name, 0, "parameter entity name")) return d->status;
     if (c->p >= c->end || *c->p != ';') return dtd_fail(c, c->p, STAX_E_DTD, "';' expected after a parameter-entity reference");
     c->p++;
     d->has_pe_ref = 1;
     stax__entity *e = stax__dtd_entity(d, name.ptr, name.len, 1);
     if (!e) {
-        if (d->standalone) return dtd_fail(c, at, STAX_E_ENTITY, "undefined parameter entity '%.*s'", (int)(name.len > 64 ? 64 : name.len), name.ptr);
-        d->skip_decls = 1; /* it may have held declarations: process no more ENTITY/ATTLIST (5.1) */
+        if (d->standalone) return dtd_fail(c, at, STAX_E_ENTITY, "undefined parameter entity '%.*s'", dtd_clip(name.len), name.ptr);
+        d->skip_decls = 1; /* it may have held declarations */
         return 0;
     }
-    if (e->external) {
-        if (!d->standalone) d->skip_decls = 1;
-        return 0;
-    }
-    if (e->busy) return dtd_fail(c, at, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", (int)(name.len > 64 ? 64 : name.len), name.ptr);
-    if (c->depth + 1 > d->max_depth) return dtd_fail(c, at, STAX_E_LIMIT_ENTITY, "parameter entities nested too deeply");
-    if (dtd_expand(c, at, e->value.len)) return d->status;
-    dtd_ctx sub = {d, e->value.ptr, e->value.ptr + e->value.len, c->anchor ? c->anchor : at, c->depth + 1};
-    /* by index: a declaration in its text may move the table */
-    size_t idx = (size_t)(e - d->ents);
-    e->busy = 1;
-    int rc = dtd_subset(&sub);
-    d->ents[idx].busy = 0;
-    return rc;
+    if (dtd_enter(c, e, at, kind, entered)) return d->status;
+    if (!*entered && !d->standalone) d->skip_decls = 1;
+    return 0;
 }
 
-/* intSubset ::= (markupdecl | DeclSep)*  (or the replacement text of a parameter entity) */
-static int dtd_subset(dtd_ctx *c) {
-    for (;;) {
-        dtd_ws(c);
-        if (c->p >= c->end) return 0;
-        const char *at = c->p;
-        int rc;
-        if (*c->p == '%') {
+/* A conditional section (external context), after "<![": INCLUDE opens a
+ * section that "]]>" closes later; IGNORE skips its text, nested sections
+ * included, to its "]]>" in the same entity. */
+static int dtd_cond(dtd_ctx *c, const char *at) {
+    int include;
+    dtd_ws(c);
+    if (dtd_lit(c, "INCLUDE")) include = 1;
+    else if (dtd_lit(c, "IGNORE")) include = 0;
+    else return dtd_fail(c, c->p, STAX_E_DTD, "INCLUDE or IGNORE expected in a conditional section");
+    dtd_ws(c);
+    if (c->p >= c->end || *c->p != '[') return dtd_fail(c, c->p, STAX_E_DTD, "'[' expected after INCLUDE or IGNORE");
+    c->p++;
+    if (include) {
+        c->sections++;
+        return 0;
+    }
+    for (uint32_t nest = 1; c->p < c->end;) {
+        if (c->end - c->p >= 3 && c->p[0] == '<' && c->p[1] == '!' && c->p[2] == '[') {
+            nest++;
+            c->p += 3;
+        } else if (c->end - c->p >= 3 && c->p[0] == ']' && c->p[1] == ']' && c->p[2] == '>') {
+            c->p += 3;
+            if (--nest == 0) return 0;
+        } else {
             c->p++;
-            rc = dtd_pe_ref(c);
+        }
+    }
+    return dtd_fail(c, at, STAX_E_DTD, "an IGNORE section does not end");
+}
+
+/* extSubsetDecl / intSubset ::= (markupdecl | conditionalSect | DeclSep)*,
+ * from c->p to the end of level 0. */
+static int dtd_decls(dtd_ctx *c) {
+    for (;;) {
+        while (c->p < c->end && dtd_is_ws(*c->p)) c->p++;
+        if (c->p >= c->end) {
+            if (c->top == 0)
+                return c->sections ? dtd_fail(c, c->p, STAX_E_DTD, "a conditional section does not end") : 0;
+            stax__dtd_level *l = dtd_lv(c, c->top);
+            if (l->kind == DL_DECLSEP && c->sections != l->sections) {
+                stax_str n = c->d->ents[l->ent].name;
+                return dtd_fail(c, c->p, STAX_E_DTD, "conditional sections are not properly nested in parameter entity '%.*s'",
+                                dtd_clip(n.len), n.ptr);
+            }
+            dtd_leave(c);
+            continue;
+        }
+        const char *at = c->p;
+        int rc, entered;
+        c->floor = c->top;
+        if (*c->p == '%') {
+            rc = dtd_pe_ref(c, DL_DECLSEP, &entered);
         } else if (dtd_lit(c, "<!ENTITY")) {
             rc = dtd_entity_decl(c);
         } else if (dtd_lit(c, "<!ELEMENT")) {
@@ -816,7 +1069,11 @@ static int dtd_subset(dtd_ctx *c) {
         } else if (dtd_lit(c, "<?")) {
             rc = dtd_pi(c);
         } else if (dtd_lit(c, "<![")) {
-            rc = dtd_fail(c, at, STAX_E_DTD, "conditional sections are not allowed in the internal subset");
+            rc = dtd_lv(c, c->top)->ext ? dtd_cond(c, at)
+                                   : dtd_fail(c, at, STAX_E_DTD, "conditional sections are not allowed in the internal subset");
+        } else if (c->sections && dtd_lit(c, "]]>")) {
+            c->sections--;
+            rc = 0;
         } else {
             rc = dtd_fail(c, at, STAX_E_DTD, "markup declaration expected in the DTD");
         }
@@ -824,13 +1081,56 @@ static int dtd_subset(dtd_ctx *c) {
     }
 }
 
-int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
-    dtd_ctx c = {d, p, p + n, NULL, 0};
-    if (stax__dtd_reserve(d))
-        return dtd_fail(&c, p, STAX_E_NOMEM, "out of memory (max_dtd: %zu bytes for the DTD)", d->max);
+/* Parse level 0 (set up by the caller) to its end; every level entered is
+ * left again, also after an error. */
+static int dtd_run(dtd_ctx *c) {
+    stax__dtd *d = c->d;
     /* the same rule as expansion in content: free up to the threshold, then
-     * at most amplification bytes per byte of the subset */
-    d->input = n;
-    d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, n);
-    return dtd_subset(&c);
+     * at most amplification bytes per byte of the subsets and external entities */
+    d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, d->input);
+    int rc = dtd_decls(c);
+    while (c->top > 0) dtd_leave(c);
+    stax__mem_free(&d->mem, d->levels, d->cap_levels * sizeof *d->levels); /* the region's again */
+    d->levels = NULL;
+    d->cap_levels = 0;
+    return rc;
+}
+
+static int dtd_start(stax__dtd *d, dtd_ctx *c, int kind, stax__xtext *xt) {
+    memset(c, 0, sizeof *c);
+    c->d = d;
+    dtd_lv(c, 0)->ent = SIZE_MAX;
+    dtd_lv(c, 0)->kind = kind;
+    dtd_lv(c, 0)->xt = xt;
+    dtd_lv(c, 0)->ext = kind == DL_EXTERNAL;
+    if (stax__dtd_reserve(d))
+        return dtd_fail(c, NULL, STAX_E_NOMEM, "out of memory (max_dtd: %zu bytes for the DTD)", d->max);
+    return 0;
+}
+
+int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
+    dtd_ctx c;
+    if (dtd_start(d, &c, DL_INTERNAL, NULL)) return d->status;
+    c.p = p;
+    c.end = p + n;
+    d->input += n;
+    return dtd_run(&c);
+}
+
+int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_str sysid) {
+    static const stax_str doc = {"", 0};
+    dtd_ctx c;
+    stax__xtext *xt;
+    if (!d->ext) return 0;
+    if (dtd_start(d, &c, DL_EXTERNAL, NULL)) return d->status;
+    int rc = stax__ext_open(d->ext, STAX_ENTITY_SUBSET, name, pubid, sysid, doc, &xt, d->err);
+    if (rc == STAX_DECLINE) return 0;
+    if (rc) return dtd_fail_err(&c, 0);
+    c.lv0.xt = xt;
+    c.p = xt->text + xt->body;
+    c.end = xt->text + xt->len;
+    d->input += xt->raw;
+    rc = dtd_run(&c);
+    stax__ext_close(d->ext, xt);
+    return rc;
 }

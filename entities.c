@@ -97,12 +97,12 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__
     }
     const char *nm = p + i + 1;
     size_t nl = j - i - 1;
-    if (nl > max_name)
+    int c = stax__predefined_entity(nm, nl); /* no name to keep: never over max_name */
+    if (nl > max_name && c < 0)
         return stax__err_set(err, STAX_E_LIMIT_NAME, nm, "entity name longer than max_name (%lu bytes)",
                              (unsigned long)max_name);
     if (stax__check_name(nm, nl))
         return stax__err_set(err, STAX_E_NAME, nm, "invalid entity name '%.*s'", ent_clip(nl), nm);
-    int c = stax__predefined_entity(nm, nl);
     ref->cp = c;
     if (c < 0) {
         ref->name.ptr = nm;
@@ -111,7 +111,7 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__
     return 0;
 }
 
-int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, int in_attr, stax__entity **out,
+int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where, stax__entity **out,
                          stax__err *err) {
     *out = NULL;
     if (!d)
@@ -126,15 +126,22 @@ int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, int
     if (e->unparsed)
         return stax__err_set(err, STAX_E_ENTITY, amp, "reference to unparsed entity '%.*s'", ent_clip(name.len),
                              name.ptr);
+    /* WFC Entity Declared: a standalone document may not rely on declarations
+     * it does not hold itself */
+    if (e->ext_decl && d->standalone && !(where & STAX__GE_DTD))
+        return stax__err_set(err, STAX_E_ENTITY, amp,
+                             "entity '%.*s' is declared in the external subset or a parameter entity, "
+                             "which a standalone document may not use",
+                             ent_clip(name.len), name.ptr);
+    if (e->busy)
+        return stax__err_set(err, STAX_E_ENTITY, amp, "entity '%.*s' refers to itself", ent_clip(name.len), name.ptr);
     if (e->external) {
-        if (in_attr)
+        if (where & STAX__GE_ATTR)
             return stax__err_set(err, STAX_E_ENTITY, amp, "reference to external entity '%.*s' in an attribute value",
                                  ent_clip(name.len), name.ptr);
         *out = e;
         return STAX__REF_REPORT;
     }
-    if (e->busy)
-        return stax__err_set(err, STAX_E_ENTITY, amp, "entity '%.*s' refers to itself", ent_clip(name.len), name.ptr);
     *out = e;
     return 0;
 }
@@ -243,7 +250,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                 continue;
             }
             stax__entity *e;
-            rc = stax__general_entity(a->dtd, at, ref.name, 1, &e, err);
+            rc = stax__general_entity(a->dtd, at, ref.name, STAX__GE_ATTR | (a->in_dtd ? STAX__GE_DTD : 0u), &e, err);
             if (rc == STAX__REF_SKIP) {
                 rc = 0;
                 continue;

@@ -114,8 +114,12 @@ struct stax_reader {
     stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
     uint32_t n_ent;
     stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
-    stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed */
+    stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed
+                                  (an external one: on an empty batch) */
     stax_pos push_pos;
+    const char *push_ref;      /* its '&' */
+    stax__ext ext;             /* external entities (the resolver) */
+    const char *fail_ptr;      /* rd_fail: the byte of the error, for messages about external entities */
     uint64_t expanded;         /* entity bytes expanded so far */
     uint32_t tag_stamp;        /* numbers start tags, to mark the ATTLIST entries a tag gave */
 
@@ -160,6 +164,7 @@ struct stax_reader {
 /* Functions of one stage called from another. */
 #define rd_fail_at stax__rd_fail_at
 #define rd_fail_err stax__rd_fail_err
+#define rd_fail_loaded stax__rd_fail_loaded
 #define rd_nomem stax__rd_nomem
 #define rd_reserve stax__rd_reserve
 #define rd_budget stax__rd_budget
@@ -190,13 +195,18 @@ STAXINT int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, .
 #endif
     ;
 STAXINT int rd_fail_err(stax_reader *r, const char *tok, size_t n);
+STAXINT int rd_fail_loaded(stax_reader *r, stax_pos pos);
 STAXINT int rd_nomem(stax_reader *r);
 STAXINT int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
 STAXINT uint64_t rd_budget(const stax_reader *r);
 STAXINT int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
 
 /* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
-#define rd_fail(r, code, tok, at, ...) rd_fail_at((r), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+#define rd_fail(r, code, tok, at, ...) rd_fail_at(rd_mark((r), (tok) + (at)), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+static inline stax_reader *rd_mark(stax_reader *r, const char *p) {
+    r->fail_ptr = p;
+    return r;
+}
 
 
 /* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
@@ -217,6 +227,10 @@ static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p
     pos->offset = off + (wide ? 2 * (cps + astral) : cps);
 }
 
+
+/* The input the expansion limits measure: the document so far, and the
+ * external entities read. */
+static inline uint64_t rd_input(const stax_reader *r) { return r->pos.offset + r->ext.bytes; }
 
 static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
     stax_pos p = r->tok_pos;

@@ -12,7 +12,25 @@
 
 /* ================================================================ errors and positions */
 
+/* Errors inside an external entity are reported at the reference in the
+ * document, like those in internal entities; the message names the
+ * innermost external entity, with the line and column in it of the byte at
+ * (when it lies in its text; else of where reading stands in it). */
+static void rd_where(stax_reader *r, const char *at) {
+    for (uint32_t k = r->n_ent; k-- > 0;) {
+        const stax__xtext *xt = r->ents[k].xt;
+        if (!xt) continue;
+        const char *p;
+        if (k + 1 < r->n_ent) p = r->ents[k + 1].p + r->ents[k + 1].ref; /* the reference that led out of it */
+        else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->in + r->in_pos;
+        stax__ext_where(xt, p, r->err.msg, sizeof r->err.msg);
+        return;
+    }
+}
+
 int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+    const char *byte = r->fail_ptr;
+    r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
     va_list ap;
     va_start(ap, fmt);
@@ -20,6 +38,7 @@ int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     va_end(ap);
     r->status = code;
     r->err_pos = at;
+    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -32,8 +51,19 @@ int rd_fail_err(stax_reader *r, const char *tok, size_t n) {
     if (r->status < 0) return r->status;
     r->status = code;
     r->err_pos = rd_pos_in(r, tok, at);
+    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, r->err.at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
+}
+
+/* An error of the external-entity loader (already in r->err, its message
+ * naming the entity), at pos. */
+int rd_fail_loaded(stax_reader *r, stax_pos pos) {
+    if (r->status < 0) return r->status;
+    r->status = r->err.code;
+    r->err_pos = pos;
+    if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return r->status;
 }
 
 /* ================================================================ memory helpers */
@@ -54,14 +84,14 @@ int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
 
 /* The expansion budget of content and attribute values: by the input read so far. */
 uint64_t rd_budget(const stax_reader *r) {
-    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, r->pos.offset);
+    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, rd_input(r));
 }
 
 /* Count n more expanded bytes against the amplification limits. */
 int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
     r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
     if (r->expanded > rd_budget(r)) {
-        stax__expand_fail(&r->err, tok + at, r->expanded, r->pos.offset, r->opt.entity_threshold,
+        stax__expand_fail(&r->err, tok + at, r->expanded, rd_input(r), r->opt.entity_threshold,
                           r->opt.entity_amplification);
         return rd_fail_err(r, tok, at);
     }
@@ -197,6 +227,11 @@ static int rd_general_token(stax_reader *r) {
 static int rd_fill(stax_reader *r) {
     for (;;) {
         int rc;
+        if (STAX_UNLIKELY(r->push_ent)) { /* an external entity, read on an empty batch */
+            if (r->batch.count) return STAX_OK;
+            if (rd_push_entity(r)) return r->status;
+            continue;
+        }
         switch (rd_mode_of(r)) {
         case RM_DETECT:
             rc = rd_detect(r);
@@ -284,11 +319,13 @@ static void rd_defaults(stax_reader_options *o) {
     if (!o->max_ns_bytes) o->max_ns_bytes = 65536;
     if (!o->read_buffer) o->read_buffer = 65536;
     if (o->read_buffer < 64) o->read_buffer = 64; /* the decoder wants a few bytes of room */
+    if (!o->max_external) o->max_external = (size_t)64 << 20;
+    if (!o->max_external_text) o->max_external_text = RD_MIB;
 }
 
 /* What a reader holds, in the order a fixed block is carved. */
 enum { L_READER, L_EVENTS, L_ATTRS, L_EV_NS, L_ATTR_NS, L_ATTR_AT, L_ENTS, L_NS_HEADS, L_NS, L_CARRY, L_ARENA,
-       L_STACK, L_STACK_OFF, L_RBUF, L_TBUF, L_DTD, L_COUNT };
+       L_STACK, L_STACK_OFF, L_RBUF, L_TBUF, L_DTD, L_XTEXT, L_COUNT };
 
 static size_t rd_mul(size_t a, size_t b) { return b && a > SIZE_MAX / b ? SIZE_MAX : a * b; }
 
@@ -313,6 +350,7 @@ static void rd_layout(const stax_reader_options *o, size_t sz[L_COUNT]) {
     sz[L_RBUF] = o->read_buffer;
     sz[L_TBUF] = o->read_buffer;
     sz[L_DTD] = o->max_dtd;
+    sz[L_XTEXT] = stax__ext_buffer_size(o);
 }
 
 /* The block size for options with defaults applied. */
@@ -337,6 +375,7 @@ static void rd_profile(stax_reader_options *t, size_t scale) {
     if (!t->read_buffer) t->read_buffer = rd_clamp(scale / 32, 64, 65536);
     if (!t->max_dtd) t->max_dtd = rd_clamp(scale / 16, 64, RD_MIB);
     if (!t->max_ns_bytes) t->max_ns_bytes = rd_clamp(scale / 32, 256, 65536);
+    if (!t->max_external_text && t->resolve) t->max_external_text = rd_clamp(scale / 8, 256, RD_MIB);
     if (!t->max_name) t->max_name = (uint32_t)rd_clamp(scale / 1024, 32, 256);
     if (!t->max_depth) t->max_depth = (uint32_t)rd_clamp((scale / 8) / (t->max_name + (size_t)8), 2, 1024);
     rd_defaults(t);
@@ -453,6 +492,8 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->ents = stax__mem_alloc(&r->mem, sz[L_ENTS]);
     if (!r->ents) goto fail;
     stax__dtd_init(&r->dtd, &r->mem, &o, r->ents, &r->err);
+    stax__ext_init(&r->ext, &r->mem, &o);
+    if (o.resolve) r->dtd.ext = &r->ext;
     if (o.flags & STAX_READ_NAMESPACES) {
         r->dtd.no_colons = 1;
         if (stax__ns_init(&r->ns, &r->mem, o.max_ns_bytes)) goto fail;
@@ -464,7 +505,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
         r->stack_off = stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
         r->rbuf = stax__mem_alloc(&r->mem, sz[L_RBUF]);
         r->tbuf = stax__mem_alloc(&r->mem, sz[L_TBUF]);
-        if (!r->stack_off || !r->rbuf || !r->tbuf || stax__dtd_reserve(&r->dtd)) goto fail;
+        if (!r->stack_off || !r->rbuf || !r->tbuf || stax__dtd_reserve(&r->dtd) || stax__ext_reserve(&r->ext)) goto fail;
         r->stack_off_cap = o.max_depth;
         r->rbuf_cap = r->tbuf_cap = o.read_buffer;
     }
@@ -478,6 +519,7 @@ void stax_reader_free(stax_reader *r) {
     if (!r) return;
     stax__dtd_free(&r->dtd);
     stax__ns_free(&r->ns);
+    stax__ext_free(&r->ext);
     stax__mem m = r->mem;
     size_t sz[L_COUNT];
     rd_layout(&r->opt, sz);
@@ -529,6 +571,8 @@ int stax_reader_reset(stax_reader *r) {
     r->batch.events = k.events;
     r->batch.attrs = k.attrs;
     r->ents = k.ents;
+    r->ext = k.ext;
+    stax__ext_reset(&r->ext);
     r->tbuf = k.tbuf;
     r->tbuf_cap = k.tbuf_cap;
     r->rbuf = k.rbuf;
@@ -606,6 +650,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     r->batch.count = 0;
     r->attr_len = 0;
     r->arena.len = 0;
+    stax__ext_release(&r->ext); /* the texts of external entities that ended in the last batch */
     if (r->ev_ns) stax__ns_reclaim(&r->ns);
     if (r->status < 0) return r->status;
     if (r->done) return STAX_END;

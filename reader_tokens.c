@@ -117,6 +117,16 @@ static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
     return 0;
 }
 
+/* An ENTITY_REF event for external entity e, not read. */
+static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
+    stax_event *ev = rd_emit(r, STAX_EV_ENTITY_REF, pos);
+    if (!ev) return r->status;
+    ev->name = e->name;
+    ev->pubid = e->pubid;
+    ev->sysid = e->sysid;
+    return 0;
+}
+
 /* Parse a complete text token (or piece). Decodes references and line ends
  * into the arena when needed (always when copy is set, since the token then
  * lives in the carry); the decoded text is never longer than the token, and
@@ -181,20 +191,17 @@ size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
         stax__buf_commit(&r->arena, &o);
         if (rd_text_event(r, dst0, tl, r->tok_pos, 0)) return 0;
-        if (ent) {
-            r->push_ent = ent;
+        if (ent || (rep && r->ext.fn)) { /* expanded, or read through the resolver */
+            r->push_ent = ent ? ent : rep;
             r->push_pos = rd_pos_in(r, tok, i);
+            r->push_ref = tok + i;
             return end;
         }
+        if (rep) return rd_entity_ref(r, rep, rd_pos_in(r, tok, i)) ? 0 : end;
         stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
         if (!e) return 0;
         e->name = name;
         if (copy) e->name.ptr = dst0 + tl;
-        if (rep) {
-            e->name = rep->name;
-            e->pubid = rep->pubid;
-            e->sysid = rep->sysid;
-        }
         return end;
     }
     unsigned flags = cut ? STAX_EVF_CONTINUED : 0;
@@ -316,13 +323,14 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
     a->max_depth = r->opt.max_entity_depth;
     a->expanded = &r->expanded;
     a->budget = rd_budget(r);
-    a->input = r->pos.offset;
+    a->input = rd_input(r);
     a->threshold = r->opt.entity_threshold;
     a->amplification = r->opt.entity_amplification;
     a->max_out = max_out;
     a->max_token = r->opt.max_token;
     a->raw = 1;
     a->tokenized = tokenized;
+    a->in_dtd = 0;
 }
 
 /* Normalize the attribute value tok[vs, ve) (3.3.3; spaces collapsed for
@@ -868,6 +876,12 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
         rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, copy, &e->text))
         return r->status;
+    /* the external subset comes after the internal one (its declarations
+     * give way to those of the internal subset) */
+    if (sys.ptr && r->dtd.ext && stax__dtd_parse_external(&r->dtd, e->name, e->pubid, e->sysid)) {
+        r->batch.count--; /* no DOCTYPE event for a DTD in error, as for the internal subset */
+        return rd_fail_err(r, tok, n);
+    }
     return 0;
 }
 
@@ -1198,25 +1212,44 @@ size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, in
 
 /* ================================================================ entities in content */
 
-/* Start expanding the entity referenced by the token just consumed. */
+/* Start expanding the entity referenced by the token just consumed: an
+ * internal entity's value, or an external entity's text read through the
+ * resolver. An external one is read on an empty batch (rd_fill waits for
+ * one): the texts of external entities that ended in this batch stay until
+ * the next, since its events may point into them. */
 int rd_push_entity(stax_reader *r) {
     stax__entity *e = r->push_ent;
+    if (e->external && r->batch.count) return 0;
     r->push_ent = NULL;
     r->tok_pos = r->push_pos;
     if (r->n_ent >= r->opt.max_entity_depth)
-        return rd_fail_at(r, STAX_E_LIMIT_ENTITY, r->push_pos, "entity references nested deeper than max_entity_depth (%u)",
+        return rd_fail_at(rd_mark(r, r->push_ref), STAX_E_LIMIT_ENTITY, r->push_pos,
+                          "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->opt.max_entity_depth);
-    if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+    const char *text = e->value.ptr;
+    size_t len = e->value.len;
+    stax__xtext *xt = NULL;
+    if (e->external) {
+        stax__ext_release(&r->ext); /* entities that ended with nothing after them in the batch */
+        int rc = stax__ext_open(&r->ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->err);
+        if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->push_pos);
+        if (rc) return rd_fail_loaded(r, r->push_pos);
+        text = xt->text + xt->body;
+        len = xt->len - xt->body;
+    }
+    if (rd_expand_account(r, len, text, 0)) return r->status;
     if (r->n_ent == 0) r->ent_pos = r->push_pos;
     stax__frame *f = &r->ents[r->n_ent++];
     f->p = r->in;
     f->n = r->in_len;
     f->i = r->in_pos;
+    f->ref = r->in && r->push_ref >= r->in && r->push_ref < r->in + r->in_len ? (size_t)(r->push_ref - r->in) : r->in_pos;
     f->e = e;
+    f->xt = xt;
     f->depth = r->depth;
     e->busy = 1;
-    r->in = e->value.ptr;
-    r->in_len = e->value.len;
+    r->in = text;
+    r->in_len = len;
     r->in_pos = 0;
     return 0;
 }
@@ -1230,6 +1263,7 @@ int rd_pop_entity(stax_reader *r) {
                           rd_clip(f->e->name.len), f->e->name.ptr,
                           r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
     f->e->busy = 0;
+    if (f->xt) stax__ext_close_later(&r->ext, f->xt);
     r->in = f->p;
     r->in_len = f->n;
     r->in_pos = f->i;

@@ -34,8 +34,21 @@
  *   attributes, attribute defaults), Namespaces 1.0 (STAX_READ_NAMESPACES),
  *   input in UTF-8, UTF-16, US-ASCII and the common single-byte encodings
  *   (ISO-8859-1 to -16, windows-1250 to -1258, KOI8-R/U, IBM866, ...:
- *   docs/encodings.md). It never loads anything external: an external entity
- *   is reported as STAX_EV_ENTITY_REF.
+ *   docs/encodings.md). It reads the external DTD subset and external
+ *   entities only through a resolver the caller gives it (EXTERNAL ENTITIES
+ *   below); without one nothing external is read, and an external entity is
+ *   reported as STAX_EV_ENTITY_REF. A resolver over a catalog in memory:
+ *
+ *     static int resolve(void *ud, const stax_entity_request *q, stax_entity_input *in) {
+ *         const char *text = stax_str_eq(q->sysid, "book.dtd") ? ud : NULL;
+ *         if (!text) return STAX_DECLINE;          // not read: as without a resolver
+ *         in->data = text;                         // read whole before next() returns
+ *         in->len = strlen(text);
+ *         return STAX_OK;
+ *     }
+ *     stax_reader_options opt = {0};
+ *     opt.resolve = resolve;
+ *     opt.resolve_ud = "<!ENTITY chapter 'text of the chapter'>";
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -109,6 +122,7 @@ enum {
     STAX_NEED_INPUT = 1, /* reader: feed the next chunk, or call stax_reader_end */
     STAX_END = 2,        /* reader: the document is complete; no more events */
     STAX_WOULD_BLOCK = 3,/* writer: the sink took less than offered; see docs/writer.md */
+    STAX_DECLINE = 4,    /* resolver: this external entity is not read (stax_resolve_fn) */
 
     STAX_E_NOMEM = -1,   /* allocator failed, or the fixed block is too small */
     STAX_E_USAGE = -2,   /* API misuse (bad argument, call in the wrong state) */
@@ -161,6 +175,58 @@ typedef struct stax_pos {
 
 typedef struct stax_reader stax_reader;
 
+/* Read function of the pull sources and of external entities: bytes read
+ * (> 0), 0 at the end, or < 0 on error (STAX_E_IO). */
+typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
+
+/* EXTERNAL ENTITIES
+ * With a resolver (opt->resolve), the reader asks the caller for the
+ * external DTD subset, external parameter entities and external parsed
+ * entities referenced in content, once each time it needs one (an entity
+ * referenced twice is asked for twice). Without one, or when it declines,
+ * nothing external is read: a general entity is reported as
+ * STAX_EV_ENTITY_REF, a parameter entity or the subset is skipped as XML 1.0
+ * says (5.1). docs/api.md, "External entities", has the rules and a program. */
+enum {
+    STAX_ENTITY_GENERAL = 1,   /* an external parsed entity referenced in content (&name;) */
+    STAX_ENTITY_PARAMETER = 2, /* an external parameter entity referenced in the DTD (%name;) */
+    STAX_ENTITY_SUBSET = 3     /* the external DTD subset (the DOCTYPE's external id) */
+};
+
+/* What the reader asks for. The strings are valid during the call. */
+typedef struct stax_entity_request {
+    int kind;        /* STAX_ENTITY_* */
+    stax_str name;   /* the entity's name (without & or %); for the subset, the DOCTYPE's name */
+    stax_str pubid;  /* the public id, empty if none */
+    stax_str sysid;  /* the system id as declared (line ends normalized, nothing resolved) */
+    stax_str base;   /* where the declaration was read, to resolve a relative sysid against
+                        (XML 1.0 4.2.2): empty for the document itself (its internal subset,
+                        and the DOCTYPE for the subset); else the `base` the resolver gave
+                        for the external subset or parameter entity that holds it */
+} stax_entity_request;
+
+/* What the resolver hands over (zeroed before the call). After STAX_OK the
+ * reader reads the whole entity during this stax_reader_next, then calls
+ * done (if set) once, whether reading succeeded or not: the bytes, or
+ * read_ctx, must stay valid until then and may be released by done. */
+typedef struct stax_entity_input {
+    const void *data;     /* the entity's bytes, all of them (may be NULL when len is 0)... */
+    size_t len;
+    stax_read_fn read;    /* ...or, if set, a function giving them in pieces of any size */
+    void *read_ctx;
+    void (*done)(void *ctx); /* the reader no longer needs data or read_ctx */
+    void *done_ctx;
+    stax_str base;        /* this entity's location, given back as `base` for the declarations
+                             it holds (copied; empty: its system id). Unused for general entities */
+    const char *message;  /* with a negative return: what went wrong, for stax_reader_message
+                             (NUL-terminated, copied) */
+} stax_entity_input;
+
+/* The resolver. Return STAX_OK with *in filled; STAX_DECLINE to leave the
+ * entity unread; or a negative status (STAX_E_IO, ...): the reader stops with
+ * it. Called from inside stax_reader_next; it must not call the reader. */
+typedef int (*stax_resolve_fn)(void *ud, const stax_entity_request *req, stax_entity_input *in);
+
 /* Reader options. A zero field takes its default (in brackets). */
 typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
@@ -179,7 +245,7 @@ typedef struct stax_reader_options {
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
-    size_t max_dtd;                /* [1 MiB] memory for the internal subset's declarations and
+    size_t max_dtd;                /* [1 MiB] memory for the DTD's declarations (both subsets) and
                                       their tables (entities, ATTLISTs, notations, PIs) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
     size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
@@ -195,6 +261,13 @@ typedef struct stax_reader_options {
     void *unknown_encoding_ud;
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback), and of
                               transcoded input (non-UTF-8 documents) */
+    stax_resolve_fn resolve;  /* [NULL: nothing external is read] see EXTERNAL ENTITIES */
+    void *resolve_ud;         /* passed to resolve */
+    size_t max_external;      /* [64 MiB] bytes of external entities read in all, as handed
+                                 over (each reading of an entity counts) */
+    size_t max_external_text; /* [1 MiB] memory for the text of the external entities open at
+                                 once (decoded to UTF-8): each is read whole, the ones it is
+                                 read inside stay. Only with a resolver */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
@@ -206,8 +279,9 @@ typedef struct stax_reader_options {
  * need out of the block at once: the event and attribute tables, the carry
  * and the arena (max_token + 16 bytes each), the element stack (max_depth
  * names of max_name bytes), the entity stack, the pull and transcoding
- * buffers (read_buffer each), the DTD (max_dtd) and, with namespaces,
- * max_ns_bytes. If that fits, reading never runs out of memory afterwards:
+ * buffers (read_buffer each), the DTD (max_dtd), with namespaces
+ * max_ns_bytes, and with a resolver the texts of external entities
+ * (max_external_text + read_buffer + 16). If that fits, reading never runs out of memory afterwards:
  * every failure is a limit, the same one at any block size and any chunking.
  * If it does not, stax_reader_new returns NULL (stax_reader_check_options
  * says why); stax_reader_memory_size gives the size needed.
@@ -216,7 +290,8 @@ typedef struct stax_reader_options {
  * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
  * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
  * max_dtd a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
- * thirty-second (at most 64 KiB), batch_events and max_attrs 4 to 32, and
+ * thirty-second (at most 64 KiB), max_external_text an eighth (at most
+ * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
  * max_name, max_depth and max_entity_depth in step. A larger block never
  * gets smaller limits. docs/security.md has a table of block sizes and limits. */
 #define STAX_READER_MIN_MEMORY 8192u /* any block this large works with every option zero */
@@ -249,7 +324,8 @@ STAXDEF int stax_reader_effective_options(const stax_reader_options *opt, stax_r
  * - TEXT has character references and the five predefined entities decoded.
  *   Internal entities declared in the DTD are expanded, in content and in
  *   attribute values; the events of an expansion are like any others, and
- *   carry the position of the reference. A reference to an external entity,
+ *   carry the position of the reference; so do those of an external entity
+ *   read through the resolver. A reference to an external entity not read,
  *   or to an undeclared one where that is no well-formedness error (the DTD
  *   has an external subset or parameter-entity references, and the document
  *   is not standalone), ends the text: TEXT, ENTITY_REF, TEXT. In an attribute
@@ -271,7 +347,10 @@ STAXDEF int stax_reader_effective_options(const stax_reader_options *opt, stax_r
  *   size); with namespaces, the first byte of the offending element or
  *   attribute name (or namespace declaration, for max_ns); the first byte of the name
  *   of a duplicate attribute; the first non-space byte of text outside the root;
- *   the end of the input when it ends inside the document.
+ *   the end of the input when it ends inside the document. Inside entity
+ *   text: the reference in the document (the DOCTYPE for the external
+ *   subset); for an external entity the message adds its name, system id,
+ *   and the line and column in it: "(in entity 'e' "e.xml", line 2, column 6)".
  */
 typedef enum stax_event_type {
     STAX_EV_START = 1,   /* start tag. name; attributes; flags STAX_EVF_EMPTY for <a/> */
@@ -364,9 +443,9 @@ STAXDEF int stax_reader_end(stax_reader *r);
 STAXDEF int stax_reader_next(stax_reader *r, const stax_batch **out);
 
 /* Pull sources: afterwards stax_reader_next reads input itself and never
- * returns STAX_NEED_INPUT. A read function returns bytes read (> 0), 0 at end
- * of input, or < 0 on error (STAX_E_IO). Set one before the first next(). */
-typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
+ * returns STAX_NEED_INPUT. A read function (stax_read_fn) returns bytes read
+ * (> 0), 0 at end of input, or < 0 on error (STAX_E_IO). Set one before the
+ * first next(). */
 STAXDEF int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx);
 #ifndef STAX_NO_STDIO
 STAXDEF int stax_reader_set_fd(stax_reader *r, int fd);      /* POSIX read() */

@@ -111,6 +111,15 @@ static inline void stax__out_put(stax__out *o, const void *s, size_t n) {
     if (n) memcpy(o->p, s, n);
     o->p += n;
 }
+/* stax__out_put for a source that may overlap the window (moving bytes back in place). */
+static inline void stax__out_move(stax__out *o, const void *s, size_t n) {
+    if (STAX_UNLIKELY(stax__out_room(o) < n)) {
+        stax__out_fail(o);
+        return;
+    }
+    if (n) memmove(o->p, s, n);
+    o->p += n;
+}
 static inline void stax__out_byte(stax__out *o, char c) {
     if (STAX_UNLIKELY(o->p == o->end)) {
         stax__out_fail(o);
@@ -265,7 +274,9 @@ STAXINT const unsigned char stax__class[256];
  * and never move, so events may point into them. */
 typedef struct stax__entity {
     stax_str name, value, pubid, sysid, notation;
+    stax_str base;   /* external: where it was declared (stax_entity_request.base) */
     unsigned char pe, external, unparsed, busy;
+    unsigned char ext_decl; /* declared in the external subset or in a parameter entity */
 } stax__entity;
 
 enum { STAX__AT_CDATA, STAX__AT_ID, STAX__AT_IDREF, STAX__AT_IDREFS, STAX__AT_ENTITY, STAX__AT_ENTITIES,
@@ -288,6 +299,8 @@ typedef struct stax__dtd_elem_def {
 typedef struct stax__dtd_chunk stax__dtd_chunk;
 typedef struct stax__err stax__err;
 typedef struct stax__frame stax__frame;
+typedef struct stax__ext stax__ext;
+typedef struct stax__dtd_level stax__dtd_level;
 
 typedef struct stax__dtd {
     stax__mem *outer;            /* the reader's memory, where the region comes from */
@@ -296,6 +309,9 @@ typedef struct stax__dtd {
     size_t max;                  /* max_dtd: the region's size */
     stax__err *err;              /* where errors are written (the reader's) */
     stax__frame *frames;         /* max_depth frames for entity text in default values */
+    stax__dtd_level *levels;     /* while parsing: the parameter entities being read, in the region */
+    size_t cap_levels;
+    stax__ext *ext;              /* external entities, or NULL without a resolver */
     int status;                  /* the error, once one happened */
     stax__dtd_chunk *chunks;
     char *cur;
@@ -327,7 +343,7 @@ typedef struct stax__dtd {
     size_t max_token;     /* a default value's length after expansion */
     uint64_t expanded;    /* bytes of entity text the DTD parser went through (+1 a reference) */
     uint64_t expand_budget; /* its limit: set by stax__dtd_parse from the limits below */
-    uint64_t input;       /* the subset's length */
+    uint64_t input;       /* the subsets' length, and the bytes of the external entities read */
     uint64_t amplification, threshold;
 } stax__dtd;
 
@@ -340,6 +356,9 @@ STAXINT void stax__dtd_free(stax__dtd *d);
 STAXINT void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o);
 /* Parse the internal subset [p, p+n). Returns 0 or an error (d->status, in *d->err). */
 STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
+/* Read and parse the external subset through d->ext (name: the DOCTYPE's).
+ * Returns 0 (also when it was declined) or an error. */
+STAXINT int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_str sysid);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
 /* The element with an ATTLIST named [name, name+len): its index, or -1. */
 STAXINT int64_t stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
@@ -362,7 +381,7 @@ static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
 struct stax__err {
     int code;
     const char *at;
-    char msg[192];
+    char msg[256];
 };
 STAXINT int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -391,14 +410,18 @@ typedef struct stax__ref {
 } stax__ref;
 STAXINT int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__ref *ref, stax__err *err);
 
-enum { STAX__REF_REPORT = 1, /* an external entity in content: reported as ENTITY_REF */
+enum { STAX__REF_REPORT = 1, /* an external entity in content: read through the resolver, or reported */
        STAX__REF_SKIP = 2,   /* undeclared where that is no error: dropped (attributes) or reported */
        STAX__ROOM = 3 };     /* the output window was too small: retry with more room */
+
+/* Where a general entity reference stands (flags of stax__general_entity). */
+#define STAX__GE_ATTR 0x1u /* in an attribute value */
+#define STAX__GE_DTD 0x2u  /* in a default value of the DTD (not in the document) */
 
 /* What a reference to general entity `name` (its '&' at amp) means: 0 and
  * *out = an internal entity to expand; STAX__REF_REPORT and *out = the
  * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE. */
-STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, int in_attr,
+STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where,
                                  stax__entity **out, stax__err *err);
 
 /* One level of entity text being read: where the text that referenced it
@@ -407,7 +430,9 @@ struct stax__frame {
     const char *p;
     size_t n, i;
     stax__entity *e;
-    uint32_t depth; /* reader: the element depth where the entity started */
+    uint32_t depth;          /* reader: the element depth where the entity started */
+    size_t ref;              /* reader: where the reference stands in [p, p+n) */
+    struct stax__xtext *xt;  /* reader: the external entity's text (NULL: an internal entity) */
 };
 
 typedef struct stax__attnorm {
@@ -421,6 +446,7 @@ typedef struct stax__attnorm {
     size_t max_out, max_token;    /* the output may be max_out bytes at most (STAX_E_LIMIT_TOKEN) */
     int raw;       /* the text is the document's own: Chars checked, CR LF is one space */
     int tokenized; /* a declared type other than CDATA: spaces collapsed and trimmed */
+    int in_dtd;    /* a default value of the DTD (STAX__GE_DTD) */
 } stax__attnorm;
 
 /* Normalize the attribute value s[0, n) (3.3.3) into out, advancing out->p.
@@ -428,6 +454,62 @@ typedef struct stax__attnorm {
  * in s for faults inside entity text); or STAX__ROOM when out had less room
  * than max_out and the value did not fit (nothing is committed). */
 STAXINT int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__out *out, stax__err *err);
+
+/* ------------------------------------------------------------- external entities (external.c)
+ * The resolver hook's side of the reader: the caller is asked for an
+ * entity, its bytes are read whole (from a buffer or a read function),
+ * decoded to UTF-8 by its BOM and text declaration, checked (UTF-8, Char)
+ * and their line ends normalized, into one buffer where the texts of the
+ * entities open at once lie stack-wise, each after its record and its base. */
+typedef struct stax__xtext {
+    const char *text;  /* the entity's text: UTF-8, Chars checked, line ends normalized */
+    size_t len;
+    size_t body;       /* where its content starts: after the text declaration */
+    stax_str base;     /* the base the resolver gave (in the buffer), or the system id */
+    stax_str name, sysid; /* for messages: the declaration's strings */
+    int kind;          /* STAX_ENTITY_* */
+    uint64_t raw;      /* bytes handed over */
+    size_t mark;       /* the buffer's length before it: its length again once it is closed */
+} stax__xtext;
+
+struct stax__ext {
+    stax_resolve_fn fn;
+    void *ud;
+    const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
+    void *unknown_ud;
+    stax__mem *mem;
+    stax__buf text;     /* [0, max_text + slack): the texts; then `scratch` bytes for a read function */
+    size_t max_text;    /* max_external_text */
+    size_t scratch;     /* read_buffer */
+    size_t release;     /* SIZE_MAX, or the length to cut the buffer to at the next batch */
+    uint64_t bytes, max_bytes; /* bytes handed over so far, and max_external */
+};
+
+/* Bytes the buffer takes for these options (0 without a resolver; SIZE_MAX on overflow). */
+STAXINT size_t stax__ext_buffer_size(const stax_reader_options *o);
+STAXINT void stax__ext_init(stax__ext *x, stax__mem *mem, const stax_reader_options *o);
+/* Take the buffer now (fixed block): 0, or STAX_E_NOMEM. */
+STAXINT int stax__ext_reserve(stax__ext *x);
+STAXINT void stax__ext_free(stax__ext *x);
+/* Forget every entity and the byte count, keeping the buffer. */
+STAXINT void stax__ext_reset(stax__ext *x);
+/* Ask the resolver for an entity and read it: 0 and *out (in the buffer);
+ * STAX_DECLINE; or an error in *err (the message says where in the entity). */
+STAXINT int stax__ext_open(stax__ext *x, int kind, stax_str name, stax_str pubid, stax_str sysid, stax_str base,
+                           stax__xtext **out, stax__err *err);
+/* Give the entity's text back now (the DTD), or at the next batch (content,
+ * whose events may point into it: stax__ext_release then). */
+STAXINT void stax__ext_close(stax__ext *x, const stax__xtext *t);
+STAXINT void stax__ext_close_later(stax__ext *x, const stax__xtext *t);
+static inline void stax__ext_release(stax__ext *x) {
+    if (STAX_UNLIKELY(x->release != SIZE_MAX)) {
+        x->text.len = x->release;
+        x->release = SIZE_MAX;
+    }
+}
+/* Append " (in entity 'x' \"sysid\", line L, column C)" to msg for the byte
+ * at `at` of t's text (without line and column when at lies elsewhere). */
+STAXINT void stax__ext_where(const stax__xtext *t, const char *at, char *msg, size_t cap);
 
 /* ------------------------------------------------------------- namespaces (namespaces.c)
  * In-scope bindings as a stack in one buffer of at most max_ns_bytes: each

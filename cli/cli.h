@@ -11,6 +11,7 @@ typedef struct stax_cli_opts {
     size_t chunk;      /* --chunk N: feed N bytes at a time (0: 64 KiB) */
     size_t memory;     /* --memory N: run the reader in one fixed block of N bytes (0: allocator) */
     int namespaces;    /* --namespaces */
+    int external;      /* --external: read external entities from local files */
     int indent;        /* fmt --indent N (default 2; 0: no indentation) */
     int quiet;         /* do not print errors to stderr */
     int progress;      /* a progress line on stderr: 0 none, 1 a few times a second,
@@ -30,6 +31,16 @@ typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b)
  * memory trouble (a --memory block too small included). If err is non-NULL
  * it receives the reader's status. */
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err);
+
+/* The resolver of --external (cli/external.c): a system id is a local file,
+ * relative to the base of its declaration (for the document's own
+ * declarations, the directory of `document`; "-" or NULL: the current
+ * directory); file: URIs are paths; any other scheme is refused. */
+typedef struct stax_cli_resolver {
+    const char *document;
+    char msg[512]; /* the message of the last refusal */
+} stax_cli_resolver;
+int stax_cli_resolve(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
 /* Subcommands. Each returns the process exit code (0, 1 or 2) and writes its
  * output to out. */

@@ -19,6 +19,8 @@ static void usage(FILE *f) {
           "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
           "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
           "  --namespaces    namespace processing\n"
+          "  --external      read external entities and the external DTD subset from local files,\n"
+          "                  relative to the entity that declares them (file: URIs too; never the network)\n"
           "  --progress      show a progress line on stderr (default: when stderr is a terminal\n"
           "                  and stdout is not the same terminal being written to)\n"
           "  --quiet         no progress line\n"
@@ -123,6 +125,8 @@ int main(int argc, char **argv) {
             else o.memory = v;
         } else if (!strcmp(a, "--namespaces")) {
             o.namespaces = 1;
+        } else if (!strcmp(a, "--external")) {
+            o.external = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;

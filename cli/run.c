@@ -45,6 +45,13 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
         ro.memory_size = o->memory;
     }
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
+    stax_cli_resolver resolver;
+    if (o->external) {
+        memset(&resolver, 0, sizeof resolver);
+        resolver.document = o->name;
+        ro.resolve = stax_cli_resolve;
+        ro.resolve_ud = &resolver;
+    }
     stax_reader *r = stax_reader_new(&ro);
     if (!r) {
         const char *why = NULL;

@@ -104,15 +104,26 @@ static void read_document(const char *doc, size_t len, size_t chunk, const stax_
     stax_reader_free(r);
 }
 
-static void check_document(const char *doc, size_t len, size_t chunk, int namespaces, run_result *rr) {
+/* With `external` (the document's path), external entities are read by
+ * the tool's resolver (stax_cli_resolve: files beside the document). */
+static void check_document(const char *doc, size_t len, size_t chunk, int namespaces, const char *external,
+                           run_result *rr) {
     stax_reader_options opt;
+    stax_cli_resolver rs;
     memset(&opt, 0, sizeof opt);
     opt.flags = namespaces ? STAX_READ_NAMESPACES : 0;
+    if (external) {
+        memset(&rs, 0, sizeof rs);
+        rs.document = external;
+        opt.resolve = stax_cli_resolve;
+        opt.resolve_ud = &rs;
+    }
     read_document(doc, len, chunk, &opt, rr);
 }
 
-/* The canonical form through the tool's own code path (stax_cmd_canon). */
-static void canon_document(const char *path, size_t chunk, int namespaces, run_result *rr) {
+/* The canonical form through the tool's own code path (stax_cmd_canon;
+ * external: stax canon --external). */
+static void canon_document(const char *path, size_t chunk, int namespaces, int external, run_result *rr) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
         rr->canon_rc = 2;
@@ -127,6 +138,7 @@ static void canon_document(const char *path, size_t chunk, int namespaces, run_r
     memset(&o, 0, sizeof o);
     o.chunk = chunk;
     o.namespaces = namespaces;
+    o.external = external;
     o.quiet = 1;
     o.name = path;
     rr->canon_rc = stax_cmd_canon(&o, fd, m);
@@ -160,14 +172,19 @@ static char *describe(const run_result *rr) {
 #define SWEEP_MAX (512u * 1024)
 static unsigned sweep_docs, sweep_runs;
 
-static char *fixed_sweep(const char *doc, size_t len, int namespaces) {
+static char *fixed_sweep(const char *doc, size_t len, int namespaces, const char *external) {
     static unsigned char block[SWEEP_MAX + 16];
     static const size_t chunks[] = {1, 7, XC_LARGE_CHUNK};
     stax_reader_options lim;
+    stax_cli_resolver rs;
     memset(&lim, 0, sizeof lim);
+    memset(&rs, 0, sizeof rs);
+    rs.document = external;
     lim.flags = namespaces ? STAX_READ_NAMESPACES : 0;
+    lim.resolve = external ? stax_cli_resolve : NULL;
+    lim.resolve_ud = &rs;
     lim.max_token = 16384, lim.max_dtd = 65536, lim.max_depth = 128, lim.max_name = 128, lim.read_buffer = 4096;
-    lim.max_ns_bytes = 16384, lim.batch_events = 32, lim.max_attrs = 32;
+    lim.max_ns_bytes = 16384, lim.batch_events = 32, lim.max_attrs = 32, lim.max_external_text = 65536;
     run_result ref, r;
     memset(&ref, 0, sizeof ref);
     read_document(doc, len, XC_LARGE_CHUNK, &lim, &ref);
@@ -194,6 +211,8 @@ static char *fixed_sweep(const char *doc, size_t len, int namespaces) {
         stax_reader_options o;
         memset(&o, 0, sizeof o);
         o.flags = lim.flags;
+        o.resolve = lim.resolve;
+        o.resolve_ud = lim.resolve_ud;
         o.memory = block;
         o.memory_size = n;
         int ok = -1;
@@ -216,7 +235,7 @@ static char *fixed_sweep(const char *doc, size_t len, int namespaces) {
 }
 
 static void judge(const xc_opts *o, xc_test *t, const char *doc, size_t len, const run_result *small,
-                  const run_result *large) {
+                  const run_result *large, int external) {
     if (!same_result(small, large)) {
         char *a = describe(small), *b = describe(large);
         xc_set_hard_failure(t, xc_printf("chunk-dependent: chunk %zu: %s, canon exit %d, %zu bytes; "
@@ -241,27 +260,38 @@ static void judge(const xc_opts *o, xc_test *t, const char *doc, size_t len, con
     p.trouble = r->status == STAX_E_NOMEM || r->status == STAX_E_USAGE || r->status == STAX_E_IO;
     p.canon = r->canon ? r->canon : "";
     p.canon_len = r->canon_len;
+    p.resolved = external;
     xc_judge(o, t, doc, len, &p);
     free(p.what);
 }
 
-static void run_stax(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len) {
+/* external: read external entities (the files beside path). */
+static void run_test(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len, int external) {
     run_result small, large;
+    const char *resolve = external ? path : NULL;
     memset(&small, 0, sizeof small);
     memset(&large, 0, sizeof large);
-    check_document(doc, len, o->small_chunk, t->namespaces, &small);
-    canon_document(path, o->small_chunk, t->namespaces, &small);
-    check_document(doc, len, XC_LARGE_CHUNK, t->namespaces, &large);
-    canon_document(path, XC_LARGE_CHUNK, t->namespaces, &large);
-    char *sweep = o->fixed_sweep ? fixed_sweep(doc, len, t->namespaces) : NULL;
+    check_document(doc, len, o->small_chunk, t->namespaces, resolve, &small);
+    canon_document(path, o->small_chunk, t->namespaces, external, &small);
+    check_document(doc, len, XC_LARGE_CHUNK, t->namespaces, resolve, &large);
+    canon_document(path, XC_LARGE_CHUNK, t->namespaces, external, &large);
+    char *sweep = o->fixed_sweep ? fixed_sweep(doc, len, t->namespaces, resolve) : NULL;
     if (sweep) xc_set_hard_failure(t, sweep);
-    else judge(o, t, doc, len, &small, &large);
+    else judge(o, t, doc, len, &small, &large, external);
     free(small.canon);
     free(large.canon);
 }
 
+static void run_stax(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len) {
+    run_test(o, t, path, doc, len, 0);
+}
+
+static void run_stax_external(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len) {
+    run_test(o, t, path, doc, len, 1);
+}
+
 int main(int argc, char **argv) {
-    static const xc_runner stax_runner = {"stax", run_stax};
+    static const xc_runner stax_runner = {"stax", run_stax, run_stax_external};
     int rc = xc_main(argc, argv, &stax_runner);
     if (sweep_docs)
         printf("fixed-block sweep: %u documents, %u runs: the same outcome in every block a document fits, "

@@ -263,7 +263,7 @@ static void run_expat(const xc_opts *o, xc_test *t, const char *path, const char
 int main(int argc, char **argv) {
     XML_Expat_Version v = XML_ExpatVersionInfo();
     char *name = xc_printf("expat %d.%d.%d", v.major, v.minor, v.micro);
-    xc_runner runner = {name, run_expat};
+    xc_runner runner = {name, run_expat, NULL};
     int rc = xc_main(argc, argv, &runner);
     free(name);
     return rc;

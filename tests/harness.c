@@ -345,8 +345,10 @@ static void run_finish(run *u, stax_reader *r, int st) {
         return;
     }
     stax_pos p = stax_reader_error_pos(r);
-    stax_test_buf_printf(&u->out, "ERROR %s @%llu:%llu:%llu\n", stax_test_status_name(st), (unsigned long long)p.line,
+    stax_test_buf_printf(&u->out, "ERROR %s @%llu:%llu:%llu", stax_test_status_name(st), (unsigned long long)p.line,
               (unsigned long long)p.column, (unsigned long long)p.offset);
+    if (u->dump_flags & STAX_DUMP_MESSAGE) stax_test_buf_printf(&u->out, ": %s", stax_reader_message(r));
+    stax_test_buf_puts(&u->out, "\n");
     if (stax_reader_status(r) != st)
         stax_test_buf_printf(&u->out, "STATUS-MISMATCH %s\n", stax_test_status_name(stax_reader_status(r)));
     const stax_batch *b = NULL;

@@ -33,6 +33,7 @@
  *     END-OF-DOCUMENT               stax_reader_next returned STAX_END
  *     ERROR TAG_MISMATCH @3:5:20    an error: its name (STAX_E_ without the
  *                                   prefix), then stax_reader_error_pos
+ *   (with STAX_DUMP_MESSAGE: "ERROR TAG_MISMATCH @3:5:20: end tag 'b' does ...")
  *   and the harness adds a diagnostic line (which no expectation contains, so
  *   the test fails) when the reader breaks the API contract: NEW-FAILED,
  *   FEED-FAILED <code>, END-FAILED <code>, EMPTY-BATCH, BATCH-TOO-BIG <n>,
@@ -50,7 +51,8 @@
 #include <stdint.h>
 
 /* Dump flags. */
-#define STAX_DUMP_POS 0x1u /* append " @line:col:offset" to every event line */
+#define STAX_DUMP_POS 0x1u     /* append " @line:col:offset" to every event line */
+#define STAX_DUMP_MESSAGE 0x2u /* the status line of an error ends with ": " and stax_reader_message */
 
 /* The chunk sizes every document is checked at (0 means the whole document in
  * one feed), and how many there are. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -353,16 +354,21 @@ static const char *stax_bin(void) {
     return "build/stax";
 }
 
-/* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
-static int shell(const char *args, char *out, size_t cap) {
-    char cmdline[8192];
-    snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1", stax_bin(), args);
+/* Run a shell command line; its stdout and stderr, and its exit status. */
+static int shell_line(const char *cmdline, char *out, size_t cap) {
     FILE *p = popen(cmdline, "r");
     cr_assert_not_null(p);
     size_t n = fread(out, 1, cap - 1, p);
     out[n] = '\0';
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
+static int shell(const char *args, char *out, size_t cap) {
+    char cmdline[8192];
+    snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1", stax_bin(), args);
+    return shell_line(cmdline, out, cap);
 }
 
 Test(cli, select_options_on_the_command_line) {
@@ -386,4 +392,140 @@ Test(cli, select_options_on_the_command_line) {
     cr_assert_eq(shell("select -N nobinding //a", out, sizeof out), 2);
     cr_assert(strstr(out, "-N takes prefix=URI"), "%s", out);
     cr_assert_eq(shell("count --xml", out, sizeof out), 2); /* select's options are select's */
+}
+
+/* ================================================================ --external */
+
+/* A scratch folder with files (name, content pairs, NULL-ended); its path. */
+static const char *scratch_dir(const char *const *files) {
+    static char dir[256];
+    snprintf(dir, sizeof dir, "%s/stax-ext-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(dir));
+    for (size_t i = 0; files[i]; i += 2) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        char *slash = strrchr(path, '/');
+        *slash = '\0';
+        mkdir(path, 0700); /* a subfolder, or the folder itself */
+        *slash = '/';
+        FILE *f = fopen(path, "wb");
+        cr_assert_not_null(f, "%s", path);
+        fputs(files[i + 1], f);
+        fclose(f);
+    }
+    return dir;
+}
+
+static void scratch_rm(const char *dir, const char *const *files) {
+    char path[512];
+    for (size_t i = 0; files[i]; i += 2) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        remove(path);
+        char *slash = strrchr(path, '/');
+        *slash = '\0';
+        rmdir(path); /* subfolders */
+    }
+    rmdir(dir);
+}
+
+/* Run a subcommand with --external on the document at dir/doc.xml. */
+static run ext_cmd(const char *which, const char *dir, const char *doc, int external) {
+    char name[512];
+    snprintf(name, sizeof name, "%s/doc.xml", dir);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = name;
+    o.external = external;
+    return cmd_opts(which, &o, NULL, doc);
+}
+
+static const char ext_doc[] = "<!DOCTYPE d SYSTEM 'dtd/d.dtd' [<!ENTITY local SYSTEM 'local.ent'>]>\n"
+                              "<d>&chapter;&local;</d>";
+static const char *const ext_files[] = {
+    "doc.xml", ext_doc,
+    "dtd/d.dtd", "<!ATTLIST d version CDATA '2'>\n<!ENTITY % mods SYSTEM 'mods.ent'>%mods;",
+    "dtd/mods.ent", "<!ENTITY chapter SYSTEM '../text/ch%201.xml'>", /* relative to dtd/mods.ent */
+    "text/ch 1.xml", "<?xml version='1.0' encoding='ISO-8859-1'?><p>caf\xe9</p>",
+    "local.ent", "<q/>",
+    NULL};
+
+Test(cli, external_reads_local_files_relative_to_their_declaration) {
+    const char *dir = scratch_dir(ext_files);
+    run r = ext_cmd("canon", dir, ext_doc, 1);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "<d version=\"2\"><p>caf\xc3\xa9</p><q></q></d>");
+    r = ext_cmd("count", dir, ext_doc, 1);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "elements=3 attributes=1 text=1 cdata=0 comments=0 pis=0 text_bytes=5\n");
+    r = ext_cmd("check", dir, ext_doc, 1);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    /* without --external nothing is read: the references give nothing */
+    r = ext_cmd("canon", dir, ext_doc, 0);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "<d></d>");
+    scratch_rm(dir, ext_files);
+}
+
+Test(cli, external_refuses_other_schemes_and_reports_missing_files) {
+    static const char *const files[] = {"ok.ent", "fine", NULL};
+    const char *dir = scratch_dir(files);
+    static const struct {
+        const char *sysid, *err;
+    } cases[] = {
+        {"http://example.com/x.dtd", "'http://example.com/x.dtd' is not a local file (--external reads files and file: URIs only)"},
+        {"HTTPS://example.com/x.dtd", "is not a local file"},
+        {"ftp://example.com/x.dtd", "is not a local file"},
+        {"urn:x-example:thing", "is not a local file"},
+        {"file://example.com/etc/x", "names another host (--external reads local files only)"},
+        {"missing.ent", "missing.ent: No such file or directory"},
+        {"/dev/zero", "/dev/zero: not a regular file"},
+        {".", "/.: not a regular file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc, "<!DOCTYPE d [<!ENTITY e SYSTEM '%s'>]>\n<d>&e;</d>", cases[i].sysid);
+        run r = ext_cmd("check", dir, doc, 1);
+        cr_assert_eq(r.rc, 2, "%s: exit %d, %s", cases[i].sysid, r.rc, r.err);
+        cr_assert(strstr(r.err, ":2:4: cannot read it: "), "%s", r.err);
+        cr_assert(strstr(r.err, cases[i].err), "%s: %s", cases[i].sysid, r.err);
+        cr_assert(strstr(r.err, "(in entity 'e' "), "%s", r.err);
+        /* without --external the same document is well-formed */
+        r = ext_cmd("check", dir, doc, 0);
+        cr_assert_eq(r.rc, 0, "%s", r.err);
+    }
+    /* file: URIs: an absolute path, with or without localhost */
+    char doc[1024];
+    snprintf(doc, sizeof doc, "<!DOCTYPE d [<!ENTITY a SYSTEM 'file://%s/ok.ent'><!ENTITY b SYSTEM 'file://localhost%s/ok.ent'>]>"
+             "<d>&a;&b;</d>", dir, dir);
+    run r = ext_cmd("canon", dir, doc, 1);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "<d>finefine</d>");
+    scratch_rm(dir, files);
+}
+
+Test(cli, external_errors_name_the_entity) {
+    static const char *const files[] = {"bad.ent", "<a>\n <b></a>", NULL};
+    const char *dir = scratch_dir(files);
+    run r = ext_cmd("fmt", dir, "<!DOCTYPE d [<!ENTITY e SYSTEM 'bad.ent'>]>\n<d>&e;</d>", 1);
+    cr_assert_eq(r.rc, 1);
+    cr_assert(strstr(r.err, "/doc.xml:2:4: end tag 'a' does not match start tag 'b' (in entity 'e' \"bad.ent\", line 2, "
+                            "column 5) (byte 47)"),
+              "%s", r.err);
+    scratch_rm(dir, files);
+}
+
+Test(cli, external_on_the_command_line) {
+    const char *dir = scratch_dir(ext_files);
+    char cmdline[1024], out[4096];
+    snprintf(cmdline, sizeof cmdline, "%s canon --external '%s/doc.xml' 2>&1", stax_bin(), dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "<d version=\"2\"><p>caf\xc3\xa9</p><q></q></d>");
+    /* select, and stdin: relative to the current folder, where nothing is */
+    snprintf(cmdline, sizeof cmdline, "%s select --external /d/@version '%s/doc.xml' 2>&1", stax_bin(), dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "2\n");
+    snprintf(cmdline, sizeof cmdline, "%s check --external - < '%s/doc.xml' 2>&1", stax_bin(), dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "-:1:1: cannot read it: dtd/d.dtd: No such file or directory (in the external subset"), "%s", out);
+    scratch_rm(dir, ext_files);
 }

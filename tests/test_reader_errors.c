@@ -149,6 +149,14 @@ GOOD_OPT(limit_depth_exactly_reached, depth3, "<a>\n <b>\n  <c/><c></c>\n </b>\n
 BAD_OPT(limit_name_element, name4, "<abcd>\n<abcde/></abcd>", "ERROR LIMIT_NAME @2:1:7")
 BAD_OPT(limit_name_attribute, name4, "<a>\n<b abcde=\"1\"/></a>", "ERROR LIMIT_NAME @2:1:4")
 GOOD_OPT(limit_name_exactly_reached, name4, "<abcd abcd=\"1\"><?abcd?></abcd>")
+static stax_reader_options name1(void) {
+    stax_reader_options o = {0};
+    o.max_name = 1;
+    return o;
+}
+/* the five predefined entities have no name to keep: never over max_name
+ * (the fast path and the general one agree; tests/fuzz/crashes/reader-predefined-entity-over-max-name) */
+GOOD_OPT(limit_name_not_for_predefined_entities, name1, "<r>a&amp;b&quot;\xc3\xa9&lt;c&gt;d&apos;e <i q='&amp;'/></r>")
 BAD_OPT(limit_attrs, attrs2, "<a x=\"1\" y=\"2\">\n<b x=\"1\" y=\"2\" z=\"3\"/></a>", "ERROR LIMIT_ATTRS @2:1:16")
 BAD_OPT(limit_token_comment, token64,
         "<a>\n<!--cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc--></a>",

@@ -36,6 +36,9 @@
 #define main reader_example_errors_main
 #include "examples/reader_errors.c"
 #undef main
+#define main reader_example_external_main
+#include "examples/reader_external.c"
+#undef main
 #define main select_example_titles_main
 #include "examples/select_titles.c"
 #undef main
@@ -133,4 +136,5 @@ Test(reader_examples, namespaces) { check_example("examples/reader_namespaces.c"
 Test(reader_examples, dtd) { check_example("examples/reader_dtd.c", reader_example_dtd_main, 0); }
 Test(reader_examples, fixed) { check_example("examples/reader_fixed.c", reader_example_fixed_main, 0); }
 Test(reader_examples, errors) { check_example("examples/reader_errors.c", reader_example_errors_main, 0); }
+Test(reader_examples, external) { check_example("examples/reader_external.c", reader_example_external_main, 0); }
 Test(reader_examples, select_titles) { check_example("examples/select_titles.c", select_example_titles_main, 0); }

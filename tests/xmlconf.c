@@ -189,6 +189,7 @@ static void list_test(list_state *ls, const stax_batch *b, size_t i, const char 
     xc_test *t = &s->tests[s->ntests++];
     memset(t, 0, sizeof *t);
     t->beside.verdict = -1;
+    t->ext.verdict = -1;
     t->id = attr_dup(b, i, "ID", "(no ID)");
     t->uri = attr_dup(b, i, "URI", "");
     /* Defaults are those of the suite's testcases.dtd. */
@@ -321,6 +322,7 @@ static void free_suite(xc_suite *s) {
         free(t->version);
         free(t->recommendation);
         free(t->own.detail);
+        free(t->ext.detail);
     }
     free(s->sets);
     free(s->tests);
@@ -404,10 +406,10 @@ void xc_judge(const xc_opts *o, xc_test *t, const char *doc, size_t len, const x
         xc_set_hard_failure(t, xc_strdup(p->what));
         return;
     }
-    /* Nothing is loaded, so the only documents whose verdict or output a
-     * parser cannot reach are those that need an external entity (the list
-     * says so with ENTITIES other than "none"). */
-    int external = strcmp(t->entities, "none") != 0;
+    /* Without external entities read, the only documents whose verdict or
+     * output a parser cannot reach are those that need one (the list says so
+     * with ENTITIES other than "none"). */
+    int external = strcmp(t->entities, "none") != 0 && !p->resolved;
     if (t->type == XC_NOT_WF) {
         if (!p->accepted) xc_set_result(t, XC_PASS, XC_SKIP_NONE, xc_strdup(p->what));
         else if (external)
@@ -469,6 +471,15 @@ static void run_one(const xc_opts *o, const xc_runner *runner, xc_test *t) {
     if (!doc) xc_set_hard_failure(t, xc_printf("cannot read %s: %s", path, strerror(errno)));
     else runner->run(o, t, path, doc, len);
     settle_pre5(t);
+    if (doc && runner->run_external && strcmp(t->entities, "none") != 0) {
+        /* judged like the others, into t->own for the while */
+        xc_outcome main = t->own;
+        memset(&t->own, 0, sizeof t->own);
+        runner->run_external(o, t, path, doc, len);
+        settle_pre5(t);
+        t->ext = t->own;
+        t->own = main;
+    }
     free(doc);
     free(path);
 }
@@ -548,10 +559,25 @@ typedef struct tally {
     unsigned pass, fail, skip, pre5, xml11, accepted, rejected;
 } tally;
 
-/* The two tables: the XML 1.0 tests (namespaces off), then the namespace tests. */
-enum { GROUP_XML, GROUP_NS, GROUP_COUNT };
-static const char *const group_titles[GROUP_COUNT] = {"XML 1.0, namespaces off",
-                                                      "Namespaces 1.0 (eduni/namespaces), namespaces on"};
+/* The tables: the XML 1.0 tests (namespaces off), the namespace tests, and
+ * the tests with ENTITIES other than "none" run again with their external
+ * entities read (by the runners that do it). */
+enum { GROUP_XML, GROUP_NS, GROUP_EXT, GROUP_COUNT };
+static const char *const group_titles[GROUP_COUNT] = {
+    "XML 1.0, namespaces off", "Namespaces 1.0 (eduni/namespaces), namespaces on",
+    "External entities read (the tests whose ENTITIES is not \"none\", again, with stax's --external resolver)"};
+
+/* The outcome a table shows for runner k (0: this one, 1: the --beside one). */
+static const xc_outcome *outcome_of(const xc_test *t, int group, int k) {
+    static const xc_outcome none = {-1, 0, 0, 0, 0, NULL};
+    if (group == GROUP_EXT) return k ? &none : &t->ext;
+    return k ? &t->beside : &t->own;
+}
+
+static int in_group(const xc_test *t, int group) {
+    if (group == GROUP_EXT) return t->ext.verdict >= 0;
+    return t->namespaces == (group == GROUP_NS);
+}
 
 static int selected(const xc_test *t, const xc_opts *o) { return !o->only || !strcmp(o->only, t->id); }
 
@@ -603,11 +629,11 @@ static void print_group(FILE *f, const xc_suite *s, const xc_opts *o, const repo
     memset(present, 0, (s->nsets + 1) * sizeof *present);
     for (size_t i = 0; i < s->ntests; i++) {
         const xc_test *t = &s->tests[i];
-        if (!selected(t, o) || t->namespaces != (group == GROUP_NS)) continue;
+        if (!selected(t, o) || !in_group(t, group)) continue;
         size_t set = t->set < s->nsets ? t->set : s->nsets;
         present[set]++;
         for (int k = 0; k < 2; k++) {
-            const xc_outcome *r = k ? &t->beside : &t->own;
+            const xc_outcome *r = outcome_of(t, group, k);
             if (t->type >= 0 && r->verdict >= 0 && r->verdict != XC_NOT_RUN && !in_pre5_list(t, r))
                 count_into(&by_type[t->type][k], t, r);
             count_into(&total[k], t, r);
@@ -615,8 +641,13 @@ static void print_group(FILE *f, const xc_suite *s, const xc_opts *o, const repo
             in_set[k]++;
         }
     }
-    int cols = rp->beside ? 2 : 1;
+    int cols = rp->beside && group != GROUP_EXT ? 2 : 1;
     const char *names[2] = {rp->name, rp->beside};
+    if (group == GROUP_EXT && !in_set[0]) {
+        free(present);
+        free(by_set);
+        return; /* a runner that does not read external entities */
+    }
     if (md) {
         fprintf(f, "**%s**\n\n| type |", group_titles[group]);
         for (int k = 0; k < cols; k++) fprintf(f, " %s pass | fail | skip |", names[k]);
@@ -729,6 +760,22 @@ static void print_summary(FILE *f, const xc_suite *s, const xc_opts *o, const re
         fprintf(f, "%sXML 1.0 tests that need no external entity (ENTITIES=\"none\", outside the namespace sets, "
                    "5th edition): %u, passed: %u\n",
                 bullet, sa, sa_pass);
+        if (k) continue;
+        unsigned by[XC_TYPE_COUNT][3] = {{0}}, ext = 0;
+        for (size_t i = 0; i < s->ntests; i++) {
+            const xc_test *t = &s->tests[i];
+            const xc_outcome *r = &t->ext;
+            if (!selected(t, o) || r->verdict < 0 || r->verdict == XC_NOT_RUN || t->type < 0) continue;
+            ext++;
+            by[t->type][r->verdict == XC_PASS ? 0 : r->verdict == XC_FAIL ? 1 : 2]++;
+        }
+        if (!ext) continue;
+        fprintf(f, "%swith external entities read (ENTITIES not \"none\", pre-5th-edition tests included): %u run;", bullet,
+                ext);
+        for (int ty = 0; ty < XC_TYPE_COUNT; ty++)
+            fprintf(f, "%s %s %u passed, %u failed, %u skipped", ty ? "," : "", xc_type_names[ty], by[ty][0], by[ty][1],
+                    by[ty][2]);
+        fprintf(f, "\n");
     }
 }
 
@@ -744,29 +791,38 @@ static void md_code(FILE *f, const char *text) {
     fputc('`', f);
 }
 
-static int listed(const xc_test *t, const xc_opts *o, int verdict, int skip) {
-    if (!selected(t, o) || t->own.verdict != verdict) return 0;
-    return skip < 0 || (t->own.skip == skip && !t->pre5);
+/* Tests of the main tables (ext 0) or of the external-entity table (ext 1)
+ * with this verdict (and skip reason, unless skip < 0). */
+static int listed(const xc_test *t, const xc_opts *o, int ext, int verdict, int skip) {
+    const xc_outcome *r = ext ? &t->ext : &t->own;
+    if (!selected(t, o) || r->verdict != verdict) return 0;
+    return skip < 0 || (r->skip == skip && !t->pre5);
 }
 
-static unsigned print_list(FILE *f, const xc_suite *s, const xc_opts *o, int verdict, int skip, int md) {
+static unsigned print_list(FILE *f, const xc_suite *s, const xc_opts *o, int ext, int verdict, int skip, int md) {
     unsigned n = 0;
     for (size_t i = 0; i < s->ntests; i++) {
         const xc_test *t = &s->tests[i];
-        if (!listed(t, o, verdict, skip)) continue;
+        if (!listed(t, o, ext, verdict, skip)) continue;
         n++;
         if (!f) continue;
         const char *type = t->type >= 0 ? xc_type_names[t->type] : "?";
-        const char *ns = t->namespaces ? ", namespaces on" : "";
+        const char *ns = t->namespaces ? ", namespaces on" : ext ? ", external entities read" : "";
+        const char *detail = (ext ? t->ext.detail : t->own.detail);
         if (md) {
             fprintf(f, "- `%s` (%s, `%s`%s): ", t->id, type, t->path, ns);
-            md_code(f, t->own.detail);
+            md_code(f, detail);
             fputc('\n', f);
         } else {
-            fprintf(f, "  %s (%s, %s%s): %s\n", t->id, type, t->path, ns, t->own.detail ? t->own.detail : "");
+            fprintf(f, "  %s (%s, %s%s): %s\n", t->id, type, t->path, ns, detail ? detail : "");
         }
     }
     return n;
+}
+
+/* Failures of both kinds of runs. */
+static unsigned count_failures(const xc_suite *s, const xc_opts *o) {
+    return print_list(NULL, s, o, 0, XC_FAIL, -1, 0) + print_list(NULL, s, o, 1, XC_FAIL, -1, 0);
 }
 
 static void print_pre5(FILE *f, const xc_suite *s, const xc_opts *o) {
@@ -791,15 +847,24 @@ static int write_markdown(const char *file, const xc_suite *s, const xc_opts *o,
     }
     fprintf(f, "%s, chunk sizes %zu and %u bytes.\n\n", rp->name, o->small_chunk, XC_LARGE_CHUNK);
     print_report(f, s, o, rp, 1);
-    fprintf(f, "\n#### %s: failures (%u)\n\n", rp->name, print_list(NULL, s, o, XC_FAIL, -1, 1));
-    print_list(f, s, o, XC_FAIL, -1, 1);
+    fprintf(f, "\n#### %s: failures (%u)\n\n", rp->name, print_list(NULL, s, o, 0, XC_FAIL, -1, 1));
+    print_list(f, s, o, 0, XC_FAIL, -1, 1);
     for (int k = 1; k < XC_SKIP_COUNT; k++) {
-        unsigned n = print_list(NULL, s, o, XC_SKIP, k, 1);
+        unsigned n = print_list(NULL, s, o, 0, XC_SKIP, k, 1);
         fprintf(f, "\n#### %s: skipped, %s (%u)\n\n", rp->name, xc_skip_names[k], n);
         if (!n) continue;
         fprintf(f, "<details><summary>%u tests</summary>\n\n", n);
-        print_list(f, s, o, XC_SKIP, k, 1);
+        print_list(f, s, o, 0, XC_SKIP, k, 1);
         fprintf(f, "\n</details>\n");
+    }
+    unsigned next = print_list(NULL, s, o, 1, XC_PASS, -1, 1) + print_list(NULL, s, o, 1, XC_FAIL, -1, 1) +
+                    print_list(NULL, s, o, 1, XC_SKIP, -1, 1);
+    if (next) {
+        fprintf(f, "\n#### %s, external entities read: failures (%u)\n\n", rp->name, print_list(NULL, s, o, 1, XC_FAIL, -1, 1));
+        print_list(f, s, o, 1, XC_FAIL, -1, 1);
+        unsigned n = print_list(NULL, s, o, 1, XC_SKIP, -1, 1);
+        fprintf(f, "\n#### %s, external entities read: skipped (%u)\n\n", rp->name, n);
+        print_list(f, s, o, 1, XC_SKIP, -1, 1);
     }
     unsigned n5 = 0;
     for (size_t i = 0; i < s->ntests; i++) n5 += (unsigned)(selected(&s->tests[i], o) && in_pre5_list(&s->tests[i], &s->tests[i].own));
@@ -819,14 +884,13 @@ static int write_markdown(const char *file, const xc_suite *s, const xc_opts *o,
 
 /* ------------------------------------------------------------------ main */
 
-static void print_verdict(const xc_test *t) {
+static void print_verdict(const xc_test *t, const xc_outcome *r, const char *how) {
     static const char *const names[] = {"PASS", "FAIL", "SKIP", "NOT RUN"};
-    const xc_outcome *r = &t->own;
     const char *v = names[r->verdict];
     if (in_pre5_list(t, r)) v = r->pre5_differs ? "PRE5-DIFFERS" : "PRE5";
     int skipped = r->verdict == XC_SKIP;
-    printf("%s %s (%s%s): %s%s%s\n", v, t->id, t->type >= 0 ? xc_type_names[t->type] : "?",
-           t->namespaces ? ", namespaces on" : "", skipped ? xc_skip_names[r->skip] : "", skipped ? ": " : "",
+    printf("%s %s (%s%s%s): %s%s%s\n", v, t->id, t->type >= 0 ? xc_type_names[t->type] : "?",
+           t->namespaces ? ", namespaces on" : "", how, skipped ? xc_skip_names[r->skip] : "", skipped ? ": " : "",
            r->detail ? r->detail : "");
 }
 
@@ -887,17 +951,19 @@ int xc_main(int argc, char **argv, const xc_runner *runner) {
         if (!selected(t, &o)) continue;
         run_one(&o, runner, t);
         ran++;
-        if (o.verbose) print_verdict(t);
+        if (o.verbose) print_verdict(t, &t->own, "");
+        if (o.verbose && t->ext.verdict >= 0) print_verdict(t, &t->ext, ", external entities read");
     }
     int rc = 0;
     if (o.only && !ran) {
         fprintf(stderr, "conformance: no test has ID '%s'\n", o.only);
         rc = 2;
     } else {
-        unsigned fails = print_list(NULL, &s, &o, XC_FAIL, -1, 0);
+        unsigned fails = count_failures(&s, &o);
         if (fails) {
             printf("FAILURES (%u):\n", fails);
-            print_list(stdout, &s, &o, XC_FAIL, -1, 0);
+            print_list(stdout, &s, &o, 0, XC_FAIL, -1, 0);
+            print_list(stdout, &s, &o, 1, XC_FAIL, -1, 0);
             printf("\n");
         }
         if (o.quiet) {

@@ -43,6 +43,7 @@ typedef struct xc_test {
     int xml11;      /* XML 1.1 only: not run */
     int namespaces; /* a Namespaces 1.0 test: run with namespace processing on */
     xc_outcome own, beside;
+    xc_outcome ext; /* the run with external entities read (ENTITIES not "none"), or verdict -1 */
 } xc_test;
 
 typedef struct xc_suite {
@@ -71,14 +72,19 @@ typedef struct xc_parse {
     char *what;      /* "accepted", or "rejected: ..." with the parser's error and position */
     char *canon;     /* canonical form, for an accepted document (NULL if not produced) */
     size_t canon_len;
+    int resolved;    /* external entities were read: none can be the reason of a skip */
 } xc_parse;
 
 /* A runner: its name, shown in the report, and how it runs one test. run
  * reads nothing but doc (the document's bytes; path to name it) and must end
- * with xc_judge, xc_set_result or xc_set_hard_failure on t. */
+ * with xc_judge, xc_set_result or xc_set_hard_failure on t. run_external
+ * (NULL: not done) runs a test whose ENTITIES is not "none" again, reading
+ * its external entities (files beside path), and ends the same way; its
+ * outcome is kept apart, in t->ext, and reported in a table of its own. */
 typedef struct xc_runner {
     const char *name;
     void (*run)(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len);
+    void (*run_external)(const xc_opts *o, xc_test *t, const char *path, const char *doc, size_t len);
 } xc_runner;
 
 /* Parse the options, load the list, run every test, print the report; returns

@@ -27,6 +27,10 @@
     } while (0)
 
 extern int fz_dump; /* print events, chunks and results (FUZZ_DUMP=1 or FUZZ_READER_DUMP=1) */
+/* fz_check_input takes the input after the first two NUL bytes as the
+ * external entities of a resolver run (fuzz_reader sets it; a generated
+ * document in UTF-16 may hold NUL pairs of its own). */
+extern int fz_split_entities;
 void fz_init(void);
 
 /* ---------------------------------------------------------------- checking heap
@@ -68,6 +72,10 @@ typedef struct fz_spec {
     int fd;   /* pull from a pipe's fd instead of the callback */
     size_t fail_at;
     int fail_persist;
+    int resolver;         /* a resolver (header byte 5 bit 7), by read functions (bit 6) */
+    int resolver_read;
+    const uint8_t *parts; /* the external entities it serves (NULL: it declines all) */
+    size_t parts_size;
 } fz_spec;
 
 typedef struct fz_result {

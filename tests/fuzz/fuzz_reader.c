@@ -24,6 +24,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *h = fz_header(&data, &size);
     if (size > 1 << 20) return 0;
+    fz_split_entities = 1;
     fz_check_input(h, data, size);
     return 0;
 }
