@@ -787,14 +787,16 @@ int fz_same(const fz_result *a, const fz_result *b, const char *what) {
  * made explicit by the library (stax_reader_effective_options), so that a
  * run with the allocator reads with the same limits. 0 when the block is
  * refused. */
-static int fixed_defaults(stax_reader_options *o, size_t block_size) {
+static int fixed_defaults(const fz_spec *s, stax_reader_options *o, size_t block_size) {
     static unsigned char probe; /* not written: effective_options only reads the size */
     stax_reader_options in = *o, out;
     in.memory = &probe;
     in.memory_size = block_size;
+    if (s->resolver) in.resolve = entity_resolve; /* a resolver has its own buffer in the block */
     if (stax_reader_effective_options(&in, &out, NULL) != STAX_OK) return 0;
     out.memory = NULL;
     out.memory_size = 0;
+    out.resolve = NULL; /* fz_run sets it */
     *o = out;
     return 1;
 }
@@ -815,7 +817,7 @@ static void variation(const fz_spec *base, const fz_result *r0, const uint8_t *d
     stax_reader_options *o = &v.opt;
     /* in a fixed block the zero fields come from the block's profile, which
      * the changed option can move: the others are made explicit first */
-    if (v.fixed) fixed_defaults(o, v.block_size);
+    if (v.fixed) fixed_defaults(&v, o, v.block_size);
     const char *what = "";
     switch (which) {
     case VAR_BATCH: /* batch boundaries are not in the hash: same events */
@@ -886,7 +888,7 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
          * part of the block into the next, in separate blocks it does. */
         fz_spec hs = ws;
         hs.fixed = 0;
-        heap_run = fixed_defaults(&hs.opt, ws.block_size);
+        heap_run = fixed_defaults(&ws, &hs.opt, ws.block_size);
         if (heap_run) {
             if (fz_dump) fprintf(stderr, "allocator, with the limits of the block:\n");
             fz_run(&hs, doc, size, &heap);
@@ -914,8 +916,10 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
         /* the same limits in a block of exactly stax_reader_memory_size
          * bytes: the same outcome, never out of memory */
         fz_spec es = ws;
-        fixed_defaults(&es.opt, ws.block_size);
-        es.block_size = stax_reader_memory_size(&es.opt);
+        fixed_defaults(&ws, &es.opt, ws.block_size);
+        stax_reader_options sized = es.opt;
+        if (ws.resolver) sized.resolve = entity_resolve;
+        es.block_size = stax_reader_memory_size(&sized);
         FZ_CHECK(es.block_size > 0 && es.block_size <= ws.block_size, "memory_size %zu for a block of %zu",
                  es.block_size, ws.block_size);
         fz_result exact = {0};
