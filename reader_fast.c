@@ -382,17 +382,11 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         }
     }
     if (!flags) { /* the push, inline while the stack has room: the name is ASCII */
-        if (STAX_LIKELY(r->depth < r->stack_off_cap && nl <= 16 && n >= 17 &&
-                        r->stack.cap - r->stack.len >= nl + RD_STACK_SLACK)) {
-            /* 16 bytes copied at once: the room was checked, and the tag has them */
-            char *d = r->stack.ptr + r->stack.len;
-            r->stack_off[r->depth++] = r->stack.len << 1;
-#ifdef STAX__SSE2
-            _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)(p + 1)));
-#else
-            memcpy(d, p + 1, 16);
-#endif
-            r->stack.len += nl;
+        size_t at = r->stack.len;
+        if (STAX_LIKELY(r->depth < r->stack_off_cap && n >= 17 &&
+                        r->stack.cap - r->stack.len >= nl + RD_STACK_SLACK &&
+                        stax__buf_put16(&r->stack, p + 1, nl) == 0)) { /* the tag has 16 bytes after '<' */
+            r->stack_off[r->depth++] = at << 1;
         } else {
             rd_fx_save(r, x);
             if (rd_push(r, p + 1, nl)) return -1;

@@ -168,6 +168,16 @@ static inline int stax__buf_put(stax__buf *b, const void *s, size_t n) {
     return 0;
 }
 
+/* Append n <= 16 bytes by one 16-byte copy, from a source with 16 readable
+ * bytes (a short name in one move): 0, or -1 (nothing written) unless 16
+ * bytes are free. The bytes past n are scratch for the next append. */
+static inline int stax__buf_put16(stax__buf *b, const void *s, size_t n) {
+    if (n > 16 || b->cap - b->len < 16) return -1;
+    memcpy(b->ptr + b->len, s, 16);
+    b->len += n;
+    return 0;
+}
+
 /* ------------------------------------------------------------- messages
  * vsnprintf for the conversions the library's messages use, so that no build
  * needs the C library's formatter: d i u x X o c s and %%, the flags - 0 +
