@@ -225,8 +225,10 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
         const char *gt = memchr(p, '>', n);
         size_t k = gt ? (size_t)(gt - p) + 1 : n;
         for (size_t j = 0; j < k; j++)
-            if ((unsigned char)p[j] >= 0x80)
-                return xt_fail(L, STAX_E_SYNTAX, 1, L->w + j, "byte 0x%02X in the text declaration", (unsigned char)p[j]);
+            if ((unsigned char)p[j] >= 0x80) { /* the bytes before it are taken first: the position counts them */
+                if ((rc = xt_put(L, p, j)) != 0) return rc;
+                return xt_fail(L, STAX_E_SYNTAX, 1, L->w, "byte 0x%02X in the text declaration", (unsigned char)p[j]);
+            }
         if ((rc = xt_put(L, p, k)) != 0) break;
         p += k, n -= k;
         if (gt && L->out[L->w - 2] == '?') {

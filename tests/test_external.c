@@ -391,6 +391,11 @@ Test(external, bad_text_declarations) {
     ENTITY_ERROR("<?xml encoding='UTF-8'",
                  "TRUNCATED @1:45:44: the text declaration does not end ('?>' expected) (in entity 'e' \"e.ent\", line 1, "
                  "column 23)");
+    /* the position counts the declaration's bytes before the bad one, however they were handed over */
+    ENTITY_ERROR("<?xml version='1.0'\xff\xff encoding='UTF-8'?>x",
+                 "SYNTAX @1:45:44: byte 0xFF in the text declaration (in entity 'e' \"e.ent\", line 1, column 20)");
+    ENTITY_ERROR("<?xml\n version='1.0'\n  \xc3\xa9 encoding='UTF-8'?>x",
+                 "SYNTAX @1:45:44: byte 0xC3 in the text declaration (in entity 'e' \"e.ent\", line 3, column 3)");
     ENTITY_ERROR("<?xml encoding='UTF 8'?>x",
                  "SYNTAX @1:45:44: invalid encoding name (in entity 'e' \"e.ent\", line 1, column 17)");
     ENTITY_ERROR("<?xml encoding='EBCDIC-X'?>x",
