@@ -87,11 +87,16 @@ size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
 /* Emit a TEXT event for [s, s+len). Returns 0 or an error. */
 static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags) {
     size_t j = 0;
+    /* Nothing to report: a text continued before this stays continued (the
+     * empty rest of a piece cut before a reference: the entity's text goes on). */
+    if (len == 0) {
+        r->text_cont |= (flags & STAX_EVF_CONTINUED) != 0;
+        return 0;
+    }
     int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
     r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
     while (j < len && rd_is_ws((unsigned char)s[j])) j++;
     if (j == len) {
-        if (len == 0) return 0;
         if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
         flags |= STAX_EVF_WHITESPACE;
     }

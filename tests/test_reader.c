@@ -1115,3 +1115,23 @@ Test(reader, skip_ws_keeps_whitespace_pieces_of_long_text) {
                "END a\n"
                "END-OF-DOCUMENT\n");
 }
+
+/* Regression (found by fuzz_dtd): a piece cut before a reference leaves an
+ * empty rest before it; the reader once took that empty rest for the end of
+ * the text, so the entity's whitespace-only text, which continues the piece,
+ * was dropped by STAX_READ_SKIP_WS and kept without it. */
+Test(reader, skip_ws_keeps_the_entity_text_continuing_a_piece) {
+#define SKIP_WS_DOC "<!DOCTYPE a [<!ENTITY s '  '>]><a>abc&s;</a>"
+    const char *want = "DOCTYPE a pub=\"\" sys=\"\" subset=\"<!ENTITY s '  '>\"\n"
+                       "START a\n"
+                       "TEXT \"abc\" +\n"
+                       "TEXT \"  \" ws\n"
+                       "END a\n"
+                       "END-OF-DOCUMENT\n";
+    stax_reader_options opt = {0};
+    opt.max_text = 4;
+    EXPECT_OPT(SKIP_WS_DOC, &opt, want);
+    opt.flags = STAX_READ_SKIP_WS;
+    EXPECT_OPT(SKIP_WS_DOC, &opt, want);
+#undef SKIP_WS_DOC
+}

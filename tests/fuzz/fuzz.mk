@@ -50,7 +50,8 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/fuzz_%.o $(FUZZ_OBJ)
 
 # A few seconds of each target over its seed corpus; new inputs go to a scratch
 # corpus under build/, never into tests/fuzz/corpus. Every target runs; for each
-# failure, the finding's first lines and the log's name.
+# failure, the finding's first lines, the seed, the input in hex (so that a CI
+# log is enough to reproduce it) and the log's name.
 fuzz-smoke: fuzz-build
 	@rm -rf $(FUZZ_BUILD)/smoke && mkdir -p $(FUZZ_BUILD)/smoke
 	@st=0; for t in $(FUZZ_TARGETS); do \
@@ -62,6 +63,9 @@ fuzz-smoke: fuzz-build
 			$(FUZZ_BUILD)/smoke/$$t tests/fuzz/corpus/$$t >$$log 2>&1; then \
 			echo "fuzz-smoke $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs, ok"; \
 		else grep -m4 -A1 -E 'invariant failed|ERROR: [A-Za-z]*Sanitizer|runtime error|Test unit written' $$log; \
+			grep -m1 'Seed:' $$log; \
+			for a in $(FUZZ_BUILD)/smoke/$$t-*; do [ -f "$$a" ] || continue; \
+				echo "$$a, in hex (xxd -r -p turns it back):"; od -An -tx1 -v "$$a" | head -c 16384; done; \
 			echo "fuzz-smoke $$t: FAILED (log: $$log)"; st=1; fi; \
 	done; exit $$st
 
