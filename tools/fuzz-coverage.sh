@@ -25,7 +25,7 @@ B=$BUILD/cov
 CORPUS=${FUZZ_CORPUS:-$BUILD/fuzz/corpus}
 COV=${LLVM_COV:-llvm-cov}
 PROFDATA=${LLVM_PROFDATA:-llvm-profdata}
-TARGETS="reader dtd alloc writer"
+TARGETS="reader dtd alloc writer select"
 
 replay=1
 uncovered=

@@ -76,6 +76,8 @@ typedef struct fz_spec {
     int resolver_read;
     const uint8_t *parts; /* the external entities it serves (NULL: it declines all) */
     size_t parts_size;
+    unsigned reuse; /* > 0: the reader first reads the input for up to this many
+                       batches, then is reset (stax_reader_reset) for the run */
 } fz_spec;
 
 typedef struct fz_result {
