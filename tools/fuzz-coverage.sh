@@ -25,7 +25,6 @@ B=$BUILD/cov
 CORPUS=${FUZZ_CORPUS:-$BUILD/fuzz/corpus}
 COV=${LLVM_COV:-llvm-cov}
 PROFDATA=${LLVM_PROFDATA:-llvm-profdata}
-TARGETS="reader dtd alloc writer select"
 
 replay=1
 uncovered=
@@ -42,6 +41,9 @@ done
 [ -f Makefile ] && [ -d tests/fuzz ] || { echo "fuzz-coverage: run from the top of the stax tree" >&2; exit 2; }
 LIB_SRC=$(sed -n 's/^LIB_SRC *= *//p' Makefile)
 [ -n "$LIB_SRC" ] || { echo "fuzz-coverage: no LIB_SRC in the Makefile" >&2; exit 2; }
+# the targets fuzz.mk builds: one list, so a new target is measured too
+TARGETS=$(sed -n 's/^FUZZ_TARGETS *= *//p' tests/fuzz/fuzz.mk)
+[ -n "$TARGETS" ] || { echo "fuzz-coverage: no FUZZ_TARGETS in tests/fuzz/fuzz.mk" >&2; exit 2; }
 
 if [ $replay = 1 ]; then
     mkdir -p "$B/obj"
