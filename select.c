@@ -72,15 +72,23 @@ typedef struct sel_cand {
     uint64_t ctx; /* 0: the document; else the record's match number + 1 */
 } sel_cand;
 
+/* An open element's candidates, and the subset a child inherits when no
+ * element step matches at it (the descendant steps; the same set when all
+ * are). names has the bit of every element step's name (sel_name_bit), so
+ * that a START whose bit is clear skips the matching. */
 typedef struct sel_frame {
     size_t cand_off, cand_n;
+    size_t desc_off, desc_n;
     size_t scope_len; /* STAX_SELECT_XML: declarations in scope outside this element */
+    uint64_t names, desc_names;
     unsigned char owned, has_attr, has_text, all_desc;
+    unsigned char desc_attr, desc_text;
 } sel_frame;
 
 typedef struct sel_match {
     uint32_t path;
     unsigned char kind, record, begun, closed;
+    unsigned char mixed;        /* a held segment's column is less than the one before it */
     size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
 } sel_match;
 
@@ -133,6 +141,8 @@ struct stax_select {
     uint64_t epoch;
     int in_text;
     stax__buf frames, cands, counters, scope, caps;
+    size_t caps_taking; /* the captures that take text (all but records') */
+    uint32_t cap_floor;  /* START and END of depth >= cap_floor may skip the captures (sel_cap_floor) */
 
     /* output */
     stax__buf queue, colst, held;
@@ -176,7 +186,7 @@ static int sel_internal(stax_select *s, const char *what) {
 static size_t sel_sub(size_t a, size_t b) { return a > b ? a - b : 0; }
 
 /* Append n bytes to b, which has room (reserved before). */
-static int sel_append(stax_select *s, stax__buf *b, const void *p, size_t n) {
+static inline int sel_append(stax_select *s, stax__buf *b, const void *p, size_t n) {
     stax__out o = stax__buf_out(b);
     stax__out_put(&o, p, n);
     if (o.over) return sel_internal(s, "a reserved buffer did not fit");
@@ -294,7 +304,10 @@ static int ps_keyword(const sel_parser *ps, const char *p, const char *kw) {
     return ps_ncname(ps, p) == n && memcmp(p, kw, n) == 0;
 }
 
-static int sel_str_eq(stax_str a, stax_str b) { return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0); }
+/* Names differ mostly in length or first byte: those go before memcmp. */
+static inline int sel_str_eq(stax_str a, stax_str b) {
+    return a.len == b.len && (a.len == 0 || (a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0));
+}
 
 /* The URI bound to prefix: the last binding given wins; xml is always bound.
  * The URIs were copied to the end of s->text by sel_copy_uris. */
@@ -736,10 +749,11 @@ static sel_seg sel_seg_get(const stax_select *s, size_t off) {
 static int sel_seg_set(stax_select *s, size_t off, const sel_seg *g) { return sel_store(s, &s->held, off, g, sizeof *g); }
 
 /* Put the segment at off at the end of the chain of a match. */
-static int sel_seg_link(stax_select *s, uint64_t match, size_t off) {
+static int sel_seg_link(stax_select *s, uint64_t match, size_t off, uint32_t column) {
     sel_match m = *sel_match_at(s, match);
     if (m.seg_last) {
         sel_seg prev = sel_seg_get(s, m.seg_last - 1);
+        if (column < prev.column) m.mixed = 1;
         prev.next = off + 1;
         if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->status;
     } else {
@@ -767,8 +781,12 @@ static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char 
     g.len = n;
     g.column = column;
     size_t off = s->held.len;
-    if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->status;
-    return sel_seg_link(s, match, off);
+    stax__out o = stax__buf_out(&s->held);
+    stax__out_put(&o, &g, sizeof g);
+    stax__out_put(&o, p, n);
+    if (o.over) return sel_internal(s, "a reserved buffer did not fit");
+    stax__buf_commit(&s->held, &o);
+    return sel_seg_link(s, match, off, column);
 }
 
 static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match, uint32_t column, const char *p, size_t n) {
@@ -802,6 +820,30 @@ static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
     return 0;
 }
 
+/* A record's columns, each announced, then its held segments. When they
+ * were held in column order, one walk does. */
+static int sel_emit_columns(stax_select *s, uint64_t match) {
+    const sel_match *m = sel_match_at(s, match);
+    if (m->mixed) {
+        for (uint32_t j = 0; j < s->n_cols; j++)
+            if (sel_emit(s, STAX_SELECT_COLUMN, m, match, j, NULL, 0) || sel_emit_held(s, match, j)) return s->status;
+        return 0;
+    }
+    uint32_t next = 0;
+    for (size_t at = m->seg_first; at;) {
+        sel_seg g = sel_seg_get(s, at - 1);
+        for (; next <= g.column && next < s->n_cols; next++)
+            if (sel_emit(s, STAX_SELECT_COLUMN, m, match, next, NULL, 0)) return s->status;
+        if (g.column < s->n_cols &&
+            sel_emit(s, STAX_SELECT_VALUE, m, match, g.column, s->held.ptr + at - 1 + sizeof g, g.len))
+            return s->status;
+        at = g.next;
+    }
+    for (; next < s->n_cols; next++)
+        if (sel_emit(s, STAX_SELECT_COLUMN, m, match, next, NULL, 0)) return s->status;
+    return 0;
+}
+
 /* Output what the front of the queue allows. */
 static int sel_drain(stax_select *s) {
     size_t n = SEL_N(s->queue, sel_match);
@@ -815,8 +857,7 @@ static int sel_drain(stax_select *s) {
             if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
             if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
             if (m->record) {
-                for (uint32_t j = 0; j < s->n_cols; j++)
-                    if (sel_emit(s, STAX_SELECT_COLUMN, m, match, j, NULL, 0) || sel_emit_held(s, match, j)) return s->status;
+                if (sel_emit_columns(s, match)) return s->status;
             } else if (sel_emit_held(s, match, SEL_NONE)) {
                 return s->status;
             }
@@ -1025,6 +1066,22 @@ static int sel_xml_event(stax_select *s, sel_wctx *x, const stax_batch *b, size_
 
 /* ================================================================ captures */
 
+/* Where START and END events stop needing the captures: nowhere with XML
+ * values (their writers take every event) or while a text value is open
+ * (text captures are on top, and a tag ends them); else below the top
+ * capture, which its END ends (a record's, or an element value's, which only
+ * takes text). */
+static void sel_cap_floor(stax_select *s) {
+    if (s->xml) {
+        s->cap_floor = UINT32_MAX;
+    } else if (!s->caps.len) {
+        s->cap_floor = 1;
+    } else {
+        const sel_cap *c = &SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1);
+        s->cap_floor = c->kind == SEL_CAP_TEXT || c->depth >= UINT32_MAX - 1 ? UINT32_MAX : c->depth + 1;
+    }
+}
+
 static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kind, sel_wctx *x) {
     sel_cap c;
     memset(&c, 0, sizeof c);
@@ -1033,14 +1090,18 @@ static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kin
     c.depth = s->depth;
     c.kind = kind;
     c.x = x;
-    if (sel_state_reserve(s, &s->caps, sizeof c)) return s->status;
-    return sel_append(s, &s->caps, &c, sizeof c);
+    if (sel_state_reserve(s, &s->caps, sizeof c) || sel_append(s, &s->caps, &c, sizeof c)) return s->status;
+    s->caps_taking += kind != SEL_CAP_RECORD;
+    sel_cap_floor(s);
+    return 0;
 }
 
 /* The capture on top is complete: its target is too. */
 static int sel_cap_pop(stax_select *s) {
     s->caps.len -= sizeof(sel_cap);
     sel_cap c = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap));
+    s->caps_taking -= c.kind != SEL_CAP_RECORD;
+    sel_cap_floor(s);
     if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->status;
     if (c.column != SEL_NONE) return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
     return sel_close_match(s, c.match);
@@ -1125,12 +1186,16 @@ static int sel_attr_is_decl(const stax_select *s, stax_str name, const stax_qnam
     return s->ns ? sel_str_eq(q->uri, u) : sel_is_decl(name);
 }
 
-static inline int sel_attr_ok(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
+static int sel_attr_ok_qname(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
     stax_str name = stax_ev_attr_name(b, i, k);
-    if (!s->ns && !t->any) return sel_str_eq(t->name, name);
     stax_qname q = s->ns ? stax_ev_attr_qname(b, i, k) : stax__plain_qname(name);
     if (t->any) return !sel_attr_is_decl(s, name, &q);
     return sel_name_ok(s, t, name, &q);
+}
+
+static inline int sel_attr_ok(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t k) {
+    if (!s->ns && !t->any) return sel_str_eq(t->name, stax_ev_attr_name(b, i, k));
+    return sel_attr_ok_qname(s, t, b, i, k);
 }
 
 /* [@a], [@a='v'], [@a!='v']: some attribute a exists (with that value, with
@@ -1170,9 +1235,10 @@ static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i
     return ok;
 }
 
-/* Add (step, ctx) to the candidates of the frame that starts at off. */
-static int sel_cand_add(stax_select *s, size_t off, uint32_t step, uint64_t ctx) {
-    for (size_t j = off; j < SEL_N(s->cands, sel_cand); j++) {
+/* Add (step, ctx) to the candidates of the frame being built, unless one of
+ * those in [off, end) is the same. */
+static int sel_cand_add(stax_select *s, size_t off, size_t end, uint32_t step, uint64_t ctx) {
+    for (size_t j = off; j < end; j++) {
         const sel_cand *c = &SEL_AT(s->cands, sel_cand, j);
         if (c->step == step && c->ctx == ctx) return 0;
     }
@@ -1184,11 +1250,14 @@ static int sel_cand_add(stax_select *s, size_t off, uint32_t step, uint64_t ctx)
     return sel_append(s, &s->cands, &c, sizeof c);
 }
 
+/* The steps after step k, in context ctx; a fresh context (a record's,
+ * at its START) cannot be among the candidates yet (off is SIZE_MAX). */
 static int sel_cand_add_succ(stax_select *s, size_t off, uint32_t k, uint64_t ctx) {
     const sel_step *st = &SEL_STEP(s, k);
     for (uint32_t j = 0; j < st->succ_count; j++) {
         uint32_t next = SEL_AT(s->succ, uint32_t, st->succ_first + j);
-        if (SEL_STEP(s, next).type != SEL_SELF && sel_cand_add(s, off, next, ctx)) return s->status;
+        size_t end = SEL_N(s->cands, sel_cand);
+        if (SEL_STEP(s, next).type != SEL_SELF && sel_cand_add(s, off < end ? off : end, end, next, ctx)) return s->status;
     }
     return 0;
 }
@@ -1205,15 +1274,67 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
     return 0;
 }
 
-static void sel_frame_flags(stax_select *s, sel_frame *f) {
-    f->has_attr = f->has_text = 0;
+/* A name's bit in sel_frame.names: from its last byte (the local part's,
+ * with namespaces) and, without namespaces, its length. */
+static inline uint64_t sel_name_bit(int ns, stax_str name) {
+    if (!name.len) return ~(uint64_t)0;
+    unsigned h = (unsigned char)name.ptr[name.len - 1];
+    if (!ns) h += (unsigned)name.len * 7u;
+    return (uint64_t)1 << (h & 63u);
+}
+
+static uint64_t sel_step_names(const stax_select *s, const sel_step *st) {
+    if (st->type != SEL_ELEM) return 0;
+    return st->name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st->name.name);
+}
+
+/* The flags of a frame whose candidates are in place, and its descendant
+ * subset: the same candidates when all are descendant steps, else a copy of
+ * those that are, right after them. */
+static int sel_frame_flags(stax_select *s, sel_frame *f) {
+    f->has_attr = f->has_text = f->desc_attr = f->desc_text = 0;
     f->all_desc = 1;
+    f->names = f->desc_names = 0;
     for (size_t j = 0; j < f->cand_n; j++) {
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
+        uint64_t bit = sel_step_names(s, st);
         f->has_attr |= st->type == SEL_ATTR;
         f->has_text |= st->type == SEL_TEXT;
-        f->all_desc &= st->axis == SEL_DESC;
+        f->names |= bit;
+        if (st->axis != SEL_DESC) {
+            f->all_desc = 0;
+            continue;
+        }
+        f->desc_attr |= st->type == SEL_ATTR;
+        f->desc_text |= st->type == SEL_TEXT;
+        f->desc_names |= bit;
     }
+    f->desc_off = f->cand_off;
+    f->desc_n = f->cand_n;
+    if (f->all_desc) return 0;
+    f->desc_off = SEL_N(s->cands, sel_cand);
+    for (size_t j = 0; j < f->cand_n; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+        if (SEL_STEP(s, c.step).axis != SEL_DESC) continue;
+        if (sel_state_reserve(s, &s->cands, sizeof c) || sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+    }
+    f->desc_n = SEL_N(s->cands, sel_cand) - f->desc_off;
+    return 0;
+}
+
+/* The frame of a child at which nothing matched: the parent's descendant
+ * candidates, shared (the parent's END drops them). */
+static sel_frame sel_frame_inherit(const sel_frame *p, size_t scope_len) {
+    sel_frame f;
+    memset(&f, 0, sizeof f);
+    f.cand_off = f.desc_off = p->desc_off;
+    f.cand_n = f.desc_n = p->desc_n;
+    f.scope_len = scope_len;
+    f.names = f.desc_names = p->desc_names;
+    f.has_attr = f.desc_attr = p->desc_attr;
+    f.has_text = f.desc_text = p->desc_text;
+    f.all_desc = 1;
+    return f;
 }
 
 /* The frame of depth d, to read (updates go through SEL_PUT). */
@@ -1238,49 +1359,98 @@ static int sel_frame_grow(stax_select *s, uint32_t d) {
     return 0;
 }
 
+/* An attribute matched by paths (the first is path), outside XML values. With
+ * nothing queued it is the front, and complete: out at once. */
+static int sel_attr_match(stax_select *s, uint32_t path, stax_str name, stax_str value) {
+    uint64_t m;
+    if (s->queue.len || s->xml) {
+        if (sel_new_match(s, STAX_SELECT_ATTRIBUTE, path, 0, &m)) return s->status;
+        if (!s->values) return 0;
+        if (sel_attr_value(s, m, SEL_NONE, name, value)) return s->status;
+        return sel_close_match(s, m);
+    }
+    sel_match mt;
+    memset(&mt, 0, sizeof mt);
+    mt.kind = STAX_SELECT_ATTRIBUTE;
+    mt.path = path;
+    mt.begun = mt.closed = 1;
+    m = s->next_match++;
+    s->q_base = s->next_match; /* the queue stays empty */
+    if (sel_emit(s, STAX_SELECT_BEGIN, &mt, m, 0, NULL, 0)) return s->status;
+    if (s->values && value.len && sel_emit(s, STAX_SELECT_VALUE, &mt, m, 0, value.ptr, value.len)) return s->status;
+    return sel_emit(s, STAX_SELECT_END, &mt, m, 0, NULL, 0);
+}
+
+#define SEL_ATTR_STEPS 8u /* path steps sel_attrs tests from a local list */
+
 /* The attributes of the element that starts at (b, i): the columns they
  * fill (the first attribute that matches each), then the matches of the
  * paths, one per attribute in the order of the tag. */
 static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f) {
     size_t n = stax_ev_attr_count(b, i);
-    int paths = 0;
+    uint32_t steps[SEL_ATTR_STEPS];
+    size_t n_steps = 0;
+    int many = 0;
     for (size_t j = 0; j < f->cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
         if (st->type != SEL_ATTR) continue;
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
         if (!q->column) {
-            paths = 1;
+            if (n_steps < SEL_ATTR_STEPS) steps[n_steps++] = c.step;
+            else many = 1;
             continue;
         }
-        for (size_t k = 0; k < n && sel_colst(s, c.ctx - 1, q->index) == SEL_COL_NONE; k++) {
+        if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
+        for (size_t k = 0; k < n; k++) {
             if (!sel_attr_ok(s, &st->name, b, i, k)) continue;
             if (sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE) ||
                 sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
                 return s->status;
+            break;
         }
     }
-    for (size_t k = 0; paths && k < n; k++) {
+    for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
-        for (size_t j = 0; j < f->cand_n; j++) {
-            const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
-            const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-            if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
-            if (sel_count(s, q, &path)) return s->status;
+        if (!many) {
+            for (size_t j = 0; j < n_steps; j++) {
+                const sel_step *st = &SEL_STEP(s, steps[j]);
+                if (sel_attr_ok(s, &st->name, b, i, k) && sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path))
+                    return s->status;
+            }
+        } else {
+            for (size_t j = 0; j < f->cand_n; j++) {
+                const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
+                const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+                if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
+                if (sel_count(s, q, &path)) return s->status;
+            }
         }
-        if (path == SEL_NONE) continue;
-        uint64_t m;
-        if (sel_new_match(s, STAX_SELECT_ATTRIBUTE, path, 0, &m)) return s->status;
-        if (!s->values) continue;
-        if (sel_attr_value(s, m, SEL_NONE, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
-            sel_close_match(s, m))
+        if (path != SEL_NONE && sel_attr_match(s, path, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
             return s->status;
     }
     return 0;
 }
 
+/* A START that no element step can match (its name's bit is not in the
+ * parent's names), outside XML values: it inherits, and only its attributes
+ * may match. Most elements of most queries come here. */
+static int sel_start_inherit(stax_select *s, const stax_batch *b, size_t i) {
+    uint32_t d = s->depth + 1;
+    if (sel_frame_reserve(s, d)) return s->status;
+    sel_frame f = sel_frame_inherit(sel_frame_at(s, d - 1), s->scope.len);
+    s->depth = d;
+    if (SEL_PUT(s, s->frames, sel_frame, d, &f)) return s->status;
+    if (s->n_slots && sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t)))
+        return s->status;
+    return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
+}
+
 static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (s->in_text && sel_text_boundary(s)) return s->status;
+    if (!s->xml && s->depth < s->opt.max_depth &&
+        !(sel_frame_at(s, s->depth)->names & sel_name_bit(s->ns, b->events[i].name)))
+        return sel_start_inherit(s, b, i);
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
         if (x && sel_xml_event(s, x, b, i)) return s->status;
@@ -1313,19 +1483,18 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     uint64_t m = 0;
     int record = path != SEL_NONE && s->n_cols;
     if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
-    if (record && s->values && sel_cand_add_succ(s, f.cand_off, SEL_REC_ROOT, m + 1)) return s->status;
-    if (SEL_N(s->cands, sel_cand) == f.cand_off && parent.all_desc) {
-        f = parent; /* the parent's candidates, as they are */
-        f.owned = 0;
-        f.scope_len = s->scope.len;
+    size_t matched_end = SEL_N(s->cands, sel_cand); /* the candidates a descendant step may repeat */
+    if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) return s->status;
+    if (SEL_N(s->cands, sel_cand) == f.cand_off) {
+        f = sel_frame_inherit(&parent, s->scope.len);
     } else {
-        for (size_t j = 0; j < parent.cand_n; j++) {
-            sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
-            if (SEL_STEP(s, c.step).axis == SEL_DESC && sel_cand_add(s, f.cand_off, c.step, c.ctx)) return s->status;
+        for (size_t j = 0; j < parent.desc_n; j++) {
+            sel_cand c = SEL_AT(s->cands, sel_cand, parent.desc_off + j);
+            if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->status;
         }
         f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
         f.owned = 1;
-        sel_frame_flags(s, &f);
+        if (sel_frame_flags(s, &f)) return s->status;
     }
     s->depth = d;
     if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
@@ -1446,12 +1615,34 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
     if (!s) return STAX_E_USAGE;
     int st = sel_check(s, b);
     for (size_t i = 0; !st && i < b->count; i++) {
-        int type = b->events[i].type;
-        /* text that no value takes and no text() step waits for: nothing to do */
-        if ((type == STAX_EV_TEXT || type == STAX_EV_CDATA) && s->caps.len == 0 &&
-            (s->in_text || !sel_frame_at(s, s->depth)->has_text)) {
-            s->in_text = 1;
-            continue;
+        const stax_event *e = &b->events[i];
+        switch (e->type) {
+        case STAX_EV_TEXT:
+        case STAX_EV_CDATA: /* text that no value takes and no text() step waits for */
+            if (s->caps_taking == 0 && (s->in_text || !sel_frame_at(s, s->depth)->has_text)) {
+                s->in_text = 1;
+                continue;
+            }
+            break;
+        case STAX_EV_START: /* one that nothing can match, outside values */
+            if (s->depth + 1 >= s->cap_floor && s->depth < s->opt.max_depth &&
+                !(sel_frame_at(s, s->depth)->names & sel_name_bit(s->ns, e->name))) {
+                s->event = i;
+                s->in_text = 0;
+                st = sel_start_inherit(s, b, i);
+                continue;
+            }
+            break;
+        case STAX_EV_END: /* outside values */
+            if (s->depth >= s->cap_floor) {
+                const sel_frame *f = sel_frame_at(s, s->depth);
+                if (f->owned) s->cands.len = f->cand_off * sizeof(sel_cand);
+                s->in_text = 0;
+                s->depth--;
+                continue;
+            }
+            break;
+        default: break;
         }
         st = sel_event(s, b, i);
     }
@@ -1466,6 +1657,7 @@ size_t stax_select_event_index(const stax_select *s) { return s ? s->event : 0; 
 static int sel_runtime_init(stax_select *s) {
     s->depth = 0;
     s->in_text = 0;
+    sel_cap_floor(s);
     s->cands.len = s->frames.len = s->counters.len = s->scope.len = 0;
     if (sel_frame_reserve(s, 0)) return s->status;
     sel_frame f;
@@ -1473,7 +1665,7 @@ static int sel_runtime_init(stax_select *s) {
     if (sel_cand_add_succ(s, 0, SEL_DOC_ROOT, 0)) return s->status;
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
-    sel_frame_flags(s, &f);
+    if (sel_frame_flags(s, &f)) return s->status;
     if (SEL_PUT(s, s->frames, sel_frame, 0, &f) || sel_zero(s, &s->counters, 0, s->n_slots * sizeof(uint32_t)))
         return s->status;
     if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;
@@ -1489,6 +1681,8 @@ static void sel_drop_output(stax_select *s) {
         x->next_free = s->wfree;
         s->wfree = x;
     }
+    s->caps_taking = 0;
+    sel_cap_floor(s);
     s->queue.len = s->colst.len = s->held.len = 0;
     s->q_head = 0;
     s->q_base = s->next_match = 0;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct select_cli {
     FILE *out;
@@ -16,7 +17,27 @@ typedef struct select_cli {
     size_t rlen, fstart, rcap, rmax;
     int status;        /* the select's error */
     stax_pos where;    /* the event it happened at */
+    int interactive;   /* out is a terminal: each match goes out when it ends */
+    size_t olen;       /* output waiting in obuf (one fwrite per buffer, not per value) */
+    char obuf[1 << 15];
 } select_cli;
+
+static void select_flush(select_cli *c) {
+    if (c->olen) fwrite(c->obuf, 1, c->olen, c->out);
+    c->olen = 0;
+}
+
+static void select_write(select_cli *c, const void *p, size_t n) {
+    if (n > sizeof c->obuf - c->olen) {
+        select_flush(c);
+        if (n >= sizeof c->obuf) {
+            fwrite(p, 1, n, c->out);
+            return;
+        }
+    }
+    memcpy(c->obuf + c->olen, p, n);
+    c->olen += n;
+}
 
 /* Room for n more bytes of the row; 1 when it would pass rmax. */
 static int select_row_room(select_cli *c, size_t n) {
@@ -35,14 +56,12 @@ static int select_row_room(select_cli *c, size_t n) {
  * with a comma, a double quote, CR or LF goes between double quotes, each
  * double quote in it doubled. */
 static int select_csv_field(select_cli *c) {
+    static const unsigned char special[256] = {[','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1};
     size_t n = c->rlen - c->fstart, quotes = 0;
-    int quote = 0;
-    for (size_t i = c->fstart; i < c->rlen; i++) {
-        char ch = c->row[i];
-        quote |= ch == ',' || ch == '"' || ch == '\r' || ch == '\n';
-        quotes += ch == '"';
-    }
+    unsigned quote = 0;
+    for (size_t i = c->fstart; i < c->rlen; i++) quote |= special[(unsigned char)c->row[i]];
     if (!quote) return 0;
+    for (size_t i = c->fstart; i < c->rlen; i++) quotes += c->row[i] == '"';
     if (select_row_room(c, quotes + 2)) return 1;
     char *f = c->row + c->fstart;
     size_t w = n + quotes + 2; /* fill from the end: each byte moves right once */
@@ -71,7 +90,7 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
         if (so->csv) {
             if (select_csv_put(c, p->value.ptr, p->value.len)) goto too_long;
         } else if (!so->count) {
-            fwrite(p->value.ptr, 1, p->value.len, c->out);
+            select_write(c, p->value.ptr, p->value.len);
         }
         break;
     case STAX_SELECT_COLUMN:
@@ -81,10 +100,11 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
     case STAX_SELECT_END:
         if (so->csv) {
             if (select_csv_field(c)) goto too_long;
-            fwrite(c->row, 1, c->rlen, c->out);
+            select_write(c, c->row, c->rlen);
             c->rlen = c->fstart = 0;
         }
-        if (!so->count) putc(so->nul ? '\0' : '\n', c->out);
+        if (!so->count) select_write(c, so->nul ? "\0" : "\n", 1);
+        if (c->interactive) select_flush(c);
         c->done++;
         if (so->first && c->done >= so->first) return 1;
         break;
@@ -136,6 +156,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     select_cli c;
     memset(&c, 0, sizeof c);
     c.out = out;
+    c.interactive = isatty(fileno(out));
     c.so = so;
     stax_select_options opt;
     memset(&opt, 0, sizeof opt);
@@ -164,6 +185,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     }
     stax_select_set_output(c.s, select_piece, &c);
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
+    select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {
         const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
                               ? "a CSV row is longer than twice --max-held"
