@@ -65,6 +65,7 @@ typedef struct sel_query {
     uint32_t index; /* the path, or the column */
     int column;
     uint32_t first_step;
+    int own_attr;   /* a column that is '@a' alone (no union): complete at the record's START */
 } sel_query;
 
 typedef struct sel_cand {
@@ -89,6 +90,7 @@ typedef struct sel_match {
     uint32_t path;
     unsigned char kind, record, begun, closed;
     unsigned char mixed;        /* a held segment's column is less than the one before it */
+    uint32_t next_col;          /* a begun record: the column that streams (those before it are out) */
     size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
 } sel_match;
 
@@ -241,7 +243,7 @@ static int sel_held_over(stax_select *s) {
     return sel_fail(s, STAX_E_NOMEM,
                     "held output exceeds max_held (%zu bytes): a match that begins while an earlier one is open "
                     "waits for it%s",
-                    s->opt.max_held, s->n_cols ? ", and records are held whole" : "");
+                    s->opt.max_held, s->n_cols ? ", and a record's column waits for the columns before it" : "");
 }
 
 /* Room for n more bytes in one of the output buffers, within max_held for all of them. */
@@ -667,6 +669,16 @@ static int sel_link(stax_select *s) {
         if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
     }
     s->n_steps = n;
+    for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
+        sel_query qu = SEL_AT(s->queries, sel_query, q);
+        const sel_step *first = &SEL_STEP(s, qu.first_step);
+        qu.own_attr = qu.column && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final;
+        for (uint32_t o = 0; qu.own_attr && o < SEL_N(s->queries, sel_query); o++) {
+            const sel_query *other = &SEL_AT(s->queries, sel_query, o);
+            if (o != q && other->column && other->index == qu.index) qu.own_attr = 0;
+        }
+        if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->status;
+    }
     return 0;
 }
 
@@ -844,6 +856,24 @@ static int sel_emit_columns(stax_select *s, uint64_t match) {
     return 0;
 }
 
+static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
+
+/* A begun record streams its columns in column order: next_col's pieces go
+ * out as they come, those of later columns are held. Once next_col is
+ * complete (all are, once the record is closed), the next one is announced
+ * and what it holds goes out. */
+static int sel_record_advance(stax_select *s, uint64_t match) {
+    for (;;) {
+        sel_match m = *sel_match_at(s, match);
+        if (m.next_col >= s->n_cols || (!m.closed && sel_colst(s, match, m.next_col) != SEL_COL_DONE)) return 0;
+        m.next_col++;
+        if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
+        if (m.next_col < s->n_cols &&
+            (sel_emit(s, STAX_SELECT_COLUMN, &m, match, m.next_col, NULL, 0) || sel_emit_held(s, match, m.next_col)))
+            return s->status;
+    }
+}
+
 /* Output what the front of the queue allows. */
 static int sel_drain(stax_select *s) {
     size_t n = SEL_N(s->queue, sel_match);
@@ -851,17 +881,22 @@ static int sel_drain(stax_select *s) {
         uint64_t match = s->q_base + s->q_head;
         const sel_match *m = sel_match_at(s, match);
         if (!m->begun) {
-            if (m->record && !m->closed) return 0;
             sel_match begun = *m;
             begun.begun = 1;
+            if (m->record && m->closed && !m->mixed) begun.next_col = s->n_cols; /* all at once */
             if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
             if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
             if (m->record) {
-                if (sel_emit_columns(s, match)) return s->status;
+                if (m->next_col == s->n_cols) {
+                    if (sel_emit_columns(s, match)) return s->status;
+                } else if (sel_emit(s, STAX_SELECT_COLUMN, m, match, 0, NULL, 0) || sel_emit_held(s, match, 0)) {
+                    return s->status;
+                }
             } else if (sel_emit_held(s, match, SEL_NONE)) {
                 return s->status;
             }
         }
+        if (m->record && sel_record_advance(s, match)) return s->status;
         if (!m->closed) return 0;
         if (sel_emit(s, STAX_SELECT_END, m, match, 0, NULL, 0)) return s->status;
         s->q_head++;
@@ -878,7 +913,8 @@ static int sel_drain(stax_select *s) {
 static int sel_put(stax_select *s, uint64_t match, uint32_t column, const char *p, size_t n) {
     if (n == 0) return 0;
     const sel_match *m = sel_match_at(s, match);
-    if (column == SEL_NONE && m->begun) return sel_emit(s, STAX_SELECT_VALUE, m, match, 0, p, n);
+    if (m->begun && column == SEL_NONE) return sel_emit(s, STAX_SELECT_VALUE, m, match, 0, p, n);
+    if (m->begun && column == m->next_col) return sel_emit(s, STAX_SELECT_VALUE, m, match, column, p, n);
     return sel_hold(s, match, column, p, n);
 }
 
@@ -917,7 +953,9 @@ static int sel_colst(const stax_select *s, uint64_t record, uint32_t column) {
 }
 static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int state) {
     unsigned char v = (unsigned char)state;
-    return sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1);
+    if (sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1)) return s->status;
+    const sel_match *m = sel_match_at(s, record);
+    return state == SEL_COL_DONE && m->begun && column == m->next_col ? sel_record_advance(s, record) : 0;
 }
 
 /* ================================================================ XML values (through the writer) */
@@ -1289,14 +1327,18 @@ static uint64_t sel_step_names(const stax_select *s, const sel_step *st) {
 }
 
 /* The flags of a frame whose candidates are in place, and its descendant
- * subset: the same candidates when all are descendant steps, else a copy of
- * those that are, right after them. */
-static int sel_frame_flags(stax_select *s, sel_frame *f) {
+ * subset: the same candidates when all are descendant steps; the tail when
+ * the candidates from tail on are the parent's descendant ones (p) and none
+ * before is one; else a copy of those that are, right after them. */
+static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_frame *p) {
+    size_t end = f->cand_off + f->cand_n;
+    int desc_before = 0;
     f->has_attr = f->has_text = f->desc_attr = f->desc_text = 0;
     f->all_desc = 1;
     f->names = f->desc_names = 0;
-    for (size_t j = 0; j < f->cand_n; j++) {
-        const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
+    if (!p) tail = end;
+    for (size_t j = f->cand_off; j < tail; j++) {
+        const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, j).step);
         uint64_t bit = sel_step_names(s, st);
         f->has_attr |= st->type == SEL_ATTR;
         f->has_text |= st->type == SEL_TEXT;
@@ -1305,16 +1347,30 @@ static int sel_frame_flags(stax_select *s, sel_frame *f) {
             f->all_desc = 0;
             continue;
         }
+        desc_before = 1;
         f->desc_attr |= st->type == SEL_ATTR;
         f->desc_text |= st->type == SEL_TEXT;
         f->desc_names |= bit;
     }
+    if (p && tail < end) {
+        f->has_attr |= p->desc_attr;
+        f->has_text |= p->desc_text;
+        f->names |= p->desc_names;
+        f->desc_attr |= p->desc_attr;
+        f->desc_text |= p->desc_text;
+        f->desc_names |= p->desc_names;
+    }
     f->desc_off = f->cand_off;
     f->desc_n = f->cand_n;
     if (f->all_desc) return 0;
+    if (!desc_before) {
+        f->desc_off = tail;
+        f->desc_n = end - tail;
+        return 0;
+    }
     f->desc_off = SEL_N(s->cands, sel_cand);
-    for (size_t j = 0; j < f->cand_n; j++) {
-        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+    for (size_t j = f->cand_off; j < end; j++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, j);
         if (SEL_STEP(s, c.step).axis != SEL_DESC) continue;
         if (sel_state_reserve(s, &s->cands, sizeof c) || sel_append(s, &s->cands, &c, sizeof c)) return s->status;
     }
@@ -1402,12 +1458,14 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             continue;
         }
         if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
-        for (size_t k = 0; k < n; k++) {
-            if (!sel_attr_ok(s, &st->name, b, i, k)) continue;
-            if (sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE) ||
-                sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
+        size_t k = 0;
+        while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+        if (k < n) { /* the value before the state, which may let the next column stream */
+            if (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
+                sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE))
                 return s->status;
-            break;
+        } else if (q->own_attr && sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)) {
+            return s->status; /* no later element can give it */
         }
     }
     for (size_t k = 0; n_steps && k < n; k++) {
@@ -1448,9 +1506,6 @@ static int sel_start_inherit(stax_select *s, const stax_batch *b, size_t i) {
 
 static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (s->in_text && sel_text_boundary(s)) return s->status;
-    if (!s->xml && s->depth < s->opt.max_depth &&
-        !(sel_frame_at(s, s->depth)->names & sel_name_bit(s->ns, b->events[i].name)))
-        return sel_start_inherit(s, b, i);
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
         if (x && sel_xml_event(s, x, b, i)) return s->status;
@@ -1488,13 +1543,16 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (SEL_N(s->cands, sel_cand) == f.cand_off) {
         f = sel_frame_inherit(&parent, s->scope.len);
     } else {
+        size_t tail = SEL_N(s->cands, sel_cand);
         for (size_t j = 0; j < parent.desc_n; j++) {
             sel_cand c = SEL_AT(s->cands, sel_cand, parent.desc_off + j);
             if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->status;
         }
         f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
         f.owned = 1;
-        if (sel_frame_flags(s, &f)) return s->status;
+        /* the tail is the parent's descendant set when no candidate repeated one of them */
+        int whole = SEL_N(s->cands, sel_cand) - tail == parent.desc_n;
+        if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->status;
     }
     s->depth = d;
     if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
@@ -1611,41 +1669,55 @@ int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
     return sel_event(s, b, i);
 }
 
+/* The events no step and no capture needs go by here without sel_event:
+ * text nothing takes, STARTs no element step can match (sel_start_inherit),
+ * ENDs that end no capture. The depth, the text state and the top frame stay
+ * in locals meanwhile, and go back to s around every call. */
 int stax_select_batch(stax_select *s, const stax_batch *b) {
     if (!s) return STAX_E_USAGE;
     int st = sel_check(s, b);
+    if (st) return st;
+    uint32_t depth = s->depth;
+    int in_text = s->in_text;
+    const sel_frame *top = sel_frame_at(s, depth);
     for (size_t i = 0; !st && i < b->count; i++) {
         const stax_event *e = &b->events[i];
         switch (e->type) {
         case STAX_EV_TEXT:
-        case STAX_EV_CDATA: /* text that no value takes and no text() step waits for */
-            if (s->caps_taking == 0 && (s->in_text || !sel_frame_at(s, s->depth)->has_text)) {
-                s->in_text = 1;
+        case STAX_EV_CDATA:
+            if (s->caps_taking == 0 && (in_text || !top->has_text)) {
+                in_text = 1;
                 continue;
             }
             break;
-        case STAX_EV_START: /* one that nothing can match, outside values */
-            if (s->depth + 1 >= s->cap_floor && s->depth < s->opt.max_depth &&
-                !(sel_frame_at(s, s->depth)->names & sel_name_bit(s->ns, e->name))) {
+        case STAX_EV_START:
+            if (depth + 1 >= s->cap_floor && depth < s->opt.max_depth && !(top->names & sel_name_bit(s->ns, e->name))) {
                 s->event = i;
-                s->in_text = 0;
+                s->in_text = in_text = 0;
                 st = sel_start_inherit(s, b, i);
+                depth = s->depth;
+                top = sel_frame_at(s, depth);
                 continue;
             }
             break;
-        case STAX_EV_END: /* outside values */
-            if (s->depth >= s->cap_floor) {
-                const sel_frame *f = sel_frame_at(s, s->depth);
-                if (f->owned) s->cands.len = f->cand_off * sizeof(sel_cand);
-                s->in_text = 0;
-                s->depth--;
+        case STAX_EV_END:
+            if (depth >= s->cap_floor) {
+                if (top->owned) s->cands.len = top->cand_off * sizeof(sel_cand);
+                s->depth = --depth;
+                in_text = 0;
+                top = sel_frame_at(s, depth);
                 continue;
             }
             break;
         default: break;
         }
+        s->in_text = in_text;
         st = sel_event(s, b, i);
+        depth = s->depth;
+        in_text = s->in_text;
+        top = sel_frame_at(s, depth);
     }
+    s->in_text = in_text;
     return st;
 }
 
@@ -1665,7 +1737,7 @@ static int sel_runtime_init(stax_select *s) {
     if (sel_cand_add_succ(s, 0, SEL_DOC_ROOT, 0)) return s->status;
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
-    if (sel_frame_flags(s, &f)) return s->status;
+    if (sel_frame_flags(s, &f, 0, NULL)) return s->status;
     if (SEL_PUT(s, s->frames, sel_frame, 0, &f) || sel_zero(s, &s->counters, 0, s->n_slots * sizeof(uint32_t)))
         return s->status;
     if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;

@@ -646,7 +646,9 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
  *   of the paths is a record, and each column a path relative to it: END of
  *   a record comes after one STAX_SELECT_COLUMN piece per column, in column
  *   order, each followed by the VALUE pieces of the column's first match in
- *   the record (none when nothing matched). Records are held whole.
+ *   the record (none when nothing matched). A record at the front streams
+ *   like any match: a column's pieces go out as they come once every column
+ *   before it is complete; the pieces of a later column are held until then.
  */
 typedef struct stax_select stax_select;
 
