@@ -59,6 +59,7 @@ typedef struct sel_step {
     uint32_t pred_first, pred_count;
     uint32_t succ_first, succ_count; /* the steps that follow it */
     uint32_t query;                  /* the query it belongs to */
+    uint64_t names;                  /* an element step: its name's bit (sel_name_bit), all for '*' */
 } sel_step;
 
 typedef struct sel_query {
@@ -646,6 +647,15 @@ static int sel_root_step(stax_select *s) {
     return sel_push(s, &s->steps, &st, sizeof st);
 }
 
+/* A name's bit in sel_frame.names: from its last byte (the local part's,
+ * with namespaces) and, without namespaces, its length. */
+static inline uint64_t sel_name_bit(int ns, stax_str name) {
+    if (!name.len) return ~(uint64_t)0;
+    unsigned h = (unsigned char)name.ptr[name.len - 1];
+    if (!ns) h += (unsigned)name.len * 7u;
+    return (uint64_t)1 << (h & 63u);
+}
+
 /* Link each step to the ones that follow it. */
 static int sel_link(stax_select *s) {
     uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
@@ -666,6 +676,7 @@ static int sel_link(stax_select *s) {
             if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
             st.succ_count = 1;
         }
+        st.names = st.type != SEL_ELEM ? 0 : st.name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st.name.name);
         if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
     }
     s->n_steps = n;
@@ -1312,19 +1323,6 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
     return 0;
 }
 
-/* A name's bit in sel_frame.names: from its last byte (the local part's,
- * with namespaces) and, without namespaces, its length. */
-static inline uint64_t sel_name_bit(int ns, stax_str name) {
-    if (!name.len) return ~(uint64_t)0;
-    unsigned h = (unsigned char)name.ptr[name.len - 1];
-    if (!ns) h += (unsigned)name.len * 7u;
-    return (uint64_t)1 << (h & 63u);
-}
-
-static uint64_t sel_step_names(const stax_select *s, const sel_step *st) {
-    if (st->type != SEL_ELEM) return 0;
-    return st->name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st->name.name);
-}
 
 /* The flags of a frame whose candidates are in place, and its descendant
  * subset: the same candidates when all are descendant steps; the tail when
@@ -1339,7 +1337,7 @@ static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_
     if (!p) tail = end;
     for (size_t j = f->cand_off; j < tail; j++) {
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, j).step);
-        uint64_t bit = sel_step_names(s, st);
+        uint64_t bit = st->names;
         f->has_attr |= st->type == SEL_ATTR;
         f->has_text |= st->type == SEL_TEXT;
         f->names |= bit;
@@ -1523,10 +1521,11 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     /* which steps match here; the ones after them become candidates */
     uint32_t path = SEL_NONE;
     int columns = 0;
+    uint64_t bit = sel_name_bit(s->ns, b->events[i].name);
     for (size_t j = 0; j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
-        if (st->type != SEL_ELEM || !sel_step_ok(s, c.step, b, i, d)) continue;
+        if (!(st->names & bit) || !sel_step_ok(s, c.step, b, i, d)) continue; /* names: element steps only */
         if (!st->final) {
             if (sel_cand_add_succ(s, f.cand_off, c.step, c.ctx)) return s->status;
             continue;
@@ -1567,7 +1566,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     for (size_t j = 0; columns && s->values && j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
-        if (st->type != SEL_ELEM || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
+        if (!(st->names & bit) || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
         if (q->column && sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->status;
     }

@@ -40,8 +40,7 @@ static void select_write(select_cli *c, const void *p, size_t n) {
 }
 
 /* Room for n more bytes of the row; 1 when it would pass rmax. */
-static int select_row_room(select_cli *c, size_t n) {
-    if (n <= c->rcap - c->rlen) return 0;
+static int select_row_grow(select_cli *c, size_t n) {
     if (n > c->rmax - c->rlen) return 1;
     size_t cap = c->rcap ? c->rcap : 256;
     while (cap - c->rlen < n) cap = cap > c->rmax / 2 ? c->rmax : cap * 2;
@@ -51,6 +50,8 @@ static int select_row_room(select_cli *c, size_t n) {
     c->rcap = cap;
     return 0;
 }
+
+static inline int select_row_room(select_cli *c, size_t n) { return n <= c->rcap - c->rlen ? 0 : select_row_grow(c, n); }
 
 /* The column read since fstart becomes a field of the row. RFC 4180: a field
  * with a comma, a double quote, CR or LF goes between double quotes, each
