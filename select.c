@@ -1025,6 +1025,13 @@ static int sel_xml_open(stax_select *s, uint64_t match, uint32_t column, sel_wct
     return 0;
 }
 
+/* Give a writer's block back unfinished (the select has stopped). */
+static void sel_xml_drop(stax_select *s, sel_wctx *x) {
+    stax_writer_free(x->w);
+    x->next_free = s->wfree;
+    s->wfree = x;
+}
+
 /* Finish the value (flush), then give the block back. wrapped: the fragment's
  * dummy element is dropped. */
 static int sel_xml_close(stax_select *s, sel_wctx *x, int wrapped) {
@@ -1176,7 +1183,11 @@ static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind
             return s->status;
         }
     }
-    return sel_cap_push(s, match, column, kind, x);
+    if (sel_cap_push(s, match, column, kind, x)) {
+        if (x) sel_xml_drop(s, x); /* no capture holds it: give it back */
+        return s->status;
+    }
+    return 0;
 }
 
 /* A column of a record takes its first match only: if it has none yet,
@@ -1747,10 +1758,7 @@ static void sel_drop_output(stax_select *s) {
     while (s->caps.len) {
         s->caps.len -= sizeof(sel_cap);
         sel_wctx *x = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap)).x;
-        if (!x) continue;
-        stax_writer_free(x->w);
-        x->next_free = s->wfree;
-        s->wfree = x;
+        if (x) sel_xml_drop(s, x);
     }
     s->caps_taking = 0;
     sel_cap_floor(s);
