@@ -1274,8 +1274,9 @@ static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch
  * that position counters count each child once. (A failed update sets the
  * status, which sel_start checks.) */
 static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i, uint32_t d) {
-    if (s->n_cols && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
     const sel_step *st = &SEL_STEP(s, k);
+    if (!st->pred_count && !s->ns) return st->name.any || sel_str_eq(st->name.name, b->events[i].name); /* no state */
+    if (s->n_cols && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
     stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
     int ok = sel_name_ok(s, &st->name, b->events[i].name, &q);
     size_t counters = (size_t)(d - 1) * s->n_slots; /* the parent's children's */
@@ -1389,9 +1390,9 @@ static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_
 
 /* The frame of a child at which nothing matched: the parent's descendant
  * candidates, shared (the parent's END drops them). */
-static sel_frame sel_frame_inherit(const sel_frame *p, size_t scope_len) {
-    sel_frame f;
-    memset(&f, 0, sizeof f);
+static inline sel_frame sel_frame_inherit(const sel_frame *p, size_t scope_len) {
+    sel_frame f = *p; /* (the copy sets the padding; every field is set below) */
+    f.owned = 0;
     f.cand_off = f.desc_off = p->desc_off;
     f.cand_n = f.desc_n = p->desc_n;
     f.scope_len = scope_len;
@@ -1479,7 +1480,12 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
     }
     for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
-        if (!many) {
+        if (n_steps == 1 && !s->ns && !SEL_STEP(s, steps[0]).name.any) { /* one name: one attribute at most */
+            const sel_step *st = &SEL_STEP(s, steps[0]);
+            while (k < n && !sel_str_eq(st->name.name, stax_ev_attr_name(b, i, k))) k++;
+            if (k == n) break;
+            if (sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path)) return s->status;
+        } else if (!many) {
             for (size_t j = 0; j < n_steps; j++) {
                 const sel_step *st = &SEL_STEP(s, steps[j]);
                 if (sel_attr_ok(s, &st->name, b, i, k) && sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path))
@@ -1566,7 +1572,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     }
     s->depth = d;
     if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
-        sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t)))
+        (s->n_slots && sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t))))
         return s->status;
     if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
 
