@@ -7,8 +7,14 @@
  * element step is tested at the START of a child (name, then the predicates in
  * order; [n] counts the parent's children that passed the tests before it); an
  * attribute or text() step applies to the element whose candidates hold it.
- * So the state is one small set per open element (shared with the parent when
- * nothing new matched), and nothing depends on the size of the document.
+ * So the state is one small set per open element, and nothing depends on the
+ * size of the document. A child at which no step matched shares its parent's
+ * descendant subset (kept as the tail of the parent's set, or copied after
+ * it). Each set has a 64-bit filter of its element steps' names, so that
+ * stax_select_batch passes a START whose name's bit is not in it (most
+ * elements), an END that ends no capture and text nothing takes, without the
+ * per-event work; stax_select_event always does that work, and the tests
+ * compare the two.
  *
  * Contexts: the document is context 0; with columns, every record (a match of
  * the paths) opens a context of its own, in which the column paths start.
@@ -16,7 +22,9 @@
  * Output: matches are numbered in document order and queued. The front of the
  * queue streams (its pieces go to the callback as they arrive); a later match
  * keeps its pieces in segments of one buffer, chained per match, until it
- * reaches the front. All of that is bounded by max_held. */
+ * reaches the front. A record at the front streams column by column: the
+ * pieces of a column after the one streaming are held until it is complete.
+ * All of that is bounded by max_held. */
 #include "stax_internal.h"
 
 #include <stdarg.h>
