@@ -851,15 +851,11 @@ static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
     return 0;
 }
 
-/* A record's columns, each announced, then its held segments. When they
- * were held in column order, one walk does. */
+/* A closed record whose segments were held in column order (not mixed):
+ * its columns, each announced, then its segments, in one walk. (A mixed one
+ * goes column by column through sel_record_advance.) */
 static int sel_emit_columns(stax_select *s, uint64_t match) {
     const sel_match *m = sel_match_at(s, match);
-    if (m->mixed) {
-        for (uint32_t j = 0; j < s->n_cols; j++)
-            if (sel_emit(s, STAX_SELECT_COLUMN, m, match, j, NULL, 0) || sel_emit_held(s, match, j)) return s->status;
-        return 0;
-    }
     uint32_t next = 0;
     for (size_t at = m->seg_first; at;) {
         sel_seg g = sel_seg_get(s, at - 1);

@@ -534,6 +534,15 @@ Test(select, held_output_is_bounded_by_max_held) {
     free(doc);
 }
 
+/* A record behind an open one is held; when its columns arrived out of order
+ * (a before b for columns "b,a"), they still come out in column order. The
+ * outer record streams: its b and a come after the inner record began. */
+Test(select, a_held_record_gives_its_columns_in_column_order) {
+    char *got = select_all("<r><x><x><a>1</a><b>2</b></x><b>3</b><a>4</a></x></r>", NULL, NULL, "//x", "b,a,.", 0);
+    cr_assert_str_eq(got, "3|4|1234\n2|1|12\n");
+    free(got);
+}
+
 /* A record streams its columns in order: a column whose columns before it are
  * complete goes out as it comes, one that arrives early waits, within max_held. */
 Test(select, record_columns_stream_in_order_and_wait_within_max_held) {
