@@ -98,7 +98,6 @@ typedef struct sel_frame {
 typedef struct sel_match {
     uint32_t path;
     unsigned char kind, record, begun, closed;
-    unsigned char mixed;        /* a held segment's column is less than the one before it */
     uint32_t next_col;          /* a begun record: the column that streams (those before it are out) */
     size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
 } sel_match;
@@ -780,11 +779,10 @@ static sel_seg sel_seg_get(const stax_select *s, size_t off) {
 static int sel_seg_set(stax_select *s, size_t off, const sel_seg *g) { return sel_store(s, &s->held, off, g, sizeof *g); }
 
 /* Put the segment at off at the end of the chain of a match. */
-static int sel_seg_link(stax_select *s, uint64_t match, size_t off, uint32_t column) {
+static int sel_seg_link(stax_select *s, uint64_t match, size_t off) {
     sel_match m = *sel_match_at(s, match);
     if (m.seg_last) {
         sel_seg prev = sel_seg_get(s, m.seg_last - 1);
-        if (column < prev.column) m.mixed = 1;
         prev.next = off + 1;
         if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->status;
     } else {
@@ -812,12 +810,8 @@ static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char 
     g.len = n;
     g.column = column;
     size_t off = s->held.len;
-    stax__out o = stax__buf_out(&s->held);
-    stax__out_put(&o, &g, sizeof g);
-    stax__out_put(&o, p, n);
-    if (o.over) return sel_internal(s, "a reserved buffer did not fit");
-    stax__buf_commit(&s->held, &o);
-    return sel_seg_link(s, match, off, column);
+    if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->status;
+    return sel_seg_link(s, match, off);
 }
 
 static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match, uint32_t column, const char *p, size_t n) {
@@ -851,26 +845,6 @@ static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
     return 0;
 }
 
-/* A closed record whose segments were held in column order (not mixed):
- * its columns, each announced, then its segments, in one walk. (A mixed one
- * goes column by column through sel_record_advance.) */
-static int sel_emit_columns(stax_select *s, uint64_t match) {
-    const sel_match *m = sel_match_at(s, match);
-    uint32_t next = 0;
-    for (size_t at = m->seg_first; at;) {
-        sel_seg g = sel_seg_get(s, at - 1);
-        for (; next <= g.column && next < s->n_cols; next++)
-            if (sel_emit(s, STAX_SELECT_COLUMN, m, match, next, NULL, 0)) return s->status;
-        if (g.column < s->n_cols &&
-            sel_emit(s, STAX_SELECT_VALUE, m, match, g.column, s->held.ptr + at - 1 + sizeof g, g.len))
-            return s->status;
-        at = g.next;
-    }
-    for (; next < s->n_cols; next++)
-        if (sel_emit(s, STAX_SELECT_COLUMN, m, match, next, NULL, 0)) return s->status;
-    return 0;
-}
-
 static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
 
 /* A begun record streams its columns in column order: next_col's pieces go
@@ -898,15 +872,10 @@ static int sel_drain(stax_select *s) {
         if (!m->begun) {
             sel_match begun = *m;
             begun.begun = 1;
-            if (m->record && m->closed && !m->mixed) begun.next_col = s->n_cols; /* all at once */
             if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
             if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
             if (m->record) {
-                if (m->next_col == s->n_cols) {
-                    if (sel_emit_columns(s, match)) return s->status;
-                } else if (sel_emit(s, STAX_SELECT_COLUMN, m, match, 0, NULL, 0) || sel_emit_held(s, match, 0)) {
-                    return s->status;
-                }
+                if (sel_emit(s, STAX_SELECT_COLUMN, m, match, 0, NULL, 0) || sel_emit_held(s, match, 0)) return s->status;
             } else if (sel_emit_held(s, match, SEL_NONE)) {
                 return s->status;
             }
@@ -1411,6 +1380,14 @@ static inline sel_frame sel_frame_inherit(const sel_frame *p, size_t scope_len) 
 static const sel_frame *sel_frame_at(const stax_select *s, uint32_t d) { return &SEL_AT(s->frames, sel_frame, d); }
 
 static int sel_frame_grow(stax_select *s, uint32_t d);
+
+/* The frame of depth d (room made by sel_frame_reserve), and zero position
+ * counters for its children. */
+static inline int sel_frame_put(stax_select *s, uint32_t d, const sel_frame *f) {
+    if (SEL_PUT(s, s->frames, sel_frame, d, f)) return s->status;
+    size_t n = s->n_slots * sizeof(uint32_t);
+    return n ? sel_zero(s, &s->counters, (size_t)d * n, n) : 0;
+}
 static inline int sel_frame_reserve(stax_select *s, uint32_t d) {
     return s->frames.len > (size_t)d * sizeof(sel_frame) ? 0 : sel_frame_grow(s, d);
 }
@@ -1458,7 +1435,7 @@ static int sel_attr_match(stax_select *s, uint32_t path, stax_str name, stax_str
  * paths, one per attribute in the order of the tag. */
 static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f) {
     size_t n = stax_ev_attr_count(b, i);
-    uint32_t steps[SEL_ATTR_STEPS];
+    const sel_step *steps[SEL_ATTR_STEPS];
     size_t n_steps = 0;
     int many = 0;
     for (size_t j = 0; j < f->cand_n; j++) {
@@ -1467,7 +1444,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
         if (st->type != SEL_ATTR) continue;
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
         if (!q->column) {
-            if (n_steps < SEL_ATTR_STEPS) steps[n_steps++] = c.step;
+            if (n_steps < SEL_ATTR_STEPS) steps[n_steps++] = st;
             else many = 1;
             continue;
         }
@@ -1484,14 +1461,13 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
     }
     for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
-        if (n_steps == 1 && !s->ns && !SEL_STEP(s, steps[0]).name.any) { /* one name: one attribute at most */
-            const sel_step *st = &SEL_STEP(s, steps[0]);
-            while (k < n && !sel_str_eq(st->name.name, stax_ev_attr_name(b, i, k))) k++;
+        if (n_steps == 1 && !s->ns && !steps[0]->name.any) { /* one plain name (most queries): scan for it */
+            while (k < n && !sel_str_eq(steps[0]->name.name, stax_ev_attr_name(b, i, k))) k++;
             if (k == n) break;
-            if (sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path)) return s->status;
+            if (sel_count(s, &SEL_AT(s->queries, sel_query, steps[0]->query), &path)) return s->status;
         } else if (!many) {
             for (size_t j = 0; j < n_steps; j++) {
-                const sel_step *st = &SEL_STEP(s, steps[j]);
+                const sel_step *st = steps[j];
                 if (sel_attr_ok(s, &st->name, b, i, k) && sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path))
                     return s->status;
             }
@@ -1517,9 +1493,7 @@ static int sel_start_inherit(stax_select *s, const stax_batch *b, size_t i) {
     if (sel_frame_reserve(s, d)) return s->status;
     sel_frame f = sel_frame_inherit(sel_frame_at(s, d - 1), s->scope.len);
     s->depth = d;
-    if (SEL_PUT(s, s->frames, sel_frame, d, &f)) return s->status;
-    if (s->n_slots && sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t)))
-        return s->status;
+    if (sel_frame_put(s, d, &f)) return s->status;
     return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
 }
 
@@ -1575,9 +1549,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
         if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->status;
     }
     s->depth = d;
-    if (s->status || SEL_PUT(s, s->frames, sel_frame, d, &f) ||
-        (s->n_slots && sel_zero(s, &s->counters, (size_t)d * s->n_slots * sizeof(uint32_t), s->n_slots * sizeof(uint32_t))))
-        return s->status;
+    if (s->status || sel_frame_put(s, d, &f)) return s->status;
     if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
 
     /* the values that begin here: the element's own, the columns it is, its attributes */
@@ -1758,8 +1730,7 @@ static int sel_runtime_init(stax_select *s) {
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
     if (sel_frame_flags(s, &f, 0, NULL)) return s->status;
-    if (SEL_PUT(s, s->frames, sel_frame, 0, &f) || sel_zero(s, &s->counters, 0, s->n_slots * sizeof(uint32_t)))
-        return s->status;
+    if (sel_frame_put(s, 0, &f)) return s->status;
     if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;
     return 0;
 }
