@@ -74,7 +74,7 @@ typedef struct sel_query {
     uint32_t index; /* the path, or the column */
     int column;
     uint32_t first_step;
-    int own_attr;   /* a column that is '@a' alone (no union): complete at the record's START */
+    int own_attr;   /* a column that is '@a' alone (no union): filled at the record's START */
 } sel_query;
 
 typedef struct sel_cand {
@@ -142,6 +142,7 @@ struct stax_select {
     size_t text_cap;
     stax__buf steps, preds, tests, queries, succ;
     uint32_t n_steps, n_paths, n_cols, n_slots;
+    uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
     stax__buf counts;     /* uint64_t per path */
     stax__buf eval_epoch; /* uint64_t per step: the START it was last tested at */
     stax__buf eval_ok;    /* unsigned char per step: its result there */
@@ -663,30 +664,10 @@ static inline uint64_t sel_name_bit(int ns, stax_str name) {
     return (uint64_t)1 << (h & 63u);
 }
 
-/* Link each step to the ones that follow it. */
+/* Link each step to the ones that follow it. The first steps of the
+ * columns that are '@a' alone go after the record root's successors (own_first,
+ * own_count): they are no candidates (sel_own_columns). */
 static int sel_link(stax_select *s) {
-    uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
-    for (uint32_t k = 0; k < n; k++) {
-        sel_step st = SEL_STEP(s, k);
-        st.succ_first = (uint32_t)SEL_N(s->succ, uint32_t);
-        st.succ_count = 0;
-        if (st.type == SEL_ROOT) {
-            int columns = k == SEL_REC_ROOT;
-            for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
-                sel_query qu = SEL_AT(s->queries, sel_query, q);
-                if (qu.column != columns) continue;
-                if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
-                st.succ_count++;
-            }
-        } else if (!st.final) {
-            uint32_t next = k + 1;
-            if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
-            st.succ_count = 1;
-        }
-        st.names = st.type != SEL_ELEM ? 0 : st.name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st.name.name);
-        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
-    }
-    s->n_steps = n;
     for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
         sel_query qu = SEL_AT(s->queries, sel_query, q);
         const sel_step *first = &SEL_STEP(s, qu.first_step);
@@ -697,6 +678,32 @@ static int sel_link(stax_select *s) {
         }
         if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->status;
     }
+    uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
+    for (uint32_t k = 0; k < n; k++) {
+        sel_step st = SEL_STEP(s, k);
+        st.succ_first = (uint32_t)SEL_N(s->succ, uint32_t);
+        st.succ_count = 0;
+        if (st.type == SEL_ROOT) {
+            int columns = k == SEL_REC_ROOT;
+            for (int own = 0; own <= columns; own++) {
+                if (own) s->own_first = (uint32_t)SEL_N(s->succ, uint32_t);
+                for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
+                    sel_query qu = SEL_AT(s->queries, sel_query, q);
+                    if (qu.column != columns || qu.own_attr != own) continue;
+                    if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
+                    if (own) s->own_count++;
+                    else st.succ_count++;
+                }
+            }
+        } else if (!st.final) {
+            uint32_t next = k + 1;
+            if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
+            st.succ_count = 1;
+        }
+        st.names = st.type != SEL_ELEM ? 0 : st.name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st.name.name);
+        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
+    }
+    s->n_steps = n;
     return 0;
 }
 
@@ -1309,6 +1316,21 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
 }
 
 
+/* Columns that are '@a' alone: the record's own attributes. Complete at its
+ * START, they are filled here, in column order, and are no candidates. */
+static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b, size_t i) {
+    size_t n = stax_ev_attr_count(b, i);
+    for (uint32_t j = 0; j < s->own_count; j++) {
+        const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
+        uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
+        size_t k = 0;
+        while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+        if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k))) return s->status;
+        if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->status;
+    }
+    return 0;
+}
+
 /* The flags of a frame whose candidates are in place, and its descendant
  * subset: the same candidates when all are descendant steps; the tail when
  * the candidates from tail on are the parent's descendant ones (p) and none
@@ -1451,13 +1473,10 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
         if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
         size_t k = 0;
         while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
-        if (k < n) { /* the value before the state, which may let the next column stream */
-            if (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
-                sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE))
-                return s->status;
-        } else if (q->own_attr && sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)) {
-            return s->status; /* no later element can give it */
-        }
+        if (k < n && /* the value before the state, which may let the next column stream */
+            (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
+             sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)))
+            return s->status;
     }
     for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
@@ -1555,7 +1574,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     /* the values that begin here: the element's own, the columns it is, its attributes */
     if (path != SEL_NONE && s->values && sel_capture(s, m, SEL_NONE, record ? SEL_CAP_RECORD : SEL_CAP_ELEM, b, i, f.scope_len))
         return s->status;
-    if (record && s->values && sel_self_columns(s, m, b, i, f.scope_len)) return s->status;
+    if (record && s->values && (sel_self_columns(s, m, b, i, f.scope_len) || sel_own_columns(s, m, b, i))) return s->status;
     for (size_t j = 0; columns && s->values && j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
