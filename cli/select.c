@@ -15,6 +15,7 @@ typedef struct select_cli {
     char *row;         /* CSV: the row so far, then the column being read (a field is
                           quoted only if it must be: known once it is whole) */
     size_t rlen, fstart, rcap, rmax;
+    unsigned fquote;   /* the column since fstart has a byte that makes it quoted */
     int status;        /* the select's error */
     stax_pos where;    /* the event it happened at */
     int interactive;   /* out is a terminal: each match goes out when it ends */
@@ -53,15 +54,14 @@ static int select_row_grow(select_cli *c, size_t n) {
 
 static inline int select_row_room(select_cli *c, size_t n) { return n <= c->rcap - c->rlen ? 0 : select_row_grow(c, n); }
 
+static const unsigned char select_csv_special[256] = {[','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1};
+
 /* The column read since fstart becomes a field of the row. RFC 4180: a field
- * with a comma, a double quote, CR or LF goes between double quotes, each
- * double quote in it doubled. */
+ * with a comma, a double quote, CR or LF (fquote: seen while it was read)
+ * goes between double quotes, each double quote in it doubled. */
 static int select_csv_field(select_cli *c) {
-    static const unsigned char special[256] = {[','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1};
+    if (!c->fquote) return 0;
     size_t n = c->rlen - c->fstart, quotes = 0;
-    unsigned quote = 0;
-    for (size_t i = c->fstart; i < c->rlen; i++) quote |= special[(unsigned char)c->row[i]];
-    if (!quote) return 0;
     for (size_t i = c->fstart; i < c->rlen; i++) quotes += c->row[i] == '"';
     if (select_row_room(c, quotes + 2)) return 1;
     char *f = c->row + c->fstart;
@@ -73,13 +73,30 @@ static int select_csv_field(select_cli *c) {
     }
     f[--w] = '"';
     c->rlen += quotes + 2;
+    c->fquote = 0;
     return 0;
 }
 
+/* Bytes of the column being read, noting whether the field must be quoted. */
 static int select_csv_put(select_cli *c, const char *p, size_t n) {
     if (select_row_room(c, n)) return 1;
-    memcpy(c->row + c->rlen, p, n);
+    unsigned char *d = (unsigned char *)c->row + c->rlen;
+    unsigned q = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        d[i] = ch;
+        q |= select_csv_special[ch];
+    }
     c->rlen += n;
+    c->fquote |= q;
+    return 0;
+}
+
+/* One byte after the field read: the separator, or the row's end. */
+static int select_csv_end_field(select_cli *c, char sep) {
+    if (select_csv_field(c) || select_row_room(c, 1)) return 1;
+    c->row[c->rlen++] = sep;
+    c->fstart = c->rlen;
     return 0;
 }
 
@@ -95,16 +112,16 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
         }
         break;
     case STAX_SELECT_COLUMN:
-        if (p->column > 0 && (select_csv_field(c) || select_csv_put(c, ",", 1))) goto too_long;
-        c->fstart = c->rlen;
+        if (p->column > 0 && select_csv_end_field(c, ',')) goto too_long;
         break;
     case STAX_SELECT_END:
         if (so->csv) {
-            if (select_csv_field(c)) goto too_long;
+            if (select_csv_end_field(c, so->nul ? '\0' : '\n')) goto too_long;
             select_write(c, c->row, c->rlen);
             c->rlen = c->fstart = 0;
+        } else if (!so->count) {
+            select_write(c, so->nul ? "\0" : "\n", 1);
         }
-        if (!so->count) select_write(c, so->nul ? "\0" : "\n", 1);
         if (c->interactive) select_flush(c);
         c->done++;
         if (so->first && c->done >= so->first) return 1;
