@@ -213,6 +213,14 @@ static inline int sel_store(stax_select *s, stax__buf *b, size_t off, const void
     return o.over ? sel_internal(s, "an update outside its buffer") : 0;
 }
 
+/* Append n zero bytes to b, which has room (reserved before). */
+static inline int sel_append_zeros(stax_select *s, stax__buf *b, size_t n) {
+    if (!b->ptr || b->cap - b->len < n) return sel_internal(s, "a reserved buffer did not fit");
+    memset(b->ptr + b->len, 0, n);
+    b->len += n;
+    return 0;
+}
+
 /* n zero bytes at off in b, inside what b holds. */
 static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
     static const char zeros[64];
@@ -840,7 +848,7 @@ static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match
 /* Hand over the held segments of a match (of one column, or all). They stay
  * until the queue is empty, which it is once the front match ends: every
  * match behind it began inside it, and has ended too. */
-static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
+static int sel_emit_segs(stax_select *s, uint64_t match, uint32_t column) {
     const sel_match *m = sel_match_at(s, match);
     for (size_t at = m->seg_first; at;) {
         sel_seg g = sel_seg_get(s, at - 1);
@@ -851,6 +859,9 @@ static int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
     }
     return 0;
 }
+static inline int sel_emit_held(stax_select *s, uint64_t match, uint32_t column) {
+    return sel_match_at(s, match)->seg_first ? sel_emit_segs(s, match, column) : 0;
+}
 
 static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
 
@@ -859,15 +870,17 @@ static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
  * complete (all are, once the record is closed), the next one is announced
  * and what it holds goes out. */
 static int sel_record_advance(stax_select *s, uint64_t match) {
-    for (;;) {
-        sel_match m = *sel_match_at(s, match);
-        if (m.next_col >= s->n_cols || (!m.closed && sel_colst(s, match, m.next_col) != SEL_COL_DONE)) return 0;
-        m.next_col++;
-        if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
-        if (m.next_col < s->n_cols &&
-            (sel_emit(s, STAX_SELECT_COLUMN, &m, match, m.next_col, NULL, 0) || sel_emit_held(s, match, m.next_col)))
+    sel_match m = *sel_match_at(s, match);
+    const unsigned char *st = (const unsigned char *)s->colst.ptr + (size_t)(match - s->q_base) * s->n_cols;
+    uint32_t col = m.next_col;
+    while (col < s->n_cols && (m.closed || st[col] == SEL_COL_DONE)) {
+        col++;
+        if (col < s->n_cols && (sel_emit(s, STAX_SELECT_COLUMN, &m, match, col, NULL, 0) || sel_emit_held(s, match, col)))
             return s->status;
     }
+    if (col == m.next_col) return 0;
+    m.next_col = col;
+    return SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
 }
 
 /* Output what the front of the queue allows. */
@@ -918,11 +931,9 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
     m.record = (unsigned char)record;
     m.closed = !s->values;
     if (sel_held_reserve(s, &s->queue, sizeof m)) return s->status;
-    if (record && s->n_cols && s->values) { /* SEL_COL_NONE is 0 */
-        if (sel_held_reserve(s, &s->colst, s->n_cols)) return s->status;
-        s->colst.len += s->n_cols;
-        if (sel_zero(s, &s->colst, s->colst.len - s->n_cols, s->n_cols)) return s->status;
-    }
+    if (record && s->n_cols && s->values && /* SEL_COL_NONE is 0 */
+        (sel_held_reserve(s, &s->colst, s->n_cols) || sel_append_zeros(s, &s->colst, s->n_cols)))
+        return s->status;
     if (sel_append(s, &s->queue, &m, sizeof m)) return s->status;
     *out = s->next_match++;
     return sel_drain(s);
