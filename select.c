@@ -1515,18 +1515,6 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
     return 0;
 }
 
-/* A START that no element step can match (its name's bit is not in the
- * parent's names), outside XML values: it inherits, and only its attributes
- * may match. Most elements of most queries come here. */
-static int sel_start_inherit(stax_select *s, const stax_batch *b, size_t i) {
-    uint32_t d = s->depth + 1;
-    if (sel_frame_reserve(s, d)) return s->status;
-    sel_frame f = sel_frame_inherit(sel_frame_at(s, d - 1), s->scope.len);
-    s->depth = d;
-    if (sel_frame_put(s, d, &f)) return s->status;
-    return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
-}
-
 static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (s->in_text && sel_text_boundary(s)) return s->status;
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
@@ -1691,54 +1679,108 @@ int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
     return sel_event(s, b, i);
 }
 
+/* Write the frames of the extra levels above depth: each inherits from the
+ * frame at depth (which inherited or not; an inheriting frame's child is the
+ * same frame). Their room was reserved at their STARTs. */
+static int sel_frames_write(stax_select *s, uint32_t depth, uint32_t extra) {
+    sel_frame f = sel_frame_inherit(sel_frame_at(s, depth), s->scope.len);
+    for (uint32_t d = depth + 1; d <= depth + extra; d++)
+        if (sel_frame_put(s, d, &f)) return s->status;
+    return 0;
+}
+
 /* The events no step and no capture needs go by here without sel_event:
- * text nothing takes, STARTs no element step can match (sel_start_inherit),
- * ENDs that end no capture. The depth, the text state and the top frame stay
- * in locals meanwhile, and go back to s around every call. */
+ * text nothing takes, STARTs no element step can match, ENDs that end no
+ * capture. Such a START inherits its parent's descendant candidates
+ * (sel_frame_inherit); the levels it opens are counted in extra, and their
+ * frames are written only when an event needs them (sel_frames_write),
+ * before sel_event and at the end of the batch. Their room is reserved at
+ * their START, so that max_state runs out at the same event either way. The
+ * depth, the text state and the top frame stay in locals meanwhile. */
 int stax_select_batch(stax_select *s, const stax_batch *b) {
     if (!s) return STAX_E_USAGE;
     int st = sel_check(s, b);
     if (st) return st;
-    uint32_t depth = s->depth;
+    uint32_t depth = s->depth, extra = 0;
     int in_text = s->in_text;
     const sel_frame *top = sel_frame_at(s, depth);
+    uint64_t names = top->names; /* of the frame at depth + extra: the top's own, or what its children inherit */
+    int has_text = top->has_text, has_attr = top->has_attr;
     for (size_t i = 0; !st && i < b->count; i++) {
         const stax_event *e = &b->events[i];
         switch (e->type) {
         case STAX_EV_TEXT:
         case STAX_EV_CDATA:
-            if (s->caps_taking == 0 && (in_text || !top->has_text)) {
+            if (s->caps_taking == 0 && (in_text || !has_text)) {
                 in_text = 1;
                 continue;
             }
             break;
-        case STAX_EV_START:
-            if (depth + 1 >= s->cap_floor && depth < s->opt.max_depth && !(top->names & sel_name_bit(s->ns, e->name))) {
-                s->event = i;
-                s->in_text = in_text = 0;
-                st = sel_start_inherit(s, b, i);
-                depth = s->depth;
-                top = sel_frame_at(s, depth);
+        case STAX_EV_START: {
+            uint32_t d = depth + extra + 1;
+            if (d >= s->cap_floor && d <= s->opt.max_depth && !(names & sel_name_bit(s->ns, e->name))) {
+                in_text = 0;
+                if (s->frames.len <= (size_t)d * sizeof(sel_frame)) {
+                    s->event = i;
+                    s->depth = d - 1;
+                    if ((st = sel_frame_grow(s, d)) != 0) continue;
+                }
+                if (!extra++) {
+                    names = top->desc_names;
+                    has_text = top->desc_text;
+                    has_attr = top->desc_attr;
+                }
+                if (has_attr) {
+                    sel_frame f = sel_frame_inherit(top, s->scope.len);
+                    s->event = i;
+                    s->depth = d;
+                    st = sel_attrs(s, b, i, &f);
+                }
                 continue;
             }
             break;
+        }
         case STAX_EV_END:
+            if (extra) {
+                in_text = 0;
+                if (!--extra) {
+                    names = top->names;
+                    has_text = top->has_text;
+                    has_attr = top->has_attr;
+                }
+                continue;
+            }
             if (depth >= s->cap_floor) {
                 if (top->owned) s->cands.len = top->cand_off * sizeof(sel_cand);
                 s->depth = --depth;
                 in_text = 0;
                 top = sel_frame_at(s, depth);
+                names = top->names;
+                has_text = top->has_text;
+                has_attr = top->has_attr;
                 continue;
             }
             break;
         default: break;
         }
+        if (extra) {
+            s->event = i;
+            if ((st = sel_frames_write(s, depth, extra)) != 0) break;
+            depth += extra;
+            extra = 0;
+        }
+        s->depth = depth;
         s->in_text = in_text;
         st = sel_event(s, b, i);
         depth = s->depth;
         in_text = s->in_text;
         top = sel_frame_at(s, depth);
+        names = top->names;
+        has_text = top->has_text;
+        has_attr = top->has_attr;
     }
+    if (extra && !st && (st = sel_frames_write(s, depth, extra)) == 0) depth += extra;
+    s->depth = depth;
     s->in_text = in_text;
     return st;
 }

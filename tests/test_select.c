@@ -88,6 +88,7 @@ typedef struct sel_run {
     char *out;         /* what the collector got (always a string) */
     int status;        /* the select's status after the document (STAX_OK if all went through) */
     int reader_status; /* STAX_END, or the reader's error */
+    uint64_t err_offset; /* a select error: the byte offset of its event */
     char msg[256];
     uint64_t counts[8];
 } sel_run;
@@ -139,6 +140,7 @@ static sel_run run_select(const char *doc, size_t chunk, const stax_reader_optio
         while (sst == STAX_OK && (st = stax_reader_next(r, &b)) == STAX_OK) {
             if (!one_by_one) sst = stax_select_batch(s, b);
             for (size_t i = 0; one_by_one && sst == STAX_OK && i < b->count; i++) sst = stax_select_event(s, b, i);
+            if (sst != STAX_OK && sst != STAX_END) res.err_offset = stax_ev_pos(b, stax_select_event_index(s)).offset;
         }
         free(copy);
     }
@@ -595,6 +597,43 @@ Test(select, matching_state_is_bounded_by_max_state) {
     cr_assert(strstr(r.msg, "max_state (2048 bytes)"), "%s", r.msg);
     free(r.out);
     free(doc);
+}
+
+/* A limit stops the select at the same event whatever the chunks, and
+ * whether the events come by batch (where elements no step matches open
+ * without sel_event) or one at a time. */
+Test(select, limits_stop_at_the_same_event_in_every_mode) {
+    struct {
+        int depth;
+        size_t max_depth, max_state;
+        const char *path;
+        int status;
+    } cases[] = {
+        {200, 0, 2048, "//b", STAX_E_NOMEM},      /* no element matches: every level inherits */
+        {200, 0, 2048, "//a[1]/b", STAX_E_NOMEM}, /* every level matches */
+        {40, 39, 0, "//b", STAX_E_LIMIT_DEPTH},
+        {40, 39, 0, "//a/b", STAX_E_LIMIT_DEPTH},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *doc = nested_doc(cases[k].depth, 2);
+        stax_select_options so;
+        memset(&so, 0, sizeof so);
+        so.max_depth = cases[k].max_depth;
+        so.max_state = cases[k].max_state;
+        uint64_t at = 0;
+        for (size_t c = 0; c <= stax_test_chunk_count; c++) {
+            one_by_one = c == stax_test_chunk_count;
+            sel_run r = run_select(doc, one_by_one ? 3 : stax_test_chunk_sizes[c], NULL, &so, cases[k].path, "", 0, 0);
+            one_by_one = 0;
+            cr_assert_eq(r.status, cases[k].status, "%s: %s", cases[k].path, r.msg);
+            cr_assert_gt(r.err_offset, 0);
+            if (c == 0) at = r.err_offset;
+            cr_assert_eq(r.err_offset, at, "%s: stopped at byte %llu, not %llu (chunk case %zu)", cases[k].path,
+                         (unsigned long long)r.err_offset, (unsigned long long)at, c);
+            free(r.out);
+        }
+        free(doc);
+    }
 }
 
 Test(select, a_fixed_block_never_calls_malloc) {
