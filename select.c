@@ -68,6 +68,7 @@ typedef struct sel_step {
     uint32_t succ_first, succ_count; /* the steps that follow it */
     uint32_t query;                  /* the query it belongs to */
     uint64_t names;                  /* an element step: its name's bit (sel_name_bit), all for '*' */
+    int counted;                     /* it has a [n] predicate: testing it counts (sel_step_ok) */
 } sel_step;
 
 typedef struct sel_query {
@@ -325,7 +326,11 @@ static int ps_keyword(const sel_parser *ps, const char *p, const char *kw) {
 
 /* Names differ mostly in length or first byte: those go before memcmp. */
 static inline int sel_str_eq(stax_str a, stax_str b) {
-    return a.len == b.len && (a.len == 0 || (a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0));
+    if (a.len != b.len) return 0;
+    if (a.len > 16) return a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, a.len) == 0;
+    for (size_t k = 0; k < a.len; k++) /* names and values are short: no call */
+        if (a.ptr[k] != b.ptr[k]) return 0;
+    return 1;
 }
 
 /* The URI bound to prefix: the last binding given wins; xml is always bound.
@@ -550,6 +555,7 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
         sel_pred pr;
         if (ps_pred(ps, &pr) || sel_push(s, &s->preds, &pr, sizeof pr)) return s->status;
         st.pred_count++;
+        st.counted |= pr.pos != 0;
     }
     return sel_push(s, &s->steps, &st, sizeof st);
 }
@@ -1261,13 +1267,14 @@ static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch
 }
 
 /* Whether element step k matches the START (b, i) at depth d. With records a
- * step may be asked once per record around: it is tested once per START, so
- * that position counters count each child once. (A failed update sets the
- * status, which sel_start checks.) */
+ * step may be asked once per record around: one with a [n] is tested once
+ * per START, so that position counters count each child once. (A failed
+ * update sets the status, which sel_start checks.) */
 static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i, uint32_t d) {
     const sel_step *st = &SEL_STEP(s, k);
     if (!st->pred_count && !s->ns) return st->name.any || sel_str_eq(st->name.name, b->events[i].name); /* no state */
-    if (s->n_cols && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
+    int memo = s->n_cols && st->counted;
+    if (memo && SEL_AT(s->eval_epoch, uint64_t, k) == s->epoch) return (unsigned char)s->eval_ok.ptr[k];
     stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
     int ok = sel_name_ok(s, &st->name, b->events[i].name, &q);
     size_t counters = (size_t)(d - 1) * s->n_slots; /* the parent's children's */
@@ -1283,7 +1290,7 @@ static int sel_step_ok(stax_select *s, uint32_t k, const stax_batch *b, size_t i
         for (uint32_t t = 0; ok && t < pr->count; t++) ok = sel_test_ok(s, &SEL_AT(s->tests, sel_test, pr->first + t), b, i);
     }
     unsigned char v = (unsigned char)ok;
-    if (s->n_cols && !SEL_PUT(s, s->eval_epoch, uint64_t, k, &s->epoch)) SEL_PUT(s, s->eval_ok, unsigned char, k, &v);
+    if (memo && !SEL_PUT(s, s->eval_epoch, uint64_t, k, &s->epoch)) SEL_PUT(s, s->eval_ok, unsigned char, k, &v);
     return ok;
 }
 
@@ -1336,7 +1343,13 @@ static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b,
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
         size_t k = 0;
         while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
-        if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k))) return s->status;
+        const sel_match *m = sel_match_at(s, record);
+        if (!s->xml && m->begun && col == m->next_col) { /* it streams (sel_put's first case, in short) */
+            stax_str v = k < n ? stax_ev_attr_value(b, i, k) : stax_strz("");
+            if (v.len && sel_emit(s, STAX_SELECT_VALUE, m, record, col, v.ptr, v.len)) return s->status;
+        } else if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k))) {
+            return s->status;
+        }
         if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->status;
     }
     return 0;
