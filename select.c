@@ -1737,6 +1737,7 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
                     s->event = i;
                     s->depth = d - 1;
                     if ((st = sel_frame_grow(s, d)) != 0) continue;
+                    top = sel_frame_at(s, depth); /* the frames moved */
                 }
                 if (!extra++) {
                     names = top->desc_names;

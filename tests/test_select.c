@@ -599,6 +599,20 @@ Test(select, matching_state_is_bounded_by_max_state) {
     free(doc);
 }
 
+/* Elements that no step matches open levels without frames, until an
+ * event needs them; the room for their frames grows as they open. */
+Test(select, deep_elements_no_step_matches) {
+    size_t depth = 300, cap = depth * 7 + 16, len = 0;
+    char *doc = malloc(cap);
+    cr_assert_not_null(doc);
+    for (size_t k = 0; k < depth; k++) len += (size_t)sprintf(doc + len, "<a>");
+    len += (size_t)sprintf(doc + len, "<b>x</b>");
+    for (size_t k = 0; k < depth; k++) len += (size_t)sprintf(doc + len, "</a>");
+    expect(doc, "//b", "x\n");
+    expect(doc, "//b/text()|//a/@x", "x\n"); /* the levels look at their attributes */
+    free(doc);
+}
+
 /* A limit stops the select at the same event whatever the chunks, and
  * whether the events come by batch (where elements no step matches open
  * without sel_event) or one at a time. */
