@@ -144,6 +144,7 @@ struct stax_select {
     stax__buf steps, preds, tests, queries, succ;
     uint32_t n_steps, n_paths, n_cols, n_slots;
     uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
+    uint32_t own_lead;             /* how many of them are columns 0, 1, 2... (sel_own_columns) */
     stax__buf counts;     /* uint64_t per path */
     stax__buf eval_epoch; /* uint64_t per step: the START it was last tested at */
     stax__buf eval_ok;    /* unsigned char per step: its result there */
@@ -705,6 +706,7 @@ static int sel_link(stax_select *s) {
                     sel_query qu = SEL_AT(s->queries, sel_query, q);
                     if (qu.column != columns || qu.own_attr != own) continue;
                     if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
+                    if (own && qu.index == s->own_count && s->own_lead == s->own_count) s->own_lead++;
                     if (own) s->own_count++;
                     else st.succ_count++;
                 }
@@ -1338,18 +1340,34 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
  * START, they are filled here, in column order, and are no candidates. */
 static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b, size_t i) {
     size_t n = stax_ev_attr_count(b, i);
-    for (uint32_t j = 0; j < s->own_count; j++) {
+    uint32_t j = 0;
+    sel_match m = *sel_match_at(s, record);
+    if (!s->xml && m.begun && m.next_col == 0 && s->own_lead) {
+        /* the record streams, and columns 0 to own_lead - 1 are such columns:
+         * each one's value out, then the next column announced (nothing can
+         * be held for it yet), and the record's next column set once */
+        for (; j < s->own_lead; j++) {
+            const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
+            size_t k = 0;
+            while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+            stax_str v = k < n ? stax_ev_attr_value(b, i, k) : stax_strz("");
+            if (v.len && sel_emit(s, STAX_SELECT_VALUE, &m, record, j, v.ptr, v.len)) return s->status;
+            unsigned char done = SEL_COL_DONE;
+            if (sel_store(s, &s->colst, sel_colst_off(s, record, j), &done, 1)) return s->status;
+            if (j + 1 < s->n_cols &&
+                (sel_emit(s, STAX_SELECT_COLUMN, &m, record, j + 1, NULL, 0) || sel_emit_held(s, record, j + 1)))
+                return s->status;
+        }
+        m.next_col = j;
+        if (SEL_PUT(s, s->queue, sel_match, record - s->q_base, &m) || sel_record_advance(s, record)) return s->status;
+    }
+    for (; j < s->own_count; j++) {
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
         size_t k = 0;
         while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
-        const sel_match *m = sel_match_at(s, record);
-        if (!s->xml && m->begun && col == m->next_col) { /* it streams (sel_put's first case, in short) */
-            stax_str v = k < n ? stax_ev_attr_value(b, i, k) : stax_strz("");
-            if (v.len && sel_emit(s, STAX_SELECT_VALUE, m, record, col, v.ptr, v.len)) return s->status;
-        } else if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k))) {
+        if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
             return s->status;
-        }
         if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->status;
     }
     return 0;

@@ -1135,6 +1135,22 @@ static void path_text(tbuf *b, const tpath *p, int column) {
 
 /* The expected output of paths[0]|paths[1]|... (with "PATH:" prefixes), or
  * of records with columns. */
+/* A match's value: its string value, or with xml its XML. */
+static void node_value(tbuf *out, const tnode *n, int xml) {
+    if (!xml) {
+        string_value(out, n);
+    } else if (n->type == T_ELEM) {
+        xml_value(out, n, 1);
+    } else if (n->type == T_ATTR) {
+        tb_puts(out, n->name);
+        tb_puts(out, "=\"");
+        xml_escape(out, n->value, strlen(n->value), 1);
+        tb_puts(out, "\"");
+    } else {
+        xml_escape(out, n->value, strlen(n->value), 0);
+    }
+}
+
 static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *cols, int ncols, int xml) {
     tset all = {0};
     for (int p = 0; p < npaths; p++) {
@@ -1161,22 +1177,10 @@ static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *
             if (c) tb_puts(&out, "|");
             tset s = cols[c].n ? eval_path(n, &cols[c]) : (tset){0};
             if (!cols[c].n) ts_add(&s, n);
-            if (s.n) string_value(&out, s.v[0]);
+            if (s.n) node_value(&out, s.v[0], xml);
             free(s.v);
         }
-        if (!ncols && !xml) string_value(&out, n);
-        if (!ncols && xml) {
-            if (n->type == T_ELEM) {
-                xml_value(&out, n, 1);
-            } else if (n->type == T_ATTR) {
-                tb_puts(&out, n->name);
-                tb_puts(&out, "=\"");
-                xml_escape(&out, n->value, strlen(n->value), 1);
-                tb_puts(&out, "\"");
-            } else {
-                xml_escape(&out, n->value, strlen(n->value), 0);
-            }
-        }
+        if (!ncols) node_value(&out, n, xml);
         tb_puts(&out, "\n");
     }
     free(all.v);
@@ -1260,9 +1264,19 @@ static void gen_pred(tpred *p) {
     }
 }
 
+/* Set: one column in two is '@name' or '@*' alone (the record's own
+ * attribute, which select fills at the record's START). */
+static int own_bias;
+
 /* A path of 1..4 steps; the last may be @name, @* or text(). */
 static void gen_path(tpath *p, int column) {
     memset(p, 0, sizeof *p);
+    if (column && own_bias && rnd(2)) {
+        p->n = 1;
+        p->steps[0].type = T_ATTR;
+        p->steps[0].name = rnd(4) ? anames[rnd(2)] : NULL;
+        return;
+    }
     p->n = 1 + (int)rnd(4);
     p->dot = column && rnd(3) == 0;
     for (int k = 0; k < p->n; k++) {
@@ -1332,3 +1346,9 @@ static void compare_random(uint32_t seed, int ncases, int xml, int columns) {
 Test(select, random_paths_agree_with_the_tree_walker) { compare_random(12345, 400, 0, 0); }
 Test(select, random_xml_values_agree_with_the_tree_walker) { compare_random(777, 150, 1, 0); }
 Test(select, random_records_agree_with_the_tree_walker) { compare_random(4242, 200, 0, 1); }
+Test(select, random_records_of_attributes_agree_with_the_tree_walker) {
+    own_bias = 1;
+    compare_random(9191, 200, 0, 1);
+    compare_random(9192, 60, 1, 1);
+    own_bias = 0;
+}
