@@ -1546,7 +1546,10 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
     return 0;
 }
 
-static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
+/* A START. The candidates before from (of the parent) are known not to
+ * match it, and from_ok says that candidate from does (stax_select_batch
+ * tested them: sel_no_step); stax_select_event passes 0, 0. */
+static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from, int from_ok) {
     if (s->in_text && sel_text_boundary(s)) return s->status;
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
@@ -1566,10 +1569,11 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     uint32_t path = SEL_NONE;
     int columns = 0;
     uint64_t bit = sel_name_bit(s->ns, b->events[i].name);
-    for (size_t j = 0; j < parent.cand_n; j++) {
+    for (size_t j = from; j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
-        if (!(st->names & bit) || !sel_step_ok(s, c.step, b, i, d)) continue; /* names: element steps only */
+        if (!(j == from && from_ok) && (!(st->names & bit) || !sel_step_ok(s, c.step, b, i, d)))
+            continue; /* names: element steps only */
         if (!st->final) {
             if (sel_cand_add_succ(s, f.cand_off, c.step, c.ctx)) return s->status;
             continue;
@@ -1605,7 +1609,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i) {
     if (path != SEL_NONE && s->values && sel_capture(s, m, SEL_NONE, record ? SEL_CAP_RECORD : SEL_CAP_ELEM, b, i, f.scope_len))
         return s->status;
     if (record && s->values && (sel_self_columns(s, m, b, i, f.scope_len) || sel_own_columns(s, m, b, i))) return s->status;
-    for (size_t j = 0; columns && s->values && j < parent.cand_n; j++) {
+    for (size_t j = from; columns && s->values && j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
         if (!(st->names & bit) || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
@@ -1686,10 +1690,10 @@ static int sel_check(stax_select *s, const stax_batch *b) {
     return STAX_OK;
 }
 
-static int sel_event(stax_select *s, const stax_batch *b, size_t i) {
+static int sel_event(stax_select *s, const stax_batch *b, size_t i, size_t from, int from_ok) {
     s->event = i;
     switch (b->events[i].type) {
-    case STAX_EV_START: return sel_start(s, b, i);
+    case STAX_EV_START: return sel_start(s, b, i, from, from_ok);
     case STAX_EV_END: return sel_end(s, b, i);
     case STAX_EV_TEXT:
     case STAX_EV_CDATA: return sel_text(s, b, i);
@@ -1707,7 +1711,28 @@ int stax_select_event(stax_select *s, const stax_batch *b, size_t i) {
     int st = sel_check(s, b);
     if (st) return st;
     if (i >= b->count) return sel_fail(s, STAX_E_USAGE, "stax_select_event: no such event");
-    return sel_event(s, b, i);
+    return sel_event(s, b, i, 0, 0);
+}
+
+/* The first of the candidates of the frame at depth + extra (top's, or with
+ * extra what top's children inherit) whose element step matches the START
+ * (b, i) (*ok set), or has a [n] (untested: testing it counts, which
+ * sel_start does once); the number of candidates when there is none. The
+ * steps tested have no state, so sel_start may take over from there. */
+static size_t sel_first_step(stax_select *s, const sel_frame *top, uint32_t extra, const stax_batch *b, size_t i,
+                             uint64_t bit, int *ok) {
+    size_t off = extra ? top->desc_off : top->cand_off, n = extra ? top->desc_n : top->cand_n;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t k = SEL_AT(s->cands, sel_cand, off + j).step;
+        const sel_step *st = &SEL_STEP(s, k);
+        if (!(st->names & bit)) continue;
+        if (st->counted) return j;
+        if (sel_step_ok(s, k, b, i, 0)) {
+            *ok = 1;
+            return j;
+        }
+    }
+    return n;
 }
 
 /* Write the frames of the extra levels above depth: each inherits from the
@@ -1733,6 +1758,8 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
     int st = sel_check(s, b);
     if (st) return st;
     uint32_t depth = s->depth, extra = 0;
+    size_t from = 0; /* a START for sel_event: the candidates before from do not match; from_ok: from does */
+    int from_ok = 0;
     int in_text = s->in_text;
     const sel_frame *top = sel_frame_at(s, depth);
     uint64_t names = top->names; /* of the frame at depth + extra: the top's own, or what its children inherit */
@@ -1749,7 +1776,14 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
             break;
         case STAX_EV_START: {
             uint32_t d = depth + extra + 1;
-            if (d >= s->cap_floor && d <= s->opt.max_depth && !(names & sel_name_bit(s->ns, e->name))) {
+            uint64_t bit = sel_name_bit(s->ns, e->name);
+            if (d < s->cap_floor || d > s->opt.max_depth) break;
+            if (names & bit) { /* a step may match: the first that does (sel_start goes on from there) */
+                from_ok = 0;
+                from = sel_first_step(s, top, extra, b, i, bit, &from_ok);
+            }
+            if (!(names & bit) || from == (extra ? top->desc_n : top->cand_n)) {
+                from = 0;
                 in_text = 0;
                 if (s->frames.len <= (size_t)d * sizeof(sel_frame)) {
                     s->event = i;
@@ -1803,7 +1837,9 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
         }
         s->depth = depth;
         s->in_text = in_text;
-        st = sel_event(s, b, i);
+        st = sel_event(s, b, i, from, from_ok);
+        from = 0;
+        from_ok = 0;
         depth = s->depth;
         in_text = s->in_text;
         top = sel_frame_at(s, depth);
