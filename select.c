@@ -879,9 +879,8 @@ static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
  * and what it holds goes out. */
 static int sel_record_advance(stax_select *s, uint64_t match) {
     sel_match m = *sel_match_at(s, match);
-    const unsigned char *st = (const unsigned char *)s->colst.ptr + (size_t)(match - s->q_base) * s->n_cols;
     uint32_t col = m.next_col;
-    while (col < s->n_cols && (m.closed || st[col] == SEL_COL_DONE)) {
+    while (col < s->n_cols && (m.closed || sel_colst(s, match, col) == SEL_COL_DONE)) { /* (no states without values) */
         col++;
         if (col < s->n_cols && (sel_emit(s, STAX_SELECT_COLUMN, &m, match, col, NULL, 0) || sel_emit_held(s, match, col)))
             return s->status;

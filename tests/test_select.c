@@ -714,6 +714,15 @@ Test(select, the_callback_stops_the_selection) {
     free(r.out);
 }
 
+Test(select, records_without_values_are_their_columns_empty) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_NO_VALUES;
+    char *out = select_all(lib, NULL, &so, "//book", "@id,title", 0);
+    cr_assert_str_eq(out, "|\n|\n|\n|\n|\n");
+    free(out);
+}
+
 Test(select, counts_per_path_without_values) {
     stax_select_options so;
     memset(&so, 0, sizeof so);
