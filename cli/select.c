@@ -3,6 +3,7 @@
  * counts per path, CSV rows. */
 #include "cli.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,18 +78,28 @@ static int select_csv_field(select_cli *c) {
     return 0;
 }
 
+/* Whether p[0, n) has a byte that makes a field quoted. They are all below
+ * '-' (0x2d): eight bytes at a time, the table only for a word with such a
+ * byte (an ASCII byte below 0x2d sets its high bit in x - 0x2d..). */
+static unsigned select_csv_special_in(const unsigned char *p, size_t n) {
+    unsigned q = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        if (((x - 0x2d2d2d2d2d2d2d2dull) & ~x & 0x8080808080808080ull) == 0) continue;
+        for (size_t k = i; k < i + 8; k++) q |= select_csv_special[p[k]];
+    }
+    for (; i < n; i++) q |= select_csv_special[p[i]];
+    return q;
+}
+
 /* Bytes of the column being read, noting whether the field must be quoted. */
 static int select_csv_put(select_cli *c, const char *p, size_t n) {
     if (select_row_room(c, n)) return 1;
-    unsigned char *d = (unsigned char *)c->row + c->rlen;
-    unsigned q = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        d[i] = ch;
-        q |= select_csv_special[ch];
-    }
+    memcpy(c->row + c->rlen, p, n);
     c->rlen += n;
-    c->fquote |= q;
+    c->fquote |= select_csv_special_in((const unsigned char *)p, n);
     return 0;
 }
 
@@ -100,33 +111,34 @@ static int select_csv_end_field(select_cli *c, char sep) {
     return 0;
 }
 
+/* A match ended: its terminator, and whether --first is reached. */
+static int select_ended(select_cli *c) {
+    if (c->interactive) select_flush(c);
+    c->done++;
+    return c->so->first && c->done >= c->so->first;
+}
+
 static int select_piece(void *ctx, const stax_select_piece *p) {
     select_cli *c = ctx;
     const stax_cli_select_opts *so = c->so;
-    switch (p->type) {
-    case STAX_SELECT_VALUE:
-        if (so->csv) {
-            if (select_csv_put(c, p->value.ptr, p->value.len)) goto too_long;
-        } else if (!so->count) {
-            select_write(c, p->value.ptr, p->value.len);
-        }
-        break;
-    case STAX_SELECT_COLUMN:
+    if (p->type == STAX_SELECT_VALUE && !so->count) select_write(c, p->value.ptr, p->value.len);
+    if (p->type != STAX_SELECT_END) return 0;
+    if (!so->count) select_write(c, so->nul ? "\0" : "\n", 1);
+    return select_ended(c);
+}
+
+/* --csv: the pieces of each record make a row (VALUE the most: first). */
+static int select_csv_piece(void *ctx, const stax_select_piece *p) {
+    select_cli *c = ctx;
+    if (p->type == STAX_SELECT_VALUE) {
+        if (select_csv_put(c, p->value.ptr, p->value.len)) goto too_long;
+    } else if (p->type == STAX_SELECT_COLUMN) {
         if (p->column > 0 && select_csv_end_field(c, ',')) goto too_long;
-        break;
-    case STAX_SELECT_END:
-        if (so->csv) {
-            if (select_csv_end_field(c, so->nul ? '\0' : '\n')) goto too_long;
-            select_write(c, c->row, c->rlen);
-            c->rlen = c->fstart = 0;
-        } else if (!so->count) {
-            select_write(c, so->nul ? "\0" : "\n", 1);
-        }
-        if (c->interactive) select_flush(c);
-        c->done++;
-        if (so->first && c->done >= so->first) return 1;
-        break;
-    default: break;
+    } else if (p->type == STAX_SELECT_END) {
+        if (select_csv_end_field(c, c->so->nul ? '\0' : '\n')) goto too_long;
+        select_write(c, c->row, c->rlen);
+        c->rlen = c->fstart = 0;
+        return select_ended(c);
     }
     return 0;
 too_long:
@@ -201,7 +213,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
                 st == STAX_E_NAMESPACE ? " (bind it with -N prefix=URI)" : "");
         goto done;
     }
-    stax_select_set_output(c.s, select_piece, &c);
+    stax_select_set_output(c.s, so->csv ? select_csv_piece : select_piece, &c);
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
     select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {

@@ -255,6 +255,39 @@ Test(cli, select_csv_quotes_per_rfc_4180) {
     }
 }
 
+/* The quoting test looks at eight bytes at a time: a special byte at every
+ * place of a longer value, and the bytes just above the specials ('-' is
+ * 0x2d, the first byte of the fast test that is not special) and non-ASCII. */
+Test(cli, select_csv_quotes_a_special_byte_anywhere_in_a_long_value) {
+    const char specials[] = {',', '"', '\r', '\n'};
+    const char *refs[] = {",", "&quot;", "&#13;", "&#10;"};
+    for (size_t s = 0; s < 4; s++) {
+        for (size_t at = 0; at < 19; at++) {
+            char v[64], doc[128], want[64];
+            size_t n = 0, w = 0;
+            want[w++] = '"';
+            for (size_t k = 0; k < 19; k++) {
+                if (k == at) {
+                    n += (size_t)sprintf(v + n, "%s", refs[s]);
+                    want[w++] = specials[s];
+                    if (specials[s] == '"') want[w++] = '"';
+                } else {
+                    v[n++] = (char)('-' + k % 3); /* '-', '.', '/' */
+                    want[w++] = (char)('-' + k % 3);
+                }
+            }
+            v[n] = '\0';
+            memcpy(want + w, "\"\n", 3);
+            snprintf(doc, sizeof doc, "<r><n a='%s'/></r>", v);
+            run r = sel_csv(doc, "/r/n", "@a", 0);
+            cr_assert_eq(r.rc, 0, "%s", r.err);
+            cr_assert_str_eq(r.out, want, "special %zu at %zu", s, at);
+        }
+    }
+    run r = sel_csv("<r><n a='-./0123456789ABCDEFé-./ü'/></r>", "/r/n", "@a", 0);
+    cr_assert_str_eq(r.out, "-./0123456789ABCDEFé-./ü\n");
+}
+
 /* The CSV example of issue 12 prints what a program written by hand over the
  * reader prints (tests/examples/select_osm_by_hand.c). */
 #define main select_osm_by_hand_main
