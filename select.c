@@ -941,9 +941,16 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
     if (record && s->n_cols && s->values && /* SEL_COL_NONE is 0 */
         (sel_held_reserve(s, &s->colst, s->n_cols) || sel_append_zeros(s, &s->colst, s->n_cols)))
         return s->status;
+    /* with nothing queued and a value to come it is the front at once:
+     * sel_drain's first steps, in short (nothing is held for it, and no
+     * column of a record is complete yet) */
+    int front = s->values && s->q_head == SEL_N(s->queue, sel_match);
+    m.begun = (unsigned char)front;
     if (sel_append(s, &s->queue, &m, sizeof m)) return s->status;
     *out = s->next_match++;
-    return sel_drain(s);
+    if (!front) return sel_drain(s);
+    if (sel_emit(s, STAX_SELECT_BEGIN, &m, *out, 0, NULL, 0)) return s->status;
+    return record ? sel_emit(s, STAX_SELECT_COLUMN, &m, *out, 0, NULL, 0) : 0;
 }
 
 static int sel_close_match(stax_select *s, uint64_t match) {
