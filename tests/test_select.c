@@ -723,6 +723,33 @@ Test(select, records_without_values_are_their_columns_empty) {
     free(out);
 }
 
+/* Names and values are compared a word at a time: every length up to 20,
+ * with a difference at every place. */
+Test(select, names_and_values_differ_at_any_byte) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = STAX_SELECT_NO_VALUES;
+    for (size_t len = 1; len <= 20; len++) {
+        for (size_t at = 0; at < len; at++) {
+            char n[32], m[32], v[32], w[32], doc[256], path[128];
+            memset(n, 'a', len);
+            memset(v, 'c', len);
+            n[len] = v[len] = '\0';
+            memcpy(m, n, len + 1);
+            memcpy(w, v, len + 1);
+            m[at] = 'b';
+            w[at] = 'd';
+            snprintf(doc, sizeof doc, "<r><%s/><%s/><%s x='%s'/><%s x='%s'/></r>", n, m, n, v, n, w);
+            snprintf(path, sizeof path, "//%s|//%s[@x='%s']", n, n, v);
+            sel_run r = run_select(doc, 0, NULL, &so, path, "", 0, 0);
+            cr_assert_eq(r.status, STAX_OK, "%s", r.msg);
+            cr_assert_eq(r.counts[0], 3, "%s in %s: %llu", path, doc, (unsigned long long)r.counts[0]);
+            cr_assert_eq(r.counts[1], 1, "%s in %s: %llu", path, doc, (unsigned long long)r.counts[1]);
+            free(r.out);
+        }
+    }
+}
+
 Test(select, counts_per_path_without_values) {
     stax_select_options so;
     memset(&so, 0, sizeof so);
