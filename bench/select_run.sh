@@ -17,6 +17,11 @@
 #                          (default 4096; 0 skips it)
 #   STAX_BENCH_SEED        generator seed (default 1)
 #   STAX_BENCH_RUNS        hyperfine --runs (default 5: the peers take seconds)
+#   STAX_BENCH_ROUNDS      rounds of the ratio to stax count (default 10; 0 skips them):
+#                          each round is one hyperfine run of stax count and the
+#                          three stax select queries, 3 runs each after 1 warm-up;
+#                          the table gives each query's time / stax count's per round
+#                          (medians), as the median, lowest and highest over the rounds
 #   BUILD                  build folder (default build)
 #   STAX                   the stax binary to measure (default $BUILD/stax, built here)
 #
@@ -41,6 +46,7 @@ large_peers=${STAX_BENCH_LARGE_PEERS:-1}
 stream_mib=${STAX_BENCH_STREAM_MIB:-4096}
 seed=${STAX_BENCH_SEED:-1}
 runs=${STAX_BENCH_RUNS:-5}
+rounds=${STAX_BENCH_ROUNDS:-10}
 build=${BUILD:-build}
 
 script=bench/select_run.sh
@@ -50,6 +56,7 @@ whole STAX_BENCH_LARGE_MIB "$large_mib"
 whole STAX_BENCH_STREAM_MIB "$stream_mib"
 whole STAX_BENCH_SEED "$seed"
 whole STAX_BENCH_RUNS "$runs"
+whole STAX_BENCH_ROUNDS "$rounds"
 [ "$mib" -gt 0 ] || die "STAX_BENCH_MIB must be at least 1"
 
 build_bench_tools
@@ -137,6 +144,42 @@ hf ids
 echo "== hyperfine: csv"
 cmds="q_count q_csv x_csv"
 hf csv
+
+# The ratio to stax count again, in rounds: a machine shared with others
+# drifts within one hyperfine run, which runs each command's runs back to
+# back, so that one run's ratio can be off by more than what is measured.
+# Each round measures the four stax commands close together; the rounds'
+# ratios (medians within a round) give the median and the spread.
+ratios="(skipped: STAX_BENCH_ROUNDS=0)"
+if [ "$rounds" -gt 0 ]; then
+    echo "== hyperfine: $rounds rounds of stax count and the three stax select queries"
+    : >"$tmp/rounds"
+    r=1
+    while [ "$r" -le "$rounds" ]; do
+        set -- --warmup 1 --runs 3 --style none --export-csv "$tmp/round.csv"
+        for q in q_count q_titles q_ids q_csv; do set -- "$@" -n "$q" "sh '$tmp/q.sh' $q '$doc' >/dev/null"; done
+        hyperfine "$@" >/dev/null
+        # command,mean,stddev,median,...: each query's median / stax count's
+        awk -F, 'NR > 1 { m[$1] = $4 } END { printf "%s %s %s\n", m["q_titles"] / m["q_count"], m["q_ids"] / m["q_count"], m["q_csv"] / m["q_count"] }' \
+            "$tmp/round.csv" >>"$tmp/rounds"
+        echo "   round $r: titles, ids, csv / count = $(tail -n 1 "$tmp/rounds")"
+        r=$((r + 1))
+    done
+    ratios=$(awk -v n="$rounds" '
+        function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                       return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+        { t[NR] = $1; i[NR] = $2; c[NR] = $3 }
+        END {
+            print "| query | median of " n " rounds | lowest | highest |"
+            print "| --- | ---: | ---: | ---: |"
+            split("", a); for (k = 1; k <= NR; k++) a[k] = t[k]; m = med(a, NR)
+            printf "| `stax select //page/title` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
+            split("", a); for (k = 1; k <= NR; k++) a[k] = i[k]; m = med(a, NR)
+            printf "| `stax select //node/@id` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
+            split("", a); for (k = 1; k <= NR; k++) a[k] = c[k]; m = med(a, NR)
+            printf "| `stax select --csv ... //node` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
+        }' "$tmp/rounds")
+fi
 
 ratio_table() { # ratio_table TAG NAME...: mean, and time / stax count's
     tag=$1
@@ -237,6 +280,10 @@ mkdir -p "$build"
     cat "$tmp/csv.md"
     echo
     ratio_table csv q_csv x_csv
+    echo
+    echo "## Time / stax count, in $rounds rounds (3 runs each after 1 warm-up)"
+    echo
+    echo "$ratios"
     echo
     echo "## Peak RSS and time, one run each"
     echo
