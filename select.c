@@ -145,6 +145,9 @@ struct stax_select {
     uint32_t n_steps, n_paths, n_cols, n_slots;
     uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
     uint32_t own_lead;             /* how many of them are columns 0, 1, 2... (sel_own_columns) */
+    uint32_t rec_n;                /* the record root's other successors but '.': a record's first candidates */
+    uint64_t rec_names;            /* their frame flags (sel_frame_flags) */
+    unsigned char rec_attr, rec_text, rec_desc;
     stax__buf counts;     /* uint64_t per path */
     stax__buf eval_epoch; /* uint64_t per step: the START it was last tested at */
     stax__buf eval_ok;    /* unsigned char per step: its result there */
@@ -737,6 +740,18 @@ static int sel_link(stax_select *s) {
         if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
     }
     s->n_steps = n;
+    if (n > SEL_REC_ROOT && SEL_STEP(s, SEL_REC_ROOT).type == SEL_ROOT && s->n_cols) { /* what a record's frame starts with */
+        const sel_step *root = &SEL_STEP(s, SEL_REC_ROOT);
+        for (uint32_t j = 0; j < root->succ_count; j++) {
+            const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, root->succ_first + j));
+            if (st->type == SEL_SELF) continue;
+            s->rec_n++;
+            s->rec_names |= st->names;
+            s->rec_attr |= st->type == SEL_ATTR;
+            s->rec_text |= st->type == SEL_TEXT;
+            s->rec_desc |= st->axis == SEL_DESC;
+        }
+    }
     return 0;
 }
 
@@ -1448,6 +1463,45 @@ static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_
     return 0;
 }
 
+/* The frame of a record at which no other step matched: its columns' first
+ * steps (child steps: rec_desc is clear) in context m + 1, then the parent's
+ * descendant candidates, which are then its descendant subset; the flags as
+ * sel_frame_flags sets them, from the ones sel_link kept. */
+static int sel_record_frame(stax_select *s, sel_frame *f, const sel_frame *parent, uint64_t m) {
+    if (sel_state_reserve(s, &s->cands, ((size_t)s->rec_n + parent->desc_n) * sizeof(sel_cand))) return s->status;
+    const sel_step *root = &SEL_STEP(s, SEL_REC_ROOT);
+    sel_cand c;
+    memset(&c, 0, sizeof c);
+    c.ctx = m + 1;
+    for (uint32_t j = 0; j < root->succ_count; j++) {
+        c.step = SEL_AT(s->succ, uint32_t, root->succ_first + j);
+        if (SEL_STEP(s, c.step).type != SEL_SELF && sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+    }
+    size_t tail = SEL_N(s->cands, sel_cand);
+    for (size_t j = 0; j < parent->desc_n; j++) {
+        c = SEL_AT(s->cands, sel_cand, parent->desc_off + j);
+        if (sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+    }
+    f->cand_n = SEL_N(s->cands, sel_cand) - f->cand_off;
+    f->desc_off = tail;
+    f->desc_n = parent->desc_n;
+    f->owned = 1;
+    f->all_desc = 0;
+    f->names = s->rec_names;
+    f->has_attr = s->rec_attr;
+    f->has_text = s->rec_text;
+    f->desc_names = f->desc_attr = f->desc_text = 0;
+    if (parent->desc_n) {
+        f->names |= parent->desc_names;
+        f->has_attr |= parent->desc_attr;
+        f->has_text |= parent->desc_text;
+        f->desc_names = parent->desc_names;
+        f->desc_attr = parent->desc_attr;
+        f->desc_text = parent->desc_text;
+    }
+    return 0;
+}
+
 /* The frame of a child at which nothing matched: the parent's descendant
  * candidates, shared (the parent's END drops them). */
 static inline sel_frame sel_frame_inherit(const sel_frame *p, size_t scope_len) {
@@ -1609,8 +1663,15 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
     int record = path != SEL_NONE && s->n_cols;
     if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
     size_t matched_end = SEL_N(s->cands, sel_cand); /* the candidates a descendant step may repeat */
-    if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) return s->status;
-    if (SEL_N(s->cands, sel_cand) == f.cand_off) {
+    int framed = record && s->values && matched_end == f.cand_off && s->rec_n && !s->rec_desc;
+    if (framed) {
+        if (sel_record_frame(s, &f, &parent, m)) return s->status;
+    } else if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) {
+        return s->status;
+    }
+    if (framed) {
+        /* complete */
+    } else if (SEL_N(s->cands, sel_cand) == f.cand_off) {
         f = sel_frame_inherit(&parent, s->scope.len);
     } else {
         size_t tail = SEL_N(s->cands, sel_cand);
