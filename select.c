@@ -988,7 +988,17 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
 static int sel_close_match(stax_select *s, uint64_t match) {
     sel_match m = *sel_match_at(s, match);
     m.closed = 1;
-    if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
+    if (!m.begun || match - s->q_base != s->q_head || s->q_head + 1 != SEL_N(s->queue, sel_match)) {
+        if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
+        return sel_drain(s);
+    }
+    /* the front and last match, streaming: sel_drain's steps in short (a
+     * record's columns after the one streaming, its END; then the queue is
+     * empty) */
+    for (uint32_t col = m.next_col + 1; m.record && col < s->n_cols; col++)
+        if (sel_emit(s, STAX_SELECT_COLUMN, &m, match, col, NULL, 0) || sel_emit_held(s, match, col)) return s->status;
+    if (sel_emit(s, STAX_SELECT_END, &m, match, 0, NULL, 0)) return s->status;
+    s->q_head++;
     return sel_drain(s);
 }
 
