@@ -78,28 +78,49 @@ static int select_csv_field(select_cli *c) {
     return 0;
 }
 
-/* Whether p[0, n) has a byte that makes a field quoted. They are all below
- * '-' (0x2d): eight bytes at a time, the table only for a word with such a
- * byte (an ASCII byte below 0x2d sets its high bit in x - 0x2d..). */
+/* Whether an ASCII byte below '-' (0x2d) is among the eight of x: it sets
+ * its high bit in x - 0x2d.. (and a byte from 0x80 has its own set in x).
+ * The bytes that make a field quoted are all below '-'. */
+static inline int select_word_low(uint64_t x) { return ((x - 0x2d2d2d2d2d2d2d2dull) & ~x & 0x8080808080808080ull) != 0; }
+
+/* Whether p[0, n) has a byte that makes a field quoted: eight bytes at a
+ * time, the table only for a word with a byte below '-'. */
 static unsigned select_csv_special_in(const unsigned char *p, size_t n) {
     unsigned q = 0;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t x;
         memcpy(&x, p + i, 8);
-        if (((x - 0x2d2d2d2d2d2d2d2dull) & ~x & 0x8080808080808080ull) == 0) continue;
+        if (!select_word_low(x)) continue;
         for (size_t k = i; k < i + 8; k++) q |= select_csv_special[p[k]];
     }
     for (; i < n; i++) q |= select_csv_special[p[i]];
     return q;
 }
 
-/* Bytes of the column being read, noting whether the field must be quoted. */
 static int select_csv_put(select_cli *c, const char *p, size_t n) {
     if (select_row_room(c, n)) return 1;
-    memcpy(c->row + c->rlen, p, n);
+    unsigned char *d = (unsigned char *)c->row + c->rlen;
+    const unsigned char *u = (const unsigned char *)p;
+    unsigned q = 0;
+    if (n < 8) { /* most values are short: no call */
+        for (size_t i = 0; i < n; i++) {
+            d[i] = u[i];
+            q |= select_csv_special[u[i]];
+        }
+    } else if (n <= 16) { /* two words, which overlap unless n is 16 */
+        uint64_t x0, x1;
+        memcpy(&x0, p, 8);
+        memcpy(&x1, p + n - 8, 8);
+        memcpy(d, &x0, 8);
+        memcpy(d + n - 8, &x1, 8);
+        if (select_word_low(x0) || select_word_low(x1)) q = select_csv_special_in(u, n);
+    } else {
+        memcpy(d, p, n);
+        q = select_csv_special_in(u, n);
+    }
     c->rlen += n;
-    c->fquote |= select_csv_special_in((const unsigned char *)p, n);
+    c->fquote |= q;
     return 0;
 }
 

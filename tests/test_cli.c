@@ -255,18 +255,19 @@ Test(cli, select_csv_quotes_per_rfc_4180) {
     }
 }
 
-/* The quoting test looks at eight bytes at a time: a special byte at every
- * place of a longer value, and the bytes just above the specials ('-' is
- * 0x2d, the first byte of the fast test that is not special) and non-ASCII. */
-Test(cli, select_csv_quotes_a_special_byte_anywhere_in_a_long_value) {
+/* The quoting test looks at eight bytes at a time (values of 8 to 16 bytes
+ * as two words): a special byte at every place of values of every length
+ * up to 24, and the bytes just above the specials ('-' is 0x2d, the first
+ * byte of the fast test that is not special) and non-ASCII. */
+Test(cli, select_csv_quotes_a_special_byte_anywhere_in_a_value) {
     const char specials[] = {',', '"', '\r', '\n'};
     const char *refs[] = {",", "&quot;", "&#13;", "&#10;"};
     for (size_t s = 0; s < 4; s++) {
-        for (size_t at = 0; at < 19; at++) {
-            char v[64], doc[128], want[64];
+        for (size_t len = 1, at = 0; len <= 24; at = at + 1 < len ? at + 1 : 0, len += at == 0) {
+            char v[160], doc[224], want[64];
             size_t n = 0, w = 0;
             want[w++] = '"';
-            for (size_t k = 0; k < 19; k++) {
+            for (size_t k = 0; k < len; k++) {
                 if (k == at) {
                     n += (size_t)sprintf(v + n, "%s", refs[s]);
                     want[w++] = specials[s];
@@ -281,11 +282,17 @@ Test(cli, select_csv_quotes_a_special_byte_anywhere_in_a_long_value) {
             snprintf(doc, sizeof doc, "<r><n a='%s'/></r>", v);
             run r = sel_csv(doc, "/r/n", "@a", 0);
             cr_assert_eq(r.rc, 0, "%s", r.err);
-            cr_assert_str_eq(r.out, want, "special %zu at %zu", s, at);
+            cr_assert_str_eq(r.out, want, "special %zu at %zu of %zu", s, at, len);
         }
     }
-    run r = sel_csv("<r><n a='-./0123456789ABCDEFé-./ü'/></r>", "/r/n", "@a", 0);
-    cr_assert_str_eq(r.out, "-./0123456789ABCDEFé-./ü\n");
+    const char *plain[] = {"-", "-./0123", "-./01234", "-./0123456789ABCé", "-./0123456789ABCDEFé-./ü"};
+    for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++) {
+        char doc[128], want[64];
+        snprintf(doc, sizeof doc, "<r><n a='%s'/></r>", plain[k]);
+        snprintf(want, sizeof want, "%s\n", plain[k]);
+        run r = sel_csv(doc, "/r/n", "@a", 0);
+        cr_assert_str_eq(r.out, want);
+    }
 }
 
 /* The CSV example of issue 12 prints what a program written by hand over the
