@@ -1700,7 +1700,9 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
     if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
 
     /* the values that begin here: the element's own, the columns it is, its attributes */
-    if (path != SEL_NONE && s->values && sel_capture(s, m, SEL_NONE, record ? SEL_CAP_RECORD : SEL_CAP_ELEM, b, i, f.scope_len))
+    if (path != SEL_NONE && s->values &&
+        (record ? sel_cap_push(s, m, SEL_NONE, SEL_CAP_RECORD, NULL) /* a record's capture has no writer */
+                : sel_capture(s, m, SEL_NONE, SEL_CAP_ELEM, b, i, f.scope_len)))
         return s->status;
     if (record && s->values && (sel_self_columns(s, m, b, i, f.scope_len) || sel_own_columns(s, m, b, i))) return s->status;
     for (size_t j = from; columns && s->values && j < parent.cand_n; j++) {

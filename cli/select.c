@@ -125,7 +125,7 @@ static int select_csv_put(select_cli *c, const char *p, size_t n) {
 }
 
 /* One byte after the field read: the separator, or the row's end. */
-static int select_csv_end_field(select_cli *c, char sep) {
+static inline int select_csv_end_field(select_cli *c, char sep) {
     if (select_csv_field(c) || select_row_room(c, 1)) return 1;
     c->row[c->rlen++] = sep;
     c->fstart = c->rlen;
