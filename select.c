@@ -11,13 +11,16 @@
  * size of the document. A child at which no step matched shares its parent's
  * descendant subset (kept as the tail of the parent's set, or copied after
  * it). Each set has a 64-bit filter of its element steps' names, so that
- * stax_select_batch passes a START whose name's bit is not in it (most
- * elements), an END that ends no capture and text nothing takes, without the
- * per-event work; stax_select_event always does that work, and the tests
- * compare the two.
+ * stax_select_batch passes a START that no step matches (its name's bit is
+ * not in the filter, or its own tests of the steps fail), an END that ends
+ * no capture and text nothing takes, without the per-event work; the levels
+ * such STARTs open are counted, their frames written only when an event
+ * needs them. stax_select_event always does the per-event work, and the
+ * tests compare the two.
  *
  * Contexts: the document is context 0; with columns, every record (a match of
- * the paths) opens a context of its own, in which the column paths start.
+ * the paths) opens a context of its own, in which the column paths start. A
+ * column that is '@a' alone is no candidate: the record's START fills it.
  *
  * Output: matches are numbered in document order and queued. The front of the
  * queue streams (its pieces go to the callback as they arrive); a later match
