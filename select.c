@@ -331,29 +331,15 @@ static int ps_keyword(const sel_parser *ps, const char *p, const char *kw) {
     return ps_ncname(ps, p) == n && memcmp(p, kw, n) == 0;
 }
 
-/* Names differ mostly in length or first byte: those go before memcmp. */
-/* Names and values are short: up to 16 bytes compare without a call, as
- * two words that overlap when the length is not twice theirs. */
+/* Names and values are short: up to 16 bytes compare as two words (which
+ * overlap unless the length is twice theirs): a memcmp of a constant size is
+ * a load and a compare, not a call. */
 static inline int sel_str_eq(stax_str a, stax_str b) {
     size_t n = a.len;
     if (n != b.len) return 0;
     if (n < 4) return n == 0 || (a.ptr[0] == b.ptr[0] && a.ptr[n / 2] == b.ptr[n / 2] && a.ptr[n - 1] == b.ptr[n - 1]);
-    if (n <= 8) {
-        uint32_t a0, a1, b0, b1;
-        memcpy(&a0, a.ptr, 4);
-        memcpy(&b0, b.ptr, 4);
-        memcpy(&a1, a.ptr + n - 4, 4);
-        memcpy(&b1, b.ptr + n - 4, 4);
-        return a0 == b0 && a1 == b1;
-    }
-    if (n <= 16) {
-        uint64_t a0, a1, b0, b1;
-        memcpy(&a0, a.ptr, 8);
-        memcpy(&b0, b.ptr, 8);
-        memcpy(&a1, a.ptr + n - 8, 8);
-        memcpy(&b1, b.ptr + n - 8, 8);
-        return a0 == b0 && a1 == b1;
-    }
+    if (n <= 8) return memcmp(a.ptr, b.ptr, 4) == 0 && memcmp(a.ptr + n - 4, b.ptr + n - 4, 4) == 0;
+    if (n <= 16) return memcmp(a.ptr, b.ptr, 8) == 0 && memcmp(a.ptr + n - 8, b.ptr + n - 8, 8) == 0;
     return a.ptr[0] == b.ptr[0] && memcmp(a.ptr, b.ptr, n) == 0;
 }
 
