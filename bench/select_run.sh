@@ -21,7 +21,8 @@
 #                          each round is one hyperfine run of stax count and the
 #                          three stax select queries, 3 runs each after 1 warm-up;
 #                          the table gives each query's time / stax count's per round
-#                          (medians), as the median, lowest and highest over the rounds
+#                          (medians), and its CPU time (user + system) / stax count's,
+#                          as the median, lowest and highest over the rounds
 #   BUILD                  build folder (default build)
 #   STAX                   the stax binary to measure (default $BUILD/stax, built here)
 #
@@ -159,25 +160,28 @@ if [ "$rounds" -gt 0 ]; then
         set -- --warmup 1 --runs 3 --style none --export-csv "$tmp/round.csv"
         for q in q_count q_titles q_ids q_csv; do set -- "$@" -n "$q" "sh '$tmp/q.sh' $q '$doc' >/dev/null"; done
         hyperfine "$@" >/dev/null
-        # command,mean,stddev,median,...: each query's median / stax count's
-        awk -F, 'NR > 1 { m[$1] = $4 } END { printf "%s %s %s\n", m["q_titles"] / m["q_count"], m["q_ids"] / m["q_count"], m["q_csv"] / m["q_count"] }' \
+        # command,mean,stddev,median,user,system,...: each query's median
+        # time / stax count's, then its CPU time (user + system) / stax count's
+        awk -F, 'NR > 1 { m[$1] = $4; c[$1] = $5 + $6 }
+            END { printf "%s %s %s %s %s %s\n", m["q_titles"] / m["q_count"], m["q_ids"] / m["q_count"], m["q_csv"] / m["q_count"],
+                         c["q_titles"] / c["q_count"], c["q_ids"] / c["q_count"], c["q_csv"] / c["q_count"] }' \
             "$tmp/round.csv" >>"$tmp/rounds"
-        echo "   round $r: titles, ids, csv / count = $(tail -n 1 "$tmp/rounds")"
+        echo "   round $r: titles, ids, csv / count = $(tail -n 1 "$tmp/rounds") (time, then CPU time)"
         r=$((r + 1))
     done
     ratios=$(awk -v n="$rounds" '
         function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-        { t[NR] = $1; i[NR] = $2; c[NR] = $3 }
+        { for (f = 1; f <= 6; f++) v[f, NR] = $f }
         END {
-            print "| query | median of " n " rounds | lowest | highest |"
-            print "| --- | ---: | ---: | ---: |"
-            split("", a); for (k = 1; k <= NR; k++) a[k] = t[k]; m = med(a, NR)
-            printf "| `stax select //page/title` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
-            split("", a); for (k = 1; k <= NR; k++) a[k] = i[k]; m = med(a, NR)
-            printf "| `stax select //node/@id` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
-            split("", a); for (k = 1; k <= NR; k++) a[k] = c[k]; m = med(a, NR)
-            printf "| `stax select --csv ... //node` | %.2f | %.2f | %.2f |\n", m, a[1], a[NR]
+            print "| query | time: median of " n " rounds | lowest | highest | CPU time: median | lowest | highest |"
+            print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+            split("`stax select //page/title`,`stax select //node/@id`,`stax select --csv ... //node`", name, ",")
+            for (q = 1; q <= 3; q++) {
+                split("", a); for (k = 1; k <= NR; k++) a[k] = v[q, k]; m = med(a, NR); lo = a[1]; hi = a[NR]
+                split("", a); for (k = 1; k <= NR; k++) a[k] = v[q + 3, k]; cm = med(a, NR)
+                printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", name[q], m, lo, hi, cm, a[1], a[NR]
+            }
         }' "$tmp/rounds")
 fi
 

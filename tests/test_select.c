@@ -620,13 +620,15 @@ Test(select, limits_stop_at_the_same_event_in_every_mode) {
     struct {
         int depth;
         size_t max_depth, max_state;
-        const char *path;
+        const char *path, *columns;
         int status;
     } cases[] = {
-        {200, 0, 2048, "//b", STAX_E_NOMEM},      /* no element matches: every level inherits */
-        {200, 0, 2048, "//a[1]/b", STAX_E_NOMEM}, /* every level matches */
-        {40, 39, 0, "//b", STAX_E_LIMIT_DEPTH},
-        {40, 39, 0, "//a/b", STAX_E_LIMIT_DEPTH},
+        {200, 0, 2048, "//b", "", STAX_E_NOMEM},      /* no element matches: every level inherits */
+        {200, 0, 2048, "//a[1]/b", "", STAX_E_NOMEM}, /* every level matches */
+        {200, 0, 2048, "//a", "b,@c", STAX_E_NOMEM},  /* every level is a record */
+        {200, 0, 800, "//a", "b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", STAX_E_NOMEM}, /* ... its frame runs out */
+        {40, 39, 0, "//b", "", STAX_E_LIMIT_DEPTH},
+        {40, 39, 0, "//a/b", "", STAX_E_LIMIT_DEPTH},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *doc = nested_doc(cases[k].depth, 2);
@@ -637,7 +639,7 @@ Test(select, limits_stop_at_the_same_event_in_every_mode) {
         uint64_t at = 0;
         for (size_t c = 0; c <= stax_test_chunk_count; c++) {
             one_by_one = c == stax_test_chunk_count;
-            sel_run r = run_select(doc, one_by_one ? 3 : stax_test_chunk_sizes[c], NULL, &so, cases[k].path, "", 0, 0);
+            sel_run r = run_select(doc, one_by_one ? 3 : stax_test_chunk_sizes[c], NULL, &so, cases[k].path, cases[k].columns, 0, 0);
             one_by_one = 0;
             cr_assert_eq(r.status, cases[k].status, "%s: %s", cases[k].path, r.msg);
             cr_assert_gt(r.err_offset, 0);
