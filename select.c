@@ -897,18 +897,23 @@ static int sel_colst(const stax_select *s, uint64_t record, uint32_t column);
 /* A begun record streams its columns in column order: next_col's pieces go
  * out as they come, those of later columns are held. Once next_col is
  * complete (all are, once the record is closed), the next one is announced
- * and what it holds goes out. */
-static int sel_record_advance(stax_select *s, uint64_t match) {
-    sel_match m = *sel_match_at(s, match);
-    uint32_t col = m.next_col;
-    while (col < s->n_cols && (m.closed || sel_colst(s, match, col) == SEL_COL_DONE)) { /* (no states without values) */
-        col++;
-        if (col < s->n_cols && (sel_emit(s, STAX_SELECT_COLUMN, &m, match, col, NULL, 0) || sel_emit_held(s, match, col)))
+ * and what it holds goes out: sel_record_out, on the record m (a copy, which
+ * sel_record_advance writes back). */
+static inline int sel_record_out(stax_select *s, sel_match *m, uint64_t match) {
+    /* (a closed record's states are not read: without values there are none) */
+    while (m->next_col < s->n_cols && (m->closed || sel_colst(s, match, m->next_col) == SEL_COL_DONE)) {
+        m->next_col++;
+        if (m->next_col < s->n_cols &&
+            (sel_emit(s, STAX_SELECT_COLUMN, m, match, m->next_col, NULL, 0) || sel_emit_held(s, match, m->next_col)))
             return s->status;
     }
-    if (col == m.next_col) return 0;
-    m.next_col = col;
-    return SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
+    return 0;
+}
+static int sel_record_advance(stax_select *s, uint64_t match) {
+    sel_match m = *sel_match_at(s, match);
+    uint32_t was = m.next_col;
+    if (sel_record_out(s, &m, match)) return s->status;
+    return m.next_col == was ? 0 : SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
 }
 
 /* Output what the front of the queue allows. */
@@ -984,9 +989,7 @@ static int sel_close_match(stax_select *s, uint64_t match) {
     /* the front and last match, streaming: sel_drain's steps in short (a
      * record's columns after the one streaming, its END; then the queue is
      * empty) */
-    for (uint32_t col = m.next_col + 1; m.record && col < s->n_cols; col++)
-        if (sel_emit(s, STAX_SELECT_COLUMN, &m, match, col, NULL, 0) || sel_emit_held(s, match, col)) return s->status;
-    if (sel_emit(s, STAX_SELECT_END, &m, match, 0, NULL, 0)) return s->status;
+    if ((m.record && sel_record_out(s, &m, match)) || sel_emit(s, STAX_SELECT_END, &m, match, 0, NULL, 0)) return s->status;
     s->q_head++;
     return sel_drain(s);
 }
@@ -1294,6 +1297,13 @@ static inline int sel_attr_ok(const stax_select *s, const sel_name *t, const sta
     return sel_attr_ok_qname(s, t, b, i, k);
 }
 
+/* The first of the n attributes of the START (b, i) that t matches, or n. */
+static inline size_t sel_attr_first(const stax_select *s, const sel_name *t, const stax_batch *b, size_t i, size_t n) {
+    size_t k = 0;
+    while (k < n && !sel_attr_ok(s, t, b, i, k)) k++;
+    return k;
+}
+
 /* [@a], [@a='v'], [@a!='v']: some attribute a exists (with that value, with
  * another value: XPath's comparisons are about existence). */
 static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch *b, size_t i) {
@@ -1385,8 +1395,7 @@ static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b,
          * be held for it yet), and the record's next column set once */
         for (; j < s->own_lead; j++) {
             const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
-            size_t k = 0;
-            while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+            size_t k = sel_attr_first(s, &st->name, b, i, n);
             stax_str v = k < n ? stax_ev_attr_value(b, i, k) : stax_strz("");
             if (v.len && sel_emit(s, STAX_SELECT_VALUE, &m, record, j, v.ptr, v.len)) return s->status;
             unsigned char done = SEL_COL_DONE;
@@ -1396,13 +1405,12 @@ static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b,
                 return s->status;
         }
         m.next_col = j;
-        if (SEL_PUT(s, s->queue, sel_match, record - s->q_base, &m) || sel_record_advance(s, record)) return s->status;
+        if (sel_record_out(s, &m, record) || SEL_PUT(s, s->queue, sel_match, record - s->q_base, &m)) return s->status;
     }
     for (; j < s->own_count; j++) {
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
-        size_t k = 0;
-        while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+        size_t k = sel_attr_first(s, &st->name, b, i, n);
         if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
             return s->status;
         if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->status;
@@ -1589,8 +1597,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             continue;
         }
         if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
-        size_t k = 0;
-        while (k < n && !sel_attr_ok(s, &st->name, b, i, k)) k++;
+        size_t k = sel_attr_first(s, &st->name, b, i, n);
         if (k < n && /* the value before the state, which may let the next column stream */
             (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
              sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)))
@@ -1624,7 +1631,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
 
 /* A START. The candidates before from (of the parent) are known not to
  * match it, and from_ok says that candidate from does (stax_select_batch
- * tested them: sel_no_step); stax_select_event passes 0, 0. */
+ * tested them: sel_first_step); stax_select_event passes 0, 0. */
 static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from, int from_ok) {
     if (s->in_text && sel_text_boundary(s)) return s->status;
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
@@ -1662,27 +1669,24 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
     int record = path != SEL_NONE && s->n_cols;
     if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
     size_t matched_end = SEL_N(s->cands, sel_cand); /* the candidates a descendant step may repeat */
-    int framed = record && s->values && matched_end == f.cand_off && s->rec_n && !s->rec_desc;
-    if (framed) {
+    if (record && s->values && matched_end == f.cand_off && s->rec_n && !s->rec_desc) {
         if (sel_record_frame(s, &f, &parent, m)) return s->status;
-    } else if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) {
-        return s->status;
-    }
-    if (framed) {
-        /* complete */
-    } else if (SEL_N(s->cands, sel_cand) == f.cand_off) {
-        f = sel_frame_inherit(&parent, s->scope.len);
     } else {
-        size_t tail = SEL_N(s->cands, sel_cand);
-        for (size_t j = 0; j < parent.desc_n; j++) {
-            sel_cand c = SEL_AT(s->cands, sel_cand, parent.desc_off + j);
-            if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->status;
+        if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) return s->status;
+        if (SEL_N(s->cands, sel_cand) == f.cand_off) {
+            f = sel_frame_inherit(&parent, s->scope.len);
+        } else {
+            size_t tail = SEL_N(s->cands, sel_cand);
+            for (size_t j = 0; j < parent.desc_n; j++) {
+                sel_cand c = SEL_AT(s->cands, sel_cand, parent.desc_off + j);
+                if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->status;
+            }
+            f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
+            f.owned = 1;
+            /* the tail is the parent's descendant set when no candidate repeated one of them */
+            int whole = SEL_N(s->cands, sel_cand) - tail == parent.desc_n;
+            if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->status;
         }
-        f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
-        f.owned = 1;
-        /* the tail is the parent's descendant set when no candidate repeated one of them */
-        int whole = SEL_N(s->cands, sel_cand) - tail == parent.desc_n;
-        if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->status;
     }
     s->depth = d;
     if (s->status || sel_frame_put(s, d, &f)) return s->status;
