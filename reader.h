@@ -50,8 +50,14 @@ typedef struct rd_frame {
     int quote;   /* tags, DOCTYPE: the open quote character, or 0 */
     int sub;     /* DOCTYPE: 0 outside the subset, 1 inside, 2 in a comment, 3 in a PI */
     int cut;     /* the token is a piece of a longer text/CDATA */
+    int known;   /* text: the token ends at scan (RD_REST_* flags + 1) */
     size_t scan; /* bytes from the token start already known not to end it */
 } rd_frame;
+
+/* How the text token that a reference ended early ended: cut for length,
+ * or with the input. */
+#define RD_REST_CUT 1
+#define RD_REST_EOF 2
 
 /* Bytes the carry may hold beyond max_token: framing decides every token
  * within max_token + 12 bytes (a CDATA piece: "<![CDATA[" + max_text + "]]>"). */
@@ -78,8 +84,12 @@ struct stax_reader {
 
     /* the partial token that straddles chunks: at most carry_max bytes */
     stax__buf carry;
+    size_t carry_off;   /* the carry's bytes start here: tokens read from it move nothing */
     size_t carry_max;
     rd_frame fr;        /* framing state of the token at in_pos (or in the carry) */
+    size_t rest;        /* what is left of a text token that a reference ended early: the
+                           next token is its next `rest` bytes (RD_REST_* in rest_flags) */
+    int rest_flags;
 
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
@@ -181,6 +191,7 @@ struct stax_reader {
 #define rd_pop_entity stax__rd_pop_entity
 #define rd_frame_start stax__rd_frame_start
 #define rd_frame_end stax__rd_frame_end
+#define rd_frame_consumed stax__rd_frame_consumed
 #define rd_carry_append stax__rd_carry_append
 #define rd_resume_carry stax__rd_resume_carry
 #define rd_refill stax__rd_refill
@@ -238,6 +249,10 @@ static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t a
     rd_advance(r, &p, tok, at);
     return p;
 }
+
+/* The bytes the carry holds (from carry_off on). */
+static inline char *rd_carry_ptr(const stax_reader *r) { return r->carry.ptr + r->carry_off; }
+static inline size_t rd_carry_len(const stax_reader *r) { return r->carry.len - r->carry_off; }
 
 /* Short, printable form of a name for messages. */
 static inline int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
@@ -301,6 +316,7 @@ STAXINT size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size
 STAXINT int rd_push_entity(stax_reader *r);
 STAXINT int rd_pop_entity(stax_reader *r);
 STAXINT void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
+STAXINT void rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof);
 STAXINT ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
 
 /* reader_input.c */

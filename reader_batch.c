@@ -213,10 +213,12 @@ static int rd_general_token(stax_reader *r) {
     if (room < 0) return r->status;
     if (room) return STAX_OK;
     size_t used = rd_parse(r, &r->fr, tok, (size_t)end, 0);
+    int at_eof = r->tok_at_eof;
     r->tok_at_eof = 0;
     if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
     if (!used) return r->status;
     rd_consume(r, tok, used);
+    rd_frame_consumed(r, &r->fr, (size_t)end, used, at_eof);
     r->in_pos += used;
     if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
     if (r->push_ent && rd_push_entity(r)) return r->status;
@@ -244,10 +246,10 @@ static int rd_fill(stax_reader *r) {
             /* bytes kept in the carry after the declaration were not decoded yet
              * (at most the 3 the declaration's framing may have looked past it) */
             char pre[64];
-            size_t pre_len = r->carry.len;
+            size_t pre_len = rd_carry_len(r);
             if (pre_len > sizeof pre) return rd_internal(r, "more than a few bytes carried after the declaration");
-            if (pre_len) memcpy(pre, r->carry.ptr, pre_len);
-            r->carry.len = 0;
+            if (pre_len) memcpy(pre, rd_carry_ptr(r), pre_len);
+            r->carry.len = r->carry_off = 0;
             if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
             continue;
         }
@@ -281,7 +283,7 @@ static int rd_fill(stax_reader *r) {
             return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
         case RM_WINDOW:
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
-            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr) {
+            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest) {
                 int k = rd_fast(r);
                 if (k < 0) return r->status;
                 if (k > 0) {

@@ -1024,6 +1024,11 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
     size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
     switch (f->kind) {
     case K_TEXT: {
+        if (f->known) {
+            if (n < f->scan) return 0;
+            r->tok_at_eof = (f->known - 1) & RD_REST_EOF ? 1 : 0;
+            return (ptrdiff_t)f->scan;
+        }
         size_t lim = n < max_text + 1 ? n : max_text + 1;
         const char *lt = f->scan < lim ? memchr(p + f->scan, '<', lim - f->scan) : NULL;
         if (lt) return lt - p;
@@ -1177,6 +1182,21 @@ void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
     if (r->in_cdata) f->kind = K_CDATA_CONT;
     else if (c == '<') f->kind = K_MARKUP;
     else f->kind = K_TEXT;
+    if (r->rest && f->kind == K_TEXT) { /* the rest of a text token: its end is known */
+        f->known = 1 + r->rest_flags;
+        f->scan = r->rest;
+        f->cut = (r->rest_flags & RD_REST_CUT) != 0;
+    }
+}
+
+/* A token framed to end at n was parsed and `used` bytes of it consumed.
+ * When a reference ended a text token early, the rest of it is the next
+ * token, ending where it ended: framing it again costs nothing, and however
+ * small the pieces a reference leaves, each byte is scanned for '<' once.
+ * at_eof: the token ended with the input. */
+void rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof) {
+    r->rest = f->kind == K_TEXT && used < n ? n - used : 0;
+    r->rest_flags = r->rest ? (f->cut ? RD_REST_CUT : 0) | (at_eof ? RD_REST_EOF : 0) : 0;
 }
 
 /* ================================================================ token dispatch */
@@ -1245,6 +1265,10 @@ int rd_push_entity(stax_reader *r) {
     if (rd_expand_account(r, len, text, 0)) return r->status;
     if (r->n_ent == 0) r->ent_pos = r->push_pos;
     stax__frame *f = &r->ents[r->n_ent++];
+    f->rest = r->rest; /* the entity's text is a window of its own */
+    f->rest_flags = r->rest_flags;
+    r->rest = 0;
+    r->rest_flags = 0;
     f->p = r->in;
     f->n = r->in_len;
     f->i = r->in_pos;
@@ -1272,9 +1296,11 @@ int rd_pop_entity(stax_reader *r) {
     r->in = f->p;
     r->in_len = f->n;
     r->in_pos = f->i;
+    r->rest = f->rest;
+    r->rest_flags = f->rest_flags;
     r->n_ent--;
     /* the entity's tokens used the framing state: start the pending carry's
      * framing again (it holds the rest of the text the reference was in) */
-    if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
+    if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
     return 0;
 }

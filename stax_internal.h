@@ -443,6 +443,8 @@ struct stax__frame {
     uint32_t depth;          /* reader: the element depth where the entity started */
     size_t ref;              /* reader: where the reference stands in [p, p+n) */
     struct stax__xtext *xt;  /* reader: the external entity's text (NULL: an internal entity) */
+    size_t rest;             /* reader: the interrupted window's stax_reader.rest and rest_flags */
+    int rest_flags;
 };
 
 typedef struct stax__attnorm {
