@@ -23,6 +23,9 @@ struct stax__dtd_chunk {
 };
 
 #define DTD_CHUNK 1024u
+/* The alignment of the records in the chunks: what their fields need (no
+ * record holds anything wider than a pointer, a size_t or a uint64_t). */
+#define DTD_ALIGN 8u
 
 /* ================================================================ errors */
 
@@ -38,7 +41,7 @@ enum { DL_INTERNAL, /* the internal subset */
 struct stax__dtd_level {
     const char *p, *end; /* where it stands while a level above it is read */
     const char *ref;     /* the '%' that entered it, in the level below */
-    size_t ent;          /* its entity, by index in d->ents (the table may move), or SIZE_MAX */
+    stax__entity *ent;   /* its entity, or NULL */
     stax__xtext *xt;     /* its external text, or NULL */
     stax_str base;       /* xt's base, copied into the region once a declaration needs it */
     int kind;            /* DL_* */
@@ -131,11 +134,19 @@ int stax__dtd_reserve(stax__dtd *d) {
 
 static void *dtd_alloc(stax__dtd *d, size_t n) { return d->mem.block ? stax__mem_alloc(&d->mem, n) : NULL; }
 
+/* The size of the chunks strings and records are kept in: DTD_CHUNK, or an
+ * eighth of a small region (so that it holds declarations, not one chunk),
+ * but never less than a record and its name. */
+static size_t dtd_chunk_size(const stax__dtd *d) {
+    size_t c = d->max / 8;
+    return c > DTD_CHUNK ? DTD_CHUNK : c < 128 ? 128 : c;
+}
+
 static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
     static char empty[1];
     if (n == 0) return empty; /* never NULL, and no arithmetic on a NULL cursor */
     if (n > d->cur_left) {
-        size_t size = n > DTD_CHUNK ? n : DTD_CHUNK;
+        size_t size = n > dtd_chunk_size(d) ? n : dtd_chunk_size(d);
         stax__dtd_chunk *ch = size <= SIZE_MAX - sizeof *ch ? dtd_alloc(d, sizeof *ch + size) : NULL;
         if (!ch && size > n) ch = dtd_alloc(d, sizeof *ch + (size = n)); /* the last bytes of the region */
         if (!ch) return NULL;
@@ -150,6 +161,21 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
     d->cur += n;
     d->cur_left -= n;
     return out;
+}
+
+/* A record (an entity, an attdef, an element) of n bytes, aligned, in the
+ * chunks: it never moves, and nothing is copied when the tables grow. */
+static void *dtd_record(stax__dtd *d, size_t n) {
+    size_t pad = (size_t)(-(uintptr_t)d->cur & (DTD_ALIGN - 1));
+    if (d->cur && pad + n <= d->cur_left) {
+        d->cur += pad;
+        d->cur_left -= pad;
+    } else {
+        d->cur_left = 0; /* a new chunk, which starts aligned */
+    }
+    void *p = dtd_store(d, NULL, n);
+    if (p && ((uintptr_t)p & (DTD_ALIGN - 1))) return NULL; /* cannot happen: chunks start aligned */
+    return p;
 }
 
 /* Give back the last `unused` bytes of the latest dtd_store. */
@@ -212,42 +238,51 @@ static uint32_t dtd_hash(const stax__dtd *d, const char *s, size_t n, int salt) 
     return (uint32_t)(h ^ (h >> 32)) ^ (uint32_t)salt * 0x9e3779b9u;
 }
 
-/* Insert index+1 into an open-addressing table keyed by names(index). */
-static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t count, uint32_t h, uint32_t idx,
-                           uint32_t (*rehash)(const stax__dtd *, uint32_t)) {
+/* Insert rec into an open-addressing table of records keyed by their names.
+ * The table doubles at half full; when the region has no room for the
+ * larger table it goes on at up to seven eighths full before it fails, so
+ * that growing never refuses what the region still holds. */
+static int dtd_hash_insert(stax__dtd *d, void ***tab, size_t *cap, size_t count, uint32_t h, void *rec,
+                           uint32_t (*rehash)(const stax__dtd *, const void *)) {
     if ((count + 1) * 2 > *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        uint32_t *nt = ncap <= SIZE_MAX / sizeof(uint32_t) ? dtd_alloc(d, ncap * sizeof(uint32_t)) : NULL;
-        if (!nt) return -1;
-        memset(nt, 0, ncap * sizeof(uint32_t));
-        for (size_t i = 0; i < *cap; i++) {
-            if (!(*tab)[i]) continue;
-            size_t k = rehash(d, (*tab)[i] - 1) & (ncap - 1);
-            while (nt[k]) k = (k + 1) & (ncap - 1);
-            nt[k] = (*tab)[i];
+        size_t ncap = *cap ? *cap * 2 : 8;
+        void **nt = ncap <= SIZE_MAX / sizeof(void *) ? (void **)dtd_alloc(d, ncap * sizeof(void *)) : NULL;
+        if (nt) {
+            memset(nt, 0, ncap * sizeof(void *));
+            for (size_t i = 0; i < *cap; i++) {
+                if (!(*tab)[i]) continue;
+                size_t k = rehash(d, (*tab)[i]) & (ncap - 1);
+                while (nt[k]) k = (k + 1) & (ncap - 1);
+                nt[k] = (*tab)[i];
+            }
+            stax__mem_free(&d->mem, *tab, *cap * sizeof(void *));
+            *tab = nt;
+            *cap = ncap;
+        } else if ((count + 1) * 8 > *cap * 7) {
+            return -1;
         }
-        stax__mem_free(&d->mem, *tab, *cap * sizeof(uint32_t));
-        *tab = nt;
-        *cap = ncap;
     }
     size_t k = h & (*cap - 1);
     while ((*tab)[k]) k = (k + 1) & (*cap - 1);
-    (*tab)[k] = idx + 1;
+    (*tab)[k] = rec;
     return 0;
 }
 
-static uint32_t dtd_ent_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_hash(d, d->ents[i].name.ptr, d->ents[i].name.len, d->ents[i].pe);
+static uint32_t dtd_ent_rehash(const stax__dtd *d, const void *rec) {
+    const stax__entity *e = (const stax__entity *)rec;
+    return dtd_hash(d, e->name.ptr, e->name.len, e->pe);
 }
-static uint32_t dtd_elem_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_hash(d, d->elems[i].name.ptr, d->elems[i].name.len, 7);
+static uint32_t dtd_elem_rehash(const stax__dtd *d, const void *rec) {
+    const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)rec;
+    return dtd_hash(d, e->name.ptr, e->name.len, 7);
 }
 /* Attribute definitions hash by their name and their element. */
-static uint32_t dtd_att_hash(const stax__dtd *d, uint32_t elem, const char *name, size_t len) {
-    return dtd_hash(d, name, len, 11) ^ (elem * 0x85ebca6bu);
+static uint32_t dtd_att_hash(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
+    return dtd_hash(d, name, len, 11) ^ (elem->id * 0x85ebca6bu);
 }
-static uint32_t dtd_att_rehash(const stax__dtd *d, uint32_t i) {
-    return dtd_att_hash(d, d->atts[i].elem, d->atts[i].name.ptr, d->atts[i].name.len);
+static uint32_t dtd_att_rehash(const stax__dtd *d, const void *rec) {
+    const stax__attdef *a = (const stax__attdef *)rec;
+    return dtd_att_hash(d, a->elem, a->name.ptr, a->name.len);
 }
 
 void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,
@@ -298,35 +333,36 @@ void stax__dtd_free(stax__dtd *d) {
 stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe) {
     if (!d->ent_hash_cap) return NULL;
     size_t k = dtd_hash(d, name, len, pe) & (d->ent_hash_cap - 1);
-    for (uint32_t v; (v = d->ent_hash[k]) != 0; k = (k + 1) & (d->ent_hash_cap - 1)) {
-        stax__entity *e = &d->ents[v - 1];
+    for (void *v; (v = d->ent_hash[k]) != NULL; k = (k + 1) & (d->ent_hash_cap - 1)) {
+        stax__entity *e = (stax__entity *)v;
         if (e->pe == pe && e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
     }
     return NULL;
 }
 
-int64_t stax__dtd_elem(const stax__dtd *d, const char *name, size_t len) {
-    if (!d->elem_hash_cap) return -1;
+const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len) {
+    if (!d->elem_hash_cap) return NULL;
     size_t k = dtd_hash(d, name, len, 7) & (d->elem_hash_cap - 1);
-    for (uint32_t v; (v = d->elem_hash[k]) != 0; k = (k + 1) & (d->elem_hash_cap - 1)) {
-        const stax_str *e = &d->elems[v - 1].name;
-        if (e->len == len && memcmp(e->ptr, name, len) == 0) return (int64_t)(v - 1);
+    for (void *v; (v = d->elem_hash[k]) != NULL; k = (k + 1) & (d->elem_hash_cap - 1)) {
+        const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)v;
+        if (e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
     }
-    return -1;
+    return NULL;
 }
 
-uint32_t stax__dtd_attdef(const stax__dtd *d, uint32_t elem, const char *name, size_t len) {
-    if (!d->att_hash_cap) return UINT32_MAX;
+stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
+    if (!d->att_hash_cap) return NULL;
     size_t k = dtd_att_hash(d, elem, name, len) & (d->att_hash_cap - 1);
-    for (uint32_t v; (v = d->att_hash[k]) != 0; k = (k + 1) & (d->att_hash_cap - 1)) {
-        const stax__attdef *a = &d->atts[v - 1];
-        if (a->elem == elem && a->name.len == len && memcmp(a->name.ptr, name, len) == 0) return v - 1;
+    for (void *v; (v = d->att_hash[k]) != NULL; k = (k + 1) & (d->att_hash_cap - 1)) {
+        stax__attdef *a = (stax__attdef *)v;
+        if (a->elem == elem && a->name.len == len && memcmp(a->name.ptr, name, len) == 0) return a;
     }
-    return UINT32_MAX;
+    return NULL;
 }
 
 uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
-    for (size_t i = 0; i < d->n_atts; i++) d->atts[i].stamp = 0;
+    for (stax__dtd_elem_def *el = d->elem_list; el; el = el->next)
+        for (stax__attdef *a = el->first; a; a = a->next) a->stamp = 0;
     return 1;
 }
 
@@ -613,11 +649,12 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
-    if (dtd_grow(d, (void **)&d->ents, &d->cap_ents, sizeof *d->ents, d->n_ents + 1) ||
-        dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_hash(d, e.name.ptr, e.name.len, e.pe),
-                        (uint32_t)d->n_ents, dtd_ent_rehash))
+    stax__entity *rec = (stax__entity *)dtd_record(d, sizeof *rec);
+    if (!rec || dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents,
+                                dtd_hash(d, e.name.ptr, e.name.len, e.pe), rec, dtd_ent_rehash))
         return dtd_too_big(c, c->p);
-    d->ents[d->n_ents++] = e;
+    *rec = e;
+    d->n_ents++;
     if (e.unparsed) {
         if (dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1))
             return dtd_too_big(c, c->p);
@@ -740,7 +777,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax_str elem;
     if (dtd_need_ws(c, "after <!ATTLIST") || dtd_name(c, &elem, 0, "element name")) return d->status;
-    int64_t ei = -1;
+    stax__dtd_elem_def *el = NULL;
     for (;;) {
         size_t ws = dtd_ws(c);
         if (c->p < c->end && *c->p == '>') {
@@ -804,43 +841,40 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         }
         if (lit.ptr && dtd_attr_default(c, lit, a.type, &a.value)) return d->status;
         /* the first definition of an attribute wins */
-        if (ei < 0) ei = stax__dtd_elem(d, elem.ptr, elem.len);
-        if (ei >= 0) {
-            if (stax__dtd_attdef(d, (uint32_t)ei, a.name.ptr, a.name.len) != UINT32_MAX) continue;
+        if (!el) el = (stax__dtd_elem_def *)stax__dtd_elem(d, elem.ptr, elem.len); /* (a record of this DTD's) */
+        if (el) {
+            if (stax__dtd_attdef(d, el, a.name.ptr, a.name.len)) continue;
         } else {
-            stax__dtd_elem_def en;
-            en.name.ptr = dtd_store(d, elem.ptr, elem.len);
-            en.name.len = elem.len;
-            en.first = en.last = UINT32_MAX;
-            if (!en.name.ptr || d->n_elems >= UINT32_MAX - 1 ||
-                dtd_grow(d, (void **)&d->elems, &d->cap_elems, sizeof *d->elems, d->n_elems + 1))
+            char *name = dtd_store(d, elem.ptr, elem.len);
+            el = name && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)dtd_record(d, sizeof *el) : NULL;
+            if (!el) return dtd_too_big(c, c->p);
+            memset(el, 0, sizeof *el);
+            el->name.ptr = name;
+            el->name.len = elem.len;
+            el->id = (uint32_t)d->n_elems;
+            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, name, elem.len, 7), el,
+                                dtd_elem_rehash))
                 return dtd_too_big(c, c->p);
-            ei = (int64_t)d->n_elems;
-            d->elems[ei] = en;
-            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, en.name.ptr, en.name.len, 7),
-                                (uint32_t)ei, dtd_elem_rehash))
-                return dtd_too_big(c, c->p);
+            el->next = d->elem_list;
+            d->elem_list = el;
             d->n_elems++;
         }
         a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);
-        if (!a.name.ptr || d->n_atts >= UINT32_MAX - 1 ||
-            dtd_grow(d, (void **)&d->atts, &d->cap_atts, sizeof *d->atts, d->n_atts + 1))
-            return dtd_too_big(c, c->p);
+        stax__attdef *rec = a.name.ptr ? (stax__attdef *)dtd_record(d, sizeof *rec) : NULL;
+        if (!rec) return dtd_too_big(c, c->p);
         if (!a.value.ptr) a.value.ptr = "";
         /* append at the end of the element's list, keeping declaration order */
-        a.next = UINT32_MAX;
-        a.elem = (uint32_t)ei;
+        a.next = NULL;
+        a.elem = el;
         a.stamp = 0;
-        uint32_t idx = (uint32_t)d->n_atts;
-        d->atts[d->n_atts] = a;
-        if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, a.elem, a.name.ptr, a.name.len),
-                            idx, dtd_att_rehash))
+        *rec = a;
+        if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, el, a.name.ptr, a.name.len),
+                            rec, dtd_att_rehash))
             return dtd_too_big(c, c->p);
         d->n_atts++;
-        stax__dtd_elem_def *el = &d->elems[ei];
-        if (el->last == UINT32_MAX) el->first = idx;
-        else d->atts[el->last].next = idx;
-        el->last = idx;
+        if (!el->last) el->first = rec;
+        else el->last->next = rec;
+        el->last = rec;
     }
 }
 
@@ -959,7 +993,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
     stax__dtd_level *l = dtd_lv(c, ++c->top);
     memset(l, 0, sizeof *l);
     l->ref = ref;
-    l->ent = (size_t)(e - d->ents);
+    l->ent = e;
     l->xt = xt;
     l->kind = kind;
     l->ext = xt || dtd_lv(c, c->top - 1)->ext;
@@ -974,7 +1008,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
 /* The top level's text is used up: back to the level below. */
 static void dtd_leave(dtd_ctx *c) {
     stax__dtd_level *l = dtd_lv(c, c->top);
-    c->d->ents[l->ent].busy = 0;
+    l->ent->busy = 0;
     if (l->xt) stax__ext_close(c->d->ext, l->xt);
     c->top--;
     c->p = dtd_lv(c, c->top)->p;
@@ -1044,7 +1078,7 @@ static int dtd_decls(dtd_ctx *c) {
                 return c->sections ? dtd_fail(c, c->p, STAX_E_DTD, "a conditional section does not end") : 0;
             stax__dtd_level *l = dtd_lv(c, c->top);
             if (l->kind == DL_DECLSEP && c->sections != l->sections) {
-                stax_str n = c->d->ents[l->ent].name;
+                stax_str n = l->ent->name;
                 return dtd_fail(c, c->p, STAX_E_DTD, "conditional sections are not properly nested in parameter entity '%.*s'",
                                 dtd_clip(n.len), n.ptr);
             }
@@ -1099,7 +1133,7 @@ static int dtd_run(dtd_ctx *c) {
 static int dtd_start(stax__dtd *d, dtd_ctx *c, int kind, stax__xtext *xt) {
     memset(c, 0, sizeof *c);
     c->d = d;
-    dtd_lv(c, 0)->ent = SIZE_MAX;
+    dtd_lv(c, 0)->ent = NULL;
     dtd_lv(c, 0)->kind = kind;
     dtd_lv(c, 0)->xt = xt;
     dtd_lv(c, 0)->ext = kind == DL_EXTERNAL;

@@ -375,7 +375,7 @@ static void rd_profile(stax_reader_options *t, size_t scale) {
     if (!t->max_token) t->max_token = rd_clamp(scale / 8, 128, RD_MIB);
     if (!t->max_text) t->max_text = rd_clamp(t->max_token / 2, 4, 65536);
     if (!t->read_buffer) t->read_buffer = rd_clamp(scale / 32, 64, 65536);
-    if (!t->max_dtd) t->max_dtd = rd_clamp(scale / 16, 64, RD_MIB);
+    if (!t->max_dtd) t->max_dtd = rd_clamp(256 + scale / 16, 512, RD_MIB); /* one declaration at least */
     if (!t->max_ns_bytes) t->max_ns_bytes = rd_clamp(scale / 32, 256, 65536);
     if (!t->max_external_text && t->resolve) t->max_external_text = rd_clamp(scale / 8, 256, RD_MIB);
     if (!t->max_name) t->max_name = (uint32_t)rd_clamp(scale / 1024, 32, 256);

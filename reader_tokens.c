@@ -493,20 +493,19 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
 
 /* ================================================================ tags */
 
-/* The ATTLIST of the element being started (ei >= 0): the declared type of
+/* The ATTLIST of the element being started (el, or NULL): the declared type of
  * attribute `name`, marking its definition as given by this tag. */
-static int rd_declared_type(stax_reader *r, int64_t ei, stax_str name) {
-    if (ei < 0) return STAX__AT_CDATA;
-    uint32_t k = stax__dtd_attdef(&r->dtd, (uint32_t)ei, name.ptr, name.len);
-    if (k == UINT32_MAX) return STAX__AT_CDATA;
-    r->dtd.atts[k].stamp = r->tag_stamp;
-    return r->dtd.atts[k].type;
+static int rd_declared_type(stax_reader *r, const stax__dtd_elem_def *el, stax_str name) {
+    if (!el) return STAX__AT_CDATA;
+    stax__attdef *a = stax__dtd_attdef(&r->dtd, el, name.ptr, name.len);
+    if (!a) return STAX__AT_CDATA;
+    a->stamp = r->tag_stamp;
+    return a->type;
 }
 
 /* Defaults of the element's ATTLIST for the attributes the tag did not give. */
-static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, int64_t ei) {
-    for (uint32_t k = r->dtd.elems[ei].first; k != UINT32_MAX; k = r->dtd.atts[k].next) {
-        const stax__attdef *ad = &r->dtd.atts[k];
+static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const stax__dtd_elem_def *el) {
+    for (const stax__attdef *ad = el->first; ad; ad = ad->next) {
         if (ad->stamp == r->tag_stamp) continue;
         if (ad->deflt != STAX__DEF_VALUE && ad->deflt != STAX__DEF_FIXED) continue;
         if (r->attr_len - first >= r->opt.max_attrs)
@@ -532,9 +531,9 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t first = r->attr_len, arena0 = r->arena.len, i = 1 + nl;
     uint64_t expanded0 = r->expanded;
     unsigned flags = 0;
-    int64_t ei = -1;
+    const stax__dtd_elem_def *el = NULL;
     int rc = 0;
-    if (r->dtd.n_atts && (ei = stax__dtd_elem(&r->dtd, tok + 1, nl)) >= 0 && ++r->tag_stamp == 0)
+    if (r->dtd.n_atts && (el = stax__dtd_elem(&r->dtd, tok + 1, nl)) != NULL && ++r->tag_stamp == 0)
         r->tag_stamp = stax__dtd_clear_stamps(&r->dtd);
     for (;;) {
         size_t ws = i;
@@ -572,7 +571,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         const char *qe = memchr(tok + i + 1, q, n - i - 1);
         if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
         size_t ve = (size_t)(qe - tok);
-        int tokenized = rd_declared_type(r, ei, a->name) != STAX__AT_CDATA;
+        int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
         if ((rc = rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
         for (size_t k = first; k < r->attr_len; k++)
             if (rd_str_same(r->attrs[k].name, a->name))
@@ -584,7 +583,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     if (rc == STAX__ROOM) goto roll_back;
     if (rc) return rc;
-    if (ei >= 0 && rd_add_defaults(r, tok, first, ei)) return r->status;
+    if (el && rd_add_defaults(r, tok, first, el)) return r->status;
     if (r->depth >= r->opt.max_depth)
         return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
     stax_str name = {tok + 1, nl};

@@ -245,8 +245,9 @@ typedef struct stax_reader_options {
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
-    size_t max_dtd;                /* [1 MiB] memory for the DTD's declarations (both subsets) and
-                                      their tables (entities, ATTLISTs, notations, PIs) */
+    size_t max_dtd;                /* [1 MiB] memory for what the DTD keeps (both subsets): the
+                                      records of its entities, ATTLISTs, notations and PIs, their
+                                      strings and hash tables (no table is copied as it grows) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
     size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
                                       costs its prefix and URI + 40 bytes (STAX_READ_NAMESPACES) */
@@ -289,7 +290,7 @@ typedef struct stax_reader_options {
  * Options left zero take defaults sized from the block: those of the largest
  * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
  * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
- * max_dtd a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
+ * max_dtd 256 bytes and a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
  * thirty-second (at most 64 KiB), max_external_text an eighth (at most
  * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
  * max_name, max_depth and max_entity_depth in step. A larger block never

@@ -296,14 +296,16 @@ enum { STAX__DEF_REQUIRED, STAX__DEF_IMPLIED, STAX__DEF_FIXED, STAX__DEF_VALUE }
 typedef struct stax__attdef {
     stax_str name, value; /* value: the default, already normalized */
     unsigned char type, deflt;
-    uint32_t elem;        /* the element (index in elems) */
-    uint32_t next;        /* next attdef of the same element, or UINT32_MAX */
+    const struct stax__dtd_elem_def *elem; /* its element */
+    struct stax__attdef *next;             /* the next attdef of the same element, or NULL */
     uint32_t stamp;       /* the reader's number of the last start tag that gave it */
 } stax__attdef;
 
 typedef struct stax__dtd_elem_def {
     stax_str name;
-    uint32_t first, last; /* its attdefs, in declaration order, or UINT32_MAX */
+    stax__attdef *first, *last;          /* its attdefs, in declaration order, or NULL */
+    struct stax__dtd_elem_def *next;     /* every element with an ATTLIST, latest first */
+    uint32_t id;                         /* its number, for the attdefs' hash */
 } stax__dtd_elem_def;
 
 typedef struct stax__dtd_chunk stax__dtd_chunk;
@@ -326,18 +328,16 @@ typedef struct stax__dtd {
     stax__dtd_chunk *chunks;
     char *cur;
     size_t cur_left;
-    stax__entity *ents;
-    size_t n_ents, cap_ents;
-    uint32_t *ent_hash;          /* open addressing, indices + 1, 0 = empty */
+    /* Entities, attdefs and elements are records in the chunks, which never
+     * move; the hash tables (open addressing, NULL = empty) point at them. */
+    size_t n_ents, n_atts, n_elems;
+    void **ent_hash;             /* stax__entity * */
     size_t ent_hash_cap;
-    stax__attdef *atts;
-    size_t n_atts, cap_atts;
-    uint32_t *att_hash;          /* attdefs by element and name */
+    void **att_hash;             /* stax__attdef *, by element and name */
     size_t att_hash_cap;
-    stax__dtd_elem_def *elems;   /* elements with an ATTLIST */
-    size_t n_elems, cap_elems;
-    uint32_t *elem_hash;
+    void **elem_hash;            /* stax__dtd_elem_def *: elements with an ATTLIST */
     size_t elem_hash_cap;
+    stax__dtd_elem_def *elem_list;
     stax__hash_key key;          /* of the tables */
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
@@ -371,9 +371,9 @@ STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
 STAXINT int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_str sysid);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
 /* The element with an ATTLIST named [name, name+len): its index, or -1. */
-STAXINT int64_t stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
+STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
 /* The definition of attribute `name` of element elem: its index in atts, or UINT32_MAX. */
-STAXINT uint32_t stax__dtd_attdef(const stax__dtd *d, uint32_t elem, const char *name, size_t len);
+STAXINT stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len);
 /* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
 STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Whether WFC: Entity Declared applies to an undeclared reference (else it is

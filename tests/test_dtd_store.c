@@ -1,0 +1,128 @@
+/* What max_dtd means: the bytes the DTD keeps (its strings, its records and
+ * their hash tables), with no table that doubles past it. Large entity sets
+ * fit what their declarations take; the smallest fixed blocks hold a few
+ * declarations; and a DTD over the limit is STAX_E_LIMIT_DTD. */
+#include "harness.h"
+#include "stax.h"
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A DTD of n one-byte entities e0..e(n-1) and m ATTLIST defaults a0..a(m-1)
+ * on element r, and content that refers to the first and last entity. */
+static char *entity_doc(size_t n, size_t m, size_t *len) {
+    size_t cap = 64 + n * 32 + m * 40;
+    char *d = malloc(cap);
+    cr_assert_not_null(d);
+    size_t o = (size_t)snprintf(d, cap, "<!DOCTYPE r [");
+    for (size_t i = 0; i < n; i++) o += (size_t)snprintf(d + o, cap - o, "<!ENTITY e%zu \"x\">", i);
+    for (size_t i = 0; i < m; i++) o += (size_t)snprintf(d + o, cap - o, "<!ATTLIST r a%zu CDATA \"v\">", i);
+    if (n) o += (size_t)snprintf(d + o, cap - o, "]><r>&e0;&e%zu;</r>", n - 1);
+    else o += (size_t)snprintf(d + o, cap - o, "]><r/>");
+    *len = o;
+    return d;
+}
+
+/* Read doc whole; the status, and the number of attributes on the root. */
+static int read_doc(const char *doc, size_t len, const stax_reader_options *opt, size_t *root_attrs, char *msg,
+                    size_t msg_cap) {
+    stax_reader *r = stax_reader_new(opt);
+    cr_assert_not_null(r);
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, r, doc, len);
+    *root_attrs = 0;
+    while (stax_test_cursor_next(&c))
+        if (stax_ev_type(c.b, c.i) == STAX_EV_START) *root_attrs = stax_ev_attr_count(c.b, c.i);
+    snprintf(msg, msg_cap, "%s", c.status == STAX_END ? "" : stax_reader_message(r));
+    stax_reader_free(r);
+    return c.status;
+}
+
+/* 4,097 one-byte entities (a 76 KB DTD) were refused with "DTD larger than
+ * max_dtd (1048576 bytes)": the entity table doubled inside the region. */
+Test(dtd_store, thousands_of_entities_fit_the_default_max_dtd) {
+    static const size_t counts[] = {4095, 4096, 4097, 6000};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        size_t len, attrs;
+        char *doc = entity_doc(counts[k], 0, &len);
+        char msg[256];
+        int st = read_doc(doc, len, NULL, &attrs, msg, sizeof msg);
+        cr_assert_eq(st, STAX_END, "%zu entities: %s", counts[k], msg);
+        free(doc);
+    }
+}
+
+/* The same for attribute defaults: every one of them is applied. */
+Test(dtd_store, thousands_of_attribute_defaults_fit_and_apply) {
+    stax_reader_options o = {0};
+    o.max_attrs = 5000;
+    size_t len, attrs;
+    char *doc = entity_doc(10, 4097, &len);
+    char msg[256];
+    int st = read_doc(doc, len, &o, &attrs, msg, sizeof msg);
+    cr_assert_eq(st, STAX_END, "%s", msg);
+    cr_assert_eq(attrs, 4097);
+    free(doc);
+}
+
+/* The limit holds: a DTD whose declarations take more than max_dtd is
+ * refused with STAX_E_LIMIT_DTD, and one that fits well inside is not. */
+Test(dtd_store, max_dtd_bounds_what_is_kept) {
+    size_t len, attrs;
+    char msg[256];
+    char *doc = entity_doc(2000, 0, &len);
+    stax_reader_options o = {0};
+    o.max_dtd = 64 * 1024; /* 2,000 entities keep well over 64 KiB: each is a record of some 100 bytes */
+    cr_assert_eq(read_doc(doc, len, &o, &attrs, msg, sizeof msg), STAX_E_LIMIT_DTD, "%s", msg);
+    cr_assert(strstr(msg, "max_dtd (65536 bytes)"), "%s", msg);
+    o.max_dtd = 1024 * 1024;
+    cr_assert_eq(read_doc(doc, len, &o, &attrs, msg, sizeof msg), STAX_END, "%s", msg);
+    free(doc);
+    /* the store is no larger than what it keeps: 200 entities fit in 64 KiB */
+    doc = entity_doc(200, 0, &len);
+    o.max_dtd = 64 * 1024;
+    cr_assert_eq(read_doc(doc, len, &o, &attrs, msg, sizeof msg), STAX_END, "%s", msg);
+    free(doc);
+}
+
+/* Fixed blocks under 16 KiB got max_dtd 512, which could not hold a single
+ * declaration. Now the smallest profile holds one short declaration, the
+ * 8 KiB profile two, the 16 KiB one four (the table in docs/security.md). */
+Test(dtd_store, the_smallest_blocks_hold_a_few_declarations) {
+    static const char *const docs[] = {
+        "<!DOCTYPE r [<!ENTITY e \"x\">]><r>&e;</r>",
+        "<!DOCTYPE r [<!ATTLIST r a CDATA \"x\">]><r/>",
+        "<!DOCTYPE r [<!ENTITY e \"x\"><!ATTLIST r a CDATA \"x\">]><r>&e;</r>",
+        "<!DOCTYPE r [<!ENTITY e \"x\"><!ENTITY f \"y\"><!ATTLIST r a CDATA \"x\" b CDATA \"y\">]><r>&e;&f;</r>",
+    };
+    size_t min = 0;
+    stax_reader_options probe = {0};
+    char one[1];
+    probe.memory = one;
+    for (size_t block = 4096; block <= 16384 && !min; block += 16) {
+        probe.memory_size = block;
+        if (stax_reader_check_options(&probe, NULL) == STAX_OK) min = block;
+    }
+    cr_assert(min, "no block up to 16 KiB takes the defaults");
+    static const struct { size_t block, docs; } cases[] = {{0, 2}, {8192, 3}, {16384, 4}};
+    for (size_t b = 0; b < sizeof cases / sizeof cases[0]; b++) {
+        size_t block = cases[b].block ? cases[b].block : min;
+        void *mem = malloc(block);
+        cr_assert_not_null(mem);
+        for (size_t k = 0; k < cases[b].docs; k++) {
+            stax_reader_options o = {0};
+            o.memory = mem;
+            o.memory_size = block;
+            stax_reader_options eff;
+            cr_assert_eq(stax_reader_effective_options(&o, &eff, NULL), STAX_OK);
+            size_t attrs;
+            char msg[256];
+            int st = read_doc(docs[k], strlen(docs[k]), &o, &attrs, msg, sizeof msg);
+            cr_assert_eq(st, STAX_END, "block %zu (max_dtd %zu): '%s': %s", block, eff.max_dtd, docs[k], msg);
+        }
+        free(mem);
+    }
+}
