@@ -693,10 +693,19 @@ static int dtd_children(dtd_ctx *c, int depth) {
     return 0;
 }
 
+/* With namespaces on, the names of element types and attributes in the DTD
+ * are QNames (Namespaces 1.0, section 5). */
+static int dtd_qname(dtd_ctx *c, stax_str name, const char *what) {
+    stax_str prefix, local;
+    if (!c->d->no_colons || stax__qname_split(name, &prefix, &local) == 0) return 0;
+    return dtd_fail(c, name.ptr, STAX_E_NAMESPACE, "%s '%.*s' is not a QName (namespaces are on)", what,
+                    dtd_clip(name.len), name.ptr);
+}
+
 static int dtd_element_decl(dtd_ctx *c) {
     stax_str name;
     if (dtd_need_ws(c, "after <!ELEMENT") || dtd_name(c, &name, 0, "element name") ||
-        dtd_need_ws(c, "after the element name"))
+        dtd_qname(c, name, "the element type") || dtd_need_ws(c, "after the element name"))
         return c->d->status;
     if (dtd_lit(c, "EMPTY") || dtd_lit(c, "ANY")) {
     } else if (c->p < c->end && *c->p == '(') {
@@ -776,7 +785,9 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
 static int dtd_attlist_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
     stax_str elem;
-    if (dtd_need_ws(c, "after <!ATTLIST") || dtd_name(c, &elem, 0, "element name")) return d->status;
+    if (dtd_need_ws(c, "after <!ATTLIST") || dtd_name(c, &elem, 0, "element name") ||
+        dtd_qname(c, elem, "the element type"))
+        return d->status;
     stax__dtd_elem_def *el = NULL;
     for (;;) {
         size_t ws = dtd_ws(c);
@@ -787,7 +798,9 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         if (!ws) return dtd_fail(c, c->p, STAX_E_DTD, "whitespace required before an attribute definition");
         stax__attdef a;
         memset(&a, 0, sizeof a);
-        if (dtd_name(c, &a.name, 0, "attribute name") || dtd_need_ws(c, "after the attribute name")) return d->status;
+        if (dtd_name(c, &a.name, 0, "attribute name") || dtd_qname(c, a.name, "the attribute name") ||
+            dtd_need_ws(c, "after the attribute name"))
+            return d->status;
         static const char *const types[] = {"CDATA", "IDREFS", "IDREF", "ID", "ENTITY", "ENTITIES", "NMTOKENS", "NMTOKEN", "NOTATION"};
         static const unsigned char tcode[] = {STAX__AT_CDATA, STAX__AT_IDREFS, STAX__AT_IDREF, STAX__AT_ID, STAX__AT_ENTITY,
                                               STAX__AT_ENTITIES, STAX__AT_NMTOKENS, STAX__AT_NMTOKEN, STAX__AT_NOTATION};

@@ -183,3 +183,22 @@ int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri) {
     }
     return -1;
 }
+
+/* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
+ * QName of Namespaces 1.0 (one colon at most, both parts NCNames; the name
+ * itself was checked as a Name). */
+int stax__qname_split(stax_str name, stax_str *prefix, stax_str *local) {
+    const char *c = (const char *)memchr(name.ptr, ':', name.len);
+    prefix->ptr = name.ptr;
+    prefix->len = 0;
+    *local = name;
+    if (!c) return 0;
+    size_t k = (size_t)(c - name.ptr);
+    if (k == 0 || k + 1 >= name.len || memchr(c + 1, ':', name.len - k - 1)) return -1;
+    uint32_t cp;
+    if (stax__utf8_decode((const unsigned char *)c + 1, name.len - k - 1, &cp) <= 0 || !stax__is_name_start(cp)) return -1;
+    prefix->len = k;
+    local->ptr = c + 1;
+    local->len = name.len - k - 1;
+    return 0;
+}

@@ -402,23 +402,7 @@ static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp
 
 static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
 
-/* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
- * QName of Namespaces 1.0 (one colon at most, both parts NCNames). */
-static int rd_qname(stax_str name, stax_str *prefix, stax_str *local) {
-    const char *c = memchr(name.ptr, ':', name.len);
-    prefix->ptr = name.ptr;
-    prefix->len = 0;
-    *local = name;
-    if (!c) return 0;
-    size_t k = (size_t)(c - name.ptr);
-    if (k == 0 || k + 1 >= name.len || memchr(c + 1, ':', name.len - k - 1)) return -1;
-    uint32_t cp;
-    if (stax__utf8_decode((const unsigned char *)c + 1, name.len - k - 1, &cp) <= 0 || !stax__is_name_start(cp)) return -1;
-    prefix->len = k;
-    local->ptr = c + 1;
-    local->len = name.len - k - 1;
-    return 0;
-}
+#define rd_qname stax__qname_split
 
 /* Declare the element's namespaces, then resolve its name and attributes.
  * depth: the element's depth (its bindings are dropped when it ends). */
@@ -828,7 +812,10 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     i = rd_skip_ws(tok, n, i);
     size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
     if (!nl) return r->status;
-    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
+    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0}, np, nlocal;
+    if (r->ev_ns && rd_qname(name, &np, &nlocal))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, i, "the DOCTYPE name '%.*s' is not a QName (namespaces are on)",
+                       rd_clip(nl), name.ptr);
     unsigned flags = 0;
     size_t ws = i + nl;
     i = rd_skip_ws(tok, n, ws);

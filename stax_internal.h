@@ -545,6 +545,7 @@ typedef struct stax__ns {
 
 /* Bytes one binding takes, and the bucket count for a budget. */
 STAXINT size_t stax__ns_cost(size_t prefix_len, size_t uri_len);
+STAXINT int stax__qname_split(stax_str name, stax_str *prefix, stax_str *local);
 STAXINT size_t stax__ns_buckets(size_t max_bytes);
 STAXINT size_t stax__ns_buffer_size(size_t max_bytes);
 /* 0, or -1 when the memory cannot be had. In a fixed block the whole buffer is taken now. */

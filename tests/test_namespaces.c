@@ -419,3 +419,22 @@ Test(namespaces, prefix_lookup_does_not_walk_every_binding, .timeout = 20) {
     stax_reader_free(r);
     free(doc.p);
 }
+
+/* Namespaces 1.0 section 5 writes the DOCTYPE's name, element types and
+ * attribute names in the DTD as QNames: at most one colon, not at either
+ * end (without namespaces these names are plain Names, and all of this is
+ * well-formed). */
+Test(namespaces, dtd_names_are_qnames) {
+    expect_ns_error("<!DOCTYPE a:b:c><a/>", "ERROR NAMESPACE @1:11:10");
+    expect_ns_error("<!DOCTYPE a [<!ELEMENT x:y:z EMPTY>]><a/>", "ERROR NAMESPACE @1:24:23");
+    expect_ns_error("<!DOCTYPE a [<!ATTLIST :q r CDATA #IMPLIED>]><a/>", "ERROR NAMESPACE @1:24:23");
+    expect_ns_error("<!DOCTYPE a [<!ATTLIST q: r CDATA #IMPLIED>]><a/>", "ERROR NAMESPACE @1:24:23");
+    expect_ns_error("<!DOCTYPE a [<!ATTLIST q r:s:t CDATA #IMPLIED>]><a/>", "ERROR NAMESPACE @1:26:25");
+    expect_ns_error("<!DOCTYPE a:b:c [<!ELEMENT x:y:z EMPTY><!ATTLIST :q r:s:t CDATA #IMPLIED>]><a/>",
+                    "ERROR NAMESPACE @1:11:10");
+    static const char ok[] = "<!DOCTYPE a:b [<!ELEMENT x:y EMPTY><!ATTLIST p:q r:s CDATA #IMPLIED>]><a:b xmlns:a='u'/>";
+    stax_reader_options o = ns_opt();
+    stax_test_expect_status(STAX_DOC(ok), &o, "END-OF-DOCUMENT");
+    static const char plain[] = "<!DOCTYPE a:b:c [<!ELEMENT x:y:z EMPTY><!ATTLIST :q r:s:t CDATA #IMPLIED>]><a/>";
+    stax_test_expect_status(STAX_DOC(plain), NULL, "END-OF-DOCUMENT");
+}
