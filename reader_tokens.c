@@ -699,6 +699,16 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
     return 0;
 }
 
+/* XML 1.0 4.3.3: an entity without a byte order mark and without an
+ * encoding declaration is UTF-8; UTF-16 recognized by its first bytes alone
+ * ("<?" with zero bytes) must declare its encoding (or be forced to it). */
+static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at) {
+    if (r->forced || r->bom_len || (r->detected != STAX__ENC_UTF16LE && r->detected != STAX__ENC_UTF16BE)) return 0;
+    return rd_fail(r, STAX_E_ENCODING, tok, at,
+                   "the input is %s without a byte order mark: it must begin with one or declare its encoding",
+                   stax__encoding_name(r->detected));
+}
+
 static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t end = n - 2, i = 5, ws;
     stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
@@ -728,6 +738,8 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
         if (!r->forced && rd_declared_encoding(r, tok, enc)) return r->status;
         ws = i;
         i = rd_skip_ws(tok, end, i);
+    } else if (rd_utf16_needs_declaration(r, tok, 0)) {
+        return r->status;
     }
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
     if (sa.ptr) {
@@ -759,6 +771,7 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
                        at_start ? "the XML declaration must be written in lower case"
                                 : "the XML declaration is only allowed at the very start of the document");
     }
+    if (at_start && rd_utf16_needs_declaration(r, tok, 0)) return r->status;
     if (r->ev_ns && memchr(t, ':', tl))
         return rd_fail(r, STAX_E_NAMESPACE, tok, 2, "a PI target may not contain a colon with namespaces on");
     size_t i = 2 + tl, ds;

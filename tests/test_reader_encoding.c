@@ -77,6 +77,35 @@ Test(reader_encoding, utf16le_without_bom) {
     free(doc);
 }
 
+/* XML 1.0 4.3.3: without a byte order mark and an encoding declaration an
+ * entity is UTF-8, so UTF-16 recognized by its first bytes alone must
+ * declare its encoding (a PI first, or a declaration without encoding, is
+ * a fatal error); a forced encoding is external information and allowed. */
+Test(reader_encoding, utf16_without_bom_must_declare_its_encoding) {
+    static const struct { const char *text; int big; const char *want; } cases[] = {
+        {"<?xml version='1.0'?><a/>", 0, "ERROR ENCODING @1:1:0"},
+        {"<?xml version='1.0' standalone='yes'?><a/>", 1, "ERROR ENCODING @1:1:0"},
+        {"<?pi x?><a/>", 1, "ERROR ENCODING @1:1:0"},
+        {"<?xml version='1.0' encoding='UTF-16'?><a/>", 0, "END-OF-DOCUMENT"},
+        {"<?xml version='1.0' encoding='UTF-16BE'?><a/>", 1, "END-OF-DOCUMENT"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t len;
+        char *doc = to_utf16(cases[k].text, cases[k].big, 0, &len);
+        stax_test_expect_status(doc, len, NULL, cases[k].want);
+        free(doc);
+        doc = to_utf16(cases[k].text, cases[k].big, 1, &len); /* with a BOM every one is fine */
+        stax_test_expect_status(doc, len, NULL, "END-OF-DOCUMENT");
+        free(doc);
+    }
+    size_t len;
+    char *doc = to_utf16("<?xml version='1.0'?><a/>", 0, 0, &len);
+    stax_reader_options o = {0};
+    o.encoding = "UTF-16LE";
+    stax_test_expect_status(doc, len, &o, "END-OF-DOCUMENT");
+    free(doc);
+}
+
 Test(reader_encoding, utf16_positions_count_input_bytes) {
     /* BOM (2) + "<a>" (6) + "\xF0\x9F\x98\x80" as a surrogate pair (4) -> END at byte 12 */
     size_t len;
