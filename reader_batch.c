@@ -624,13 +624,20 @@ int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
     return STAX_OK;
 }
 
+/* No chunk follows the one fed last (or, when none is being read, none at all). */
+static int rd_end(stax_reader *r) {
+    r->ended = 1;
+    if (!r->fed) rd_set_input(r, NULL, 0); /* else the chunk being read is the last one */
+    return STAX_OK;
+}
+
 int stax_reader_end(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
     if (r->status < 0) return r->status;
-    if (r->fed) return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_end before the reader asked for more input");
-    r->ended = 1;
-    rd_set_input(r, NULL, 0);
-    return STAX_OK;
+    if (r->src || r->ended)
+        return rd_fail_at(r, STAX_E_USAGE, r->pos,
+                          r->src ? "stax_reader_end on a reader with a pull source" : "stax_reader_end called twice");
+    return rd_end(r);
 }
 
 static int rd_pull(stax_reader *r) {
@@ -641,7 +648,7 @@ static int rd_pull(stax_reader *r) {
     }
     ptrdiff_t n = r->src(r->src_ctx, r->rbuf, r->rbuf_cap);
     if (n < 0) return rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
-    if (n == 0) return stax_reader_end(r);
+    if (n == 0) return rd_end(r);
     rd_set_input(r, r->rbuf, (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n);
     return STAX_OK;
 }

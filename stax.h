@@ -24,6 +24,9 @@
  *     }
  *     stax_reader_free(r);
  *
+ *   A document in memory: stax_reader_feed(r, doc, len); stax_reader_end(r);
+ *   then stax_reader_next until STAX_END or an error.
+ *
  *   Reader (pull): stax_reader_set_fd / _set_file / _set_source, then call
  *   stax_reader_next until it returns STAX_END or an error; it never returns
  *   STAX_NEED_INPUT. docs/api.md has complete programs (built and run by the
@@ -435,7 +438,11 @@ STAXDEF int stax_reader_reset(stax_reader *r);
  * returns STAX_NEED_INPUT again (or an error / STAX_END). */
 STAXDEF int stax_reader_feed(stax_reader *r, const void *data, size_t len);
 
-/* Say that input has ended. Allowed where stax_reader_feed is. */
+/* Say that input has ended: no chunk follows the one fed last (called right
+ * after stax_reader_feed, that chunk is the last one; called after
+ * stax_reader_next returned STAX_NEED_INPUT, there is nothing more). Then
+ * pull batches until STAX_END or an error; a reader with a pull source ends
+ * by itself (STAX_E_USAGE here). */
 STAXDEF int stax_reader_end(stax_reader *r);
 
 /* Produce the next batch. Returns STAX_OK with *out set to a non-empty batch,

@@ -134,3 +134,57 @@ Test(carry, text_with_references_to_the_end_of_input) {
     stax_test_expect_status(doc, len, &o, "ERROR TRUNCATED @1:634:633");
     free(doc);
 }
+
+/* stax_reader_end right after stax_reader_feed: that chunk is the last one.
+ * The events, positions and errors are those of feeding, draining and then
+ * ending, at every chunk size, for well-formed and broken documents. */
+static char *feed_then_end(const char *doc, size_t len, size_t chunk) {
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert_not_null(r);
+    stax_test_buf out = {0};
+    const stax_batch *b;
+    int st = STAX_NEED_INPUT;
+    for (size_t at = 0; st == STAX_NEED_INPUT;) {
+        size_t n = chunk && len - at > chunk ? chunk : len - at;
+        cr_assert_eq(stax_reader_feed(r, doc + at, n), STAX_OK);
+        at += n;
+        if (at == len) cr_assert_eq(stax_reader_end(r), STAX_OK);
+        while ((st = stax_reader_next(r, &b)) == STAX_OK)
+            for (size_t i = 0; i < b->count; i++)
+                stax_test_buf_printf(&out, "%d %.*s %.*s @%llu\n", stax_ev_type(b, i), (int)stax_ev_name(b, i).len,
+                                     stax_ev_name(b, i).ptr, (int)stax_ev_text(b, i).len, stax_ev_text(b, i).ptr,
+                                     (unsigned long long)stax_ev_offset(b, i));
+        cr_assert(at < len || st != STAX_NEED_INPUT, "asked for more after the last chunk");
+    }
+    stax_pos p = stax_reader_error_pos(r);
+    stax_test_buf_printf(&out, "status %d @%llu\n", st, st < 0 ? (unsigned long long)p.offset : 0ull);
+    stax_reader_free(r);
+    return out.p;
+}
+
+Test(carry, end_right_after_the_last_feed) {
+    size_t len;
+    char *ents = repeat_doc(ent_prefix, "w &e; ", 50, "</r>", &len);
+    static const char *const docs[] = {"<a x='1'>t<!--c--><b/>&amp;<![CDATA[x]]></a>", "<a>text", "<a><b></a>",
+                                       "<?xml version='1.0'?><a>x</a>  ", "<a/>trailing", "<a"};
+    static const size_t chunks[] = {1, 2, 3, 7, 64, 0};
+    for (size_t k = 0; k <= sizeof docs / sizeof docs[0]; k++) {
+        const char *d = k < sizeof docs / sizeof docs[0] ? docs[k] : ents;
+        size_t n = k < sizeof docs / sizeof docs[0] ? strlen(d) : len;
+        char *ref = feed_then_end(d, n, 0);
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            char *got = feed_then_end(d, n, chunks[c]);
+            cr_assert_str_eq(got, ref, "'%s' at chunk %zu", d, chunks[c]);
+            free(got);
+        }
+        /* the same final status as feeding, draining and then ending */
+        int st;
+        char *dump = stax_test_events(d, n, 0, NULL, &st);
+        char want[32];
+        snprintf(want, sizeof want, "status %d @", st);
+        cr_assert(strstr(ref, want) != NULL, "'%s': %s, but %d feeding, draining, ending", d, ref, st);
+        free(dump);
+        free(ref);
+    }
+    free(ents);
+}

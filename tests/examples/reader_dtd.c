@@ -92,11 +92,8 @@ int main(void) {
     if (!r) return 1;
 
     stax_reader_feed(r, doc, sizeof doc - 1); /* the whole document at once */
-    int st = dtd_drain(r);                    /* ... until next() asks for more */
-    if (st == STAX_NEED_INPUT) {
-        stax_reader_end(r); /* only now: end is allowed where feed is */
-        st = dtd_drain(r);
-    }
+    stax_reader_end(r);                       /* ... and nothing after it */
+    int st = dtd_drain(r);
     printf("%s\n", st == STAX_END ? "done" : stax_reader_message(r));
     stax_reader_free(r);
     return st == STAX_END ? 0 : 1;
