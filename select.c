@@ -31,7 +31,6 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 #define SEL_NONE UINT32_MAX
 
@@ -374,15 +373,15 @@ static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
     if (n) {
         const char *q = ps_skip(ps, p + n);
         if (q < ps->end && *q == '(') {
-            if (!strcmp(name, "node") || !strcmp(name, "comment") || !strcmp(name, "processing-instruction"))
+            if (ps_keyword(ps, p, "node") || ps_keyword(ps, p, "comment") || ps_keyword(ps, p, "processing-instruction"))
                 return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the node test '%s()'", name);
-            if (!strcmp(name, "text"))
+            if (ps_keyword(ps, p, "text"))
                 return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "text() in a predicate" : "text() before the last step");
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the function '%s()'", name);
         }
         if (q + 1 < ps->end && q[0] == ':' && q[1] == ':')
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the axis '%s::' (only /, // and @ are)", name);
-        if (!strcmp(name, "or") || !strcmp(name, "and") || !strcmp(name, "div") || !strcmp(name, "mod"))
+        if (ps_keyword(ps, p, "or") || ps_keyword(ps, p, "and") || ps_keyword(ps, p, "div") || ps_keyword(ps, p, "mod"))
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the operator '%s' (path|path is supported)", name);
         if (in_pred) return ps_fail(ps, STAX_E_UNSUPPORTED, p, "a predicate on child content ('%s')", name);
         return ps_fail(ps, STAX_E_SYNTAX, p, "unexpected name '%s'", name);
