@@ -78,6 +78,7 @@ typedef struct sel_query {
     int column;
     uint32_t first_step;
     int own_attr;   /* a column that is '@a' alone (no union): filled at the record's START */
+    int shared;     /* a column that is a union: its paths share the column */
 } sel_query;
 
 typedef struct sel_cand {
@@ -694,11 +695,12 @@ static int sel_link(stax_select *s) {
     for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
         sel_query qu = SEL_AT(s->queries, sel_query, q);
         const sel_step *first = &SEL_STEP(s, qu.first_step);
-        qu.own_attr = qu.column && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final;
-        for (uint32_t o = 0; qu.own_attr && o < SEL_N(s->queries, sel_query); o++) {
+        qu.shared = 0;
+        for (uint32_t o = 0; qu.column && o < SEL_N(s->queries, sel_query); o++) {
             const sel_query *other = &SEL_AT(s->queries, sel_query, o);
-            if (o != q && other->column && other->index == qu.index) qu.own_attr = 0;
+            if (o != q && other->column && other->index == qu.index) qu.shared = 1;
         }
+        qu.own_attr = qu.column && !qu.shared && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final;
         if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->status;
     }
     uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
@@ -1303,6 +1305,20 @@ static inline size_t sel_attr_first(const stax_select *s, const sel_name *t, con
     return k;
 }
 
+/* A column that is a union takes the first attribute in the order of the
+ * tag that any of its steps among the candidates after j (in the same
+ * record) matches: k if none comes before it. */
+static size_t sel_attr_first_of_column(const stax_select *s, const sel_frame *f, size_t j, uint64_t ctx, uint32_t column,
+                                       const stax_batch *b, size_t i, size_t k) {
+    for (size_t o = j + 1; k > 0 && o < f->cand_n; o++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + o);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (st->type == SEL_ATTR && q->column && q->index == column && c.ctx == ctx) k = sel_attr_first(s, &st->name, b, i, k);
+    }
+    return k;
+}
+
 /* [@a], [@a='v'], [@a!='v']: some attribute a exists (with that value, with
  * another value: XPath's comparisons are about existence). */
 static int sel_test_ok(const stax_select *s, const sel_test *t, const stax_batch *b, size_t i) {
@@ -1597,6 +1613,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
         }
         if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
         size_t k = sel_attr_first(s, &st->name, b, i, n);
+        if (q->shared) k = sel_attr_first_of_column(s, f, j, c.ctx, q->index, b, i, k);
         if (k < n && /* the value before the state, which may let the next column stream */
             (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
              sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)))
