@@ -1741,8 +1741,10 @@ static int sel_end(stax_select *s, const stax_batch *b, size_t i) {
     return 0;
 }
 
+/* TEXT and CDATA. As in XPath's data model, a text node is a whole run of
+ * them with something in it: an empty one (<![CDATA[]]>) begins none. */
 static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
-    if (!s->in_text) {
+    if (!s->in_text && b->events[i].text.len) {
         s->in_text = 1;
         const sel_frame *f = sel_frame_at(s, s->depth);
         if (f->has_text) { /* a text node begins: its matches */

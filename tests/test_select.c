@@ -266,6 +266,55 @@ Test(select, text_nodes) {
     expect("<a>x<![CDATA[<y>]]>&amp;z</a>", "/a/text()", "x<y>&z\n"); /* one text node */
 }
 
+/* The number of matches of paths[0] at every chunk size and one event at a
+ * time, counting (no values) and with values. */
+static void expect_count(const char *doc, const char *paths, uint64_t want) {
+    for (int values = 0; values < 2; values++) {
+        stax_select_options so;
+        memset(&so, 0, sizeof so);
+        so.flags = values ? 0 : STAX_SELECT_NO_VALUES;
+        for (size_t c = 0; c <= stax_test_chunk_count; c++) {
+            one_by_one = c == stax_test_chunk_count;
+            sel_run r = run_select(doc, one_by_one ? 1 : stax_test_chunk_sizes[c], NULL, &so, paths, "", 0, 0);
+            one_by_one = 0;
+            cr_assert_eq(r.status, STAX_OK, "%s: %s", paths, r.msg);
+            cr_assert_eq(r.counts[0], want, "%s on %s: %llu matches, want %llu (chunk case %zu, values %d)", paths, doc,
+                         (unsigned long long)r.counts[0], (unsigned long long)want, c, values);
+            free(r.out);
+        }
+    }
+}
+
+/* XPath's data model: adjacent text, CDATA and expanded entities are one
+ * text node, and an empty one is none (an empty CDATA section, an entity
+ * whose text is empty). */
+Test(select, text_nodes_follow_the_data_model) {
+    expect_count("<b><![CDATA[]]></b>", "//text()", 0);
+    expect("<b><![CDATA[]]></b>", "//text()", "");
+    expect_count("<b>a<![CDATA[b]]>c</b>", "//text()", 1);
+    expect("<b>a<![CDATA[b]]>c</b>", "//text()", "abc\n");
+    expect("<b><![CDATA[]]>x<![CDATA[]]></b>", "/b/text()", "x\n");
+    expect("<b>x<!--c--><![CDATA[]]></b>", "/b/text()", "x\n");
+    expect_count("<b><![CDATA[]]><!--c--><![CDATA[]]><i/><![CDATA[]]></b>", "//text()", 0);
+    const char *ent = "<!DOCTYPE b [<!ENTITY e 'E'><!ENTITY z ''>]><b>a&e;&z;<![CDATA[]]>c<i>&z;</i>&z;</b>";
+    expect(ent, "//text()", "aEc\n");
+    expect_count(ent, "//text()", 1);
+    expect_count("<!DOCTYPE b [<!ENTITY z ''>]><b>&z;<![CDATA[]]>&z;</b>", "//text()", 0);
+    /* positions count elements, and an element with an empty CDATA is one, whose value is empty */
+    const char *pos = "<r><b><![CDATA[]]></b><b>x<![CDATA[]]>y</b><c><![CDATA[]]></c></r>";
+    expect(pos, "/r/b[2]", "xy\n");
+    expect(pos, "/r/b[1]/text()", "");
+    expect(pos, "/r/b[2]/text()", "xy\n");
+    expect(pos, "/r/*[3]", "\n");
+    expect(pos, "/r/b[1]|/r/c", "\n\n");
+    expect(pos, "//text()|/r/*[1]", "\nxy\n");
+    expect_count(pos, "//text()", 1);
+    /* a text() column takes the first text node, not the empty CDATA */
+    expect_with("<r><b><![CDATA[]]><i>1</i>t</b></r>", 0, "//b", "text(),.,i/text()", "t|1t|1\n");
+    expect_with("<r><b><![CDATA[]]></b></r>", STAX_SELECT_XML, "//b", "", "<b><![CDATA[]]></b>\n");
+    expect_with("<r><b>a<![CDATA[<]]>c</b></r>", STAX_SELECT_XML, "//text()", "", "a&lt;c\n");
+}
+
 Test(select, element_values_are_all_descendant_text) {
     expect(lib, "//note", "old!\n");
     expect(lib, "/lib/shelf[2]", "DraculaFaust\n");
@@ -1120,6 +1169,7 @@ static void step_from(tset *out, tnode *ctx, const tstep *st) {
         tnode *c = ctx->kids[k];
         if (c->type != st->type) continue;
         if (st->type == T_ELEM && st->name && strcmp(st->name, c->name)) continue;
+        if (c->type == T_TEXT && !c->value[0]) continue; /* only an empty CDATA: no text node (its XML stays in the parent's) */
         ts_add(&cand, c);
     }
     for (int p = 0; p < st->npreds; p++) {
@@ -1298,7 +1348,7 @@ static void gen_elem(tbuf *b, int depth) {
         case 0:
         case 1: gen_text(b); break;
         case 2: tb_puts(b, rnd(2) ? "<!--c-->" : "<?p d?>"); break;
-        case 3: tb_puts(b, "<![CDATA[<&]]>"); break;
+        case 3: tb_puts(b, rnd(3) ? "<![CDATA[<&]]>" : "<![CDATA[]]>"); break;
         default: gen_elem(b, depth + 1); break;
         }
     }

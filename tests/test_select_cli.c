@@ -74,3 +74,17 @@ Test(select_cli, a_union_column_takes_the_first_match_in_document_order) {
     csv_is("<r><c><b>B</b><a>A</a></c></r>", "//c", "a|b", "B\n");
     csv_is("<r><c>T<a>A</a></c></r>", "//c", "a|text()", "T\n");
 }
+
+Test(select_cli, an_empty_cdata_section_is_no_text_node) {
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//text()";
+    so.count = 1;
+    sel_out r = sel_tool(NULL, &so, "<b><![CDATA[]]></b>");
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "0\n");
+    free(r.out);
+    r = sel_tool(NULL, &so, "<b>a<![CDATA[b]]>c</b>");
+    cr_assert_str_eq(r.out, "1\n");
+    free(r.out);
+}
