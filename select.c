@@ -231,7 +231,7 @@ static inline int sel_append_zeros(stax_select *s, stax__buf *b, size_t n) {
 
 /* n zero bytes at off in b, inside what b holds. */
 static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
-    static const char zeros[64];
+    static const char zeros[64] = {0};
     for (size_t k = 0; k < n; k += sizeof zeros)
         if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->status;
     return 0;
@@ -251,7 +251,7 @@ static int sel_state_grow(stax_select *s, stax__buf *b, size_t n) {
     size_t others = s->frames.cap + s->cands.cap + s->counters.cap + s->scope.cap + s->caps.cap - b->cap;
     int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_state, others));
     if (r == 1)
-        return sel_fail(s, STAX_E_NOMEM, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
+        return sel_fail(s, STAX_E_LIMIT_STATE, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
                         s->opt.max_state, (unsigned)s->depth);
     return r ? sel_nomem(s) : 0;
 }
@@ -265,7 +265,7 @@ static size_t sel_held_total(const stax_select *s) {
 }
 
 static int sel_held_over(stax_select *s) {
-    return sel_fail(s, STAX_E_NOMEM,
+    return sel_fail(s, STAX_E_LIMIT_HELD,
                     "held output exceeds max_held (%zu bytes): a match that begins while an earlier one is open "
                     "waits for it%s",
                     s->opt.max_held, s->n_cols ? ", and a record's column waits for the columns before it" : "");
@@ -458,7 +458,7 @@ static int ps_literal(sel_parser *ps, stax_str *v) {
         if (at >= ps->end) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "expected a quoted string");
         return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "comparing with anything but a quoted string");
     }
-    const char *close = memchr(at + 1, q, (size_t)(ps->end - at - 1));
+    const char *close = (const char *)memchr(at + 1, q, (size_t)(ps->end - at - 1));
     if (!close) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "a string without its closing quote");
     v->ptr = at + 1;
     v->len = (size_t)(close - at - 1);
@@ -753,6 +753,7 @@ static int sel_table(stax_select *s, stax__buf *b, size_t n) {
 }
 
 static int sel_runtime_init(stax_select *s);
+static int sel_block_check(stax_select *s);
 
 int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
     if (!s) return STAX_E_USAGE;
@@ -767,7 +768,7 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
         if (s->opt.ns[2 * k + 1].len && !s->opt.ns[2 * k + 1].ptr) return sel_fail(s, STAX_E_USAGE, "a NULL URI");
         need += s->opt.ns[2 * k + 1].len;
     }
-    s->text = stax__mem_alloc(&s->mem, need);
+    s->text = (char *)stax__mem_alloc(&s->mem, need);
     if (!s->text) return s->compile_status = sel_nomem(s);
     s->text_cap = need;
     stax__out o = stax__out_make(s->text, need);
@@ -800,6 +801,7 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
     if (!st) st = sel_table(s, &s->counts, s->n_paths * sizeof(uint64_t));
     if (!st) st = sel_table(s, &s->eval_epoch, s->n_steps * sizeof(uint64_t));
     if (!st) st = sel_table(s, &s->eval_ok, s->n_steps);
+    if (!st) st = sel_block_check(s);
     if (!st) {
         s->compiled = 1;
         st = sel_runtime_init(s);
@@ -1015,14 +1017,14 @@ static int sel_writer_status(stax_select *s, int st) {
     if (st >= 0 || st == STAX_E_DUP_ATTR) return 0;
     if (s->status) return s->status; /* the sink failed: the select's own error */
     if (st == STAX_E_NOMEM)
-        return sel_fail(s, STAX_E_NOMEM, "an element of an XML value is nested deeper than the writer's block "
-                                         "(xml_memory, %zu bytes) holds", s->opt.xml_memory);
+        return sel_fail(s, STAX_E_LIMIT_XML_MEMORY, "an element of an XML value is nested deeper than its writer's "
+                                                    "block holds: xml_memory (%zu bytes)", s->opt.xml_memory);
     return sel_fail(s, STAX_E_INVALID, "the writer refused an event of an XML value: %s", stax_strerror(st));
 }
 
 static ptrdiff_t sel_wsink(void *ctx, const void *data, size_t len) {
-    sel_wctx *x = ctx;
-    const char *p = data;
+    sel_wctx *x = (sel_wctx *)ctx;
+    const char *p = (const char *)data;
     size_t n = len;
     if (x->skip) {
         size_t k = x->skip < n ? x->skip : n;
@@ -1041,7 +1043,7 @@ static int sel_xml_open(stax_select *s, uint64_t match, uint32_t column, sel_wct
         s->wfree = x->next_free;
     } else {
         if (sel_held_total(s) + s->opt.xml_memory > s->opt.max_held) return sel_held_over(s);
-        x = stax__mem_alloc(&s->mem, s->opt.xml_memory);
+        x = (sel_wctx *)stax__mem_alloc(&s->mem, s->opt.xml_memory);
         if (!x) return sel_nomem(s);
         s->wblocks++;
     }
@@ -1655,7 +1657,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
         if (x && sel_xml_event(s, x, b, i)) return s->status;
     }
     if (s->depth >= s->opt.max_depth)
-        return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u)", (unsigned)s->opt.max_depth);
+        return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u levels)", (unsigned)s->opt.max_depth);
     uint32_t d = s->depth + 1;
     if (sel_frame_reserve(s, d)) return s->status;
     sel_frame parent = *sel_frame_at(s, d - 1), f;
@@ -2004,23 +2006,141 @@ void stax_select_reset(stax_select *s) {
     if (s->compiled) sel_runtime_init(s);
 }
 
-stax_select *stax_select_new(const stax_select_options *opt) {
+/* ================================================================ options and the fixed block
+ *
+ * A fixed block is a first-fit heap (stax.c) in which the buffers grow by
+ * doubling. Its extent grows by at most what each allocation asks for and
+ * SEL_ALLOC_COST, so the sum over every allocation a select can make bounds
+ * the block it needs: the select, the compiled paths (bounded by their
+ * length: each step, predicate, test and path takes a character at least),
+ * and the buffers under max_state and under max_held, whose capacities never
+ * add up to more than their budget (each doubles, then takes at most one
+ * step to what is left: three times the budget in all). */
+
+#define SEL_ALLOC_COST 64u /* a chunk's header, its rounding, a remainder too small to split off */
+#define SEL_MAX_LIMIT (SIZE_MAX / 16)
+
+/* Every allocation of a buffer that doubles from 64 bytes to n. */
+static size_t sel_grow_cost(size_t n) {
+    size_t sum = 0;
+    for (size_t cap = 64;; cap *= 2) {
+        sum += cap + SEL_ALLOC_COST;
+        if (cap >= n) return sum;
+    }
+}
+
+/* Every allocation of nbufs buffers under a budget of max bytes. */
+static size_t sel_budget_cost(size_t max, size_t nbufs) {
+    size_t steps = 2;
+    for (size_t cap = 64; cap < max; cap *= 2) steps++;
+    return 3 * max + nbufs * steps * SEL_ALLOC_COST;
+}
+
+/* What the document's buffers may take: the state, the output, the writers. */
+static size_t sel_runtime_cost(const stax_select_options *o) {
+    return sel_budget_cost(o->max_state, 5) + sel_budget_cost(o->max_held, 3) +
+           (o->max_held / (STAX_WRITER_MIN_MEMORY + 2048u) + 1) * SEL_ALLOC_COST; /* writers, of any xml_memory */
+}
+
+/* The select, its copy of the paths (len bytes) and URIs, and the program. */
+static size_t sel_program_cost(const stax_select_options *o, size_t len) {
+    size_t text = len + 1 + SEL_ALLOC_COST, steps = len + 2;
+    for (size_t k = 0; (o->flags & STAX_SELECT_NAMESPACES) && o->ns && k < o->ns_count; k++) text += o->ns[2 * k + 1].len;
+    return 64 + sizeof(stax_select) + SEL_ALLOC_COST + text + sel_grow_cost(steps * sizeof(sel_step)) +
+           sel_grow_cost(len * sizeof(sel_pred)) + sel_grow_cost(len * sizeof(sel_test)) +
+           sel_grow_cost((len + 1) * sizeof(sel_query)) + sel_grow_cost((steps + len + 1) * sizeof(uint32_t)) +
+           sel_grow_cost((len + 1) * sizeof(uint64_t)) + sel_grow_cost(steps * sizeof(uint64_t)) + sel_grow_cost(steps);
+}
+
+/* *o with its zero fields set (in a fixed block, from the block's size);
+ * 0, or the reason it cannot work (*st: STAX_E_USAGE or STAX_E_NOMEM). */
+static const char *sel_options(const stax_select_options *opt, stax_select_options *o, int *st) {
+    if (opt) *o = *opt;
+    else memset(o, 0, sizeof *o);
+    *st = STAX_E_USAGE;
+    if (o->flags & ~(unsigned)(STAX_SELECT_NAMESPACES | STAX_SELECT_XML | STAX_SELECT_NO_VALUES)) return "unknown flags";
+    if (o->max_depth > UINT32_MAX - 2) return "max_depth is above 4294967293";
+    if (o->max_state > SEL_MAX_LIMIT || o->max_held > SEL_MAX_LIMIT) return "max_state or max_held is too large";
+    if (o->xml_memory && o->xml_memory < STAX_WRITER_MIN_MEMORY + 2048u)
+        return "xml_memory is below STAX_WRITER_MIN_MEMORY + 2048";
+    if (!o->max_depth) o->max_depth = 1024;
+    *st = STAX_E_NOMEM;
+    if (!o->memory) {
+        if (!o->max_held) o->max_held = (size_t)4 << 20;
+        if (!o->max_state) o->max_state = (size_t)1 << 20;
+        if (!o->xml_memory) o->xml_memory = (size_t)16 << 10;
+        return NULL;
+    }
+    if (o->memory_size < STAX_SELECT_MIN_MEMORY) return "the fixed block is smaller than STAX_SELECT_MIN_MEMORY";
+    /* block defaults: max_state a sixteenth of it, max_held an eighth, less
+     * until they fit with an eighth left for the paths */
+    size_t room = o->memory_size - o->memory_size / 8, set_state = o->max_state, set_held = o->max_held;
+    size_t state = (size_t)1 << 20, held = (size_t)4 << 20;
+    if (state > o->memory_size / 16) state = o->memory_size / 16;
+    if (held > o->memory_size / 8) held = o->memory_size / 8;
+    for (;;) {
+        o->max_state = set_state ? set_state : state ? state : 1;
+        o->max_held = set_held ? set_held : held ? held : 1;
+        size_t xml = o->max_held / 4 < (size_t)16 << 10 ? o->max_held / 4 : (size_t)16 << 10;
+        if (!opt || !opt->xml_memory) o->xml_memory = xml < STAX_WRITER_MIN_MEMORY + 2048u ? STAX_WRITER_MIN_MEMORY + 2048u : xml;
+        if (sel_program_cost(o, 0) + sel_runtime_cost(o) <= room || (state <= 1 && held <= 1)) break;
+        state /= 2;
+        held /= 2;
+    }
+    if (sel_program_cost(o, 0) + sel_runtime_cost(o) > o->memory_size)
+        return "the fixed block is too small for max_state and max_held (see stax_select_memory_size)";
+    return NULL;
+}
+
+int stax_select_check_options(const stax_select_options *opt, const char **why) {
     stax_select_options o;
+    int st;
+    const char *w = sel_options(opt, &o, &st);
+    if (why) *why = w ? w : "the options are usable";
+    return w ? st : STAX_OK;
+}
+
+int stax_select_effective_options(const stax_select_options *opt, stax_select_options *out, const char **why) {
+    stax_select_options o;
+    int st = stax_select_check_options(opt, why), ignored;
+    if (st == STAX_OK && out) {
+        sel_options(opt, &o, &ignored);
+        *out = o;
+    }
+    return out ? st : STAX_E_USAGE;
+}
+
+size_t stax_select_memory_size(const stax_select_options *opt, size_t paths_len) {
+    stax_select_options o;
+    int st;
     if (opt) o = *opt;
     else memset(&o, 0, sizeof o);
-    if (!o.max_depth) o.max_depth = 1024;
-    if (!o.max_held) o.max_held = (size_t)4 << 20;
-    if (!o.max_state) o.max_state = (size_t)1 << 20;
-    if (!o.xml_memory) o.xml_memory = (size_t)16 << 10;
-    if (o.flags & ~(unsigned)(STAX_SELECT_NAMESPACES | STAX_SELECT_XML | STAX_SELECT_NO_VALUES)) return NULL;
-    if (o.xml_memory < STAX_WRITER_MIN_MEMORY + 2048u || o.max_depth > UINT32_MAX - 2) return NULL;
+    o.memory = NULL; /* the allocator mode's defaults */
+    if (sel_options(&o, &o, &st) || paths_len > SEL_MAX_LIMIT / 1024) return 0;
+    return sel_program_cost(&o, paths_len) + sel_runtime_cost(&o);
+}
+
+/* A fixed block, once the paths are compiled: whether what they may take
+ * next fits (then no later call runs out of memory: every failure is a limit). */
+static int sel_block_check(stax_select *s) {
+    if (!s->mem.block) return 0;
+    size_t need = s->mem.peak + sel_runtime_cost(&s->opt), have = s->mem.skip + s->mem.block_size;
+    if (need <= have) return 0;
+    return sel_fail(s, STAX_E_NOMEM, "the fixed block (%zu bytes) is too small for these paths and limits: %zu bytes needed",
+                    s->opt.memory_size, need);
+}
+
+stax_select *stax_select_new(const stax_select_options *opt) {
+    stax_select_options o;
+    int bad;
+    if (sel_options(opt, &o, &bad)) return NULL;
     stax__mem m;
     if (o.memory) {
-        if (o.memory_size < STAX_SELECT_MIN_MEMORY || stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
+        if (stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
     } else {
         stax__mem_init(&m, o.alloc, o.alloc_ud, NULL, 0);
     }
-    stax_select *s = stax__mem_alloc(&m, sizeof *s);
+    stax_select *s = (stax_select *)stax__mem_alloc(&m, sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->mem = m;

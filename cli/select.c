@@ -175,7 +175,11 @@ static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
     if (c->status == STAX_OK) c->status = st;
     c->where = stax_ev_pos(b, stax_select_event_index(c->s));
-    return c->status == STAX_E_NOMEM ? 2 : 1;
+    /* a limit of the select, or memory: exit status 2 (the document may be well-formed) */
+    return c->status == STAX_E_NOMEM || c->status == STAX_E_LIMIT_HELD || c->status == STAX_E_LIMIT_STATE ||
+                   c->status == STAX_E_LIMIT_XML_MEMORY
+               ? 2
+               : 1;
 }
 
 /* -N prefix=URI into pairs of strings. */
@@ -212,7 +216,6 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     stax_select_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_held = so->max_held;
-    c.rmax = 2 * (so->max_held ? so->max_held : (size_t)4 << 20); /* a held record, quoted */
     if (o->namespaces) opt.flags |= STAX_SELECT_NAMESPACES;
     if (so->xml) opt.flags |= STAX_SELECT_XML;
     if (so->count) opt.flags |= STAX_SELECT_NO_VALUES;
@@ -223,11 +226,15 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     opt.memory = block;
     opt.memory_size = o->memory;
     int rc = 2;
-    if (!ns || (o->memory && !block) || !(c.s = stax_select_new(&opt))) {
-        fprintf(stderr, "stax: select: cannot create a select%s\n",
-                o->memory ? " in that much memory (see --memory)" : " (out of memory)");
+    const char *why = NULL;
+    stax_select_options eff;
+    if (ns && (!o->memory || block) && stax_select_effective_options(&opt, &eff, &why) == STAX_OK)
+        c.s = stax_select_new(&opt);
+    if (!c.s) {
+        fprintf(stderr, "stax: select: cannot create a select: %s\n", why ? why : "out of memory");
         goto done;
     }
+    c.rmax = 2 * eff.max_held; /* a held record, quoted */
     int st = stax_select_compile(c.s, stax_strz(so->path), stax_strz(so->csv));
     if (st != STAX_OK) {
         fprintf(stderr, "stax: select: %s%s\n", stax_select_message(c.s),
@@ -238,8 +245,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
     select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {
+        char row[96];
+        snprintf(row, sizeof row, "a CSV row is longer than twice --max-held (%zu bytes)", eff.max_held);
         const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
-                              ? "a CSV row is longer than twice --max-held"
+                              ? row
                               : stax_select_message(c.s);
         fprintf(stderr, "%s:%llu:%llu: select: %s (byte %llu)\n", name, (unsigned long long)c.where.line,
                 (unsigned long long)c.where.column, msg, (unsigned long long)c.where.offset);
