@@ -649,7 +649,9 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
  *   of the paths is a record, and each column a path relative to it: END of
  *   a record comes after one STAX_SELECT_COLUMN piece per column, in column
  *   order, each followed by the VALUE pieces of the column's first match in
- *   the record (none when nothing matched). A record at the front streams
+ *   the record (none when nothing matched; with STAX_SELECT_ALL_MATCHES, of
+ *   every match in document order, opt->join between two; a match inside
+ *   another match of the column comes after that one, whole). A record at the front streams
  *   like any match: a column's pieces go out as they come once every column
  *   before it is complete; the pieces of a later column are held until then.
  *
@@ -685,6 +687,7 @@ typedef struct stax_select_options {
                               ns[2k] (prefix) and ns[2k+1] (URI), k < ns_count; read by
                               stax_select_compile, which keeps a copy of what it needs */
     size_t ns_count;
+    stax_str join;         /* STAX_SELECT_ALL_MATCHES: the bytes between two matches of a column */
     unsigned flags;        /* STAX_SELECT_* */
 } stax_select_options;
 
@@ -696,6 +699,8 @@ typedef struct stax_select_options {
                                        subtree (and the namespace declarations in scope), an
                                        attribute as name="value", a text node escaped */
 #define STAX_SELECT_NO_VALUES 0x4u  /* no values: each match is BEGIN then END at once (counting) */
+#define STAX_SELECT_ALL_MATCHES 0x8u /* records: a column's value is every match of it in the record, in
+                                        document order, joined by opt->join (not the first only) */
 
 #define STAX_SELECT_MIN_MEMORY 8192u /* smallest fixed block stax_select_new accepts */
 
@@ -796,6 +801,12 @@ STAXDEF size_t stax_select_event_index(const stax_select *s);
  * begin). */
 STAXDEF size_t stax_select_paths(const stax_select *s);
 STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
+
+/* The number of columns, and column k as written in stax_select_compile's
+ * second argument (without the whitespace around it; valid while s lives;
+ * empty when there is no such column), for a header row. */
+STAXDEF size_t stax_select_columns(const stax_select *s);
+STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
 
 /* ---------------------------------------------------------------- writer */
 /* The writer turns calls into well-formed, escaped UTF-8, buffered and handed

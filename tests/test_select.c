@@ -445,6 +445,37 @@ Test(select, record_column_unions_take_the_first_match_in_document_order) {
     expect_with("<r><c><a x='X'>A</a></c></r>", 0, "//c", "a/@x|a,a/text()|a/@x", "A|X\n");
 }
 
+/* STAX_SELECT_ALL_MATCHES with join: every match of a column in its record,
+ * in document order, joined; a match inside another one of the column
+ * comes after it, whole. */
+static void expect_all(const char *doc, unsigned flags, const char *paths, const char *columns, const char *join,
+                       const char *want) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = flags | STAX_SELECT_ALL_MATCHES;
+    so.join = stax_strz(join);
+    char *got = select_all(doc, NULL, &so, paths, columns, 0);
+    cr_assert_str_eq(got, want, "%s [%s]\ngot:\n%s\nwant:\n%s", paths, columns, got, want);
+    free(got);
+}
+
+Test(select, every_match_of_a_column_joined_in_document_order) {
+    expect_all("<r><b a='1'><au>A</au><au>B</au><t>T</t></b><b/></r>", 0, "//b", "au,t,@a", ";", "A;B|T|1\n||\n");
+    expect_all("<r><b><x v='1'/><x v='2'/><x/><x v='3'/></b></r>", 0, "//b", "x/@v", ", ", "1, 2, 3\n");
+    expect_all("<r><b x='1' y='2'/></r>", 0, "//b", "@*,@y|@x,@x", ";", "1;2|1;2|1\n");
+    expect_all("<r><b>x<i/>y<i/>z</b></r>", 0, "//b", "text(),i", "+", "x+y+z|+\n");
+    expect_all("<r><b><a>1</a><a>2</a></b></r>", 0, "//b", "a", "", "12\n");
+    /* a column that waits for the one before it, which takes every match too */
+    expect_all("<r><b><a>1</a><a>2</a><t>T</t><t>U</t></b></r>", 0, "//b", "t,a,.", ";", "T;U|1;2|12TU\n");
+    /* nested matches of a column: each after the one it is in */
+    expect_all("<r><b><a>1<a>2</a>3</a><a>4</a></b></r>", 0, "//b", ".//a", ";", "123;2;4\n");
+    expect_all("<r><b><a>1<a>2<a>3</a></a><a>5</a></a><a>4</a></b></r>", 0, "//b", ".//a", ";", "1235;23;3;5;4\n");
+    expect_all("<r><b>t<a x='X'>1</a>u</b></r>", 0, "//b", "a|.//text()|.//@x", ";", "t;1;X;1;u\n");
+    /* records in records: each sees its own */
+    expect_all("<r><b><c>1</c><b><c>2</c></b><c>3</c></b></r>", 0, "//b", ".//c,c", ";", "1;2;3|1;3\n2|2\n");
+    expect_all("<r><b><a>1</a><a k='v'>2</a></b></r>", STAX_SELECT_XML, "//b", "a", ";", "<a>1</a>;<a k=\"v\">2</a>\n");
+}
+
 /* ================================================================ refusals */
 
 static void refused(const char *paths, const char *columns, int want, const char *msg_part) {
@@ -1506,6 +1537,9 @@ static void node_value(tbuf *out, const tnode *n, int xml) {
 
 #define T_ALTS 3 /* paths of a column's union at most */
 
+/* Set: every match of a column, joined by ";" (STAX_SELECT_ALL_MATCHES). */
+static int col_join;
+
 static char *expected(tnode *root, const tpath *paths, int npaths, tpath (*cols)[T_ALTS], const int *nalts, int ncols,
                       int xml) {
     tset all = {0};
@@ -1539,7 +1573,10 @@ static char *expected(tnode *root, const tpath *paths, int npaths, tpath (*cols)
                 free(one.v);
             }
             if (s.n) qsort(s.v, s.n, sizeof *s.v, by_order);
-            if (s.n) node_value(&out, s.v[0], xml);
+            for (size_t j = 0; j < s.n && (j == 0 || col_join); j++) {
+                if (j) tb_puts(&out, ";");
+                node_value(&out, s.v[j], xml);
+            }
             free(s.v);
         }
         if (!ncols) node_value(&out, n, xml);
@@ -1633,6 +1670,8 @@ static int own_bias;
 /* Set: a column is a union of 1 to T_ALTS paths. */
 static int col_unions;
 
+
+
 /* A path of 1..4 steps; the last may be @name, @* or text(). */
 static void gen_path(tpath *p, int column) {
     memset(p, 0, sizeof *p);
@@ -1693,7 +1732,8 @@ static void compare_random(uint32_t seed, int ncases, int xml, int columns) {
             char *want = expected(root, paths, np, cols, nalts, nc, xml);
             stax_select_options so;
             memset(&so, 0, sizeof so);
-            so.flags = xml ? STAX_SELECT_XML : 0;
+            so.flags = (xml ? STAX_SELECT_XML : 0) | (col_join ? STAX_SELECT_ALL_MATCHES : 0);
+            so.join = stax_strz(";");
             /* every chunk size for some cases, two for the others (time) */
             for (size_t k = 0; k < stax_test_chunk_count; k++) {
                 if (q % 3 && k != 0 && k != (size_t)(c + q) % stax_test_chunk_count) continue;
@@ -1720,6 +1760,14 @@ Test(select, random_records_of_attributes_agree_with_the_tree_walker) {
     compare_random(9191, 200, 0, 1);
     compare_random(9192, 60, 1, 1);
     own_bias = 0;
+}
+Test(select, random_records_with_every_match_agree_with_the_tree_walker) {
+    col_join = col_unions = 1;
+    compare_random(6161, 150, 0, 1);
+    compare_random(6162, 40, 1, 1);
+    own_bias = 1;
+    compare_random(6163, 100, 0, 1);
+    col_join = col_unions = own_bias = 0;
 }
 Test(select, random_records_with_union_columns_agree_with_the_tree_walker) {
     col_unions = own_bias = 1;
