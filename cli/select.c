@@ -167,6 +167,37 @@ too_long:
     return 1;
 }
 
+/* --header: the first row, the names of the columns (as written in --csv,
+ * or given by commas), quoted as fields are. 1 (with the message) when the
+ * names given are not one per column. */
+static int select_csv_header(select_cli *c) {
+    const char *names = c->so->header_names;
+    size_t n = stax_select_columns(c->s), given = 1;
+    for (const char *p = names; p && *p; p++) given += *p == ',';
+    if (names && given != n) {
+        fprintf(stderr, "stax: select: --header gives %zu name%s for %zu column%s\n", given, given == 1 ? "" : "s", n,
+                n == 1 ? "" : "s");
+        return 1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        stax_str f = stax_select_column_text(c->s, k);
+        if (names) {
+            const char *end = names;
+            while (*end && *end != ',') end++;
+            f.ptr = names;
+            f.len = (size_t)(end - names);
+            names = end + (*end != '\0');
+        }
+        if (select_csv_put(c, f.ptr, f.len) || select_csv_end_field(c, k + 1 < n ? ',' : c->so->nul ? '\0' : '\n')) {
+            fprintf(stderr, "stax: select: the header is longer than twice --max-held\n");
+            return 1;
+        }
+    }
+    select_write(c, c->row, c->rlen);
+    c->rlen = c->fstart = 0;
+    return 0;
+}
+
 static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     (void)r;
     select_cli *c = ctx;
@@ -201,6 +232,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
         fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
         return 2;
     }
+    if ((so->header || so->join) && !so->csv) {
+        fprintf(stderr, "stax: select: %s goes with --csv\n", so->header ? "--header" : "--join");
+        return 2;
+    }
     for (size_t k = 0; k < so->ns_count; k++) {
         const char *eq = strchr(so->ns[k], '=');
         if (!eq || eq == so->ns[k] || !eq[1]) {
@@ -219,6 +254,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     if (o->namespaces) opt.flags |= STAX_SELECT_NAMESPACES;
     if (so->xml) opt.flags |= STAX_SELECT_XML;
     if (so->count) opt.flags |= STAX_SELECT_NO_VALUES;
+    if (so->join) {
+        opt.flags |= STAX_SELECT_ALL_MATCHES;
+        opt.join = stax_strz(so->join);
+    }
     stax_str *ns = select_bindings(so);
     void *block = o->memory ? malloc(o->memory) : NULL; /* --memory: the select in a fixed block too */
     opt.ns = ns;
@@ -241,6 +280,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
                 st == STAX_E_NAMESPACE ? " (bind it with -N prefix=URI)" : "");
         goto done;
     }
+    if (so->header && select_csv_header(&c)) goto done;
     stax_select_set_output(c.s, so->csv ? select_csv_piece : select_piece, &c);
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
     select_flush(&c);
