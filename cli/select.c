@@ -168,8 +168,9 @@ too_long:
 }
 
 /* --header: the first row, the names of the columns (as written in --csv,
- * or given by commas), quoted as fields are. 1 (with the message) when the
- * names given are not one per column. */
+ * or given by commas), quoted as fields are: the pieces of a record, through
+ * select_csv_piece (whose END counts a row: not this one). 1 (with the
+ * message) when the names given are not one per column. */
 static int select_csv_header(select_cli *c) {
     const char *names = c->so->header_names;
     size_t n = stax_select_columns(c->s), given = 1;
@@ -179,23 +180,29 @@ static int select_csv_header(select_cli *c) {
                 n == 1 ? "" : "s");
         return 1;
     }
+    stax_select_piece pc;
+    memset(&pc, 0, sizeof pc);
     for (size_t k = 0; k < n; k++) {
-        stax_str f = stax_select_column_text(c->s, k);
+        pc.value = stax_select_column_text(c->s, k);
         if (names) {
             const char *end = names;
             while (*end && *end != ',') end++;
-            f.ptr = names;
-            f.len = (size_t)(end - names);
+            pc.value.ptr = names;
+            pc.value.len = (size_t)(end - names);
             names = end + (*end != '\0');
         }
-        if (select_csv_put(c, f.ptr, f.len) || select_csv_end_field(c, k + 1 < n ? ',' : c->so->nul ? '\0' : '\n')) {
-            fprintf(stderr, "stax: select: the header is longer than twice --max-held\n");
-            return 1;
-        }
+        pc.column = (uint32_t)k;
+        pc.type = STAX_SELECT_COLUMN;
+        select_csv_piece(c, &pc);
+        pc.type = STAX_SELECT_VALUE;
+        select_csv_piece(c, &pc);
     }
-    select_write(c, c->row, c->rlen);
-    c->rlen = c->fstart = 0;
-    return 0;
+    pc.type = STAX_SELECT_END;
+    select_csv_piece(c, &pc);
+    c->done--;
+    if (c->status == STAX_OK) return 0;
+    fprintf(stderr, "stax: select: the header is longer than twice --max-held\n");
+    return 1;
 }
 
 static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
