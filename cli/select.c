@@ -163,7 +163,7 @@ static int select_csv_piece(void *ctx, const stax_select_piece *p) {
     }
     return 0;
 too_long:
-    c->status = STAX_E_NOMEM;
+    c->status = STAX_E_LIMIT_HELD; /* the row's bound comes from --max-held */
     return 1;
 }
 
@@ -294,7 +294,7 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     if (c.status != STAX_OK && !o->quiet) {
         char row[96];
         snprintf(row, sizeof row, "a CSV row is longer than twice --max-held (%zu bytes)", eff.max_held);
-        const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
+        const char *msg = c.status == STAX_E_LIMIT_HELD && so->csv && stax_select_status(c.s) != STAX_E_LIMIT_HELD
                               ? row
                               : stax_select_message(c.s);
         fprintf(stderr, "%s:%llu:%llu: select: %s (byte %llu)\n", name, (unsigned long long)c.where.line,

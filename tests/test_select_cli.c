@@ -205,3 +205,27 @@ Test(select_cli, a_select_limit_exits_2_and_names_the_option) {
               r.err);
     free(r.out);
 }
+
+/* The tool's CSV row (what streams into it and what was held) is bounded by
+ * twice --max-held: beyond, exit status 2 and the bound in the message. */
+Test(select_cli, a_csv_row_longer_than_twice_max_held_says_so) {
+    char doc[8192];
+    size_t n = (size_t)sprintf(doc, "<r><b>");
+    memset(doc + n, 'x', 5000);
+    n += 5000;
+    sprintf(doc + n, "</b></r>");
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//b";
+    so.csv = ".";
+    so.max_held = 1024;
+    sel_out r = sel_tool(NULL, &so, doc);
+    cr_assert_eq(r.rc, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "a CSV row is longer than twice --max-held (1024 bytes)"), "%s", r.err);
+    free(r.out);
+    so.max_held = 4096;
+    r = sel_tool(NULL, &so, doc);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_eq(r.len, 5001);
+    free(r.out);
+}
