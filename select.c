@@ -31,15 +31,21 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 
 #define SEL_NONE UINT32_MAX
+#define SEL_MOVED (UINT32_MAX - 1) /* the tag of held bytes put again under their column (sel_move_segs) */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SEL_COLD __attribute__((noinline, cold)) /* off the paths most queries take */
+#else
+#define SEL_COLD
+#endif
 
 enum { SEL_CHILD, SEL_DESC };
 enum { SEL_ROOT, SEL_ELEM, SEL_ATTR, SEL_TEXT, SEL_SELF };
 enum { SEL_EXISTS, SEL_EQ, SEL_NE };
 enum { SEL_CAP_ELEM, SEL_CAP_TEXT, SEL_CAP_RECORD };
-enum { SEL_COL_NONE, SEL_COL_OPEN, SEL_COL_DONE };
+enum { SEL_COL_NONE, SEL_COL_OPEN, SEL_COL_DONE, SEL_COL_SEEN /* STAX_SELECT_ALL_MATCHES: matches so far, none open */ };
 
 #define SEL_DOC_ROOT 0u /* step 0 is the root node; step 1 (with columns) the record */
 #define SEL_REC_ROOT 1u
@@ -79,6 +85,7 @@ typedef struct sel_query {
     int column;
     uint32_t first_step;
     int own_attr;   /* a column that is '@a' alone (no union): filled at the record's START */
+    int shared;     /* a column that is a union: its paths share the column */
 } sel_query;
 
 typedef struct sel_cand {
@@ -112,6 +119,14 @@ typedef struct sel_seg { /* header of a held segment; its bytes follow */
     uint32_t column;
 } sel_seg;
 
+/* STAX_SELECT_ALL_MATCHES: a match of a column that began inside an open
+ * one of the same column (nested elements, or their text or attributes). Its
+ * value is held under tag until that one ends, then follows it. */
+typedef struct sel_pend {
+    uint64_t record;
+    uint32_t column, tag;
+} sel_pend;
+
 typedef struct sel_wctx sel_wctx;
 struct sel_wctx { /* heads each writer block (STAX_SELECT_XML) */
     stax_select *s;
@@ -139,7 +154,7 @@ struct stax_select {
     char msg[256];
     stax_select_fn fn;
     void *fn_ctx;
-    int ns, xml, values, compiled;
+    int ns, xml, values, compiled, all; /* all: STAX_SELECT_ALL_MATCHES */
 
     /* the compiled paths */
     char *text;
@@ -164,7 +179,9 @@ struct stax_select {
     uint32_t cap_floor;  /* START and END of depth >= cap_floor may skip the captures (sel_cap_floor) */
 
     /* output */
-    stax__buf queue, colst, held;
+    stax__buf queue, colst, held, pend;
+    uint32_t next_tag; /* the tag of the next sel_pend (from n_cols) */
+    stax__buf colspan; /* the columns as written: {offset in text, length} each */
     size_t q_head;
     uint64_t q_base, next_match;
     sel_wctx *wfree;
@@ -231,7 +248,7 @@ static inline int sel_append_zeros(stax_select *s, stax__buf *b, size_t n) {
 
 /* n zero bytes at off in b, inside what b holds. */
 static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
-    static const char zeros[64];
+    static const char zeros[64] = {0};
     for (size_t k = 0; k < n; k += sizeof zeros)
         if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->status;
     return 0;
@@ -251,7 +268,7 @@ static int sel_state_grow(stax_select *s, stax__buf *b, size_t n) {
     size_t others = s->frames.cap + s->cands.cap + s->counters.cap + s->scope.cap + s->caps.cap - b->cap;
     int r = stax__buf_reserve(&s->mem, b, n, sel_sub(s->opt.max_state, others));
     if (r == 1)
-        return sel_fail(s, STAX_E_NOMEM, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
+        return sel_fail(s, STAX_E_LIMIT_STATE, "the matching state of the open elements exceeds max_state (%zu bytes), at depth %u",
                         s->opt.max_state, (unsigned)s->depth);
     return r ? sel_nomem(s) : 0;
 }
@@ -261,11 +278,11 @@ static inline int sel_state_reserve(stax_select *s, stax__buf *b, size_t n) {
 }
 
 static size_t sel_held_total(const stax_select *s) {
-    return s->queue.cap + s->colst.cap + s->held.cap + s->wblocks * s->opt.xml_memory;
+    return s->queue.cap + s->colst.cap + s->held.cap + s->pend.cap + s->wblocks * s->opt.xml_memory;
 }
 
 static int sel_held_over(stax_select *s) {
-    return sel_fail(s, STAX_E_NOMEM,
+    return sel_fail(s, STAX_E_LIMIT_HELD,
                     "held output exceeds max_held (%zu bytes): a match that begins while an earlier one is open "
                     "waits for it%s",
                     s->opt.max_held, s->n_cols ? ", and a record's column waits for the columns before it" : "");
@@ -374,15 +391,15 @@ static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
     if (n) {
         const char *q = ps_skip(ps, p + n);
         if (q < ps->end && *q == '(') {
-            if (!strcmp(name, "node") || !strcmp(name, "comment") || !strcmp(name, "processing-instruction"))
+            if (ps_keyword(ps, p, "node") || ps_keyword(ps, p, "comment") || ps_keyword(ps, p, "processing-instruction"))
                 return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the node test '%s()'", name);
-            if (!strcmp(name, "text"))
+            if (ps_keyword(ps, p, "text"))
                 return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "text() in a predicate" : "text() before the last step");
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the function '%s()'", name);
         }
         if (q + 1 < ps->end && q[0] == ':' && q[1] == ':')
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the axis '%s::' (only /, // and @ are)", name);
-        if (!strcmp(name, "or") || !strcmp(name, "and") || !strcmp(name, "div") || !strcmp(name, "mod"))
+        if (ps_keyword(ps, p, "or") || ps_keyword(ps, p, "and") || ps_keyword(ps, p, "div") || ps_keyword(ps, p, "mod"))
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the operator '%s' (path|path is supported)", name);
         if (in_pred) return ps_fail(ps, STAX_E_UNSUPPORTED, p, "a predicate on child content ('%s')", name);
         return ps_fail(ps, STAX_E_SYNTAX, p, "unexpected name '%s'", name);
@@ -458,7 +475,7 @@ static int ps_literal(sel_parser *ps, stax_str *v) {
         if (at >= ps->end) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "expected a quoted string");
         return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "comparing with anything but a quoted string");
     }
-    const char *close = memchr(at + 1, q, (size_t)(ps->end - at - 1));
+    const char *close = (const char *)memchr(at + 1, q, (size_t)(ps->end - at - 1));
     if (!close) return ps_fail(ps, STAX_E_SYNTAX, at, "%s", "a string without its closing quote");
     v->ptr = at + 1;
     v->len = (size_t)(close - at - 1);
@@ -631,10 +648,21 @@ static int ps_path(sel_parser *ps) {
 
 /* path|path|... up to the end; with columns, column,column,... where each
  * column may itself be a union. */
+/* A column as written (stax_select_column_text): from at to the end of its
+ * last path, after the whitespace around it. */
+static int ps_column_span(sel_parser *ps, const char *at) {
+    size_t span[2];
+    span[0] = (size_t)(at - ps->s->text);
+    span[1] = (size_t)(ps_skip(ps, ps->p) - at);
+    while (span[1] && ps_space(at[span[1] - 1])) span[1]--;
+    return sel_push(ps->s, &ps->s->colspan, span, sizeof span);
+}
+
 static int ps_all(sel_parser *ps) {
     stax_select *s = ps->s;
     ps->index = 0;
     if (ps_peek(ps) < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", ps->column ? "no column" : "an empty path");
+    const char *col = ps->p;
     for (;;) {
         if (ps_path(ps)) return s->status;
         int c = ps_peek(ps);
@@ -645,13 +673,16 @@ static int ps_all(sel_parser *ps) {
             continue;
         }
         if (c == ',' && ps->column) {
+            if (ps_column_span(ps, col)) return s->status;
             ps->p++;
+            col = ps_skip(ps, ps->p);
             ps->index++;
             continue;
         }
         if (c == ']') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a ']' without its '['");
         return ps_refuse(ps, ps->p, 0);
     }
+    if (ps->column && ps_column_span(ps, col)) return s->status;
     if (ps->column) s->n_cols = ps->index + 1;
     else s->n_paths = ps->index + 1;
     return 0;
@@ -695,11 +726,13 @@ static int sel_link(stax_select *s) {
     for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
         sel_query qu = SEL_AT(s->queries, sel_query, q);
         const sel_step *first = &SEL_STEP(s, qu.first_step);
-        qu.own_attr = qu.column && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final;
-        for (uint32_t o = 0; qu.own_attr && o < SEL_N(s->queries, sel_query); o++) {
+        qu.shared = 0;
+        for (uint32_t o = 0; qu.column && o < SEL_N(s->queries, sel_query); o++) {
             const sel_query *other = &SEL_AT(s->queries, sel_query, o);
-            if (o != q && other->column && other->index == qu.index) qu.own_attr = 0;
+            if (o != q && other->column && other->index == qu.index) qu.shared = 1;
         }
+        qu.own_attr = qu.column && !qu.shared && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final &&
+                      !(s->all && first->name.any); /* with every match, '@*' may take several */
         if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->status;
     }
     uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
@@ -752,6 +785,9 @@ static int sel_table(stax_select *s, stax__buf *b, size_t n) {
 }
 
 static int sel_runtime_init(stax_select *s);
+static SEL_COLD int sel_pend_flush(stax_select *s, uint64_t record, uint32_t column);
+static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_str name, stax_str value);
+static int sel_block_check(stax_select *s);
 
 int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
     if (!s) return STAX_E_USAGE;
@@ -766,7 +802,7 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
         if (s->opt.ns[2 * k + 1].len && !s->opt.ns[2 * k + 1].ptr) return sel_fail(s, STAX_E_USAGE, "a NULL URI");
         need += s->opt.ns[2 * k + 1].len;
     }
-    s->text = stax__mem_alloc(&s->mem, need);
+    s->text = (char *)stax__mem_alloc(&s->mem, need);
     if (!s->text) return s->compile_status = sel_nomem(s);
     s->text_cap = need;
     stax__out o = stax__out_make(s->text, need);
@@ -799,6 +835,7 @@ int stax_select_compile(stax_select *s, stax_str paths, stax_str columns) {
     if (!st) st = sel_table(s, &s->counts, s->n_paths * sizeof(uint64_t));
     if (!st) st = sel_table(s, &s->eval_epoch, s->n_steps * sizeof(uint64_t));
     if (!st) st = sel_table(s, &s->eval_ok, s->n_steps);
+    if (!st) st = sel_block_check(s);
     if (!st) {
         s->compiled = 1;
         st = sel_runtime_init(s);
@@ -940,7 +977,7 @@ static int sel_drain(stax_select *s) {
     }
     /* Here the queue is empty: the front match ended, and so did every
      * match behind it (they began inside it). Start the buffers over. */
-    s->queue.len = s->colst.len = s->held.len = 0;
+    s->queue.len = s->colst.len = s->held.len = 0; /* (pend is empty: every column's match ended) */
     s->q_head = 0;
     s->q_base = s->next_match;
     return 0;
@@ -1014,14 +1051,14 @@ static int sel_writer_status(stax_select *s, int st) {
     if (st >= 0 || st == STAX_E_DUP_ATTR) return 0;
     if (s->status) return s->status; /* the sink failed: the select's own error */
     if (st == STAX_E_NOMEM)
-        return sel_fail(s, STAX_E_NOMEM, "an element of an XML value is nested deeper than the writer's block "
-                                         "(xml_memory, %zu bytes) holds", s->opt.xml_memory);
+        return sel_fail(s, STAX_E_LIMIT_XML_MEMORY, "an element of an XML value is nested deeper than its writer's "
+                                                    "block holds: xml_memory (%zu bytes)", s->opt.xml_memory);
     return sel_fail(s, STAX_E_INVALID, "the writer refused an event of an XML value: %s", stax_strerror(st));
 }
 
 static ptrdiff_t sel_wsink(void *ctx, const void *data, size_t len) {
-    sel_wctx *x = ctx;
-    const char *p = data;
+    sel_wctx *x = (sel_wctx *)ctx;
+    const char *p = (const char *)data;
     size_t n = len;
     if (x->skip) {
         size_t k = x->skip < n ? x->skip : n;
@@ -1040,7 +1077,7 @@ static int sel_xml_open(stax_select *s, uint64_t match, uint32_t column, sel_wct
         s->wfree = x->next_free;
     } else {
         if (sel_held_total(s) + s->opt.xml_memory > s->opt.max_held) return sel_held_over(s);
-        x = stax__mem_alloc(&s->mem, s->opt.xml_memory);
+        x = (sel_wctx *)stax__mem_alloc(&s->mem, s->opt.xml_memory);
         if (!x) return sel_nomem(s);
         s->wblocks++;
     }
@@ -1191,6 +1228,14 @@ static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kin
     return 0;
 }
 
+/* STAX_SELECT_ALL_MATCHES: a column's match ended. A nested one (a tag) is
+ * held until the open one ends; that one is followed by them. */
+static SEL_COLD int sel_column_end_all(stax_select *s, uint64_t record, uint32_t column) {
+    if (column >= s->n_cols) return 0;
+    if (sel_pend_flush(s, record, column)) return s->status;
+    return sel_colst_set(s, record, column, SEL_COL_SEEN);
+}
+
 /* The capture on top is complete: its target is too. */
 static int sel_cap_pop(stax_select *s) {
     s->caps.len -= sizeof(sel_cap);
@@ -1198,8 +1243,9 @@ static int sel_cap_pop(stax_select *s) {
     s->caps_taking -= c.kind != SEL_CAP_RECORD;
     sel_cap_floor(s);
     if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->status;
-    if (c.column != SEL_NONE) return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
-    return sel_close_match(s, c.match);
+    if (c.column == SEL_NONE) return sel_close_match(s, c.match);
+    if (s->all) return sel_column_end_all(s, c.match, c.column);
+    return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
 }
 
 /* A value begins: for an element at START (b, i) or a text node. */
@@ -1229,13 +1275,111 @@ static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind
     return 0;
 }
 
-/* A column of a record takes its first match only: if it has none yet,
- * its value begins here. */
+/* STAX_SELECT_ALL_MATCHES: where a match of a column that begins now goes:
+ * the column itself (after the separator when it had one), or with one of
+ * its matches open, a new tag (*to). 1 when the column takes no more. */
+static int sel_column_next(stax_select *s, uint64_t record, uint32_t column, uint32_t *to) {
+    int st = sel_colst(s, record, column);
+    *to = column;
+    if (st == SEL_COL_OPEN) {
+        if (s->next_tag >= SEL_MOVED) return sel_held_over(s);
+        sel_pend pd;
+        memset(&pd, 0, sizeof pd);
+        pd.record = record;
+        pd.column = column;
+        pd.tag = *to = s->next_tag++;
+        if (sel_held_reserve(s, &s->pend, sizeof pd)) return s->status;
+        return sel_append(s, &s->pend, &pd, sizeof pd);
+    }
+    if (st == SEL_COL_SEEN && sel_put(s, record, column, s->opt.join.ptr, s->opt.join.len)) return s->status;
+    return 0;
+}
+
+/* The column a capture fills: column, or the column of the tag it is. */
+static uint32_t sel_tag_column(const stax_select *s, uint32_t column) {
+    for (size_t k = 0; column >= s->n_cols && k < SEL_N(s->pend, sel_pend); k++)
+        if (SEL_AT(s->pend, sel_pend, k).tag == column) return SEL_AT(s->pend, sel_pend, k).column;
+    return column;
+}
+
+/* Whether the node that begins now (an element, kind SEL_CAP_ELEM, or a
+ * text node) is already a match of the column (two of the paths of its
+ * union select it): a capture of that kind at this depth is of this node
+ * (one of an earlier sibling ended at its END or at the boundary), and the
+ * captures are in the order of their depth. */
+static int sel_column_began(const stax_select *s, uint64_t record, uint32_t column, int kind) {
+    for (size_t c = SEL_N(s->caps, sel_cap); c-- > 0;) {
+        const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
+        if (cp->depth < s->depth) return 0;
+        if (cp->depth == s->depth && cp->kind == kind && cp->match == record && cp->column != SEL_NONE &&
+            sel_tag_column(s, cp->column) == column)
+            return 1;
+    }
+    return 0;
+}
+
+/* The held bytes of a match under tag from, put again under column to;
+ * their first copy is tagged SEL_MOVED, so that the tag may be used again. */
+static int sel_move_segs(stax_select *s, uint64_t match, uint32_t from, uint32_t to) {
+    for (size_t at = sel_match_at(s, match)->seg_first; at;) {
+        sel_seg g = sel_seg_get(s, at - 1);
+        if (g.column == from) {
+            g.column = SEL_MOVED;
+            if (sel_seg_set(s, at - 1, &g)) return s->status;
+            /* (room first: the bytes are read from the buffer that sel_put may extend) */
+            if (g.len && (sel_held_reserve(s, &s->held, sizeof g + g.len) ||
+                          sel_put(s, match, to, s->held.ptr + at - 1 + sizeof g, g.len)))
+                return s->status;
+        }
+        at = g.next;
+    }
+    return 0;
+}
+
+/* A column's open match ended: the matches that began inside it follow, in
+ * document order (the order they began), each after the separator. */
+static SEL_COLD int sel_pend_flush(stax_select *s, uint64_t record, uint32_t column) {
+    size_t n = SEL_N(s->pend, sel_pend), w = 0;
+    for (size_t k = 0; k < n; k++) {
+        sel_pend pd = SEL_AT(s->pend, sel_pend, k);
+        if (pd.record != record || pd.column != column) {
+            if (SEL_PUT(s, s->pend, sel_pend, w++, &pd)) return s->status;
+            continue;
+        }
+        if (sel_put(s, record, column, s->opt.join.ptr, s->opt.join.len) || sel_move_segs(s, record, pd.tag, column))
+            return s->status;
+    }
+    s->pend.len = w * sizeof(sel_pend);
+    if (!w) s->next_tag = s->n_cols; /* no tag is in use */
+    return 0;
+}
+
+/* A column of a record takes its first match only (with
+ * STAX_SELECT_ALL_MATCHES, every one): if it has none yet, its value begins
+ * here. */
+static SEL_COLD int sel_column_begin_all(stax_select *s, uint64_t record, uint32_t column, int kind,
+                                         const stax_batch *b, size_t i, size_t scope_len) {
+    uint32_t to = column;
+    if (sel_column_began(s, record, column, kind) || sel_column_next(s, record, column, &to)) return s->status;
+    if (to == column && sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
+    return sel_capture(s, record, to, kind, b, i, scope_len);
+}
 static int sel_column_begin(stax_select *s, uint64_t record, uint32_t column, int kind, const stax_batch *b, size_t i,
                             size_t scope_len) {
+    if (s->all) return sel_column_begin_all(s, record, column, kind, b, i, scope_len);
     if (sel_colst(s, record, column) != SEL_COL_NONE) return 0;
     if (sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
     return sel_capture(s, record, column, kind, b, i, scope_len);
+}
+
+/* An attribute that a column matches (the first, or with
+ * STAX_SELECT_ALL_MATCHES the next), complete at once. */
+static int sel_column_attr(stax_select *s, uint64_t record, uint32_t column, stax_str name, stax_str value) {
+    uint32_t to = column;
+    if (s->all && sel_column_next(s, record, column, &to)) return s->status;
+    /* the value before the state, which may let the next column stream */
+    if (sel_attr_value(s, record, to, name, value)) return s->status;
+    return to == column ? sel_colst_set(s, record, column, s->all ? SEL_COL_SEEN : SEL_COL_DONE) : 0;
 }
 
 /* A path of the union matched: count it; *first is the first such path. */
@@ -1302,6 +1446,53 @@ static inline size_t sel_attr_first(const stax_select *s, const sel_name *t, con
     size_t k = 0;
     while (k < n && !sel_attr_ok(s, t, b, i, k)) k++;
     return k;
+}
+
+/* A column that is a union takes the first attribute in the order of the
+ * tag that any of its steps among the candidates after j (in the same
+ * record) matches: k if none comes before it. */
+static size_t sel_attr_first_of_column(const stax_select *s, const sel_frame *f, size_t j, uint64_t ctx, uint32_t column,
+                                       const stax_batch *b, size_t i, size_t k) {
+    for (size_t o = j + 1; k > 0 && o < f->cand_n; o++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + o);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (st->type == SEL_ATTR && q->column && q->index == column && c.ctx == ctx) k = sel_attr_first(s, &st->name, b, i, k);
+    }
+    return k;
+}
+
+/* Whether one of the attribute steps of column (in record ctx) among the
+ * candidates from j on matches attribute k. */
+static int sel_column_attr_ok(const stax_select *s, const sel_frame *f, size_t j, uint64_t ctx, uint32_t column,
+                              const stax_batch *b, size_t i, size_t k) {
+    for (size_t o = j; o < f->cand_n; o++) {
+        sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + o);
+        const sel_step *st = &SEL_STEP(s, c.step);
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (st->type == SEL_ATTR && q->column && q->index == column && c.ctx == ctx && sel_attr_ok(s, &st->name, b, i, k))
+            return 1;
+    }
+    return 0;
+}
+
+/* STAX_SELECT_ALL_MATCHES: the attributes of the START (b, i) that the
+ * column of candidate j matches, in the order of the tag (once per column:
+ * its first candidate here takes them all). */
+static int sel_attrs_all(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f, size_t j) {
+    sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+    uint32_t column = SEL_AT(s->queries, sel_query, SEL_STEP(s, c.step).query).index;
+    for (size_t o = 0; o < j; o++) {
+        sel_cand e = SEL_AT(s->cands, sel_cand, f->cand_off + o);
+        const sel_step *st = &SEL_STEP(s, e.step);
+        const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+        if (st->type == SEL_ATTR && q->column && q->index == column && e.ctx == c.ctx) return 0;
+    }
+    for (size_t k = 0; k < stax_ev_attr_count(b, i); k++)
+        if (sel_column_attr_ok(s, f, j, c.ctx, column, b, i, k) &&
+            sel_column_attr(s, c.ctx - 1, column, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
+            return s->status;
+    return 0;
 }
 
 /* [@a], [@a='v'], [@a!='v']: some attribute a exists (with that value, with
@@ -1578,6 +1769,23 @@ static int sel_attr_match(stax_select *s, uint32_t path, stax_str name, stax_str
 
 #define SEL_ATTR_STEPS 8u /* path steps sel_attrs tests from a local list */
 
+/* The attribute step of candidate j of the START (b, i)'s frame f belongs
+ * to a column that may still take a match: the first attribute it matches
+ * (of the column's union: the first in the tag), or with
+ * STAX_SELECT_ALL_MATCHES every one. Out of sel_attrs' loop, which paths
+ * run through. */
+static SEL_COLD int sel_attr_column(stax_select *s, const stax_batch *b, size_t i, const sel_frame *f, size_t j) {
+    if (s->all) return sel_attrs_all(s, b, i, f, j);
+    sel_cand c = SEL_AT(s->cands, sel_cand, f->cand_off + j);
+    const sel_step *st = &SEL_STEP(s, c.step);
+    const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
+    size_t n = stax_ev_attr_count(b, i);
+    if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) return 0;
+    size_t k = sel_attr_first(s, &st->name, b, i, n);
+    if (q->shared) k = sel_attr_first_of_column(s, f, j, c.ctx, q->index, b, i, k);
+    return k < n ? sel_column_attr(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) : 0;
+}
+
 /* The attributes of the element that starts at (b, i): the columns they
  * fill (the first attribute that matches each), then the matches of the
  * paths, one per attribute in the order of the tag. */
@@ -1596,12 +1804,7 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             else many = 1;
             continue;
         }
-        if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_NONE) continue;
-        size_t k = sel_attr_first(s, &st->name, b, i, n);
-        if (k < n && /* the value before the state, which may let the next column stream */
-            (sel_attr_value(s, c.ctx - 1, q->index, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)) ||
-             sel_colst_set(s, c.ctx - 1, q->index, SEL_COL_DONE)))
-            return s->status;
+        if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_DONE && sel_attr_column(s, b, i, f, j)) return s->status;
     }
     for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
@@ -1639,7 +1842,7 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
         if (x && sel_xml_event(s, x, b, i)) return s->status;
     }
     if (s->depth >= s->opt.max_depth)
-        return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u)", (unsigned)s->opt.max_depth);
+        return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u levels)", (unsigned)s->opt.max_depth);
     uint32_t d = s->depth + 1;
     if (sel_frame_reserve(s, d)) return s->status;
     sel_frame parent = *sel_frame_at(s, d - 1), f;
@@ -1725,8 +1928,10 @@ static int sel_end(stax_select *s, const stax_batch *b, size_t i) {
     return 0;
 }
 
+/* TEXT and CDATA. As in XPath's data model, a text node is a whole run of
+ * them with something in it: an empty one (<![CDATA[]]>) begins none. */
 static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
-    if (!s->in_text) {
+    if (!s->in_text && b->events[i].text.len) {
         s->in_text = 1;
         const sel_frame *f = sel_frame_at(s, s->depth);
         if (f->has_text) { /* a text node begins: its matches */
@@ -1949,6 +2154,7 @@ size_t stax_select_event_index(const stax_select *s) { return s ? s->event : 0; 
 /* The state before the first event: the root node's candidates. */
 static int sel_runtime_init(stax_select *s) {
     s->depth = 0;
+    s->next_tag = s->n_cols;
     s->in_text = 0;
     sel_cap_floor(s);
     s->cands.len = s->frames.len = s->counters.len = s->scope.len = 0;
@@ -1972,7 +2178,8 @@ static void sel_drop_output(stax_select *s) {
     }
     s->caps_taking = 0;
     sel_cap_floor(s);
-    s->queue.len = s->colst.len = s->held.len = 0;
+    s->queue.len = s->colst.len = s->held.len = s->pend.len = 0;
+    s->next_tag = s->n_cols;
     s->q_head = 0;
     s->q_base = s->next_match = 0;
 }
@@ -1986,23 +2193,144 @@ void stax_select_reset(stax_select *s) {
     if (s->compiled) sel_runtime_init(s);
 }
 
-stax_select *stax_select_new(const stax_select_options *opt) {
+/* ================================================================ options and the fixed block
+ *
+ * A fixed block is a first-fit heap (stax.c) in which the buffers grow by
+ * doubling. Its extent grows by at most what each allocation asks for and
+ * SEL_ALLOC_COST, so the sum over every allocation a select can make bounds
+ * the block it needs: the select, the compiled paths (bounded by their
+ * length: each step, predicate, test and path takes a character at least),
+ * and the buffers under max_state and under max_held, whose capacities never
+ * add up to more than their budget (each doubles, then takes at most one
+ * step to what is left: three times the budget in all). */
+
+#define SEL_ALLOC_COST 64u /* a chunk's header, its rounding, a remainder too small to split off */
+#define SEL_MAX_LIMIT (SIZE_MAX / 16)
+
+/* Every allocation of a buffer that doubles from 64 bytes to n. */
+static size_t sel_grow_cost(size_t n) {
+    size_t sum = 0;
+    for (size_t cap = 64;; cap *= 2) {
+        sum += cap + SEL_ALLOC_COST;
+        if (cap >= n) return sum;
+    }
+}
+
+/* Every allocation of nbufs buffers under a budget of max bytes. */
+static size_t sel_budget_cost(size_t max, size_t nbufs) {
+    size_t steps = 2;
+    for (size_t cap = 64; cap < max; cap *= 2) steps++;
+    return 3 * max + nbufs * steps * SEL_ALLOC_COST;
+}
+
+/* What the document's buffers may take: the state, the output, the writers. */
+static size_t sel_runtime_cost(const stax_select_options *o) {
+    return sel_budget_cost(o->max_state, 5) + sel_budget_cost(o->max_held, 4) +
+           (o->max_held / (STAX_WRITER_MIN_MEMORY + 2048u) + 1) * SEL_ALLOC_COST; /* writers, of any xml_memory */
+}
+
+/* The select, its copy of the paths (len bytes) and URIs, and the program. */
+static size_t sel_program_cost(const stax_select_options *o, size_t len) {
+    size_t text = len + 1 + SEL_ALLOC_COST, steps = len + 2;
+    for (size_t k = 0; (o->flags & STAX_SELECT_NAMESPACES) && o->ns && k < o->ns_count; k++) text += o->ns[2 * k + 1].len;
+    return 64 + sizeof(stax_select) + SEL_ALLOC_COST + text + sel_grow_cost(steps * sizeof(sel_step)) +
+           sel_grow_cost(len * sizeof(sel_pred)) + sel_grow_cost(len * sizeof(sel_test)) +
+           sel_grow_cost((len + 1) * sizeof(sel_query)) + sel_grow_cost((steps + len + 1) * sizeof(uint32_t)) +
+           sel_grow_cost((len + 1) * sizeof(uint64_t)) + sel_grow_cost(steps * sizeof(uint64_t)) + sel_grow_cost(steps) +
+           sel_grow_cost((len + 1) * 2 * sizeof(size_t));
+}
+
+/* *o with its zero fields set (in a fixed block, from the block's size);
+ * 0, or the reason it cannot work (*st: STAX_E_USAGE or STAX_E_NOMEM). */
+static const char *sel_options(const stax_select_options *opt, stax_select_options *o, int *st) {
+    if (opt) *o = *opt;
+    else memset(o, 0, sizeof *o);
+    *st = STAX_E_USAGE;
+    if (o->flags & ~(unsigned)(STAX_SELECT_NAMESPACES | STAX_SELECT_XML | STAX_SELECT_NO_VALUES | STAX_SELECT_ALL_MATCHES))
+        return "unknown flags";
+    if (o->join.len && !o->join.ptr) return "join is NULL with a length";
+    if (o->max_depth > UINT32_MAX - 2) return "max_depth is above 4294967293";
+    if (o->max_state > SEL_MAX_LIMIT || o->max_held > SEL_MAX_LIMIT) return "max_state or max_held is too large";
+    if (o->xml_memory && o->xml_memory < STAX_WRITER_MIN_MEMORY + 2048u)
+        return "xml_memory is below STAX_WRITER_MIN_MEMORY + 2048";
+    if (!o->max_depth) o->max_depth = 1024;
+    *st = STAX_E_NOMEM;
+    if (!o->memory) {
+        if (!o->max_held) o->max_held = (size_t)4 << 20;
+        if (!o->max_state) o->max_state = (size_t)1 << 20;
+        if (!o->xml_memory) o->xml_memory = (size_t)16 << 10;
+        return NULL;
+    }
+    if (o->memory_size < STAX_SELECT_MIN_MEMORY) return "the fixed block is smaller than STAX_SELECT_MIN_MEMORY";
+    /* block defaults: max_state a sixteenth of it, max_held an eighth, less
+     * until they fit with an eighth left for the paths */
+    size_t room = o->memory_size - o->memory_size / 8, set_state = o->max_state, set_held = o->max_held;
+    size_t state = (size_t)1 << 20, held = (size_t)4 << 20;
+    if (state > o->memory_size / 16) state = o->memory_size / 16;
+    if (held > o->memory_size / 8) held = o->memory_size / 8;
+    for (;;) {
+        o->max_state = set_state ? set_state : state ? state : 1;
+        o->max_held = set_held ? set_held : held ? held : 1;
+        size_t xml = o->max_held / 4 < (size_t)16 << 10 ? o->max_held / 4 : (size_t)16 << 10;
+        if (!opt || !opt->xml_memory) o->xml_memory = xml < STAX_WRITER_MIN_MEMORY + 2048u ? STAX_WRITER_MIN_MEMORY + 2048u : xml;
+        if (sel_program_cost(o, 0) + sel_runtime_cost(o) <= room || (state <= 1 && held <= 1)) break;
+        state /= 2;
+        held /= 2;
+    }
+    if (sel_program_cost(o, 0) + sel_runtime_cost(o) > o->memory_size)
+        return "the fixed block is too small for max_state and max_held (see stax_select_memory_size)";
+    return NULL;
+}
+
+int stax_select_check_options(const stax_select_options *opt, const char **why) {
     stax_select_options o;
+    int st;
+    const char *w = sel_options(opt, &o, &st);
+    if (why) *why = w ? w : "the options are usable";
+    return w ? st : STAX_OK;
+}
+
+int stax_select_effective_options(const stax_select_options *opt, stax_select_options *out, const char **why) {
+    stax_select_options o;
+    int st = stax_select_check_options(opt, why), ignored;
+    if (st == STAX_OK && out) {
+        sel_options(opt, &o, &ignored);
+        *out = o;
+    }
+    return out ? st : STAX_E_USAGE;
+}
+
+size_t stax_select_memory_size(const stax_select_options *opt, size_t paths_len) {
+    stax_select_options o;
+    int st;
     if (opt) o = *opt;
     else memset(&o, 0, sizeof o);
-    if (!o.max_depth) o.max_depth = 1024;
-    if (!o.max_held) o.max_held = (size_t)4 << 20;
-    if (!o.max_state) o.max_state = (size_t)1 << 20;
-    if (!o.xml_memory) o.xml_memory = (size_t)16 << 10;
-    if (o.flags & ~(unsigned)(STAX_SELECT_NAMESPACES | STAX_SELECT_XML | STAX_SELECT_NO_VALUES)) return NULL;
-    if (o.xml_memory < STAX_WRITER_MIN_MEMORY + 2048u || o.max_depth > UINT32_MAX - 2) return NULL;
+    o.memory = NULL; /* the allocator mode's defaults */
+    if (sel_options(&o, &o, &st) || paths_len > SEL_MAX_LIMIT / 1024) return 0;
+    return sel_program_cost(&o, paths_len) + sel_runtime_cost(&o);
+}
+
+/* A fixed block, once the paths are compiled: whether what they may take
+ * next fits (then no later call runs out of memory: every failure is a limit). */
+static int sel_block_check(stax_select *s) {
+    if (!s->mem.block) return 0;
+    size_t need = s->mem.peak + sel_runtime_cost(&s->opt), have = s->mem.skip + s->mem.block_size;
+    if (need <= have) return 0;
+    return sel_fail(s, STAX_E_NOMEM, "the fixed block (%zu bytes) is too small for these paths and limits: %zu bytes needed",
+                    s->opt.memory_size, need);
+}
+
+stax_select *stax_select_new(const stax_select_options *opt) {
+    stax_select_options o;
+    int bad;
+    if (sel_options(opt, &o, &bad)) return NULL;
     stax__mem m;
     if (o.memory) {
-        if (o.memory_size < STAX_SELECT_MIN_MEMORY || stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
+        if (stax__mem_init(&m, NULL, NULL, o.memory, o.memory_size)) return NULL;
     } else {
         stax__mem_init(&m, o.alloc, o.alloc_ud, NULL, 0);
     }
-    stax_select *s = stax__mem_alloc(&m, sizeof *s);
+    stax_select *s = (stax_select *)stax__mem_alloc(&m, sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->mem = m;
@@ -2010,6 +2338,7 @@ stax_select *stax_select_new(const stax_select_options *opt) {
     s->ns = (o.flags & STAX_SELECT_NAMESPACES) != 0;
     s->values = !(o.flags & STAX_SELECT_NO_VALUES);
     s->xml = s->values && (o.flags & STAX_SELECT_XML);
+    s->all = (o.flags & STAX_SELECT_ALL_MATCHES) != 0;
     return s;
 }
 
@@ -2024,7 +2353,7 @@ void stax_select_free(stax_select *s) {
     }
     stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ, &s->counts, &s->eval_epoch,
                          &s->eval_ok, &s->frames, &s->cands, &s->counters, &s->scope, &s->caps, &s->queue,
-                         &s->colst, &s->held};
+                         &s->colst, &s->held, &s->pend, &s->colspan};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(m, bufs[k]);
     stax__mem_free(m, s->text, s->text_cap);
     stax__mem mm = s->mem;
@@ -2046,6 +2375,18 @@ const char *stax_select_message(const stax_select *s) {
 }
 
 size_t stax_select_paths(const stax_select *s) { return s ? s->n_paths : 0; }
+
+size_t stax_select_columns(const stax_select *s) { return s && s->compiled ? s->n_cols : 0; }
+
+stax_str stax_select_column_text(const stax_select *s, size_t column) {
+    stax_str t = {NULL, 0};
+    if (!s || !s->compiled || column >= s->n_cols) return t;
+    size_t span[2];
+    memcpy(span, s->colspan.ptr + column * sizeof span, sizeof span);
+    t.ptr = s->text + span[0];
+    t.len = span[1];
+    return t;
+}
 
 uint64_t stax_select_count(const stax_select *s, size_t path) {
     uint64_t n = 0;

@@ -616,6 +616,9 @@ const char *stax_strerror(int status) {
     case STAX_E_LIMIT_NS: return "namespace declarations exceed max_ns";
     case STAX_E_NAMESPACE: return "namespace error";
     case STAX_E_DTD: return "malformed DTD declaration";
+    case STAX_E_LIMIT_HELD: return "held output exceeds max_held";
+    case STAX_E_LIMIT_STATE: return "matching state exceeds max_state";
+    case STAX_E_LIMIT_XML_MEMORY: return "XML value nested deeper than xml_memory holds";
     case STAX_E_STATE: return "call out of order";
     case STAX_E_INVALID: return "content refused";
     case STAX_E_FULL: return "output buffer full";

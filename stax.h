@@ -152,6 +152,9 @@ enum {
     STAX_E_LIMIT_NS = -36,   /* more namespace declarations on one element than max_ns */
     STAX_E_NAMESPACE = -21,  /* namespace constraint violated (unbound prefix, ...) */
     STAX_E_DTD = -22,        /* malformed markup declaration in the DTD */
+    STAX_E_LIMIT_HELD = -39, /* select: held output over max_held */
+    STAX_E_LIMIT_STATE = -43,/* select: matching state of the open elements over max_state */
+    STAX_E_LIMIT_XML_MEMORY = -44, /* select: an XML value nested deeper than its writer's xml_memory holds */
     STAX_E_STATE = -40,      /* writer: call out of order (attribute after content, ...) */
     STAX_E_INVALID = -41,    /* writer: refused content (bad name, "--" in a comment, ...) */
     STAX_E_FULL = -42        /* writer: the fixed memory sink is full */
@@ -647,16 +650,28 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
  *   pointing into the batch (zero copy; XML values into the writer's buffer).
  *   A match that begins while an earlier one is open (nested, or an
  *   element's attributes) is held, its value copied, until every earlier
- *   match has ended: at most max_held bytes in all (else STAX_E_NOMEM, with
- *   a message saying so).
+ *   match has ended: at most max_held bytes in all (else STAX_E_LIMIT_HELD,
+ *   with a message saying so).
  *
  * RECORDS  With columns (stax_select_compile's second argument), every match
  *   of the paths is a record, and each column a path relative to it: END of
  *   a record comes after one STAX_SELECT_COLUMN piece per column, in column
  *   order, each followed by the VALUE pieces of the column's first match in
- *   the record (none when nothing matched). A record at the front streams
+ *   the record (none when nothing matched; with STAX_SELECT_ALL_MATCHES, of
+ *   every match in document order, opt->join between two; a match inside
+ *   another match of the column comes after that one, whole). A record at the front streams
  *   like any match: a column's pieces go out as they come once every column
  *   before it is complete; the pieces of a later column are held until then.
+ *
+ * ERRORS  A limit is a STAX_E_LIMIT_* status (max_depth: STAX_E_LIMIT_DEPTH,
+ *   max_held, max_state, xml_memory: _HELD, _STATE, _XML_MEMORY) whose
+ *   message names the option and its value. Every error is sticky, and so is
+ *   STAX_END once the callback stopped the selection: stax_select_event and
+ *   _batch return it without taking the event, stax_select_compile returns
+ *   it, stax_select_status and _message give it, until stax_select_reset,
+ *   which clears it, except an error of stax_select_compile: that one stays
+ *   for good (compile once more is refused too). stax_select_set_output,
+ *   _paths, _count and _event_index work whatever the status.
  */
 typedef struct stax_select stax_select;
 
@@ -668,17 +683,19 @@ typedef struct stax_select_options {
     size_t memory_size;    /* its size in bytes (>= STAX_SELECT_MIN_MEMORY) */
     uint32_t max_depth;    /* [1024] element nesting followed (deeper: STAX_E_LIMIT_DEPTH) */
     size_t max_held;       /* [4 MiB] held output: the values of matches waiting for an earlier
-                              one to end, records, and their bookkeeping (STAX_E_NOMEM beyond) */
+                              one to end, records, and their bookkeeping (STAX_E_LIMIT_HELD beyond) */
     size_t max_state;      /* [1 MiB] matching state of the open elements: the steps live at
                               each, position counters, namespace declarations in scope
-                              (STAX_SELECT_XML) (STAX_E_NOMEM beyond) */
+                              (STAX_SELECT_XML) (STAX_E_LIMIT_STATE beyond) */
     size_t xml_memory;     /* [16 KiB] STAX_SELECT_XML: the fixed block of the writer of each
                               match being written (its element stack and a 1 KiB buffer); counts
-                              toward max_held. At least STAX_WRITER_MIN_MEMORY + 2048 */
+                              toward max_held. At least STAX_WRITER_MIN_MEMORY + 2048. An element
+                              nested deeper than it holds: STAX_E_LIMIT_XML_MEMORY */
     const stax_str *ns;    /* STAX_SELECT_NAMESPACES: prefix bindings for the paths, pairs
                               ns[2k] (prefix) and ns[2k+1] (URI), k < ns_count; read by
                               stax_select_compile, which keeps a copy of what it needs */
     size_t ns_count;
+    stax_str join;         /* STAX_SELECT_ALL_MATCHES: the bytes between two matches of a column */
     unsigned flags;        /* STAX_SELECT_* */
 } stax_select_options;
 
@@ -690,8 +707,39 @@ typedef struct stax_select_options {
                                        subtree (and the namespace declarations in scope), an
                                        attribute as name="value", a text node escaped */
 #define STAX_SELECT_NO_VALUES 0x4u  /* no values: each match is BEGIN then END at once (counting) */
+#define STAX_SELECT_ALL_MATCHES 0x8u /* records: a column's value is every match of it in the record, in
+                                        document order, joined by opt->join (not the first only) */
 
 #define STAX_SELECT_MIN_MEMORY 8192u /* smallest fixed block stax_select_new accepts */
+
+/* FIXED BLOCK (select)
+ * With opt->memory set, every byte comes from the block. Options left zero
+ * take defaults sized from it: max_state a sixteenth of the block, max_held
+ * an eighth (at most their allocator defaults; less in a block too small for
+ * those with an eighth left for the paths), xml_memory a quarter of max_held
+ * (between STAX_WRITER_MIN_MEMORY + 2048 and 16 KiB). stax_select_new
+ * refuses (NULL) a block too small for the options, stax_select_compile
+ * (STAX_E_NOMEM) one too small for the options and the paths; past that,
+ * nothing runs out of memory: every failure is a limit (STAX_E_LIMIT_*), the
+ * same at any block size. */
+
+/* The block size that options opt (zero fields: the allocator mode's
+ * defaults; opt->memory and memory_size are not read) and paths of paths_len
+ * bytes in all (the paths and the columns) need: a bound, about three times
+ * max_state + max_held (buffers grow by doubling inside the block). 0 when
+ * an option is out of range. */
+STAXDEF size_t stax_select_memory_size(const stax_select_options *opt, size_t paths_len);
+
+/* Whether stax_select_new(opt) can succeed: STAX_OK; STAX_E_USAGE when an
+ * option is out of range; STAX_E_NOMEM when the fixed block is too small for
+ * the options. *why (if not NULL) gets a static sentence saying which. */
+STAXDEF int stax_select_check_options(const stax_select_options *opt, const char **why);
+
+/* The options stax_select_new(opt) would use: *out gets *opt with every zero
+ * field replaced by its default (in a fixed block, the block's). Returns what
+ * stax_select_check_options returns; *out is filled only when that is STAX_OK. */
+STAXDEF int stax_select_effective_options(const stax_select_options *opt, stax_select_options *out,
+                                          const char **why);
 
 /* Piece types, in the order a match gives them. */
 enum {
@@ -719,7 +767,7 @@ typedef struct stax_select_piece {
 typedef int (*stax_select_fn)(void *ctx, const stax_select_piece *p);
 
 /* Create a select. opt may be NULL. Returns NULL when memory is insufficient
- * or an option is out of range (xml_memory too small, unknown flags). */
+ * or an option is out of range (stax_select_check_options says which). */
 STAXDEF stax_select *stax_select_new(const stax_select_options *opt);
 
 /* Free it and everything it allocated (nothing, in fixed-block mode). */
@@ -728,8 +776,9 @@ STAXDEF void stax_select_free(stax_select *s);
 /* Compile the paths (path|path|...) and, for records, the columns (relative
  * paths separated by commas; empty: no records). Once per select. STAX_OK, or
  * STAX_E_SYNTAX (malformed), STAX_E_UNSUPPORTED (outside the subset),
- * STAX_E_NAMESPACE (a prefix without a binding), STAX_E_NOMEM, STAX_E_USAGE
- * (compiled twice); stax_select_message says what and where. */
+ * STAX_E_NAMESPACE (a prefix without a binding), STAX_E_NOMEM (also: a fixed
+ * block too small for the paths), STAX_E_USAGE (compiled twice);
+ * stax_select_message says what and where. */
 STAXDEF int stax_select_compile(stax_select *s, stax_str paths, stax_str columns);
 
 /* Where the pieces go (before the first event). fn NULL: nowhere (counting). */
@@ -760,6 +809,12 @@ STAXDEF size_t stax_select_event_index(const stax_select *s);
  * begin). */
 STAXDEF size_t stax_select_paths(const stax_select *s);
 STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
+
+/* The number of columns, and column k as written in stax_select_compile's
+ * second argument (without the whitespace around it; valid while s lives;
+ * empty when there is no such column), for a header row. */
+STAXDEF size_t stax_select_columns(const stax_select *s);
+STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
 
 /* ---------------------------------------------------------------- writer */
 /* The writer turns calls into well-formed, escaped UTF-8, buffered and handed

@@ -58,6 +58,9 @@ typedef struct stax_cli_select_opts {
     size_t max_held;      /* --max-held N (0: the library's default) */
     const char **ns;      /* -N prefix=URI, ns_count of them */
     size_t ns_count;
+    int header;           /* --header: a first row of column names (--csv) */
+    const char *header_names; /* --header=NAMES: those, by commas (NULL: the column paths) */
+    const char *join;     /* --join SEP: every match of a column, joined by SEP (NULL: the first) */
 } stax_cli_select_opts;
 int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out);
 

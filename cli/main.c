@@ -30,6 +30,8 @@ static void usage(FILE *f) {
           "  --xml           each match as XML (elements with their subtree)\n"
           "  --count         the number of matches of each path of the union, one a line\n"
           "  --csv COLUMNS   one CSV row per match of PATH; COLUMNS: paths relative to it, by commas\n"
+          "  --header[=NAMES] with --csv: a first row of column names: the column paths, or NAMES by commas\n"
+          "  --join SEP      with --csv: a column's every match in the row, joined by SEP (not the first)\n"
           "  -0              end each value (or row) with NUL instead of a newline\n"
           "  -N PREFIX=URI   bind a prefix for PATH (implies --namespaces)\n"
           "  --first N       stop after N matches\n"
@@ -88,11 +90,16 @@ int main(int argc, char **argv) {
             if (a[1] == '0') so.nul = 1;
             else if (a[2] == 'x') so.xml = 1;
             else so.count = 1;
+        } else if (select && (!strcmp(a, "--header") || !strncmp(a, "--header=", 9))) {
+            so.header = 1;
+            if (a[8] == '=') so.header_names = a + 9;
         } else if (select && (!strcmp(a, "--csv") || !strcmp(a, "-N") || !strcmp(a, "--first") ||
-                              !strcmp(a, "--max-held")) && i + 1 < argc) {
+                              !strcmp(a, "--max-held") || !strcmp(a, "--join")) && i + 1 < argc) {
             const char *val = argv[++i];
             if (!strcmp(a, "--csv")) {
                 so.csv = val;
+            } else if (!strcmp(a, "--join")) {
+                so.join = val;
             } else if (!strcmp(a, "-N")) {
                 if (!so.ns && !(so.ns = calloc((size_t)argc, sizeof *so.ns))) return 2;
                 so.ns[so.ns_count++] = val;

@@ -163,7 +163,45 @@ static int select_csv_piece(void *ctx, const stax_select_piece *p) {
     }
     return 0;
 too_long:
-    c->status = STAX_E_NOMEM;
+    c->status = STAX_E_LIMIT_HELD; /* the row's bound comes from --max-held */
+    return 1;
+}
+
+/* --header: the first row, the names of the columns (as written in --csv,
+ * or given by commas), quoted as fields are: the pieces of a record, through
+ * select_csv_piece (whose END counts a row: not this one). 1 (with the
+ * message) when the names given are not one per column. */
+static int select_csv_header(select_cli *c) {
+    const char *names = c->so->header_names;
+    size_t n = stax_select_columns(c->s), given = 1;
+    for (const char *p = names; p && *p; p++) given += *p == ',';
+    if (names && given != n) {
+        fprintf(stderr, "stax: select: --header gives %zu name%s for %zu column%s\n", given, given == 1 ? "" : "s", n,
+                n == 1 ? "" : "s");
+        return 1;
+    }
+    stax_select_piece pc;
+    memset(&pc, 0, sizeof pc);
+    for (size_t k = 0; k < n; k++) {
+        pc.value = stax_select_column_text(c->s, k);
+        if (names) {
+            const char *end = names;
+            while (*end && *end != ',') end++;
+            pc.value.ptr = names;
+            pc.value.len = (size_t)(end - names);
+            names = end + (*end != '\0');
+        }
+        pc.column = (uint32_t)k;
+        pc.type = STAX_SELECT_COLUMN;
+        select_csv_piece(c, &pc);
+        pc.type = STAX_SELECT_VALUE;
+        select_csv_piece(c, &pc);
+    }
+    pc.type = STAX_SELECT_END;
+    select_csv_piece(c, &pc);
+    c->done--;
+    if (c->status == STAX_OK) return 0;
+    fprintf(stderr, "stax: select: the header is longer than twice --max-held\n");
     return 1;
 }
 
@@ -175,7 +213,11 @@ static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
     if (c->status == STAX_OK) c->status = st;
     c->where = stax_ev_pos(b, stax_select_event_index(c->s));
-    return c->status == STAX_E_NOMEM ? 2 : 1;
+    /* a limit of the select, or memory: exit status 2 (the document may be well-formed) */
+    return c->status == STAX_E_NOMEM || c->status == STAX_E_LIMIT_HELD || c->status == STAX_E_LIMIT_STATE ||
+                   c->status == STAX_E_LIMIT_XML_MEMORY
+               ? 2
+               : 1;
 }
 
 /* -N prefix=URI into pairs of strings. */
@@ -197,6 +239,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
         fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
         return 2;
     }
+    if ((so->header || so->join) && !so->csv) {
+        fprintf(stderr, "stax: select: %s goes with --csv\n", so->header ? "--header" : "--join");
+        return 2;
+    }
     for (size_t k = 0; k < so->ns_count; k++) {
         const char *eq = strchr(so->ns[k], '=');
         if (!eq || eq == so->ns[k] || !eq[1]) {
@@ -212,10 +258,13 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     stax_select_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_held = so->max_held;
-    c.rmax = 2 * (so->max_held ? so->max_held : (size_t)4 << 20); /* a held record, quoted */
     if (o->namespaces) opt.flags |= STAX_SELECT_NAMESPACES;
     if (so->xml) opt.flags |= STAX_SELECT_XML;
     if (so->count) opt.flags |= STAX_SELECT_NO_VALUES;
+    if (so->join) {
+        opt.flags |= STAX_SELECT_ALL_MATCHES;
+        opt.join = stax_strz(so->join);
+    }
     stax_str *ns = select_bindings(so);
     void *block = o->memory ? malloc(o->memory) : NULL; /* --memory: the select in a fixed block too */
     opt.ns = ns;
@@ -223,23 +272,30 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     opt.memory = block;
     opt.memory_size = o->memory;
     int rc = 2;
-    if (!ns || (o->memory && !block) || !(c.s = stax_select_new(&opt))) {
-        fprintf(stderr, "stax: select: cannot create a select%s\n",
-                o->memory ? " in that much memory (see --memory)" : " (out of memory)");
+    const char *why = NULL;
+    stax_select_options eff;
+    if (ns && (!o->memory || block) && stax_select_effective_options(&opt, &eff, &why) == STAX_OK)
+        c.s = stax_select_new(&opt);
+    if (!c.s) {
+        fprintf(stderr, "stax: select: cannot create a select: %s\n", why ? why : "out of memory");
         goto done;
     }
+    c.rmax = 2 * eff.max_held; /* a held record, quoted */
     int st = stax_select_compile(c.s, stax_strz(so->path), stax_strz(so->csv));
     if (st != STAX_OK) {
         fprintf(stderr, "stax: select: %s%s\n", stax_select_message(c.s),
                 st == STAX_E_NAMESPACE ? " (bind it with -N prefix=URI)" : "");
         goto done;
     }
+    if (so->header && select_csv_header(&c)) goto done;
     stax_select_set_output(c.s, so->csv ? select_csv_piece : select_piece, &c);
     rc = stax_cli_run(o, fd, select_batch, &c, NULL);
     select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {
-        const char *msg = c.status == STAX_E_NOMEM && so->csv && stax_select_status(c.s) != STAX_E_NOMEM
-                              ? "a CSV row is longer than twice --max-held"
+        char row[96];
+        snprintf(row, sizeof row, "a CSV row is longer than twice --max-held (%zu bytes)", eff.max_held);
+        const char *msg = c.status == STAX_E_LIMIT_HELD && so->csv && stax_select_status(c.s) != STAX_E_LIMIT_HELD
+                              ? row
                               : stax_select_message(c.s);
         fprintf(stderr, "%s:%llu:%llu: select: %s (byte %llu)\n", name, (unsigned long long)c.where.line,
                 (unsigned long long)c.where.column, msg, (unsigned long long)c.where.offset);

@@ -184,6 +184,9 @@ const char *stax_test_status_name(int status) {
     case STAX_E_LIMIT_NS: return "LIMIT_NS";
     case STAX_E_NAMESPACE: return "NAMESPACE";
     case STAX_E_DTD: return "DTD";
+    case STAX_E_LIMIT_HELD: return "LIMIT_HELD";
+    case STAX_E_LIMIT_STATE: return "LIMIT_STATE";
+    case STAX_E_LIMIT_XML_MEMORY: return "LIMIT_XML_MEMORY";
     case STAX_E_FULL: return "FULL";
     case STAX_E_STATE: return "STATE";
     case STAX_E_INVALID: return "INVALID";

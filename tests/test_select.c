@@ -266,6 +266,55 @@ Test(select, text_nodes) {
     expect("<a>x<![CDATA[<y>]]>&amp;z</a>", "/a/text()", "x<y>&z\n"); /* one text node */
 }
 
+/* The number of matches of paths[0] at every chunk size and one event at a
+ * time, counting (no values) and with values. */
+static void expect_count(const char *doc, const char *paths, uint64_t want) {
+    for (int values = 0; values < 2; values++) {
+        stax_select_options so;
+        memset(&so, 0, sizeof so);
+        so.flags = values ? 0 : STAX_SELECT_NO_VALUES;
+        for (size_t c = 0; c <= stax_test_chunk_count; c++) {
+            one_by_one = c == stax_test_chunk_count;
+            sel_run r = run_select(doc, one_by_one ? 1 : stax_test_chunk_sizes[c], NULL, &so, paths, "", 0, 0);
+            one_by_one = 0;
+            cr_assert_eq(r.status, STAX_OK, "%s: %s", paths, r.msg);
+            cr_assert_eq(r.counts[0], want, "%s on %s: %llu matches, want %llu (chunk case %zu, values %d)", paths, doc,
+                         (unsigned long long)r.counts[0], (unsigned long long)want, c, values);
+            free(r.out);
+        }
+    }
+}
+
+/* XPath's data model: adjacent text, CDATA and expanded entities are one
+ * text node, and an empty one is none (an empty CDATA section, an entity
+ * whose text is empty). */
+Test(select, text_nodes_follow_the_data_model) {
+    expect_count("<b><![CDATA[]]></b>", "//text()", 0);
+    expect("<b><![CDATA[]]></b>", "//text()", "");
+    expect_count("<b>a<![CDATA[b]]>c</b>", "//text()", 1);
+    expect("<b>a<![CDATA[b]]>c</b>", "//text()", "abc\n");
+    expect("<b><![CDATA[]]>x<![CDATA[]]></b>", "/b/text()", "x\n");
+    expect("<b>x<!--c--><![CDATA[]]></b>", "/b/text()", "x\n");
+    expect_count("<b><![CDATA[]]><!--c--><![CDATA[]]><i/><![CDATA[]]></b>", "//text()", 0);
+    const char *ent = "<!DOCTYPE b [<!ENTITY e 'E'><!ENTITY z ''>]><b>a&e;&z;<![CDATA[]]>c<i>&z;</i>&z;</b>";
+    expect(ent, "//text()", "aEc\n");
+    expect_count(ent, "//text()", 1);
+    expect_count("<!DOCTYPE b [<!ENTITY z ''>]><b>&z;<![CDATA[]]>&z;</b>", "//text()", 0);
+    /* positions count elements, and an element with an empty CDATA is one, whose value is empty */
+    const char *pos = "<r><b><![CDATA[]]></b><b>x<![CDATA[]]>y</b><c><![CDATA[]]></c></r>";
+    expect(pos, "/r/b[2]", "xy\n");
+    expect(pos, "/r/b[1]/text()", "");
+    expect(pos, "/r/b[2]/text()", "xy\n");
+    expect(pos, "/r/*[3]", "\n");
+    expect(pos, "/r/b[1]|/r/c", "\n\n");
+    expect(pos, "//text()|/r/*[1]", "\nxy\n");
+    expect_count(pos, "//text()", 1);
+    /* a text() column takes the first text node, not the empty CDATA */
+    expect_with("<r><b><![CDATA[]]><i>1</i>t</b></r>", 0, "//b", "text(),.,i/text()", "t|1t|1\n");
+    expect_with("<r><b><![CDATA[]]></b></r>", STAX_SELECT_XML, "//b", "", "<b><![CDATA[]]></b>\n");
+    expect_with("<r><b>a<![CDATA[<]]>c</b></r>", STAX_SELECT_XML, "//text()", "", "a&lt;c\n");
+}
+
 Test(select, element_values_are_all_descendant_text) {
     expect(lib, "//note", "old!\n");
     expect(lib, "/lib/shelf[2]", "DraculaFaust\n");
@@ -375,6 +424,56 @@ Test(select, records_nested_in_records_each_see_their_own_subtree) {
 Test(select, record_columns_may_be_unions_and_text) {
     const char *doc = "<r><n k='a'>x<i>1</i>y</n><n v='b'>z</n></r>";
     expect_with(doc, 0, "/r/n", "@k|@v,text(),i|@v", "a|x|1\nb|z|b\n");
+}
+
+/* A column that is a union takes the first of its matches in the record in
+ * document order, whichever of its paths selects it: attributes in the
+ * order of the tag, an element before its attributes, those before its
+ * content. */
+Test(select, record_column_unions_take_the_first_match_in_document_order) {
+    expect_with("<r><c y='Y' x='X'/></r>", 0, "//c", "@x|@y", "Y\n");
+    expect_with("<r><c y='Y' x='X'/></r>", 0, "//c", "@y|@x", "Y\n");
+    expect_with("<r><c y='Y' x='X'/></r>", 0, "//c", "@x|@*", "Y\n");
+    expect_with("<r><c y='Y' x='X'/></r>", 0, "//c", "@x|@y,@x|@nothing,@nothing|@x", "Y|X|X\n");
+    expect_with("<r><c y='1' x='2'><c x='3' y='4'/></c></r>", 0, "//c", "@x|@y", "1\n3\n");
+    expect_with("<r><c><d y='Y' x='X'/></c></r>", 0, "//c", "d/@x|d/@y,.//@x|.//@y", "Y|Y\n");
+    expect_with("<r><c x='X'><d y='Y'/></c></r>", 0, "//c", ".//@y|@x,d/@y|.//@x", "X|X\n");
+    expect_with("<r><c><b>B</b><a>A</a></c></r>", 0, "//c", "a|b,.//a|b", "B|B\n");
+    expect_with("<r><c x='X'><a>A</a></c></r>", 0, "//c", "a|@x,a|.", "X|A\n");
+    expect_with("<r><c>T<a>A</a></c></r>", 0, "//c", "a|text(),a/text()|text()", "T|T\n");
+    expect_with("<r><c><a>A</a>T</c></r>", 0, "//c", "text()|a,text()|a/text()", "A|A\n");
+    expect_with("<r><c><a x='X'>A</a></c></r>", 0, "//c", "a/@x|a,a/text()|a/@x", "A|X\n");
+}
+
+/* STAX_SELECT_ALL_MATCHES with join: every match of a column in its record,
+ * in document order, joined; a match inside another one of the column
+ * comes after it, whole. */
+static void expect_all(const char *doc, unsigned flags, const char *paths, const char *columns, const char *join,
+                       const char *want) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.flags = flags | STAX_SELECT_ALL_MATCHES;
+    so.join = stax_strz(join);
+    char *got = select_all(doc, NULL, &so, paths, columns, 0);
+    cr_assert_str_eq(got, want, "%s [%s]\ngot:\n%s\nwant:\n%s", paths, columns, got, want);
+    free(got);
+}
+
+Test(select, every_match_of_a_column_joined_in_document_order) {
+    expect_all("<r><b a='1'><au>A</au><au>B</au><t>T</t></b><b/></r>", 0, "//b", "au,t,@a", ";", "A;B|T|1\n||\n");
+    expect_all("<r><b><x v='1'/><x v='2'/><x/><x v='3'/></b></r>", 0, "//b", "x/@v", ", ", "1, 2, 3\n");
+    expect_all("<r><b x='1' y='2'/></r>", 0, "//b", "@*,@y|@x,@x", ";", "1;2|1;2|1\n");
+    expect_all("<r><b>x<i/>y<i/>z</b></r>", 0, "//b", "text(),i", "+", "x+y+z|+\n");
+    expect_all("<r><b><a>1</a><a>2</a></b></r>", 0, "//b", "a", "", "12\n");
+    /* a column that waits for the one before it, which takes every match too */
+    expect_all("<r><b><a>1</a><a>2</a><t>T</t><t>U</t></b></r>", 0, "//b", "t,a,.", ";", "T;U|1;2|12TU\n");
+    /* nested matches of a column: each after the one it is in */
+    expect_all("<r><b><a>1<a>2</a>3</a><a>4</a></b></r>", 0, "//b", ".//a", ";", "123;2;4\n");
+    expect_all("<r><b><a>1<a>2<a>3</a></a><a>5</a></a><a>4</a></b></r>", 0, "//b", ".//a", ";", "1235;23;3;5;4\n");
+    expect_all("<r><b>t<a x='X'>1</a>u</b></r>", 0, "//b", "a|.//text()|.//@x", ";", "t;1;X;1;u\n");
+    /* records in records: each sees its own */
+    expect_all("<r><b><c>1</c><b><c>2</c></b><c>3</c></b></r>", 0, "//b", ".//c,c", ";", "1;2;3|1;3\n2|2\n");
+    expect_all("<r><b><a>1</a><a k='v'>2</a></b></r>", STAX_SELECT_XML, "//b", "a", ";", "<a>1</a>;<a k=\"v\">2</a>\n");
 }
 
 /* ================================================================ refusals */
@@ -516,7 +615,7 @@ Test(select, held_output_is_bounded_by_max_held) {
     memset(&so, 0, sizeof so);
     so.max_held = 4096;
     sel_run r = run_select(doc, 0, NULL, &so, "//a", "", 0, 0);
-    cr_assert_eq(r.status, STAX_E_NOMEM, "%s", stax_test_status_name(r.status));
+    cr_assert_eq(r.status, STAX_E_LIMIT_HELD, "%s", stax_test_status_name(r.status));
     cr_assert(strstr(r.msg, "held output exceeds max_held (4096 bytes)"), "%s", r.msg);
     /* what was written before stays: the outer value streams */
     cr_assert(strncmp(r.out, "aaaa", 4) == 0);
@@ -565,7 +664,7 @@ Test(select, record_columns_stream_in_order_and_wait_within_max_held) {
         free(r.out);
         /* 'b' comes last: '.' waits for it, held, and goes past the bound */
         r = run_select(doc, stax_test_chunk_sizes[c], NULL, &so, "//a", "b,.", 0, 0);
-        cr_assert_eq(r.status, STAX_E_NOMEM);
+        cr_assert_eq(r.status, STAX_E_LIMIT_HELD);
         cr_assert(strstr(r.msg, "a record's column waits for the columns before it"), "%s", r.msg);
         free(r.out);
     }
@@ -593,7 +692,7 @@ Test(select, matching_state_is_bounded_by_max_state) {
     so.max_state = 2048;
     /* a/a/a... with a position: a frame and counters per level */
     sel_run r = run_select(doc, 0, NULL, &so, "//a[1]/b", "", 0, 0);
-    cr_assert_eq(r.status, STAX_E_NOMEM);
+    cr_assert_eq(r.status, STAX_E_LIMIT_STATE);
     cr_assert(strstr(r.msg, "max_state (2048 bytes)"), "%s", r.msg);
     free(r.out);
     free(doc);
@@ -623,10 +722,10 @@ Test(select, limits_stop_at_the_same_event_in_every_mode) {
         const char *path, *columns;
         int status;
     } cases[] = {
-        {200, 0, 2048, "//b", "", STAX_E_NOMEM},      /* no element matches: every level inherits */
-        {200, 0, 2048, "//a[1]/b", "", STAX_E_NOMEM}, /* every level matches */
-        {200, 0, 2048, "//a", "b,@c", STAX_E_NOMEM},  /* every level is a record */
-        {200, 0, 800, "//a", "b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", STAX_E_NOMEM}, /* ... its frame runs out */
+        {200, 0, 2048, "//b", "", STAX_E_LIMIT_STATE},      /* no element matches: every level inherits */
+        {200, 0, 2048, "//a[1]/b", "", STAX_E_LIMIT_STATE}, /* every level matches */
+        {200, 0, 2048, "//a", "b,@c", STAX_E_LIMIT_STATE},  /* every level is a record */
+        {200, 0, 800, "//a", "b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", STAX_E_LIMIT_STATE}, /* ... its frame runs out */
         {40, 39, 0, "//b", "", STAX_E_LIMIT_DEPTH},
         {40, 39, 0, "//a/b", "", STAX_E_LIMIT_DEPTH},
     };
@@ -653,7 +752,7 @@ Test(select, limits_stop_at_the_same_event_in_every_mode) {
 }
 
 Test(select, a_fixed_block_never_calls_malloc) {
-    static unsigned char rblock[64 * 1024], sblock[48 * 1024];
+    static unsigned char rblock[64 * 1024], sblock[64 * 1024];
     static char out[4096];
     stax_reader_options ro;
     memset(&ro, 0, sizeof ro);
@@ -663,7 +762,6 @@ Test(select, a_fixed_block_never_calls_malloc) {
     memset(&so, 0, sizeof so);
     so.memory = sblock;
     so.memory_size = sizeof sblock;
-    so.max_held = 16 * 1024;
     so.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
     so.flags = STAX_SELECT_XML;
     collect c;
@@ -700,11 +798,258 @@ Test(select, a_fixed_block_too_small_says_so) {
     so.memory = sblock;
     so.memory_size = sizeof sblock;
     char *doc = nested_doc(300, 1);
+    /* the block's own max_state: a limit, never out of memory */
     sel_run r = run_select(doc, 0, NULL, &so, "//a[2]|//a[3]|//a[4]", "", 0, 0);
-    cr_assert_eq(r.status, STAX_E_NOMEM);
-    cr_assert(strstr(r.msg, "fixed block is too small") || strstr(r.msg, "max_state"), "%s", r.msg);
+    cr_assert_eq(r.status, STAX_E_LIMIT_STATE, "%s", r.msg);
+    cr_assert(strstr(r.msg, "max_state ("), "%s", r.msg);
     free(r.out);
     free(doc);
+}
+
+/* Every limit of the select: its own STAX_E_LIMIT_* status, and a message
+ * that names the option and its value. */
+Test(select, every_limit_is_a_limit_status_with_the_option_in_its_message) {
+    struct {
+        size_t max_depth, max_held, max_state, xml_memory;
+        unsigned flags;
+        const char *path, *columns;
+        int status;
+        const char *msg;
+    } cases[] = {
+        {30, 0, 0, 0, 0, "//b", "", STAX_E_LIMIT_DEPTH, "max_depth (30 levels)"},
+        {0, 4096, 0, 0, 0, "//a", "", STAX_E_LIMIT_HELD, "max_held (4096 bytes)"},
+        {0, 3000, 0, 0, 0, "//a", "b,.", STAX_E_LIMIT_HELD, "max_held (3000 bytes)"},
+        {0, 0, 2048, 0, 0, "//a[1]/b", "", STAX_E_LIMIT_STATE, "max_state (2048 bytes)"},
+        {0, 0, 0, STAX_WRITER_MIN_MEMORY + 2048, STAX_SELECT_XML, "/a", "", STAX_E_LIMIT_XML_MEMORY,
+         "xml_memory (3072 bytes)"},
+        {0, 20000, 0, 0, STAX_SELECT_XML, "//a", "", STAX_E_LIMIT_HELD, "max_held (20000 bytes)"},
+    };
+    char *doc = nested_doc(200, 30);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        stax_select_options so;
+        memset(&so, 0, sizeof so);
+        so.max_depth = (uint32_t)cases[k].max_depth;
+        so.max_held = cases[k].max_held;
+        so.max_state = cases[k].max_state;
+        so.xml_memory = cases[k].xml_memory;
+        so.flags = cases[k].flags;
+        sel_run r = run_select(doc, 7, NULL, &so, cases[k].path, cases[k].columns, 0, 0);
+        cr_assert_eq(r.status, cases[k].status, "case %zu: %s, %s", k, stax_test_status_name(r.status), r.msg);
+        cr_assert(strstr(r.msg, cases[k].msg), "case %zu: '%s' lacks '%s'", k, r.msg, cases[k].msg);
+        free(r.out);
+    }
+    free(doc);
+    /* each has its own text, none shared with another status */
+    const int limits[] = {STAX_E_LIMIT_HELD, STAX_E_LIMIT_STATE, STAX_E_LIMIT_XML_MEMORY};
+    for (size_t k = 0; k < 3; k++) {
+        cr_assert_str_neq(stax_strerror(limits[k]), stax_strerror(12345));
+        for (int other = -50; other <= 4; other++)
+            if (other != limits[k]) cr_assert_str_neq(stax_strerror(limits[k]), stax_strerror(other));
+    }
+    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_HELD), "max_held"));
+    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_STATE), "max_state"));
+    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_XML_MEMORY), "xml_memory"));
+}
+
+/* Feed doc to s by batches: the first status other than STAX_OK. */
+static int feed_select(stax_select *s, const char *doc) {
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert_not_null(r);
+    stax_reader_feed(r, doc, strlen(doc));
+    const stax_batch *b;
+    int st, sst = STAX_OK, ended = 0;
+    while (sst == STAX_OK && ((st = stax_reader_next(r, &b)) == STAX_OK || (st == STAX_NEED_INPUT && !ended))) {
+        if (st == STAX_OK) sst = stax_select_batch(s, b);
+        else ended = stax_reader_end(r) == STAX_OK;
+    }
+    stax_reader_free(r);
+    return sst;
+}
+
+/* The rule of stax.h's select section: an error (and STAX_END) stays until
+ * stax_select_reset, which clears it; an error of compiling stays for good. */
+Test(select, errors_are_sticky_until_reset_and_compile_errors_for_good) {
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_held = 4096;
+    stax_select *s = stax_select_new(&so);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_OK);
+    char *deep = nested_doc(20, 100);
+    cr_assert_eq(feed_select(s, deep), STAX_E_LIMIT_HELD);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", stax_select_message(s));
+    size_t at = stax_select_event_index(s);
+    /* later calls: the same status, the event not taken */
+    stax_reader *r = stax_reader_new(NULL);
+    stax_reader_feed(r, "<a>x</a>", 8);
+    const stax_batch *b;
+    cr_assert_eq(stax_reader_next(r, &b), STAX_OK);
+    cr_assert_eq(stax_select_batch(s, b), STAX_E_LIMIT_HELD);
+    cr_assert_eq(stax_select_event(s, b, 0), STAX_E_LIMIT_HELD);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//b"), stax_strz("")), STAX_E_LIMIT_HELD);
+    cr_assert_eq(stax_select_status(s), STAX_E_LIMIT_HELD);
+    cr_assert_str_eq(stax_select_message(s), msg);
+    cr_assert_eq(stax_select_event_index(s), at);
+    cr_assert_eq(stax_select_set_output(s, NULL, NULL), STAX_OK);
+    stax_reader_free(r);
+    /* reset clears it: the next document is selected from its start */
+    stax_select_reset(s);
+    cr_assert_eq(stax_select_status(s), STAX_OK);
+    cr_assert_eq(feed_select(s, "<a><a/></a>"), STAX_OK);
+    cr_assert_eq(stax_select_count(s, 0), 2);
+    stax_select_reset(s);
+    /* STAX_END from the callback: the same */
+    collect c;
+    memset(&c, 0, sizeof c);
+    col_put(&c, "", 0);
+    c.stop_after = 1;
+    stax_select_set_output(s, col_piece, &c);
+    cr_assert_eq(feed_select(s, "<a><a/></a>"), STAX_END);
+    cr_assert_eq(feed_select(s, "<a/>"), STAX_END);
+    cr_assert_eq(stax_select_status(s), STAX_END);
+    stax_select_reset(s);
+    cr_assert_eq(stax_select_status(s), STAX_OK);
+    free(c.buf);
+    stax_select_free(s);
+    /* a compile error: reset keeps it, and every call returns it */
+    s = stax_select_new(NULL);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a["), stax_strz("")), STAX_E_SYNTAX);
+    stax_select_reset(s);
+    cr_assert_eq(stax_select_status(s), STAX_E_SYNTAX);
+    cr_assert_eq(feed_select(s, "<a/>"), STAX_E_SYNTAX);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_E_SYNTAX);
+    stax_select_free(s);
+    /* compiling twice is an error like any: until reset */
+    s = stax_select_new(NULL);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_OK);
+    cr_assert_eq(stax_select_compile(s, stax_strz("//a"), stax_strz("")), STAX_E_USAGE);
+    cr_assert_eq(feed_select(s, "<a/>"), STAX_E_USAGE);
+    stax_select_reset(s);
+    cr_assert_eq(feed_select(s, "<a/>"), STAX_OK);
+    stax_select_free(s);
+    free(deep);
+}
+
+/* stax_select_memory_size sizes a fixed block for the options and the
+ * paths: in it, nothing runs out of memory (every failure is a limit); a
+ * block too small is refused at stax_select_new or at compiling, cleanly. */
+Test(select, memory_size_sizes_a_fixed_block) {
+    struct {
+        size_t max_held, max_state;
+        unsigned flags;
+        const char *path, *columns;
+    } cases[] = {
+        {4096, 2048, 0, "//a", ""},
+        {20000, 4096, STAX_SELECT_XML, "//a|//a/text()", ""},
+        {8192, 8192, 0, "//a[1]|//a[2]/@x|//a//text()", ""},
+        {6000, 3000, 0, "//a", "a,.,text(),.//a[3]|@x"},
+        {1 << 16, 1 << 15, STAX_SELECT_XML, "//a", "a/a,."},
+    };
+    char *doc = nested_doc(300, 20);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        stax_select_options so;
+        memset(&so, 0, sizeof so);
+        so.max_held = cases[k].max_held;
+        so.max_state = cases[k].max_state;
+        so.flags = cases[k].flags;
+        size_t len = strlen(cases[k].path) + strlen(cases[k].columns);
+        size_t n = stax_select_memory_size(&so, len);
+        cr_assert_gt(n, 3 * (so.max_held + so.max_state));
+        cr_assert_lt(n, 4 * (so.max_held + so.max_state) + 16384, "case %zu: %zu bytes", k, n);
+        unsigned char *block = malloc(n);
+        cr_assert_not_null(block);
+        so.memory = block;
+        so.memory_size = n;
+        const char *why = NULL;
+        cr_assert_eq(stax_select_check_options(&so, &why), STAX_OK, "%s", why);
+        for (size_t c = 0; c < stax_test_chunk_count; c++) {
+            sel_run r = run_select(doc, stax_test_chunk_sizes[c], NULL, &so, cases[k].path, cases[k].columns, 0, 0);
+            cr_assert(r.status == STAX_OK || r.status == STAX_E_LIMIT_HELD || r.status == STAX_E_LIMIT_STATE ||
+                          r.status == STAX_E_LIMIT_XML_MEMORY,
+                      "case %zu in %zu bytes: %s, %s", k, n, stax_test_status_name(r.status), r.msg);
+            free(r.out);
+        }
+        /* a block too small for the options: stax_select_new refuses it, and says why */
+        so.memory_size = 3 * (so.max_held + so.max_state) / 2;
+        cr_assert_eq(stax_select_check_options(&so, &why), STAX_E_NOMEM);
+        cr_assert(strstr(why, "too small"), "%s", why);
+        cr_assert_null(stax_select_new(&so));
+        free(block);
+    }
+    /* one large enough for the options but not for long paths: compiling refuses it */
+    stax_select_options so;
+    memset(&so, 0, sizeof so);
+    so.max_held = 4096;
+    so.max_state = 4096;
+    size_t n = stax_select_memory_size(&so, 0);
+    unsigned char *block = malloc(n);
+    so.memory = block;
+    so.memory_size = n;
+    stax_select *s = stax_select_new(&so);
+    cr_assert_not_null(s);
+    char path[4000];
+    size_t pl = 0;
+    while (pl + 8 < sizeof path) pl += (size_t)sprintf(path + pl, "|//a[%zu]", pl % 9 + 1);
+    cr_assert_eq(stax_select_compile(s, stax_strz(path + 1), stax_strz("")), STAX_E_NOMEM);
+    cr_assert(strstr(stax_select_message(s), "fixed block"), "%s", stax_select_message(s));
+    stax_select_free(s);
+    /* shorter paths that fit the program but not what they may take next */
+    s = stax_select_new(&so);
+    pl = 0;
+    while (pl + 8 < 300) pl += (size_t)sprintf(path + pl, "|//a[%zu]", pl % 9 + 1);
+    cr_assert_eq(stax_select_compile(s, stax_strz(path + 1), stax_strz("")), STAX_E_NOMEM);
+    cr_assert(strstr(stax_select_message(s), "too small for these paths and limits"), "%s", stax_select_message(s));
+    stax_select_free(s);
+    free(block);
+    free(doc);
+    /* out of range: 0, and STAX_E_USAGE */
+    memset(&so, 0, sizeof so);
+    so.flags = 0x80;
+    cr_assert_eq(stax_select_memory_size(&so, 10), 0);
+    cr_assert_eq(stax_select_check_options(&so, NULL), STAX_E_USAGE);
+}
+
+/* The options a select runs with: the defaults in the allocator mode, and
+ * in a fixed block the block's, which fit it and never exceed those. */
+Test(select, effective_options_give_the_limits_a_block_gets) {
+    stax_select_options so, eff;
+    memset(&so, 0, sizeof so);
+    cr_assert_eq(stax_select_effective_options(&so, &eff, NULL), STAX_OK);
+    cr_assert_eq(eff.max_held, (size_t)4 << 20);
+    cr_assert_eq(eff.max_state, (size_t)1 << 20);
+    cr_assert_eq(eff.max_depth, 1024);
+    cr_assert_eq(eff.xml_memory, (size_t)16 << 10);
+    cr_assert_eq(stax_select_effective_options(NULL, &eff, NULL), STAX_OK);
+    cr_assert_eq(eff.max_held, (size_t)4 << 20);
+    size_t sizes[] = {STAX_SELECT_MIN_MEMORY, 12000, 64 << 10, 1 << 20, 64 << 20};
+    size_t prev_held = 0, prev_state = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        unsigned char *block = malloc(sizes[k]);
+        memset(&so, 0, sizeof so);
+        so.memory = block;
+        so.memory_size = sizes[k];
+        const char *why;
+        cr_assert_eq(stax_select_effective_options(&so, &eff, &why), STAX_OK, "%zu: %s", sizes[k], why);
+        cr_assert(eff.max_held > 0 && eff.max_state > 0 && eff.xml_memory >= STAX_WRITER_MIN_MEMORY + 2048);
+        cr_assert_leq(eff.max_held, (size_t)4 << 20);
+        cr_assert_leq(eff.max_state, (size_t)1 << 20);
+        cr_assert_geq(eff.max_held, prev_held, "a larger block never gets smaller limits");
+        cr_assert_geq(eff.max_state, prev_state);
+        prev_held = eff.max_held;
+        prev_state = eff.max_state;
+        cr_assert_leq(stax_select_memory_size(&eff, 0), sizes[k], "%zu", sizes[k]);
+        /* given explicitly, the same limits are accepted in the same block */
+        cr_assert_eq(stax_select_check_options(&eff, &why), STAX_OK, "%s", why);
+        stax_select *s = stax_select_new(&so);
+        cr_assert_not_null(s);
+        cr_assert_eq(stax_select_compile(s, stax_strz("//a/b|//c"), stax_strz("")), STAX_OK, "%zu: %s", sizes[k],
+                     stax_select_message(s));
+        stax_select_free(s);
+        free(block);
+    }
+    memset(&so, 0, sizeof so);
+    so.xml_memory = 10;
+    cr_assert_eq(stax_select_effective_options(&so, &eff, NULL), STAX_E_USAGE);
 }
 
 /* ================================================================ stopping, counting, reuse */
@@ -822,8 +1167,8 @@ Test(select, an_xml_value_deeper_than_its_writer_block_says_so) {
     so.flags = STAX_SELECT_XML;
     so.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
     sel_run r = run_select(doc, 0, NULL, &so, "/a", "", 0, 0);
-    cr_assert_eq(r.status, STAX_E_NOMEM);
-    cr_assert(strstr(r.msg, "xml_memory"), "%s", r.msg);
+    cr_assert_eq(r.status, STAX_E_LIMIT_XML_MEMORY, "%s", stax_test_status_name(r.status));
+    cr_assert(strstr(r.msg, "xml_memory (3072 bytes)"), "%s", r.msg);
     free(r.out);
     free(doc);
 }
@@ -1101,6 +1446,7 @@ static void step_from(tset *out, tnode *ctx, const tstep *st) {
         tnode *c = ctx->kids[k];
         if (c->type != st->type) continue;
         if (st->type == T_ELEM && st->name && strcmp(st->name, c->name)) continue;
+        if (c->type == T_TEXT && !c->value[0]) continue; /* only an empty CDATA: no text node (its XML stays in the parent's) */
         ts_add(&cand, c);
     }
     for (int p = 0; p < st->npreds; p++) {
@@ -1189,7 +1535,13 @@ static void node_value(tbuf *out, const tnode *n, int xml) {
     }
 }
 
-static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *cols, int ncols, int xml) {
+#define T_ALTS 3 /* paths of a column's union at most */
+
+/* Set: every match of a column, joined by ";" (STAX_SELECT_ALL_MATCHES). */
+static int col_join;
+
+static char *expected(tnode *root, const tpath *paths, int npaths, tpath (*cols)[T_ALTS], const int *nalts, int ncols,
+                      int xml) {
     tset all = {0};
     for (int p = 0; p < npaths; p++) {
         tset s = eval_path(root, &paths[p]);
@@ -1213,9 +1565,18 @@ static char *expected(tnode *root, const tpath *paths, int npaths, const tpath *
         tb_puts(&out, tmp);
         for (int c = 0; c < ncols; c++) {
             if (c) tb_puts(&out, "|");
-            tset s = cols[c].n ? eval_path(n, &cols[c]) : (tset){0};
-            if (!cols[c].n) ts_add(&s, n);
-            if (s.n) node_value(&out, s.v[0], xml);
+            tset s = {0}; /* the union of the column's paths, in document order: the first */
+            for (int a = 0; a < nalts[c]; a++) {
+                tset one = cols[c][a].n ? eval_path(n, &cols[c][a]) : (tset){0};
+                if (!cols[c][a].n) ts_add(&one, n);
+                for (size_t j = 0; j < one.n; j++) ts_add(&s, one.v[j]);
+                free(one.v);
+            }
+            if (s.n) qsort(s.v, s.n, sizeof *s.v, by_order);
+            for (size_t j = 0; j < s.n && (j == 0 || col_join); j++) {
+                if (j) tb_puts(&out, ";");
+                node_value(&out, s.v[j], xml);
+            }
             free(s.v);
         }
         if (!ncols) node_value(&out, n, xml);
@@ -1270,7 +1631,7 @@ static void gen_elem(tbuf *b, int depth) {
         case 0:
         case 1: gen_text(b); break;
         case 2: tb_puts(b, rnd(2) ? "<!--c-->" : "<?p d?>"); break;
-        case 3: tb_puts(b, "<![CDATA[<&]]>"); break;
+        case 3: tb_puts(b, rnd(3) ? "<![CDATA[<&]]>" : "<![CDATA[]]>"); break;
         default: gen_elem(b, depth + 1); break;
         }
     }
@@ -1306,6 +1667,11 @@ static void gen_pred(tpred *p) {
  * attribute, which select fills at the record's START). */
 static int own_bias;
 
+/* Set: a column is a union of 1 to T_ALTS paths. */
+static int col_unions;
+
+
+
 /* A path of 1..4 steps; the last may be @name, @* or text(). */
 static void gen_path(tpath *p, int column) {
     memset(p, 0, sizeof *p);
@@ -1339,8 +1705,8 @@ static void compare_random(uint32_t seed, int ncases, int xml, int columns) {
         char *doc = gen_doc();
         tnode *root = tree_of(doc);
         for (int q = 0; q < 6; q++) {
-            tpath paths[3], cols[3];
-            int np = 1 + (int)rnd(3), nc = columns ? 1 + (int)rnd(3) : 0;
+            tpath paths[3], cols[3][T_ALTS];
+            int np = 1 + (int)rnd(3), nc = columns ? 1 + (int)rnd(3) : 0, nalts[3];
             tbuf text = {0}, ctext = {0};
             tb_put(&text, "", 0);
             tb_put(&ctext, "", 0);
@@ -1355,14 +1721,19 @@ static void compare_random(uint32_t seed, int ncases, int xml, int columns) {
                 path_text(&text, &paths[p], 0);
             }
             for (int k = 0; k < nc; k++) {
-                gen_path(&cols[k], 1);
+                nalts[k] = col_unions ? 1 + (int)rnd(T_ALTS) : 1;
                 if (k) tb_puts(&ctext, ",");
-                path_text(&ctext, &cols[k], 1);
+                for (int a = 0; a < nalts[k]; a++) {
+                    gen_path(&cols[k][a], 1);
+                    if (a) tb_puts(&ctext, rnd(2) ? "|" : " | ");
+                    path_text(&ctext, &cols[k][a], 1);
+                }
             }
-            char *want = expected(root, paths, np, cols, nc, xml);
+            char *want = expected(root, paths, np, cols, nalts, nc, xml);
             stax_select_options so;
             memset(&so, 0, sizeof so);
-            so.flags = xml ? STAX_SELECT_XML : 0;
+            so.flags = (xml ? STAX_SELECT_XML : 0) | (col_join ? STAX_SELECT_ALL_MATCHES : 0);
+            so.join = stax_strz(";");
             /* every chunk size for some cases, two for the others (time) */
             for (size_t k = 0; k < stax_test_chunk_count; k++) {
                 if (q % 3 && k != 0 && k != (size_t)(c + q) % stax_test_chunk_count) continue;
@@ -1389,4 +1760,18 @@ Test(select, random_records_of_attributes_agree_with_the_tree_walker) {
     compare_random(9191, 200, 0, 1);
     compare_random(9192, 60, 1, 1);
     own_bias = 0;
+}
+Test(select, random_records_with_every_match_agree_with_the_tree_walker) {
+    col_join = col_unions = 1;
+    compare_random(6161, 150, 0, 1);
+    compare_random(6162, 40, 1, 1);
+    own_bias = 1;
+    compare_random(6163, 100, 0, 1);
+    col_join = col_unions = own_bias = 0;
+}
+Test(select, random_records_with_union_columns_agree_with_the_tree_walker) {
+    col_unions = own_bias = 1;
+    compare_random(5151, 150, 0, 1);
+    compare_random(5152, 40, 1, 1);
+    col_unions = own_bias = 0;
 }

@@ -9,7 +9,8 @@
  *        of stax_select_batch's shortcuts
  *   h[1] bit 0 namespaces (reader and select; prefixes p and q are bound),
  *        1 STAX_SELECT_XML, 2 STAX_SELECT_NO_VALUES, 3 the select in a fixed
- *        block, 4 small limits, 5 columns, 6 stop after h[4] % 8 + 1 matches
+ *        block, 4 small limits, 5 columns, 6 stop after h[4] % 8 + 1 matches,
+ *        7 STAX_SELECT_ALL_MATCHES (every match of a column, joined by ";")
  *   h[2] small limits: max_held = 256 + 64 * h2
  *   h[3] small limits: max_state = 512 + 64 * h3, max_depth = 1 + h3 % 32;
  *        fixed block: 8 KiB + 1 KiB * h3
@@ -23,6 +24,10 @@
  *     END; VALUE pieces have ptr != NULL when len > 0; without XML their bytes
  *     are valid UTF-8; NO_VALUES gives no VALUE; no match is left open when the
  *     document ends well
+ *   - in a fixed block, stax_select_new fails only when
+ *     stax_select_check_options says the block is too small for the
+ *     options, and nothing fails with STAX_E_NOMEM once the paths compiled:
+ *     every failure is a limit
  *   - when both reader runs end with STAX_END, both selects end with the same
  *     status and message, the same pieces (a hash of every field) and counts:
  *     chunking never matters, nor whether events come by batch or one by one */
@@ -121,6 +126,11 @@ static result run(const unsigned char *h, const char *paths, size_t plen, const 
     if (h[1] & 0x01) so.flags |= STAX_SELECT_NAMESPACES;
     if (h[1] & 0x02) so.flags |= STAX_SELECT_XML;
     if (h[1] & 0x04) so.flags |= STAX_SELECT_NO_VALUES;
+    if (h[1] & 0x80) {
+        so.flags |= STAX_SELECT_ALL_MATCHES;
+        so.join.ptr = ";";
+        so.join.len = 1;
+    }
     if (h[1] & 0x10) {
         so.max_held = 256 + 64 * (size_t)h[2];
         so.max_state = 512 + 64 * (size_t)h[3];
@@ -134,7 +144,13 @@ static result run(const unsigned char *h, const char *paths, size_t plen, const 
         so.memory = block;
     }
     stax_select *s = stax_select_new(&so);
-    CHECK(s, "stax_select_new failed");
+    if (!s) {
+        const char *why = "";
+        CHECK(block && stax_select_check_options(&so, &why) == STAX_E_NOMEM, "stax_select_new failed: %s", why);
+        free(block);
+        res.select = STAX_E_NOMEM;
+        return res;
+    }
     pieces c;
     memset(&c, 0, sizeof c);
     c.hash = 0xcbf29ce484222325ULL;
@@ -185,6 +201,7 @@ static result run(const unsigned char *h, const char *paths, size_t plen, const 
     }
     res.reader = st;
     res.select = sst;
+    CHECK(!block || sst != STAX_E_NOMEM, "out of memory in a fixed block after compiling: %s", stax_select_message(s));
     CHECK(sst == stax_select_status(s), "status %d but returned %d", stax_select_status(s), sst);
     if (sst < 0) CHECK(stax_select_message(s)[0], "an error without a message");
     snprintf(res.msg, sizeof res.msg, "%s", sst < 0 ? stax_select_message(s) : "");
