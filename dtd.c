@@ -492,6 +492,17 @@ static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
 
 /* ================================================================ declarations */
 
+/* Replacement text that reads in content as one TEXT of itself: characters
+ * only, none that text parsing looks at ('<', '&', CR, ']'). */
+static int dtd_plain_text(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '<' || ch == '&' || ch == '\r' || ch == ']' || (ch < 0x20 && ch != '\t' && ch != '\n')) return 0;
+    }
+    int err = 0;
+    return stax__check_chars(s, n, &err) == n;
+}
+
 /* The replacement text of an entity value from c->p on (4.5): character
  * references expanded, general entity references kept as written, and in
  * external context parameter-entity references included in literal (4.4.5):
@@ -649,6 +660,7 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
+    e.plain = !e.external && !e.pe && dtd_plain_text(e.value.ptr, e.value.len);
     stax__entity *rec = (stax__entity *)dtd_record(d, sizeof *rec);
     if (!rec || dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents,
                                 dtd_hash(d, e.name.ptr, e.name.len, e.pe), rec, dtd_ent_rehash))

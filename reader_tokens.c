@@ -59,6 +59,23 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
 
 /* ================================================================ text */
 
+static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags);
+
+/* A reference to an internal entity whose text is plain (stax__entity.plain)
+ * and at most max_text bytes: entering it would give one TEXT of its text at
+ * the reference's position, so that event is given here, with the same
+ * checks and accounting as rd_push_entity makes. */
+static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *tok, size_t i) {
+    stax_pos pos = rd_pos_in(r, tok, i);
+    r->tok_pos = pos;
+    if (r->n_ent >= r->opt.max_entity_depth)
+        return rd_fail_at(rd_mark(r, tok + i), STAX_E_LIMIT_ENTITY, pos,
+                          "entity references nested deeper than max_entity_depth (%u)",
+                          (unsigned)r->opt.max_entity_depth);
+    if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+    return rd_text_event(r, e->value.ptr, e->value.len, pos, 0);
+}
+
 /* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
  * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
  * anything rd_char_at must look at (4-byte forms, errors). Inline, since
@@ -196,6 +213,8 @@ size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
         stax__buf_commit(&r->arena, &o);
         if (rd_text_event(r, dst0, tl, r->tok_pos, 0)) return 0;
+        if (ent && ent->plain && ent->value.len <= r->opt.max_text) /* its one TEXT, without entering it */
+            return rd_plain_entity(r, ent, tok, i) ? 0 : end;
         if (ent || (rep && r->ext.fn)) { /* expanded, or read through the resolver */
             r->push_ent = ent ? ent : rep;
             r->push_pos = rd_pos_in(r, tok, i);

@@ -287,6 +287,7 @@ typedef struct stax__entity {
     stax_str base;   /* external: where it was declared (stax_entity_request.base) */
     unsigned char pe, external, unparsed, busy;
     unsigned char ext_decl; /* declared in the external subset or in a parameter entity */
+    unsigned char plain;    /* internal, and its text is plain: no markup, reference, CR or ']' */
 } stax__entity;
 
 enum { STAX__AT_CDATA, STAX__AT_ID, STAX__AT_IDREF, STAX__AT_IDREFS, STAX__AT_ENTITY, STAX__AT_ENTITIES,

@@ -126,3 +126,43 @@ Test(dtd_store, the_smallest_blocks_hold_a_few_declarations) {
         free(mem);
     }
 }
+
+/* A reference to an entity whose text is plain text gives that text as a
+ * TEXT at the reference, without entering it: the same events (and
+ * positions) as entering it (the expected dump is what the reader gave when
+ * it entered every entity), and the same limits (depth, amplification). */
+Test(dtd_store, plain_entities_give_the_events_of_entering_them) {
+    stax_test_expect_events(STAX_DOC("<!DOCTYPE r [<!ENTITY e 'x y'><!ENTITY f '\xC3\xA9\tz'><!ENTITY g ''>"
+                                     "<!ENTITY h 'a&#38;#38;b'><!ENTITY i '&e;!'>]><r>w &e; &f;&g;&h;&i;&e;</r>"),
+                            NULL, STAX_DUMP_POS,
+                            "DOCTYPE r pub=\"\" sys=\"\" subset=\"<!ENTITY e 'x y'><!ENTITY f '\xC3\xA9\\tz'>"
+                            "<!ENTITY g ''><!ENTITY h 'a&#38;#38;b'><!ENTITY i '&e;!'>\" @1:1:0\n"
+                            "START r @1:107:107\n"
+                            "TEXT \"w \" @1:110:110\n"
+                            "TEXT \"x y\" @1:112:112\n"
+                            "TEXT \" \" ws @1:115:115\n"
+                            "TEXT \"\xC3\xA9\\tz\" @1:116:116\n"
+                            "TEXT \"a&b\" @1:122:122\n"
+                            "TEXT \"x y\" @1:125:125\n"
+                            "TEXT \"!\" @1:125:125\n"
+                            "TEXT \"x y\" @1:128:128\n"
+                            "END r @1:131:131\n"
+                            "END-OF-DOCUMENT\n");
+    /* nested deeper than max_entity_depth: an error at the outermost reference */
+    stax_reader_options o = {0};
+    o.max_entity_depth = 1;
+    stax_test_expect_status(STAX_DOC("<!DOCTYPE r [<!ENTITY e 'x'><!ENTITY i '&e;'>]><r>&i;</r>"), &o,
+                            "ERROR LIMIT_ENTITY @1:51:50");
+    /* amplification: a thousand references to a 1000-byte plain entity */
+    char doc[16384];
+    int n = snprintf(doc, sizeof doc, "<!DOCTYPE r [<!ENTITY e '%01000d'>]><r>", 0);
+    for (int k = 0; k < 2000; k++) n += snprintf(doc + n, sizeof doc - (size_t)n, "&e;");
+    n += snprintf(doc + n, sizeof doc - (size_t)n, "</r>");
+    stax_reader_options a = {0};
+    a.entity_threshold = 100000;
+    a.entity_amplification = 10;
+    int st;
+    char *d = stax_test_events(doc, (size_t)n, 0, &a, &st);
+    cr_assert_eq(st, STAX_E_LIMIT_ENTITY, "%s", stax_test_last_line(d));
+    free(d);
+}
