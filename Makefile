@@ -135,9 +135,11 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lpthread
 
 # Offline: a test that needs the W3C suite skips (and is listed as skipped)
-# until `make conformance` has fetched it.
+# until `make conformance` has fetched it. As many jobs as make was given
+# (-jN), else one per core.
+UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
 unit: $(BUILD)/unit $(BUILD)/stax
-	$(BUILD)/unit --jobs 2 --tap=$(BUILD)/unit.tap
+	$(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
 # The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
