@@ -101,6 +101,7 @@ $cc -std=c11 -o "$tmp/demo-alt" tests/install_demo.c $flags || die "cc with '$fl
 out=$(LD_LIBRARY_PATH="$alt/usr/lib/x86_64-linux-gnu" "$tmp/demo-alt") || die "the demo failed (other directories)"
 [ "$out" = "$want_out" ] || die "demo printed '$out' (other directories)"
 # The CMake package finds stax.h from its own folder.
+# shellcheck disable=SC2016
 grep -q '"${_stax_dir}/../../../../include/stax"' "$alt/usr/lib/x86_64-linux-gnu/cmake/stax/staxConfig.cmake" ||
     die "with other directories, staxConfig.cmake does not point at usr/include/stax"
 
