@@ -58,7 +58,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang \
 	test-install test-symbols test-man test-encodings install uninstall deps clean bench main FORCE \
-	test-cmake
+	test-cmake test-cpp
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -183,6 +183,12 @@ test-single: $(BUILD)/stax.h
 	sh tools/amalgamate.sh --line $(SINGLE_B)/stax-line.h stax.h $(LIB_HDR) $(LIB_SRC)
 	CC='$(SINGLE_CC)' sh tools/check-single.sh $(BUILD)/stax.h $(SINGLE_B)/stax-line.h $(SINGLE_B)
 
+# The single file as C++ (g++ and clang++, C++11 and C++20): the implementation
+# in one C++ translation unit, linked with C++ and C callers, the usage block
+# and examples of docs/api.md (tools/check-cpp.sh).
+test-cpp: $(BUILD)/stax.h
+	WERROR='$(WERROR)' CC='$(CC)' sh tools/check-cpp.sh $(BUILD)
+
 # The library compiles without the fd/FILE* functions (embedded builds).
 test-nostdio:
 	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) $(CPPFLAGS) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
@@ -229,6 +235,7 @@ test:
 	$(MAKE) WERROR=1 unit
 	$(MAKE) WERROR=1 test-asan
 	$(MAKE) WERROR=1 test-single
+	$(MAKE) WERROR=1 test-cpp
 	$(MAKE) WERROR=1 test-clang
 	$(MAKE) WERROR=1 fuzz-regress
 	$(MAKE) WERROR=1 fuzz-smoke
