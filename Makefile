@@ -57,7 +57,8 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 XMLCONF = build/xmlconf
 
 .PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang \
-	test-install test-symbols test-man test-encodings install uninstall deps clean bench main FORCE
+	test-install test-symbols test-man test-encodings install uninstall deps clean bench main FORCE \
+	test-cmake test-cpp
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -101,13 +102,22 @@ $(BUILD)/stax.h: stax.h $(LIB_HDR) $(LIB_SRC) tools/amalgamate.sh FORCE
 	sh tools/amalgamate.sh $(if $(filter 1,$(SINGLE_LINE)),--line) $@ stax.h $(LIB_HDR) $(LIB_SRC)
 
 # ---------------------------------------------------------------- install
+# The CMake package (LIBDIR/cmake/stax, where it finds the libraries at ../..
+# and stax.h by the relative path below) from the templates CMakeLists.txt
+# fills in too.
+CMAKE_PKG_SED = -e 's|@STAX_VERSION@|$(VERSION)|g' -e 's|@STAX_VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	-e 's|@STAX_CONFIG_THREADS@|ON|' -e 's|@STAX_CONFIG_DEFINITIONS@||' \
+	-e "s|@STAX_CONFIG_INCLUDEDIR@|$$(realpath -m --relative-to=$(LIBDIR)/cmake/stax $(INCLUDEDIR))|" \
+	-e "s|@STAX_SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) $(CFLAGS_ALL) -E -P -x c -)|"
 install: all
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
 	    stax.pc.in >$(BUILD)/stax.pc
+	sed $(CMAKE_PKG_SED) cmake/staxConfig.cmake.in >$(BUILD)/staxConfig.cmake
+	sed $(CMAKE_PKG_SED) cmake/staxConfigVersion.cmake.in >$(BUILD)/staxConfigVersion.cmake
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/cmake/stax
 	$(INSTALL_PROGRAM) $(BUILD)/stax $(DESTDIR)$(BINDIR)/stax
 	$(INSTALL_DATA) $(BUILD)/libstax.a $(DESTDIR)$(LIBDIR)/libstax.a
 	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
@@ -115,13 +125,15 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so
 	$(INSTALL_DATA) stax.h $(DESTDIR)$(INCLUDEDIR)/stax.h
 	$(INSTALL_DATA) $(BUILD)/stax.pc $(DESTDIR)$(PKGCONFIGDIR)/stax.pc
+	$(INSTALL_DATA) $(BUILD)/staxConfig.cmake $(BUILD)/staxConfigVersion.cmake $(DESTDIR)$(LIBDIR)/cmake/stax
 	$(INSTALL_DATA) man/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
 	$(INSTALL_DATA) man/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stax $(DESTDIR)$(LIBDIR)/libstax.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so $(DESTDIR)$(INCLUDEDIR)/stax.h \
-	    $(DESTDIR)$(PKGCONFIGDIR)/stax.pc $(DESTDIR)$(MANDIR)/man1/stax.1 $(DESTDIR)$(MANDIR)/man3/stax.3
+	    $(DESTDIR)$(PKGCONFIGDIR)/stax.pc $(DESTDIR)$(MANDIR)/man1/stax.1 $(DESTDIR)$(MANDIR)/man3/stax.3 \
+	    $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfigVersion.cmake
 
 # ---------------------------------------------------------------- tests
 # Installing what the tests need is tools/deps.sh's job, never make's.
@@ -135,9 +147,11 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lpthread
 
 # Offline: a test that needs the W3C suite skips (and is listed as skipped)
-# until `make conformance` has fetched it.
+# until `make conformance` has fetched it. As many jobs as make was given
+# (-jN), else one per core.
+UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
 unit: $(BUILD)/unit $(BUILD)/stax
-	$(BUILD)/unit --jobs 2 --tap=$(BUILD)/unit.tap
+	$(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
 # The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
@@ -169,6 +183,12 @@ test-single: $(BUILD)/stax.h
 	sh tools/amalgamate.sh --line $(SINGLE_B)/stax-line.h stax.h $(LIB_HDR) $(LIB_SRC)
 	CC='$(SINGLE_CC)' sh tools/check-single.sh $(BUILD)/stax.h $(SINGLE_B)/stax-line.h $(SINGLE_B)
 
+# The single file as C++ (g++ and clang++, C++11 and C++20): the implementation
+# in one C++ translation unit, linked with C++ and C callers, the usage block
+# and examples of docs/api.md (tools/check-cpp.sh).
+test-cpp: $(BUILD)/stax.h
+	WERROR='$(WERROR)' CC='$(CC)' sh tools/check-cpp.sh $(BUILD)
+
 # The library compiles without the fd/FILE* functions (embedded builds).
 test-nostdio:
 	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) $(CPPFLAGS) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
@@ -187,6 +207,12 @@ test-clang:
 # against it with pkg-config (shared and --static), then `make uninstall`.
 test-install: all
 	MAKE='$(MAKE)' sh tools/check-install.sh $(BUILD)
+
+# CMake: the libraries, tool and install of CMakeLists.txt beside the
+# Makefile's, and a consumer project (tests/cmake/) built against them with
+# find_package, add_subdirectory and FetchContent.
+test-cmake: all
+	MAKE='$(MAKE)' sh tools/check-cmake.sh $(BUILD)
 
 # The shared library exports exactly the STAXDEF functions of stax.h.
 test-symbols: lib
@@ -209,10 +235,12 @@ test:
 	$(MAKE) WERROR=1 unit
 	$(MAKE) WERROR=1 test-asan
 	$(MAKE) WERROR=1 test-single
+	$(MAKE) WERROR=1 test-cpp
 	$(MAKE) WERROR=1 test-clang
 	$(MAKE) WERROR=1 fuzz-regress
 	$(MAKE) WERROR=1 fuzz-smoke
 	$(MAKE) WERROR=1 test-install
+	$(MAKE) WERROR=1 test-cmake
 	$(MAKE) WERROR=1 test-symbols
 	$(MAKE) WERROR=1 test-man
 	$(MAKE) WERROR=1 test-encodings

@@ -147,8 +147,8 @@ static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
     if (n == 0) return empty; /* never NULL, and no arithmetic on a NULL cursor */
     if (n > d->cur_left) {
         size_t size = n > dtd_chunk_size(d) ? n : dtd_chunk_size(d);
-        stax__dtd_chunk *ch = size <= SIZE_MAX - sizeof *ch ? dtd_alloc(d, sizeof *ch + size) : NULL;
-        if (!ch && size > n) ch = dtd_alloc(d, sizeof *ch + (size = n)); /* the last bytes of the region */
+        stax__dtd_chunk *ch = size <= SIZE_MAX - sizeof *ch ? (stax__dtd_chunk *)dtd_alloc(d, sizeof *ch + size) : NULL;
+        if (!ch && size > n) ch = (stax__dtd_chunk *)dtd_alloc(d, sizeof *ch + (size = n)); /* the last bytes of the region */
         if (!ch) return NULL;
         ch->next = d->chunks;
         ch->size = size;
@@ -445,7 +445,7 @@ static int dtd_name(dtd_ctx *c, stax_str *out, int nmtoken, const char *what) {
 static int dtd_quoted(dtd_ctx *c, stax_str *out, const char *what) {
     if (c->p >= c->end || (*c->p != '"' && *c->p != '\'')) return dtd_fail(c, c->p, STAX_E_DTD, "quoted %s expected", what);
     char q = *c->p++;
-    const char *e = memchr(c->p, q, (size_t)(c->end - c->p));
+    const char *e = (const char *)memchr(c->p, q, (size_t)(c->end - c->p));
     if (!e) return dtd_fail(c, c->p - 1, STAX_E_DTD, "unterminated %s", what);
     out->ptr = c->p;
     out->len = (size_t)(e - c->p);
@@ -534,7 +534,7 @@ static int dtd_value_text(dtd_ctx *c, uint32_t bottom, stax__out *o) {
             c->p++;
             continue;
         }
-        const char *amp = c->p, *semi = memchr(amp, ';', (size_t)(c->end - amp));
+        const char *amp = c->p, *semi = (const char *)memchr(amp, ';', (size_t)(c->end - amp));
         if (!semi) return dtd_fail(c, amp, STAX_E_DTD, "reference without ';' in an entity value");
         size_t rl = (size_t)(semi - amp) + 1;
         if (rl > 1 && amp[1] == '#') {
@@ -568,7 +568,7 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     size_t got = lit.len;
     /* the levels the references may enter first: the window takes the rest */
     if (pe && dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, d->max_depth)) return dtd_too_big(c, lit.ptr);
-    char *buf = !pe ? dtd_store(d, NULL, lit.len) : d->mem.block ? stax__mem_alloc_upto(&d->mem, SIZE_MAX, &got) : NULL;
+    char *buf = !pe ? dtd_store(d, NULL, lit.len) : d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, SIZE_MAX, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
     stax__out o = stax__out_make(buf, got);
     const char *p = c->p, *end = c->end;
@@ -590,7 +590,7 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
         stax__mem_free(&d->mem, buf, got);
         out->ptr = "";
     } else {
-        out->ptr = stax__mem_realloc(&d->mem, buf, got, used); /* shrinks in place */
+        out->ptr = (const char *)stax__mem_realloc(&d->mem, buf, got, used); /* shrinks in place */
     }
     return rc;
 }
@@ -758,7 +758,7 @@ static int dtd_element_decl(dtd_ctx *c) {
 static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     stax__dtd *d = c->d;
     size_t got = 0;
-    char *buf = d->mem.block ? stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
+    char *buf = d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
     stax__attnorm a;
     a.dtd = d;
@@ -789,7 +789,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
         out->len = 0;
         return 0;
     }
-    out->ptr = stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
+    out->ptr = (const char *)stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
     out->len = len;
     return 0;
 }
@@ -861,7 +861,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             return dtd_fail(c, c->p, STAX_E_DTD, "whitespace or '>' expected after an attribute definition");
         if (d->skip_decls) {
             if (lit.ptr && memchr(lit.ptr, '<', lit.len))
-                return dtd_fail(c, memchr(lit.ptr, '<', lit.len), STAX_E_SYNTAX, "'<' is not allowed in an attribute value");
+                return dtd_fail(c, (const char *)memchr(lit.ptr, '<', lit.len), STAX_E_SYNTAX, "'<' is not allowed in an attribute value");
             continue;
         }
         if (lit.ptr && dtd_attr_default(c, lit, a.type, &a.value)) return d->status;

@@ -147,7 +147,7 @@ static int xt_decl_attr(xt_load *L, const char *s, size_t n, size_t *i, const ch
     while (j < n && xt_is_ws(s[j])) j++;
     if (j >= n || (s[j] != '"' && s[j] != '\''))
         return xt_fail(L, STAX_E_SYNTAX, 1, j, "quoted value expected for '%s' in the text declaration", name);
-    const char *e = memchr(s + j + 1, s[j], n - j - 1);
+    const char *e = (const char *)memchr(s + j + 1, s[j], n - j - 1);
     if (!e) return xt_fail(L, STAX_E_SYNTAX, 1, j, "unterminated value of '%s' in the text declaration", name);
     val->ptr = s + j + 1;
     val->len = (size_t)(e - s) - j - 1;
@@ -222,7 +222,7 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
             else if (L->w == 6) L->in_decl = 1;
             continue;
         }
-        const char *gt = memchr(p, '>', n);
+        const char *gt = (const char *)memchr(p, '>', n);
         size_t k = gt ? (size_t)(gt - p) + 1 : n;
         for (size_t j = 0; j < k; j++)
             if ((unsigned char)p[j] >= 0x80) { /* the bytes before it are taken first: the position counts them */
@@ -282,7 +282,7 @@ static int xt_feed(xt_load *L, const char *p, size_t n, int at_end) {
 static size_t xt_eol(char *dst, const char *s, size_t n) {
     stax__out o = stax__out_make(dst, n);
     size_t run = 0;
-    for (const char *cr; (cr = run < n ? memchr(s + run, '\r', n - run) : NULL) != NULL;) {
+    for (const char *cr; (cr = run < n ? (const char *)memchr(s + run, '\r', n - run) : NULL) != NULL;) {
         size_t i = (size_t)(cr - s);
         stax__out_move(&o, s + run, i - run);
         stax__out_byte(&o, '\n');
@@ -337,7 +337,7 @@ static int xt_read(xt_load *L, const stax_entity_input *in) {
     if (!in->read) {
         if (in->len && !in->data)
             return xt_fail(L, STAX_E_USAGE, 0, 0, "the resolver gave %zu bytes at NULL", in->len);
-        if ((rc = xt_count(L, in->len)) != 0 || (rc = xt_feed(L, in->data, in->len, 0)) != 0) return rc;
+        if ((rc = xt_count(L, in->len)) != 0 || (rc = xt_feed(L, (const char *)in->data, in->len, 0)) != 0) return rc;
         return xt_feed(L, NULL, 0, 1);
     }
     char *scratch = L->x->text.ptr + L->x->max_text + XT_SLACK;
@@ -352,7 +352,7 @@ static int xt_read(xt_load *L, const stax_entity_input *in) {
 
 int stax__ext_open(stax__ext *x, int kind, stax_str name, stax_str pubid, stax_str sysid, stax_str base,
                    stax__xtext **out, stax__err *err) {
-    static const char empty[1];
+    static const char empty[1] = "";
     stax_entity_request req;
     req.kind = kind;
     req.name = name;

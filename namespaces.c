@@ -43,12 +43,12 @@ int stax__ns_init(stax__ns *ns, stax__mem *mem, size_t max_bytes) {
     ns->max = max_bytes;
     ns->nbuckets = stax__ns_buckets(max_bytes);
     stax__hash_key_init(&ns->key, ns);
-    ns->heads = stax__mem_alloc(mem, ns->nbuckets * sizeof *ns->heads);
+    ns->heads = (uint32_t *)stax__mem_alloc(mem, ns->nbuckets * sizeof *ns->heads);
     if (!ns->heads) return -1;
     for (size_t i = 0; i < ns->nbuckets; i++) ns->heads[i] = NS_NONE;
     if (mem->block) { /* a fixed block: the whole buffer now, never grown */
         ns->cap = stax__ns_buffer_size(max_bytes);
-        ns->buf = stax__mem_alloc(mem, ns->cap);
+        ns->buf = (char *)stax__mem_alloc(mem, ns->cap);
         if (!ns->buf) return -1;
     }
     return 0;
@@ -89,7 +89,7 @@ static int ns_room(stax__ns *ns, size_t need, int can_grow) {
     size_t ncap = ns->cap ? ns->cap : 1024;
     while (ncap - used < need) ncap = ncap > top / 2 ? top : ncap * 2;
     if (ncap > top) ncap = top;
-    char *nb = stax__mem_realloc(ns->mem, ns->buf, ns->cap, ncap);
+    char *nb = (char *)stax__mem_realloc(ns->mem, ns->buf, ns->cap, ncap);
     if (!nb) return STAX_E_NOMEM;
     /* the records move to the new end */
     memmove(nb + ncap - ns->n * NS_REC, nb + ns->cap - ns->n * NS_REC, ns->n * NS_REC);

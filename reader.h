@@ -267,7 +267,7 @@ static inline int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
  * full, which rd_room makes impossible. */
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     static const stax_str none = {0, 0};
-    if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), NULL;
+    if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), (stax_event *)NULL;
     if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
     stax_event *e = &r->events[r->batch.count++];
     e->type = (uint8_t)type;

@@ -459,7 +459,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     }
     size_t sz[L_COUNT];
     rd_layout(&o, sz);
-    stax_reader *r = stax__mem_alloc(&m, sizeof *r);
+    stax_reader *r = (stax_reader *)stax__mem_alloc(&m, sizeof *r);
     if (!r) return NULL;
     memset(r, 0, sizeof *r);
     r->mem = m;
@@ -478,20 +478,20 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->arena_max = sz[L_ARENA];
     r->stack_max = sz[L_STACK];
     /* in the order of rd_layout */
-    r->events = stax__mem_alloc(&r->mem, sz[L_EVENTS]);
-    r->attrs = stax__mem_alloc(&r->mem, sz[L_ATTRS]);
+    r->events = (stax_event *)stax__mem_alloc(&r->mem, sz[L_EVENTS]);
+    r->attrs = (stax_attr *)stax__mem_alloc(&r->mem, sz[L_ATTRS]);
     if (!r->events || !r->attrs) goto fail;
     r->batch.events = r->events;
     r->batch.attrs = r->attrs;
     if (o.flags & STAX_READ_NAMESPACES) {
-        r->ev_ns = stax__mem_alloc(&r->mem, sz[L_EV_NS]);
-        r->attr_ns = stax__mem_alloc(&r->mem, sz[L_ATTR_NS]);
-        r->attr_at = stax__mem_alloc(&r->mem, sz[L_ATTR_AT]);
+        r->ev_ns = (stax_qname *)stax__mem_alloc(&r->mem, sz[L_EV_NS]);
+        r->attr_ns = (stax_qname *)stax__mem_alloc(&r->mem, sz[L_ATTR_NS]);
+        r->attr_at = (size_t *)stax__mem_alloc(&r->mem, sz[L_ATTR_AT]);
         if (!r->ev_ns || !r->attr_ns || !r->attr_at) goto fail;
         r->batch.ev_ns = r->ev_ns;
         r->batch.attr_ns = r->attr_ns;
     }
-    r->ents = stax__mem_alloc(&r->mem, sz[L_ENTS]);
+    r->ents = (stax__frame *)stax__mem_alloc(&r->mem, sz[L_ENTS]);
     if (!r->ents) goto fail;
     stax__dtd_init(&r->dtd, &r->mem, &o, r->ents, &r->err);
     stax__ext_init(&r->ext, &r->mem, &o);
@@ -504,9 +504,9 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
         if (rd_reserve(r, &r->carry, sz[L_CARRY], sz[L_CARRY]) || rd_reserve(r, &r->arena, sz[L_ARENA], sz[L_ARENA]) ||
             rd_reserve(r, &r->stack, sz[L_STACK], sz[L_STACK]))
             goto fail;
-        r->stack_off = stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
-        r->rbuf = stax__mem_alloc(&r->mem, sz[L_RBUF]);
-        r->tbuf = stax__mem_alloc(&r->mem, sz[L_TBUF]);
+        r->stack_off = (size_t *)stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
+        r->rbuf = (char *)stax__mem_alloc(&r->mem, sz[L_RBUF]);
+        r->tbuf = (char *)stax__mem_alloc(&r->mem, sz[L_TBUF]);
         if (!r->stack_off || !r->rbuf || !r->tbuf || stax__dtd_reserve(&r->dtd) || stax__ext_reserve(&r->ext)) goto fail;
         r->stack_off_cap = o.max_depth;
         r->rbuf_cap = r->tbuf_cap = o.read_buffer;
@@ -620,7 +620,7 @@ int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
                           : !data ? "stax_reader_feed with NULL data"
                                   : "stax_reader_feed before the reader asked for more input");
     }
-    rd_set_input(r, data, len);
+    rd_set_input(r, (const char *)data, len);
     return STAX_OK;
 }
 
@@ -642,7 +642,7 @@ int stax_reader_end(stax_reader *r) {
 
 static int rd_pull(stax_reader *r) {
     if (!r->rbuf) {
-        r->rbuf = stax__mem_alloc(&r->mem, r->opt.read_buffer);
+        r->rbuf = (char *)stax__mem_alloc(&r->mem, r->opt.read_buffer);
         if (!r->rbuf) return rd_nomem(r);
         r->rbuf_cap = r->opt.read_buffer;
     }
@@ -693,7 +693,7 @@ int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx) { return 
 
 #ifndef STAX_NO_STDIO
 static ptrdiff_t rd_read_fd(void *ctx, void *buf, size_t cap) {
-    stax_reader *r = ctx;
+    stax_reader *r = (stax_reader *)ctx;
     for (;;) {
         ssize_t n = read(r->fd, buf, cap);
         if (n >= 0) return (ptrdiff_t)n;
@@ -702,7 +702,7 @@ static ptrdiff_t rd_read_fd(void *ctx, void *buf, size_t cap) {
 }
 
 static ptrdiff_t rd_read_file(void *ctx, void *buf, size_t cap) {
-    stax_reader *r = ctx;
+    stax_reader *r = (stax_reader *)ctx;
     size_t n = fread(buf, 1, cap, r->file);
     if (n == 0 && ferror(r->file)) return -1;
     return (ptrdiff_t)n;

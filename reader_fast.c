@@ -100,7 +100,7 @@ static inline long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) 
     if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *end = i + 6, '"';
     if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *end = i + 6, '\'';
     if (left < 3 || q[0] != '#') return -1;
-    const char *semi = memchr(q, ';', left < 12 ? left : 12);
+    const char *semi = (const char *)memchr(q, ';', left < 12 ? left : 12);
     if (!semi) return -1;
     long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
     *end = (size_t)(semi - p) + 1;
@@ -340,7 +340,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         size_t ve = i + rd_scan_value(p + i, n - i, q);
         unsigned af = 0;
         if (ve < n && p[ve] != q) { /* a byte to look at: find the end, which holds no '<' */
-            const char *qe = memchr(p + ve, q, n - ve);
+            const char *qe = (const char *)memchr(p + ve, q, n - ve);
             if (!qe || memchr(p + ve, '<', (size_t)(qe - p) - ve)) goto decline;
             ve = (size_t)(qe - p);
             af = RD_ATTRF_PENDING;
@@ -392,7 +392,8 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             if (rd_push(r, p + 1, nl)) return -1;
         }
     }
-    stax_event *e = rd_fx_emit(x, STAX_EV_START, r->depth + (flags != 0)); /* <a/> was not pushed */
+    stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
+    e = rd_fx_emit(x, STAX_EV_START, r->depth + (flags != 0)); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;

@@ -98,7 +98,7 @@ int rd_resume_carry(stax_reader *r) {
 
 static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
     if (!r->tbuf) { /* (carved at creation in a fixed block) */
-        r->tbuf = stax__mem_alloc(&r->mem, r->opt.read_buffer);
+        r->tbuf = (char *)stax__mem_alloc(&r->mem, r->opt.read_buffer);
         if (!r->tbuf) return rd_nomem(r);
         r->tbuf_cap = r->opt.read_buffer;
     }

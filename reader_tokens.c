@@ -53,7 +53,7 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
         *report = e;
         return NULL;
     }
-    if (rc) return rd_fail_err(r, tok, n), NULL;
+    if (rc) return rd_fail_err(r, tok, n), (stax__entity *)NULL;
     return e;
 }
 
@@ -243,7 +243,7 @@ static int rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy, s
     out->ptr = s;
     out->len = n;
     /* in entity text a CR came from a character reference: it stays */
-    const char *cr = r->n_ent ? NULL : memchr(s, '\r', n);
+    const char *cr = r->n_ent ? NULL : (const char *)memchr(s, '\r', n);
     if (!cr && !copy) return 0;
     stax__out o = stax__buf_out(&r->arena);
     char *d0 = o.p;
@@ -322,7 +322,7 @@ int rd_push(stax_reader *r, const char *name, size_t len) {
         size_t cap = r->stack_off_cap ? (size_t)r->stack_off_cap * 2 : 16;
         if (cap > r->opt.max_depth) cap = r->opt.max_depth;
         if (r->depth >= cap || r->mem.block) return rd_internal(r, "element stack deeper than max_depth");
-        size_t *p = stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
+        size_t *p = (size_t *)stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
         if (!p) return rd_nomem(r);
         r->stack_off = p;
         r->stack_off_cap = (uint32_t)cap;
@@ -571,7 +571,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         if (i >= n || (tok[i] != '"' && tok[i] != '\''))
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
         char q = tok[i];
-        const char *qe = memchr(tok + i + 1, q, n - i - 1);
+        const char *qe = (const char *)memchr(tok + i + 1, q, n - i - 1);
         if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
         size_t ve = (size_t)(qe - tok);
         int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
@@ -589,18 +589,21 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (el && rd_add_defaults(r, tok, first, el)) return r->status;
     if (r->depth >= r->opt.max_depth)
         return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
-    stax_str name = {tok + 1, nl};
+    stax_str name; /* these two set apart: the goto above jumps past them (C++ allows only that) */
+    name.ptr = tok + 1, name.len = nl;
     if (copy && rd_arena_copy(r, &name)) return r->status;
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
-    uint32_t ns_depth = r->depth + 1;
+    uint32_t ns_depth;
+    ns_depth = r->depth + 1;
     if (r->ev_ns && (rc = rd_ns_start(r, tok, first, name, ns_depth, &q)) != 0) {
         stax__ns_pop(&r->ns, ns_depth); /* a refused tag leaves no binding in scope */
         if (rc == STAX__ROOM) goto roll_back;
         return r->status;
     }
     if (!flags && rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
-    stax_event *e = rd_emit(r, STAX_EV_START, r->tok_pos);
+    stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
+    e = rd_emit(r, STAX_EV_START, r->tok_pos);
     if (!e) return r->status;
     if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
     e->flags = (uint8_t)flags;
@@ -664,7 +667,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
 
 static int rd_comment(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t cs = 4, ce = n - 3;
-    for (const char *p = tok + cs; (p = memchr(p, '-', (size_t)(tok + ce - p))) != NULL; p++) {
+    for (const char *p = tok + cs; (p = (const char *)memchr(p, '-', (size_t)(tok + ce - p))) != NULL; p++) {
         if (p + 1 < tok + ce && p[1] == '-')
             return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "'--' is not allowed inside a comment");
         if (p + 1 == tok + ce)
@@ -685,7 +688,7 @@ static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, co
     j = rd_skip_ws(tok, n, j + 1);
     if (j >= n || (tok[j] != '"' && tok[j] != '\''))
         return rd_fail(r, STAX_E_SYNTAX, tok, j, "quoted value expected for '%s'", name);
-    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
     if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated value of '%s'", name);
     val->ptr = tok + j + 1;
     val->len = (size_t)(e - tok) - j - 1;
@@ -822,7 +825,7 @@ static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_
     size_t j = *i;
     if (j >= n || (tok[j] != '"' && tok[j] != '\''))
         return rd_fail(r, STAX_E_SYNTAX, tok, j < n ? j : n - 1, "quoted %s expected", what);
-    const char *e = memchr(tok + j + 1, tok[j], n - j - 1);
+    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
     if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated %s", what);
     out->ptr = tok + j + 1;
     out->len = (size_t)(e - tok) - j - 1;
@@ -912,7 +915,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
 
 static const char *rd_find2(const char *p, size_t n, char a, char b) {
     for (size_t i = 0; i + 1 < n;) {
-        const char *q = memchr(p + i, a, n - 1 - i);
+        const char *q = (const char *)memchr(p + i, a, n - 1 - i);
         if (!q) return NULL;
         if (q[1] == b) return q;
         i = (size_t)(q - p) + 1;
@@ -922,7 +925,7 @@ static const char *rd_find2(const char *p, size_t n, char a, char b) {
 
 static const char *rd_find3(const char *p, size_t n, char a, char b, char c) {
     for (size_t i = 0; i + 2 < n;) {
-        const char *q = memchr(p + i, a, n - 2 - i);
+        const char *q = (const char *)memchr(p + i, a, n - 2 - i);
         if (!q) return NULL;
         if (q[1] == b && q[2] == c) return q;
         i = (size_t)(q - p) + 1;
@@ -1048,7 +1051,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             return (ptrdiff_t)f->scan;
         }
         size_t lim = n < max_text + 1 ? n : max_text + 1;
-        const char *lt = f->scan < lim ? memchr(p + f->scan, '<', lim - f->scan) : NULL;
+        const char *lt = f->scan < lim ? (const char *)memchr(p + f->scan, '<', lim - f->scan) : NULL;
         if (lt) return lt - p;
         if (n > max_text) {
             f->cut = 1;
@@ -1139,7 +1142,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         while (i < n) {
             char c = p[i];
             if (f->quote) {
-                const char *e = memchr(p + i, f->quote, n - i);
+                const char *e = (const char *)memchr(p + i, f->quote, n - i);
                 if (!e) {
                     i = n;
                     break;

@@ -177,7 +177,7 @@ int stax__buf_reserve(stax__mem *m, stax__buf *b, size_t n, size_t max) {
     if (ncap > max) ncap = max;
     void *p = stax__mem_realloc(m, b->ptr, b->cap, ncap);
     if (!p) return STAX_E_NOMEM;
-    b->ptr = p;
+    b->ptr = (char *)p;
     b->cap = ncap;
     return 0;
 }
@@ -354,7 +354,7 @@ void stax__hash_key_init(stax__hash_key *key, const void *table) {
 
 /* SipHash-1-3: one compression round per 8-byte word, three to finish. */
 uint64_t stax__hash(const stax__hash_key *key, const void *data, size_t n) {
-    const unsigned char *p = data;
+    const unsigned char *p = (const unsigned char *)data;
     uint64_t v0 = key->k0 ^ 0x736f6d6570736575u, v1 = key->k1 ^ 0x646f72616e646f6du;
     uint64_t v2 = key->k0 ^ 0x6c7967656e657261u, v3 = key->k1 ^ 0x7465646279746573u;
     size_t i = 0;
@@ -386,6 +386,9 @@ uint64_t stax__hash(const stax__hash_key *key, const void *data, size_t n) {
 #define V_ STAX__C_AVAL
 /* bytes >= 0x80: any may start a multibyte name char; checked when decoded */
 #define H_ (STAX__C_NAME | STAX__C_NSTART | T_ | V_)
+#ifdef STAX__CXX_STATIC
+namespace { /* as declared in stax_internal.h */
+#endif
 STAX__DATADEF const unsigned char stax__class[256] = {
     /* 0x00 */ T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_, T_ | V_,
     /* 0x08 */ T_ | V_, W_ | V_, W_ | V_, T_ | V_, T_ | V_, W_ | T_ | V_, T_ | V_, T_ | V_,
@@ -412,6 +415,9 @@ STAX__DATADEF const unsigned char stax__class[256] = {
     /* 0xE0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
     /* 0xF0 */ H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_, H_,
 };
+#ifdef STAX__CXX_STATIC
+}
+#endif
 #undef N_
 #undef S_
 #undef W_

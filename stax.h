@@ -57,7 +57,8 @@
  *
  * SINGLE FILE
  *   `make single` writes build/stax.h: this header plus the implementation.
- *   #define STAX_IMPLEMENTATION in exactly one .c file before including it;
+ *   #define STAX_IMPLEMENTATION in exactly one .c file (C99 or later) or C++
+ *   file (C++11 or later) before including it;
  *   #define STAX_STATIC as well to make every symbol static (a private copy).
  *
  * MEMORY

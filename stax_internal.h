@@ -20,8 +20,13 @@
 #endif
 #endif
 
-/* Internal data objects: static in the private single-file copy too. */
-#ifdef STAX_STATIC
+/* Internal data objects: static in the private single-file copy too. C++
+ * cannot declare a static object before defining it: there the copy's objects
+ * are declared and defined in an unnamed namespace (STAX__CXX_STATIC). */
+#if defined(STAX_STATIC) && defined(__cplusplus)
+#define STAX__DATADEF
+#define STAX__CXX_STATIC 1
+#elif defined(STAX_STATIC)
 #define STAX__DATADEF static
 #else
 #define STAX__DATADEF
@@ -132,7 +137,7 @@ static inline void stax__out_byte(stax__out *o, char c) {
  * become LF: 2.11); never longer than n. */
 static inline void stax__out_eol(stax__out *o, const char *s, size_t n) {
     size_t run = 0;
-    for (const char *cr; (cr = run < n ? memchr(s + run, '\r', n - run) : NULL) != NULL;) {
+    for (const char *cr; (cr = run < n ? (const char *)memchr(s + run, '\r', n - run) : NULL) != NULL;) {
         size_t i = (size_t)(cr - s);
         stax__out_put(o, s + run, i - run);
         stax__out_byte(o, '\n');
@@ -276,7 +281,11 @@ enum {
     STAX__C_AVAL = 0x20,  /* in an attribute value: < & and every byte < 0x20 or >= 0x80 */
     STAX__C_ANAME = 0x40  /* ASCII NameChar only (no byte >= 0x80) */
 };
+#ifdef STAX__CXX_STATIC
+namespace { extern const unsigned char stax__class[256]; }
+#else
 STAXINT const unsigned char stax__class[256];
+#endif
 
 /* ------------------------------------------------------------- DTD (dtd.c)
  * The internal subset, parsed whole when the DOCTYPE token is complete. Names
@@ -743,7 +752,7 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
  * split across calls: tokens and text pieces keep it. */
 static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
     while (n) { /* n == 0 may come with p NULL (an empty carry) */
-        const char *cr = memchr(p, '\r', n);
+        const char *cr = (const char *)memchr(p, '\r', n);
         if (!cr) {
             stax__pos_advance_nocr(pos, p, n);
             return;

@@ -17,6 +17,8 @@ typedef struct stax_cli_opts {
     int progress;      /* a progress line on stderr: 0 none, 1 a few times a second,
                           2 after every read (for tests) */
     const char *name;  /* file name shown in messages ("-" for stdin) */
+    const char *command; /* the command line without FILE, shell-quoted, for the hint
+                            on a compressed input (NULL: "stax ...") */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -29,8 +31,14 @@ typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b)
  * batch. Returns 0 if the document is well-formed, 1 if not (the message
  * "NAME:LINE:COL: message" goes to stderr unless o->quiet), 2 for I/O or
  * memory trouble (a --memory block too small included). If err is non-NULL
- * it receives the reader's status. */
+ * it receives the reader's status. A compressed input (the magic bytes of
+ * gzip, bzip2, xz or zstd at its start) is refused before it is read as XML:
+ * 2, with a message naming the format and the command to pipe it through. */
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err);
+
+/* s as one shell word (quoted unless it needs no quotes) into out, which has
+ * room for 4 * strlen(s) + 3 bytes; returns the length written (no NUL). */
+size_t stax_cli_quote(char *out, const char *s);
 
 /* The resolver of --external (cli/external.c): a system id is a local file,
  * relative to the base of its declaration (for the document's own

@@ -8,14 +8,14 @@
 #include <unistd.h>
 
 static void usage(FILE *f) {
-    fputs("usage: stax COMMAND [options] [FILE]\n"
+    fputs("usage: stax [options] COMMAND [options] [FILE]\n"
           "commands:\n"
           "  canon   write James Clark's canonical form (the W3C suite's out/ form)\n"
           "  check   exit 0 if FILE is well-formed, 1 if not; nothing on stdout\n"
           "  count   print element, attribute and other counts as key=value pairs\n"
           "  fmt     re-serialize through the writer (--indent N, default 2; 0: none)\n"
           "  select  print what PATH selects: stax select [options] PATH [FILE] (docs/select.md)\n"
-          "options:\n"
+          "options (before or after COMMAND):\n"
           "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
           "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
           "  --namespaces    namespace processing\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f) {
           "  -N PREFIX=URI   bind a prefix for PATH (implies --namespaces)\n"
           "  --first N       stop after N matches\n"
           "  --max-held N    bytes of output held for nested matches and rows (default 4M)\n"
-          "FILE '-' or absent reads stdin. Errors go to stderr as FILE:LINE:COL: message.\n"
+          "FILE '-' or absent reads stdin; a gzip, bzip2, xz or zstd input is refused (pipe it\n"
+          "through zcat, bzcat, xzcat or zstdcat). Errors go to stderr as FILE:LINE:COL: message.\n"
           "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
           f);
 }
@@ -54,38 +55,85 @@ static int parse_size(const char *s, size_t *out) {
     return 0;
 }
 
+/* After a usage error, the message is followed by this instead of the whole text. */
+static int short_usage(void) {
+    fputs("usage: stax [options] COMMAND [options] [FILE]    COMMAND: canon, check, count, fmt, select\n"
+          "       stax [options] select [options] PATH [FILE]\n"
+          "stax --help for more\n",
+          stderr);
+    return 2;
+}
+
+/* An option of every command, before or after COMMAND, at argv[*i]: 1 if it
+ * is one (*i then at its last word), 0 if not, 2 for a bad or missing value
+ * (reported: exit 2). */
+static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *progress) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--progress") || !strcmp(a, "--quiet")) {
+        *progress = a[2] == 'p';
+    } else if (!strcmp(a, "--namespaces")) {
+        o->namespaces = 1;
+    } else if (!strcmp(a, "--external")) {
+        o->external = 1;
+    } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory")) {
+        size_t v;
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "stax: %s needs a value\n", a);
+            return short_usage();
+        }
+        const char *val = argv[++*i];
+        if (parse_size(val, &v)) {
+            fprintf(stderr, "stax: %s takes a positive size, not '%s'\n", a, val);
+            return 2;
+        }
+        if (a[2] == 'c') o->chunk = v;
+        else o->memory = v;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(cmd, "--version")) {
-        puts("stax " STAX_VERSION);
-        return 0;
-    }
-    int select = !strcmp(cmd, "select");
-    if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt") && !select) {
-        fprintf(stderr, "stax: unknown command '%s'\n", cmd);
-        usage(stderr);
-        return 2;
-    }
     stax_cli_opts o;
     memset(&o, 0, sizeof o);
     o.indent = 2;
+    int progress = -1; /* -1: decide below */
+    int c = 1, k;
+    for (; c < argc && argv[c][0] == '-' && argv[c][1] != '\0'; c++) {
+        const char *a = argv[c];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            puts("stax " STAX_VERSION);
+            return 0;
+        }
+        if ((k = common_option(argc, argv, &c, &o, &progress)) != 1) {
+            if (k == 0) fprintf(stderr, "stax: unknown option '%s' (before COMMAND, only the options of every command)\n", a);
+            return k ? k : short_usage();
+        }
+    }
+    if (c >= argc) {
+        if (c > 1) fprintf(stderr, "stax: no command\n");
+        return short_usage();
+    }
+    const char *cmd = argv[c];
+    int select = !strcmp(cmd, "select");
+    if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt") && !select) {
+        fprintf(stderr, "stax: unknown command '%s'\n", cmd);
+        return short_usage();
+    }
     stax_cli_select_opts so;
     memset(&so, 0, sizeof so);
-    int progress = -1; /* -1: decide below */
     const char *file = NULL;
-    for (int i = 2; i < argc; i++) {
+    int file_arg = 0;
+    for (int i = c + 1; i < argc; i++) {
         const char *a = argv[i];
         size_t v;
-        if (!strcmp(a, "--progress") || !strcmp(a, "--quiet")) {
-            progress = a[2] == 'p';
+        if ((k = common_option(argc, argv, &i, &o, &progress)) != 0) {
+            if (k == 2) return 2;
         } else if (select && (!strcmp(a, "--xml") || !strcmp(a, "--count") || !strcmp(a, "-0"))) {
             if (a[1] == '0') so.nul = 1;
             else if (a[2] == 'x') so.xml = 1;
@@ -112,39 +160,26 @@ int main(int argc, char **argv) {
             } else {
                 so.max_held = v;
             }
-        } else if ((!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--indent")) && i + 1 < argc) {
+        } else if (!strcmp(a, "--indent") && i + 1 < argc) {
             const char *val = argv[++i];
-            if (!strcmp(a, "--indent")) {
-                char *end;
-                long n = strtol(val, &end, 10);
-                if (*end || n < 0 || n > 64) {
-                    fprintf(stderr, "stax: --indent takes 0..64, not '%s'\n", val);
-                    return 2;
-                }
-                o.indent = (int)n;
-                continue;
-            }
-            if (parse_size(val, &v)) {
-                fprintf(stderr, "stax: %s takes a positive size, not '%s'\n", a, val);
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || n < 0 || n > 64) {
+                fprintf(stderr, "stax: --indent takes 0..64, not '%s'\n", val);
                 return 2;
             }
-            if (!strcmp(a, "--chunk")) o.chunk = v;
-            else o.memory = v;
-        } else if (!strcmp(a, "--namespaces")) {
-            o.namespaces = 1;
-        } else if (!strcmp(a, "--external")) {
-            o.external = 1;
+            o.indent = (int)n;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "stax: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
+            return short_usage();
         } else if (select && !so.path) {
             so.path = a;
         } else if (!file) {
             file = a;
+            file_arg = i;
         } else {
             fprintf(stderr, "stax: only one FILE, got '%s' and '%s'\n", file, a);
             return 2;
@@ -152,8 +187,7 @@ int main(int argc, char **argv) {
     }
     if (select && !so.path) {
         fprintf(stderr, "stax: select needs a PATH\n");
-        usage(stderr);
-        return 2;
+        return short_usage();
     }
     /* By default the progress line shows when stderr is a terminal, unless
      * the command streams its output to that same terminal meanwhile. */
@@ -168,6 +202,21 @@ int main(int argc, char **argv) {
             return 2;
         }
         o.name = file;
+    }
+    /* The command line without FILE, for the hint on a compressed input. */
+    size_t line_cap = sizeof "stax";
+    for (int i = 1; i < argc; i++) line_cap += 4 * strlen(argv[i]) + 3;
+    char *line = malloc(line_cap);
+    if (line) {
+        size_t n = 4;
+        memcpy(line, "stax", n);
+        for (int i = 1; i < argc; i++) {
+            if (i == file_arg) continue;
+            line[n++] = ' ';
+            n += stax_cli_quote(line + n, argv[i]);
+        }
+        line[n] = '\0';
+        o.command = line;
     }
     int rc;
     if (!strcmp(cmd, "check")) rc = stax_cmd_check(&o, fd);
@@ -186,5 +235,6 @@ int main(int argc, char **argv) {
     }
     if (fd > 0) close(fd);
     free(so.ns);
+    free(line);
     return rc;
 }

@@ -16,6 +16,89 @@ static ssize_t cli_read_full(int fd, char *buf, size_t cap) {
     }
 }
 
+/* The formats a dump usually comes compressed in: the magic bytes at the start
+ * of the stream (bzip2's fourth byte is the block size, '1' to '9'), and the
+ * command that writes it out again. None can begin an XML document. */
+static const struct {
+    const char *magic;
+    size_t len;
+    const char *name, *cat;
+} cli_compressed[] = {
+    {"\x1f\x8b", 2, "gzip", "zcat"},
+    {"BZh1", 4, "bzip2", "bzcat"},
+    {"\xfd" "7zXZ\0", 6, "xz", "xzcat"},
+    {"\x28\xb5\x2f\xfd", 4, "zstd", "zstdcat"},
+};
+#define CLI_NCOMPRESSED (sizeof cli_compressed / sizeof cli_compressed[0])
+#define CLI_UNDECIDED (-2)
+
+/* The compressed format p[0..n) starts (its index), -1 if none, or
+ * CLI_UNDECIDED while n bytes are a prefix of a magic. */
+static int cli_compressed_format(const unsigned char *p, size_t n) {
+    for (size_t f = 0; f < CLI_NCOMPRESSED; f++) {
+        const unsigned char *m = (const unsigned char *)cli_compressed[f].magic;
+        size_t len = cli_compressed[f].len, k = 0;
+        for (; k < len && k < n; k++) {
+            int bzip2_level = f == 1 && k == 3;
+            if (bzip2_level ? p[k] < '1' || p[k] > '9' : p[k] != m[k]) break;
+        }
+        if (k == len) return (int)f;
+        if (k == n) return CLI_UNDECIDED;
+    }
+    return -1;
+}
+
+/* The first read: enough bytes to tell a compressed input from a document (a
+ * pipe may hand them over one at a time); *ended when the input ended meanwhile. */
+static ssize_t cli_read_start(int fd, char *buf, size_t cap, int *ended) {
+    ssize_t n = cli_read_full(fd, buf, cap);
+    while (n > 0 && cli_compressed_format((const unsigned char *)buf, (size_t)n) == CLI_UNDECIDED) {
+        ssize_t more = cli_read_full(fd, buf + n, cap - (size_t)n);
+        if (more <= 0) {
+            if (more < 0) return more;
+            *ended = 1;
+            break;
+        }
+        n += more;
+    }
+    return n;
+}
+
+size_t stax_cli_quote(char *out, const char *s) {
+    size_t n = 0;
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-") == strlen(s)) {
+        memcpy(out, s, strlen(s));
+        return strlen(s);
+    }
+    out[n++] = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n++] = '\'';
+    return n;
+}
+
+/* The refusal of a compressed input. */
+static void cli_report_compressed(const stax_cli_opts *o, int f) {
+    if (o->quiet) return;
+    const char *name = o->name ? o->name : "-", *command = o->command ? o->command : "stax ...";
+    if (!strcmp(name, "-")) {
+        fprintf(stderr, "-: input is %s-compressed; decompress it first: ... | %s | %s\n", cli_compressed[f].name,
+                cli_compressed[f].cat, command);
+        return;
+    }
+    char *quoted = malloc(4 * strlen(name) + 3);
+    if (quoted) quoted[stax_cli_quote(quoted, name)] = '\0';
+    fprintf(stderr, "%s: input is %s-compressed; try: %s %s | %s\n", name, cli_compressed[f].name, cli_compressed[f].cat,
+            quoted ? quoted : name, command);
+    free(quoted);
+}
+
 static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
     if (o->quiet) return;
     stax_pos p = stax_reader_error_pos(r);
@@ -78,11 +161,19 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
         goto out;
     }
     const stax_batch *b;
-    int eof = 0;
+    int eof = 0, started = 0, ended = 0, f;
     stax_cli_progress_begin(&progress, o->progress, fd, o->name);
     while (!eof) {
-        ssize_t n = cli_read_full(fd, buf, cap);
+        ssize_t n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
         if (n > 0) stax_cli_progress_add(&progress, (size_t)n);
+        if (n > 0 && !started && (f = cli_compressed_format((const unsigned char *)buf, (size_t)n)) >= 0) {
+            stax_cli_progress_end(&progress);
+            cli_report_compressed(o, f);
+            st = STAX_E_IO;
+            rc = 2;
+            goto out;
+        }
+        started = 1;
         if (n < 0) {
             stax_cli_progress_end(&progress);
             if (!o->quiet) fprintf(stderr, "%s: read error: %s\n", o->name ? o->name : "-", strerror(errno));

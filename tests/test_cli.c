@@ -423,7 +423,8 @@ Test(cli, select_options_on_the_command_line) {
     cr_assert_str_eq(out, "3,\"Buckingham Palace, London\"\n");
     cr_assert_eq(shell("select -N o=urn:none --xml //o:node", out, sizeof out), 0, "%s", out);
     cr_assert_str_eq(out, "");
-    cr_assert_eq(shell("--progress select --xml '//node[@id=\"2\"]'", out, sizeof out), 2); /* options after the command */
+    cr_assert_eq(shell("--quiet select --xml '//node[@id=\"2\"]'", out, sizeof out), 0, "%s", out); /* the common ones before it too */
+    cr_assert_str_eq(out, "<node id=\"2\" lat=\"51.5033\" lon=\"-0.1196\"/>\n");
     cr_assert_eq(shell("select --progress --xml '//node[@id=\"2\"]'", out, sizeof out), 0, "%s", out);
     cr_assert_str_eq(out, "<node id=\"2\" lat=\"51.5033\" lon=\"-0.1196\"/>\n"); /* a short run draws nothing */
     cr_assert_eq(shell("select", out, sizeof out), 2);
@@ -568,4 +569,200 @@ Test(cli, external_on_the_command_line) {
     cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "-:1:1: cannot read it: dtd/d.dtd: No such file or directory (in the external subset"), "%s", out);
     scratch_rm(dir, ext_files);
+}
+
+/* ================================================================ the usual slips */
+
+Test(cli, common_options_before_or_after_the_command) {
+    char out[8192], want[8192];
+    cr_assert_eq(shell("count", want, sizeof want), 0, "%s", want);
+    cr_assert(strncmp(want, "elements=", 9) == 0, "%s", want);
+    static const char *const same[] = {
+        "--progress count", "--quiet count -", "--chunk 3 count", "count --chunk 3", "--memory 64K --quiet count",
+        "--namespaces count --progress", "--external --chunk 1K count --quiet -", "--progress --quiet count",
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        cr_assert_eq(shell(same[i], out, sizeof out), 0, "%s: %s", same[i], out);
+        cr_assert_str_eq(out, want, "%s", same[i]);
+    }
+    cr_assert_eq(shell("--chunk 2 canon", want, sizeof want), 0, "%s", want);
+    cr_assert_eq(shell("canon --chunk 2", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    /* the values are checked wherever they stand */
+    cr_assert_eq(shell("--chunk 0 count", out, sizeof out), 2);
+    cr_assert_str_eq(out, "stax: --chunk takes a positive size, not '0'\n");
+    cr_assert_eq(shell("--memory 100 count", out, sizeof out), 2);
+    cr_assert(strstr(out, "--memory: at least"), "%s", out);
+    /* a command's own options come after it */
+    cr_assert_eq(shell("--xml select //node", out, sizeof out), 2);
+    cr_assert(strncmp(out, "stax: unknown option '--xml' (before COMMAND", 44) == 0, "%s", out);
+    cr_assert_eq(shell("--indent 4 fmt", out, sizeof out), 2);
+    cr_assert_eq(shell("--help count", out, sizeof out), 0);
+    cr_assert(strstr(out, "options (before or after COMMAND):"), "%s", out);
+    cr_assert_eq(shell("--version count", out, sizeof out), 0);
+    cr_assert(strncmp(out, "stax " STAX_VERSION "\n", strlen("stax " STAX_VERSION "\n")) == 0, "%s", out);
+}
+
+/* Lines of s. */
+static size_t lines_of(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+Test(cli, a_usage_error_gives_a_short_usage_and_exit_2) {
+    static const struct {
+        const char *args, *first; /* the message before the usage (NULL: none) */
+    } cases[] = {
+        {"", NULL},
+        {"bogus", "stax: unknown command 'bogus'\n"},
+        {"--progress", "stax: no command\n"},
+        {"--bogus count", "stax: unknown option '--bogus' (before COMMAND, only the options of every command)\n"},
+        {"count --bogus", "stax: unknown option '--bogus'\n"},
+        {"count --chunk", "stax: --chunk needs a value\n"},
+        {"--memory", "stax: --memory needs a value\n"},
+        {"select", "stax: select needs a PATH\n"},
+        {"select --xml", "stax: select needs a PATH\n"},
+    };
+    static const char usage[] = "usage: stax [options] COMMAND [options] [FILE]";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[8192], cmdline[512];
+        /* stderr only: nothing goes to stdout */
+        snprintf(cmdline, sizeof cmdline, "%s %s < fixtures/osm.xml 2>&1 >/dev/null", stax_bin(), cases[i].args);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "'%s': %s", cases[i].args, out);
+        const char *u = out;
+        if (cases[i].first) {
+            cr_assert(strncmp(out, cases[i].first, strlen(cases[i].first)) == 0, "'%s': %s", cases[i].args, out);
+            u += strlen(cases[i].first);
+        }
+        cr_assert(strncmp(u, usage, strlen(usage)) == 0, "'%s': %s", cases[i].args, out);
+        cr_assert(lines_of(u) <= 3, "'%s': %zu lines of usage: %s", cases[i].args, lines_of(u), out);
+        size_t n = strlen(u);
+        cr_assert(n > 21 && !strcmp(u + n - 21, "stax --help for more\n"), "'%s': %s", cases[i].args, out);
+    }
+    /* --help is the whole text, on stdout */
+    char out[8192], cmdline[512];
+    snprintf(cmdline, sizeof cmdline, "%s --help 2>/dev/null", stax_bin());
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0);
+    cr_assert(lines_of(out) > 20, "%s", out);
+}
+
+/* A file holding n bytes of s; its path (a static buffer of the caller's). */
+static void write_file(const char *path, const char *s, size_t n) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fwrite(s, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(cli, a_compressed_input_is_refused_with_the_command_to_pipe_it_through) {
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *name, *cat;
+    } cases[] = {
+        {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10, "gzip", "zcat"},
+        {"BZh91AY&SY", 10, "bzip2", "bzcat"},
+        {"BZh1", 4, "bzip2", "bzcat"},
+        {"\xfd" "7zXZ\0\0\x04", 8, "xz", "xzcat"},
+        {"\x28\xb5\x2f\xfd\x24\x04", 6, "zstd", "zstdcat"},
+    };
+    char dir[256], path[300], cmdline[2048], out[4096], want[2048];
+    snprintf(dir, sizeof dir, "%s/stax-z-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/dump.xml.z", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_file(path, cases[i].bytes, cases[i].len);
+        /* a file: its name in the command to run instead */
+        snprintf(cmdline, sizeof cmdline, "%s check '%s' 2>&1", stax_bin(), path);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s", cases[i].name, out);
+        snprintf(want, sizeof want, "%s: input is %s-compressed; try: %s %s | stax check\n", path, cases[i].name,
+                 cases[i].cat, path);
+        cr_assert_str_eq(out, want);
+        /* every command, the options kept (quoted as a shell needs them), before or after */
+        snprintf(cmdline, sizeof cmdline, "%s --chunk 1 select --csv '@a,b' '//x[@y=\"1\"]' '%s' 2>&1", stax_bin(), path);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s", cases[i].name, out);
+        snprintf(want, sizeof want, "%s: input is %s-compressed; try: %s %s | stax --chunk 1 select --csv @a,b '//x[@y=\"1\"]'\n",
+                 path, cases[i].name, cases[i].cat, path);
+        cr_assert_str_eq(out, want);
+        /* stdin, from a pipe that hands over one byte at a time */
+        snprintf(cmdline, sizeof cmdline,
+                 "for b in $(od -An -v -to1 '%s'); do printf \"\\\\$b\"; sleep 0.02; done | %s count --quiet 2>&1", path,
+                 stax_bin());
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s", cases[i].name, out);
+        snprintf(want, sizeof want, "-: input is %s-compressed; decompress it first: ... | %s | stax count --quiet\n",
+                 cases[i].name, cases[i].cat);
+        cr_assert_str_eq(out, want);
+    }
+    /* in process: each command's driver, and quiet says nothing */
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "it's.gz";
+    run r = cmd_opts("canon", &o, NULL, "\x1f\x8b\x08");
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.out, "");
+    cr_assert_str_eq(r.err, "it's.gz: input is gzip-compressed; try: zcat 'it'\\''s.gz' | stax ...\n");
+    o.quiet = 1;
+    r = cmd_opts("count", &o, NULL, "\x1f\x8b\x08");
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.err, "");
+    remove(path);
+    rmdir(dir);
+}
+
+Test(cli, a_document_that_begins_like_a_magic_is_read_as_xml) {
+    /* not compressed: the reader's own message, exit 1 */
+    static const char *const docs[] = {"B", "BZ", "BZh", "BZhx<a/>", "BZh0", "\x1f<a/>", "\xfd" "7z"};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        run r = cmd("check", docs[i], 0, 0);
+        cr_assert_eq(r.rc, 1, "%s: %s", docs[i], r.err);
+        cr_assert(strstr(r.err, "compressed") == NULL, "%s", r.err);
+        cr_assert(strncmp(r.err, "doc.xml:1:1: ", 13) == 0, "%s", r.err);
+    }
+    run r = cmd("count", "<a/>", 1, 0);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "elements=1 attributes=0 text=0 cdata=0 comments=0 pis=0 text_bytes=0\n");
+}
+
+/* Streaming from a pipe is not held up by the check: what has arrived is read
+ * while the writer keeps the pipe open. */
+Test(cli, stdin_streams_while_the_pipe_stays_open, .timeout = 20) {
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    static const char part[] = "<r><a>x</a>";
+    cr_assert_eq(write(p[1], part, sizeof part - 1), (ssize_t)(sizeof part - 1));
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "-";
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//a";
+    so.first = 1;
+    char buf[64] = {0};
+    FILE *out = fmemopen(buf, sizeof buf - 1, "w");
+    cr_assert_not_null(out);
+    int rc = stax_cmd_select(&o, &so, p[0], out); /* would block for ever if it waited for more */
+    fclose(out);
+    close(p[0]);
+    close(p[1]);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(buf, "x\n");
+}
+
+Test(cli, make_unit_takes_its_jobs_from_make_or_the_machine) {
+    char out[65536], want[64];
+    /* a make of its own (-n: print the commands only), not the one running these tests */
+    static const char clean[] = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n";
+    char cmdline[512];
+    snprintf(cmdline, sizeof cmdline, "%s -j3 unit | grep -- '/unit --jobs'", clean);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "unit --jobs 3 "), "%s", out);
+    snprintf(cmdline, sizeof cmdline, "%s unit | grep -- '/unit --jobs'", clean);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(want, sizeof want, "unit --jobs %ld ", cores);
+    cr_assert(strstr(out, want), "want '%s': %s", want, out);
+    snprintf(cmdline, sizeof cmdline, "%s -j unit | grep -- '/unit --jobs'", clean);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, want), "want '%s' for -j: %s", want, out);
 }

@@ -6,7 +6,8 @@
 #   2. build tests/install_demo.c with `pkg-config --cflags --libs stax` and run
 #      it on the staged shared library (LD_LIBRARY_PATH), then with
 #      `pkg-config --static` and -static, and run the installed tool;
-#   3. install again with other LIBDIR/BINDIR/INCLUDEDIR/MANDIR and build there;
+#   3. install again with other LIBDIR/BINDIR/INCLUDEDIR/MANDIR and build there
+#      (tools/check-cmake.sh builds against the CMake package);
 #   4. `make uninstall` leaves no file behind.
 # Usage: MAKE=make sh tools/check-install.sh BUILD_DIR (from the top of the tree)
 set -eu
@@ -33,6 +34,8 @@ $make --no-print-directory install BUILD="$build" DESTDIR="$stage" PREFIX=/usr >
 cat >"$tmp/want" <<EOF
 ./usr/bin/stax
 ./usr/include/stax.h
+./usr/lib/cmake/stax/staxConfig.cmake
+./usr/lib/cmake/stax/staxConfigVersion.cmake
 ./usr/lib/libstax.a
 ./usr/lib/libstax.so
 ./usr/lib/libstax.so.$major
@@ -51,7 +54,7 @@ for f in usr/bin/stax usr/lib/$so; do
     [ "$(stat -c %a "$stage/$f")" = 755 ] || die "$f is mode $(stat -c %a "$stage/$f"), want 755"
 done
 for f in usr/include/stax.h usr/lib/libstax.a usr/lib/pkgconfig/stax.pc usr/share/man/man1/stax.1 \
-    usr/share/man/man3/stax.3; do
+    usr/share/man/man3/stax.3 usr/lib/cmake/stax/staxConfig.cmake usr/lib/cmake/stax/staxConfigVersion.cmake; do
     [ "$(stat -c %a "$stage/$f")" = 644 ] || die "$f is mode $(stat -c %a "$stage/$f"), want 644"
 done
 soname=$(readelf -d "$lib/$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -89,7 +92,7 @@ $make --no-print-directory install BUILD="$build" DESTDIR="$alt" PREFIX=/usr LIB
     INCLUDEDIR=/usr/include/stax BINDIR=/usr/games MANDIR=/usr/man >"$tmp/install2.log" 2>&1 ||
     { cat "$tmp/install2.log" >&2; die "make install with other directories failed"; }
 for f in usr/lib/x86_64-linux-gnu/$so usr/lib/x86_64-linux-gnu/pkgconfig/stax.pc usr/include/stax/stax.h \
-    usr/games/stax usr/man/man1/stax.1 usr/man/man3/stax.3; do
+    usr/games/stax usr/man/man1/stax.1 usr/man/man3/stax.3 usr/lib/x86_64-linux-gnu/cmake/stax/staxConfig.cmake; do
     [ -f "$alt/$f" ] || die "with other directories, $f is missing"
 done
 flags=$(PKG_CONFIG_PATH="$alt/usr/lib/x86_64-linux-gnu/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$alt" pkg-config --cflags --libs stax)
@@ -97,6 +100,10 @@ flags=$(PKG_CONFIG_PATH="$alt/usr/lib/x86_64-linux-gnu/pkgconfig" PKG_CONFIG_SYS
 $cc -std=c11 -o "$tmp/demo-alt" tests/install_demo.c $flags || die "cc with '$flags' failed (other directories)"
 out=$(LD_LIBRARY_PATH="$alt/usr/lib/x86_64-linux-gnu" "$tmp/demo-alt") || die "the demo failed (other directories)"
 [ "$out" = "$want_out" ] || die "demo printed '$out' (other directories)"
+# The CMake package finds stax.h from its own folder.
+# shellcheck disable=SC2016
+grep -q '"${_stax_dir}/../../../../include/stax"' "$alt/usr/lib/x86_64-linux-gnu/cmake/stax/staxConfig.cmake" ||
+    die "with other directories, staxConfig.cmake does not point at usr/include/stax"
 
 # 4. Uninstall.
 for d in "$stage" "$alt"; do

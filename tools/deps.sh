@@ -3,7 +3,7 @@
 #
 #   sh tools/deps.sh [test|bench|all]     (default: test)
 #
-#   test:  compilers, make, Criterion, pkg-config, expat and libxml2 headers,
+#   test:  compilers, make, cmake, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
 #          encoding tables are regenerated and compared), and nodejs+npm (npm
 #          fetches the W3C suite) if npm is missing
@@ -19,7 +19,7 @@ set -eu
 
 what=${1:-test}
 
-test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
+test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
 bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time xmlstarlet libxml2-utils"
 
 case $what in
