@@ -882,6 +882,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
                 return dtd_too_big(c, c->p);
             el->next = d->elem_list;
             d->elem_list = el;
+            d->elem_lens |= (uint64_t)1 << (elem.len & 63);
             d->n_elems++;
         }
         a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);

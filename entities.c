@@ -70,7 +70,16 @@ size_t stax__char_at(const char *p, size_t n, size_t i, stax__err *err) {
 
 static int ent_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
-int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__ref *ref, stax__err *err) {
+int stax__ref_check_name(const stax__ref *ref, const char *amp, stax__err *err) {
+    (void)amp;
+    if (stax__check_name(ref->name.ptr, ref->name.len))
+        return stax__err_set(err, STAX_E_NAME, ref->name.ptr, "invalid entity name '%.*s'", ent_clip(ref->name.len),
+                             ref->name.ptr);
+    return 0;
+}
+
+int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsigned flags, stax__ref *ref,
+                    stax__err *err) {
     size_t max = (size_t)max_name + 16, j = i + 1;
     while (j < n && p[j] != ';' && j - i <= max && !ent_is_ws((unsigned char)p[j]) && p[j] != '&' && p[j] != '<' &&
            p[j] != '"' && p[j] != '\'')
@@ -101,23 +110,22 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__
     if (nl > max_name && c < 0)
         return stax__err_set(err, STAX_E_LIMIT_NAME, nm, "entity name longer than max_name (%lu bytes)",
                              (unsigned long)max_name);
-    if (stax__check_name(nm, nl))
-        return stax__err_set(err, STAX_E_NAME, nm, "invalid entity name '%.*s'", ent_clip(nl), nm);
     ref->cp = c;
     if (c < 0) {
         ref->name.ptr = nm;
         ref->name.len = nl;
+        if (!(flags & STAX__REF_NAME_LATER)) return stax__ref_check_name(ref, p + i, err);
     }
     return 0;
 }
 
-int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where, stax__entity **out,
-                         stax__err *err) {
+int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where, stax__entity *known,
+                         stax__entity **out, stax__err *err) {
     *out = NULL;
     if (!d)
         return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s' (the document has no DTD)",
                              ent_clip(name.len), name.ptr);
-    stax__entity *e = stax__dtd_entity(d, name.ptr, name.len, 0);
+    stax__entity *e = known ? known : stax__dtd_entity(d, name.ptr, name.len, 0);
     if (!e) {
         if (stax__dtd_wfc_declared(d))
             return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", ent_clip(name.len), name.ptr);
@@ -238,7 +246,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
         } else {
             stax__ref ref;
             size_t amp_i = i;
-            if ((rc = stax__ref_parse(p, len, i, a->max_name, &ref, err)) != 0) {
+            if ((rc = stax__ref_parse(p, len, i, a->max_name, 0, &ref, err)) != 0) {
                 if (sp) err->at = ref_at;
                 break;
             }
@@ -250,7 +258,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                 continue;
             }
             stax__entity *e;
-            rc = stax__general_entity(a->dtd, at, ref.name, STAX__GE_ATTR | (a->in_dtd ? STAX__GE_DTD : 0u), &e, err);
+            rc = stax__general_entity(a->dtd, at, ref.name, STAX__GE_ATTR | (a->in_dtd ? STAX__GE_DTD : 0u), NULL, &e, err);
             if (rc == STAX__REF_SKIP) {
                 rc = 0;
                 continue;

@@ -121,6 +121,8 @@ struct stax_reader {
 
     /* the DTD, and the entities being expanded (each an input window of its own) */
     stax__dtd dtd;
+    stax__entity *last_ge;              /* the general entity content referred to last (a cache) */
+    const stax__dtd_elem_def *last_el;  /* the ATTLIST element a start tag found last (a cache) */
     stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
     uint32_t n_ent;
     stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
@@ -253,6 +255,18 @@ static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t a
 /* The bytes the carry holds (from carry_off on). */
 static inline char *rd_carry_ptr(const stax_reader *r) { return r->carry.ptr + r->carry_off; }
 static inline size_t rd_carry_len(const stax_reader *r) { return r->carry.len - r->carry_off; }
+
+/* The ATTLIST of the element named name, or NULL: the element found last
+ * first (nested and repeated elements), then the DTD's hash table when an
+ * element with an ATTLIST has a name of that length. */
+static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char *name, size_t len) {
+    const stax__dtd_elem_def *el = r->last_el;
+    if (el && el->name.len == len && memcmp(el->name.ptr, name, len) == 0) return el;
+    if (!(r->dtd.elem_lens & ((uint64_t)1 << (len & 63)))) return NULL;
+    el = stax__dtd_elem(&r->dtd, name, len);
+    if (el) r->last_el = el;
+    return el;
+}
 
 /* Short, printable form of a name for messages. */
 static inline int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }

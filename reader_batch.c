@@ -283,7 +283,7 @@ static int rd_fill(stax_reader *r) {
             return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
         case RM_WINDOW:
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
-            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest) {
+            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest && !r->dtd.n_atts) {
                 int k = rd_fast(r);
                 if (k < 0) return r->status;
                 if (k > 0) {

@@ -18,13 +18,19 @@ static int rd_arena_copy(stax_reader *r, stax_str *s) {
 
 /* ================================================================ references */
 
+static int rd_same_name(stax_str a, stax_str b) {
+    return a.len == b.len && a.len && a.ptr[a.len - 1] == b.ptr[b.len - 1] && memcmp(a.ptr, b.ptr, a.len) == 0;
+}
+
 /* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
  * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
- * name in *name. Returns 0 or an error. */
+ * name in *name and the entity of that name in *found (NULL when none is
+ * declared). Returns 0 or an error. */
 static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, size_t *end, long *cp,
-                        stax_str *name) {
+                        stax_str *name, stax__entity **found) {
     stax__ref ref;
-    if (stax__ref_parse(tok, n, i, r->opt.max_name, &ref, &r->err)) {
+    *found = NULL;
+    if (stax__ref_parse(tok, n, i, r->opt.max_name, STAX__REF_NAME_LATER, &ref, &r->err)) {
         if (ref.stop >= n && r->tok_at_eof)
             return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
         return rd_fail_err(r, tok, n);
@@ -32,6 +38,14 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     *end = ref.end;
     *cp = ref.cp;
     *name = ref.name;
+    if (ref.cp >= 0) return 0;
+    /* text that refers to entities mostly refers to one again and again; a
+     * declared entity's name was checked when it was declared */
+    stax__entity *e = r->last_ge;
+    if (!e || !rd_same_name(e->name, ref.name))
+        e = r->has_doctype ? stax__dtd_entity(&r->dtd, ref.name.ptr, ref.name.len, 0) : NULL;
+    if (!e && stax__ref_check_name(&ref, tok + i, &r->err)) return rd_fail_err(r, tok, n);
+    *found = e;
     return 0;
 }
 
@@ -40,11 +54,11 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
  * is reported as an ENTITY_REF event (external), or with *undeclared set
  * (undeclared where that is no error: reported too), or NULL after an error. */
 static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n, size_t i, stax_str name,
-                                       stax__entity **report, int *undeclared) {
+                                       stax__entity *known, stax__entity **report, int *undeclared) {
     stax__entity *e;
     *report = NULL;
     *undeclared = 0;
-    int rc = stax__general_entity(r->has_doctype ? &r->dtd : NULL, tok + i, name, 0, &e, &r->err);
+    int rc = stax__general_entity(r->has_doctype ? &r->dtd : NULL, tok + i, name, 0, known, &e, &r->err);
     if (rc == STAX__REF_SKIP) {
         *undeclared = 1;
         return NULL;
@@ -195,7 +209,8 @@ size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
         size_t end = 0;
         long cp = 0;
         stax_str name = {NULL, 0};
-        if (rd_reference(r, tok, n, i, &end, &cp, &name)) return 0;
+        stax__entity *found;
+        if (rd_reference(r, tok, n, i, &end, &cp, &name, &found)) return 0;
         if (cp >= 0) {
             char u[4];
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
@@ -206,8 +221,9 @@ size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
          * expanded (once this token is consumed) or reported as ENTITY_REF */
         stax__entity *rep, *ent;
         int undeclared;
-        ent = rd_general_entity(r, tok, n, i, name, &rep, &undeclared);
+        ent = rd_general_entity(r, tok, n, i, name, found, &rep, &undeclared);
         if (!ent && !rep && !undeclared) return 0;
+        r->last_ge = found;
         if (copy) stax__out_put(&o, name.ptr, name.len); /* the name lives in the carry, about to change */
         if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
@@ -536,7 +552,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     unsigned flags = 0;
     const stax__dtd_elem_def *el = NULL;
     int rc = 0;
-    if (r->dtd.n_atts && (el = stax__dtd_elem(&r->dtd, tok + 1, nl)) != NULL && ++r->tag_stamp == 0)
+    if (r->dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->tag_stamp == 0)
         r->tag_stamp = stax__dtd_clear_stamps(&r->dtd);
     for (;;) {
         size_t ws = i;

@@ -348,6 +348,7 @@ typedef struct stax__dtd {
     void **elem_hash;            /* stax__dtd_elem_def *: elements with an ATTLIST */
     size_t elem_hash_cap;
     stax__dtd_elem_def *elem_list;
+    uint64_t elem_lens;          /* bit (length & 63) of every element name with an ATTLIST */
     stax__hash_key key;          /* of the tables */
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
@@ -428,7 +429,13 @@ typedef struct stax__ref {
     stax_str name;
     size_t end, stop;
 } stax__ref;
-STAXINT int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, stax__ref *ref, stax__err *err);
+/* Parse the reference at p[i] ('&'). STAX__REF_NAME_LATER: an entity name is
+ * not checked against the Name production (the caller checks it unless it
+ * finds a declared entity of that name, whose name was checked). */
+#define STAX__REF_NAME_LATER 0x1u
+STAXINT int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsigned flags, stax__ref *ref,
+                            stax__err *err);
+STAXINT int stax__ref_check_name(const stax__ref *ref, const char *amp, stax__err *err);
 
 enum { STAX__REF_REPORT = 1, /* an external entity in content: read through the resolver, or reported */
        STAX__REF_SKIP = 2,   /* undeclared where that is no error: dropped (attributes) or reported */
@@ -440,9 +447,10 @@ enum { STAX__REF_REPORT = 1, /* an external entity in content: read through the 
 
 /* What a reference to general entity `name` (its '&' at amp) means: 0 and
  * *out = an internal entity to expand; STAX__REF_REPORT and *out = the
- * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE. */
+ * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE.
+ * known: the entity of that name when the caller has it (a cache), or NULL. */
 STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where,
-                                 stax__entity **out, stax__err *err);
+                                 stax__entity *known, stax__entity **out, stax__err *err);
 
 /* One level of entity text being read: where the text that referenced it
  * stands. The reader's content expansion and the normalizer share them. */
