@@ -180,7 +180,7 @@ static const shape shapes[] = {
     {"dtd_entities", dtd_entities, 5000, 300, 0, 0, 0, 0},
     {"dtd_attlists", dtd_attlists, 5000, 300, 0, 0, 0, 0},
     {"ns_many_elements", ns_many_elements, 60000, 3000, STAX_READ_NAMESPACES, 0, 1, 0},
-    {"ns_one_element", ns_one_element, 5000, 20, STAX_READ_NAMESPACES, 1, 0, 0},
+    {"ns_one_element", ns_one_element, 2000, 20, STAX_READ_NAMESPACES, 1, 0, 0},
 };
 
 static const shape *find_shape(const char *name) {
