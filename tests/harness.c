@@ -164,6 +164,7 @@ const char *stax_test_status_name(int status) {
     case STAX_E_NOMEM: return "NOMEM";
     case STAX_E_USAGE: return "USAGE";
     case STAX_E_IO: return "IO";
+    case STAX_E_INTERNAL: return "INTERNAL";
     case STAX_E_SYNTAX: return "SYNTAX";
     case STAX_E_ENCODING: return "ENCODING";
     case STAX_E_CHAR: return "CHAR";
