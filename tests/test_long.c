@@ -178,7 +178,7 @@ static const shape shapes[] = {
     {"cdata", cdata, 1000000, 100000, 0, 0, 1, 1},
     {"attr_refs", attr_refs, 600000, 60000, 0, 0, 1, 0},
     {"dtd_entities", dtd_entities, 5000, 300, 0, 0, 0, 0},
-    {"dtd_attlists", dtd_attlists, 5000, 300, 0, 0, 0, 0},
+    {"dtd_attlists", dtd_attlists, 3000, 300, 0, 0, 0, 0},
     {"ns_many_elements", ns_many_elements, 60000, 3000, STAX_READ_NAMESPACES, 0, 1, 0},
     {"ns_one_element", ns_one_element, 2000, 20, STAX_READ_NAMESPACES, 1, 0, 0},
 };

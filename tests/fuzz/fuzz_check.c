@@ -1084,9 +1084,10 @@ size_t fz_long_mutate(uint8_t *data, size_t size, size_t max_size, uint64_t r) {
         data[FZ_HDR] = FZ_LONG_MAGIC;
     }
     uint8_t *q = data + FZ_HDR + 1;
-    /* change one or two parameters, or all of them when new */
+    /* change one parameter (and now and then others), or all of them when new */
+    int one = (int)((r >> 56) % FZ_LONG_PARAMS);
     for (int i = 0; i < FZ_LONG_PARAMS; i++) {
-        if (had && ((r >> (8 * i)) & 3) != 0) continue;
+        if (had && i != one && ((r >> (8 * i)) & 3) != 0) continue;
         q[i] = (uint8_t)(r >> (8 * i + 2));
     }
     /* mostly the long runs the mode is for: many copies, a text span */
