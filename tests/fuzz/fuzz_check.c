@@ -894,8 +894,9 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
         return;
     }
     fz_buf big = {0};
-    size_t chunk = 0;
-    fz_long_build(&lp, doc, size, &big, &chunk);
+    size_t chunk;
+    fz_buf_add(&big, doc, size);
+    fz_long_apply(&lp, &big, FZ_LONG_MAX, &chunk);
     fz_check_input_chunk(hdr, big.p ? big.p : (const uint8_t *)"", big.len, chunk);
     fz_buf_free(&big);
 }
@@ -1006,7 +1007,7 @@ static const size_t long_chunks[] = {0, 1, 2, 3, 7, 1000, 1150, 4096, 65536, 100
 #define LONG_SMALL_CHUNKS_MAX ((size_t)256 << 10)
 
 /* The parameters (tests/fuzz/README.md, "Long inputs"):
- *   q0: K = (1 + (q0 & 15)) << (q0 >> 4), at most FZ_LONG_MAX in all
+ *   q0: K = (1 + (q0 & 15)) << (q0 >> 4), at most max bytes in all
  *   q1, q2: where the span starts, (q1 | q2 << 8) % (size + 1)
  *   q3: bits 6-7 how the span is cut, bits 0-5 (L) its length:
  *       0: L + 1 bytes; 1: 16 (L + 1) bytes;
@@ -1017,7 +1018,7 @@ static const size_t long_chunks[] = {0, 1, 2, 3, 7, 1000, 1150, 4096, 65536, 100
  *       1000 up); bit 7: numbered copies, the first run of digits in the span
  *       replaced in each copy by the copy's number (e0, e1, e2...: distinct
  *       declarations) */
-void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, fz_buf *out, size_t *chunk) {
+void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, size_t max, fz_buf *out, size_t *chunk) {
     const uint8_t *q = lp->q;
     size_t at = ((size_t)q[1] | (size_t)q[2] << 8) % (size + 1);
     size_t len = (size_t)(q[3] & 63) + 1, end;
@@ -1042,8 +1043,8 @@ void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, fz_buf *o
     if (end > size) end = size;
     size_t span = end - at;
     size_t k = (size_t)(1 + (q[0] & 15)) << (q[0] >> 4);
-    if (span == 0 || size >= FZ_LONG_MAX) k = 1;
-    else if (k > (FZ_LONG_MAX - size) / span) k = (FZ_LONG_MAX - size) / span;
+    if (span == 0 || size >= max) k = 1;
+    else if (k > (max - size) / span) k = (max - size) / span;
     /* numbered copies: the span's first run of digits is the copy's number */
     size_t d0 = at, d1;
     while (d0 < end && (doc[d0] < '0' || doc[d0] > '9')) d0++;
@@ -1051,7 +1052,7 @@ void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, fz_buf *o
     while (d1 < end && doc[d1] >= '0' && doc[d1] <= '9') d1++;
     int numbered = (q[4] & 0x80) && d1 > d0;
     fz_buf_add(out, doc, end); /* the span once, as it stands */
-    for (size_t i = 1; i < k && out->len < FZ_LONG_MAX; i++) {
+    for (size_t i = 1; i < k && out->len < max; i++) {
         if (!numbered) {
             fz_buf_add(out, doc + at, span);
             continue;
@@ -1062,7 +1063,6 @@ void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, fz_buf *o
         fz_buf_add(out, num, (size_t)nl);
         fz_buf_add(out, doc + d1, end - d1);
     }
-    if (!out->p) fz_buf_add(out, "", 0);
     fz_buf_add(out, doc + end, size - end);
     size_t c = (q[4] & 0x7F) % N_LONG_CHUNKS;
     if (out->len > LONG_SMALL_CHUNKS_MAX)
@@ -1094,4 +1094,24 @@ size_t fz_long_mutate(uint8_t *data, size_t size, size_t max_size, uint64_t r) {
     if (!had && (r >> 50) % 2) q[0] |= 0xC0;
     if (!had && (r >> 51) % 2) q[3] = (uint8_t)((q[3] & 63) | 0x80);
     return size;
+}
+
+void fz_long_apply(const fz_long *lp, fz_buf *doc, size_t max, size_t *chunk) {
+    *chunk = 0;
+    if (!lp->on) return;
+    fz_buf big = {0};
+    fz_long_build(lp, doc->p ? doc->p : (const uint8_t *)"", doc->len, max, &big, chunk);
+    fz_buf_free(doc);
+    *doc = big;
+}
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+size_t fz_long_or_libfuzzer_mutate(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
+    uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1u);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    if ((x & 15) == 0 && size >= FZ_HDR) return fz_long_mutate(data, size, max_size, x * 0x94D049BB133111EBull);
+    return LLVMFuzzerMutate(data, size, max_size);
 }

@@ -27,7 +27,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 static void save_doc(const char *path, const uint8_t *h, const fz_long *lp, const fz_buf *doc) {
@@ -54,13 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_buf doc = {0};
     fz_gen_document(data, size, &doc);
     if (save && lp.on && save_long) save_doc(save, h, &lp, &doc);
-    size_t chunk = 0;
-    if (lp.on) {
-        fz_buf big = {0};
-        fz_long_build(&lp, doc.p ? doc.p : (const uint8_t *)"", doc.len, &big, &chunk);
-        fz_buf_free(&doc);
-        doc = big;
-    }
+    size_t chunk;
+    fz_long_apply(&lp, &doc, FZ_LONG_MAX, &chunk);
     if (save && !(lp.on && save_long)) save_doc(save, h, NULL, &doc);
     if (fz_dump) fprintf(stderr, "document (%zu bytes):\n%.*s\n", doc.len, (int)doc.len, doc.len ? (const char *)doc.p : "");
     fz_check_input_chunk(h, doc.p ? doc.p : (const uint8_t *)"", doc.len, chunk);
@@ -69,10 +63,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
-    uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1u);
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    if ((x & 15) == 0 && size >= FZ_HDR) return fz_long_mutate(data, size, max_size, x * 0x94D049BB133111EBull);
-    return LLVMFuzzerMutate(data, size, max_size);
+    return fz_long_or_libfuzzer_mutate(data, size, max_size, seed);
 }
