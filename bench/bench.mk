@@ -6,6 +6,9 @@
 #                         (bench/shapes.sh), results in build/bench-shapes.md
 #   make bench-check      the shape documents are exact, repeatable, and the
 #                         four programs count them alike (nothing timed)
+#   make bench-adversarial  stax check at N and 2N of each adversarial shape
+#                         beside expat (bench/adversarial.sh): fails unless the
+#                         time is linear and stax ahead of expat
 
 BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
 BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -O2 $(CXXFLAGS)
@@ -13,7 +16,7 @@ BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools bench-shapes bench-check bench-select
+.PHONY: bench-tools bench-shapes bench-check bench-select bench-adversarial
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
 
 bench-shapes:
@@ -24,6 +27,9 @@ bench-check:
 
 bench-select:
 	BUILD=$(BUILD) sh bench/select_run.sh
+
+bench-adversarial:
+	BUILD=$(BUILD) sh bench/adversarial.sh
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)

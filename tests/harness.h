@@ -69,6 +69,15 @@ char *stax_test_events(const char *doc, size_t len, size_t chunk, const stax_rea
 char *stax_test_events_ex(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt,
                           unsigned dump_flags, int *status);
 
+/* The same run as stax_test_events_ex, for documents of megabytes: each
+ * event's dump line is hashed (FNV-1a 64) instead of kept, so the result is
+ * "DIGEST <16 hex digits> EVENTS <n>\n", then any contract violation
+ * (NULL-STRING included) and the status line, as in a dump. Two runs gave
+ * the same events exactly when their results are equal (but for a hash
+ * collision). */
+char *stax_test_digest(const char *doc, size_t len, size_t chunk, const stax_reader_options *opt,
+                       unsigned dump_flags, int *status);
+
 /* Feed with chunk sizes drawn from a seeded generator (1..max_chunk bytes each). */
 char *stax_test_events_random(const char *doc, size_t len, uint32_t seed, size_t max_chunk,
                               const stax_reader_options *opt, unsigned dump_flags);

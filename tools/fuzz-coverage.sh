@@ -60,7 +60,9 @@ if [ $replay = 1 ]; then
         objs="$objs $B/obj/$f.o"
     done
     for t in $TARGETS; do
-        $CC $STD -g -O1 -DLLVMFuzzerTestOneInput=fz_target_$t -c tests/fuzz/fuzz_$t.c -o "$B/obj/fuzz_$t.o"
+        # each target's entry point and custom mutator (fuzz_reader, fuzz_dtd) under its own name
+        $CC $STD -g -O1 -DLLVMFuzzerTestOneInput=fz_target_$t -DLLVMFuzzerCustomMutator=fz_mutator_$t \
+            -c tests/fuzz/fuzz_$t.c -o "$B/obj/fuzz_$t.o"
         objs="$objs $B/obj/fuzz_$t.o"
     done
     $CC $STD -g -O1 -c tests/fuzz/replay.c -o "$B/obj/replay.o"

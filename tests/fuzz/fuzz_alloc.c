@@ -9,6 +9,10 @@
  * every allocation after the failing one fail too (else only that one);
  * h[1] bit 2 (a fixed block elsewhere) makes the rest of the input the
  * document itself, not choices (for saved findings and hand-made inputs).
+ * Long inputs (fuzz_check.h): after the header, FZ_LONG_MAGIC and its
+ * parameters make the document (generated or given) long, to at most
+ * FZ_LONG_MAX_ALLOC bytes (a read for each failing allocation), read in
+ * chunks of the chosen size when h[8] bit 0 says chunks.
  *
  * A first read counts the N allocations and resizes; then for every k in
  * 1..N (at most 256 of them, fewer for a read of more than 4096 events:
@@ -30,19 +34,25 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 #define MAX_K 256
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_init();
     const uint8_t *h = fz_header(&data, &size);
+    fz_long lp;
+    fz_long_take(&data, &size, &lp);
     fz_buf doc = {0};
     if (h[1] & 4) fz_buf_add(&doc, data, size); /* a document, not choices */
     else fz_gen_document(data, size, &doc);
+    size_t chunk;
+    fz_long_apply(&lp, &doc, FZ_LONG_MAX_ALLOC, &chunk);
     const uint8_t *d = doc.p ? doc.p : (const uint8_t *)"";
     if (fz_dump) fprintf(stderr, "document (%zu bytes):\n%.*s\n", doc.len, (int)doc.len, (const char *)d);
     fz_spec ws, cs;
     fz_parse_header(h, &ws, &cs, NULL, NULL);
+    if (chunk) cs.chunk = chunk;
     fz_spec s = (h[8] & 1) ? cs : ws;
     s.fixed = 0;
     fz_result ref = {0}, res = {0};
@@ -70,4 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_result_free(&res);
     fz_buf_free(&doc);
     return 0;
+}
+
+/* libFuzzer's mutations, but for one in 16 that makes an input long or
+ * changes its long-mode parameters (fz_long_mutate). */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
+    return fz_long_or_libfuzzer_mutate(data, size, max_size, seed);
 }

@@ -887,10 +887,27 @@ static void variation(const fz_spec *base, const fz_result *r0, const uint8_t *d
 
 void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
     fz_init();
+    fz_long lp;
+    fz_long_take(&doc, &size, &lp);
+    if (!lp.on) {
+        fz_check_input_chunk(hdr, doc, size, 0);
+        return;
+    }
+    fz_buf big = {0};
+    size_t chunk;
+    fz_buf_add(&big, doc, size);
+    fz_long_apply(&lp, &big, FZ_LONG_MAX, &chunk);
+    fz_check_input_chunk(hdr, big.p ? big.p : (const uint8_t *)"", big.len, chunk);
+    fz_buf_free(&big);
+}
+
+void fz_check_input_chunk(const uint8_t *hdr, const uint8_t *doc, size_t size, size_t chunk) {
+    fz_init();
     fz_spec ws, cs;
     int fail_run;
     size_t fail_at;
     fz_parse_header(hdr, &ws, &cs, &fail_run, &fail_at);
+    if (chunk) cs.chunk = chunk;
     if (ws.resolver && fz_split_entities) {
         for (size_t i = 0; i + 1 < size; i++)
             if (doc[i] == 0 && doc[i + 1] == 0) {
@@ -968,4 +985,133 @@ void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size) {
     fz_result_free(&chunked);
     fz_result_free(&other);
     fz_result_free(&heap);
+}
+
+/* ---------------------------------------------------------------- long inputs */
+
+void fz_long_take(const uint8_t **data, size_t *size, fz_long *lp) {
+    memset(lp, 0, sizeof *lp);
+    if (*size < 1 + FZ_LONG_PARAMS || (*data)[0] != FZ_LONG_MAGIC) return;
+    lp->on = 1;
+    memcpy(lp->q, *data + 1, FZ_LONG_PARAMS);
+    *data += 1 + FZ_LONG_PARAMS;
+    *size -= 1 + FZ_LONG_PARAMS;
+}
+
+/* The chunk sizes of the long mode (0: the header's): 1150 and those around
+ * 1 MiB are where a carry that fills broke; 4096 its step. */
+static const size_t long_chunks[] = {0, 1, 2, 3, 7, 1000, 1150, 4096, 65536, 1000000, 1048576, 1500000, 2097152};
+#define N_LONG_CHUNKS (sizeof long_chunks / sizeof long_chunks[0])
+/* Chunks under 1000 bytes only for documents up to this size (each chunk is
+ * a feed, a malloc'd copy and a next(): megabytes of them take seconds). */
+#define LONG_SMALL_CHUNKS_MAX ((size_t)256 << 10)
+
+/* The parameters (tests/fuzz/README.md, "Long inputs"):
+ *   q0: K = (1 + (q0 & 15)) << (q0 >> 4), at most max bytes in all
+ *   q1, q2: where the span starts, (q1 | q2 << 8) % (size + 1)
+ *   q3: bits 6-7 how the span is cut, bits 0-5 (L) its length:
+ *       0: L + 1 bytes; 1: 16 (L + 1) bytes;
+ *       2: text: from the first '>' from the start on (after it) to the next '<';
+ *       3: markup: from the first '<' from the start on, through the (L + 1)-th '>'
+ *   q4: bits 0-6: the chunk size, long_chunks[(q4 & 127) % 13] (smaller ones
+ *       than 1000 only for documents up to 256 KiB; else the next one from
+ *       1000 up); bit 7: numbered copies, the first run of digits in the span
+ *       replaced in each copy by the copy's number (e0, e1, e2...: distinct
+ *       declarations) */
+void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, size_t max, fz_buf *out, size_t *chunk) {
+    const uint8_t *q = lp->q;
+    size_t at = ((size_t)q[1] | (size_t)q[2] << 8) % (size + 1);
+    size_t len = (size_t)(q[3] & 63) + 1, end;
+    switch (q[3] >> 6) {
+    case 0: end = at + len; break;
+    case 1: end = at + 16 * len; break;
+    case 2:
+        while (at < size && doc[at] != '>') at++;
+        if (at < size) at++;
+        end = at;
+        while (end < size && doc[end] != '<') end++;
+        break;
+    default:
+        while (at < size && doc[at] != '<') at++;
+        end = at;
+        for (size_t k = 0; k < len && end < size; k++) {
+            while (end < size && doc[end] != '>') end++;
+            if (end < size) end++;
+        }
+        break;
+    }
+    if (end > size) end = size;
+    size_t span = end - at;
+    size_t k = (size_t)(1 + (q[0] & 15)) << (q[0] >> 4);
+    if (span == 0 || size >= max) k = 1;
+    else if (k > (max - size) / span) k = (max - size) / span;
+    /* numbered copies: the span's first run of digits is the copy's number */
+    size_t d0 = at, d1;
+    while (d0 < end && (doc[d0] < '0' || doc[d0] > '9')) d0++;
+    d1 = d0;
+    while (d1 < end && doc[d1] >= '0' && doc[d1] <= '9') d1++;
+    int numbered = (q[4] & 0x80) && d1 > d0;
+    fz_buf_add(out, doc, end); /* the span once, as it stands */
+    for (size_t i = 1; i < k && out->len < max; i++) {
+        if (!numbered) {
+            fz_buf_add(out, doc + at, span);
+            continue;
+        }
+        char num[24];
+        int nl = snprintf(num, sizeof num, "%zu", i);
+        fz_buf_add(out, doc + at, d0 - at);
+        fz_buf_add(out, num, (size_t)nl);
+        fz_buf_add(out, doc + d1, end - d1);
+    }
+    fz_buf_add(out, doc + end, size - end);
+    size_t c = (q[4] & 0x7F) % N_LONG_CHUNKS;
+    if (out->len > LONG_SMALL_CHUNKS_MAX)
+        while (c && long_chunks[c] < 1000) c++;
+    *chunk = long_chunks[c];
+    if (fz_dump)
+        fprintf(stderr, "long input: bytes %zu..%zu repeated %zu times: %zu bytes, chunk size %zu\n", at, end, k,
+                out->len, *chunk);
+}
+
+size_t fz_long_mutate(uint8_t *data, size_t size, size_t max_size, uint64_t r) {
+    if (size < FZ_HDR || max_size < FZ_HDR + 1 + FZ_LONG_PARAMS) return size;
+    int had = size >= FZ_HDR + 1 + FZ_LONG_PARAMS && data[FZ_HDR] == FZ_LONG_MAGIC;
+    if (!had) {
+        size_t keep = size - FZ_HDR;
+        if (keep > max_size - FZ_HDR - 1 - FZ_LONG_PARAMS) keep = max_size - FZ_HDR - 1 - FZ_LONG_PARAMS;
+        memmove(data + FZ_HDR + 1 + FZ_LONG_PARAMS, data + FZ_HDR, keep);
+        size = FZ_HDR + 1 + FZ_LONG_PARAMS + keep;
+        data[FZ_HDR] = FZ_LONG_MAGIC;
+    }
+    uint8_t *q = data + FZ_HDR + 1;
+    /* change one parameter (and now and then others), or all of them when new */
+    int one = (int)((r >> 56) % FZ_LONG_PARAMS);
+    for (int i = 0; i < FZ_LONG_PARAMS; i++) {
+        if (had && i != one && ((r >> (8 * i)) & 3) != 0) continue;
+        q[i] = (uint8_t)(r >> (8 * i + 2));
+    }
+    /* mostly the long runs the mode is for: many copies, a text span */
+    if (!had && (r >> 50) % 2) q[0] |= 0xC0;
+    if (!had && (r >> 51) % 2) q[3] = (uint8_t)((q[3] & 63) | 0x80);
+    return size;
+}
+
+void fz_long_apply(const fz_long *lp, fz_buf *doc, size_t max, size_t *chunk) {
+    *chunk = 0;
+    if (!lp->on) return;
+    fz_buf big = {0};
+    fz_long_build(lp, doc->p ? doc->p : (const uint8_t *)"", doc->len, max, &big, chunk);
+    fz_buf_free(doc);
+    *doc = big;
+}
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+size_t fz_long_or_libfuzzer_mutate(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
+    uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1u);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    if ((x & 15) == 0 && size >= FZ_HDR) return fz_long_mutate(data, size, max_size, x * 0x94D049BB133111EBull);
+    return LLVMFuzzerMutate(data, size, max_size);
 }

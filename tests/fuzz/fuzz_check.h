@@ -7,6 +7,7 @@
 #ifndef FUZZ_CHECK_H
 #define FUZZ_CHECK_H
 
+#include "fuzz_gen.h"
 #include "stax.h"
 
 #include <stddef.h>
@@ -120,5 +121,39 @@ void fz_prefix(const fz_result *a, const fz_result *b, const char *what);
  * against chunked, fixed block against the allocator, an injected allocation
  * failure, and one option variation. */
 void fz_check_input(const uint8_t *hdr, const uint8_t *doc, size_t size);
+
+/* ---------------------------------------------------------------- long inputs
+ * The long-input mode (tests/fuzz/README.md, "Long inputs"): an input whose
+ * part after the header starts with FZ_LONG_MAGIC and FZ_LONG_PARAMS bytes
+ * of parameters stands for a document of up to FZ_LONG_MAX bytes, built in
+ * the harness by repeating one span of the rest K times, and read with a
+ * chunk size of up to 2 MiB. So the stored input stays within -max_len. */
+#define FZ_LONG_MAGIC 0xF8u /* never a byte of UTF-8, nor the first of a BOM */
+#define FZ_LONG_PARAMS 5
+#define FZ_LONG_MAX ((size_t)4 << 20)
+#define FZ_LONG_MAX_ALLOC ((size_t)1 << 20) /* fuzz_alloc: a read for each failing allocation */
+
+typedef struct fz_long {
+    int on;
+    uint8_t q[FZ_LONG_PARAMS];
+} fz_long;
+
+/* Take the magic and the parameters off the front of data, when there. */
+void fz_long_take(const uint8_t **data, size_t *size, fz_long *lp);
+/* The long document: doc with its span repeated, to at most max bytes
+ * (appended to out), and the chunk size of the chunked run (0: the
+ * header's). */
+void fz_long_build(const fz_long *lp, const uint8_t *doc, size_t size, size_t max, fz_buf *out, size_t *chunk);
+/* With lp on: *doc replaced by its long document (fz_long_build), *chunk
+ * set; else nothing changes (*chunk 0). */
+void fz_long_apply(const fz_long *lp, fz_buf *doc, size_t max, size_t *chunk);
+/* fz_check_input with the chunked run's chunk size set (0: the header's). */
+void fz_check_input_chunk(const uint8_t *hdr, const uint8_t *doc, size_t size, size_t chunk);
+/* A mutation of an input (header + rest) into the long mode: new parameters,
+ * written in front of the rest when it had none. Returns the new size. */
+size_t fz_long_mutate(uint8_t *data, size_t size, size_t max_size, uint64_t r);
+/* A custom mutator (fuzz_dtd, fuzz_alloc): libFuzzer's LLVMFuzzerMutate, but
+ * for one mutation in 16, which is fz_long_mutate. */
+size_t fz_long_or_libfuzzer_mutate(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 #endif

@@ -11,7 +11,9 @@
  * one in eight splices in a piece written by the grammar generator
  * (fuzz_gen.c: a declaration, an element, content or an attribute), and one
  * in 32 replaces the document with a generated one, so the raw target also
- * reaches the DTD. */
+ * reaches the DTD; and one in 16 turns the input into a long one, or
+ * changes its parameters (fz_long_mutate: a span of the document repeated
+ * up to 4 MiB in the harness, chunks up to 2 MiB). */
 #include "fuzz_check.h"
 #include "fuzz_gen.h"
 
@@ -39,6 +41,7 @@ static uint64_t mix(uint64_t *s) {
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
     uint64_t st = seed;
     uint64_t r = mix(&st);
+    if (((r >> 40) & 15) == 0 && size >= FZ_HDR) return fz_long_mutate(data, size, max_size, mix(&st));
     if (size < FZ_HDR || max_size <= FZ_HDR || (r & 7) != 0) return LLVMFuzzerMutate(data, size, max_size);
     uint8_t choices[96];
     for (size_t k = 0; k < sizeof choices; k += 8) {

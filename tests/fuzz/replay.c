@@ -23,7 +23,7 @@ int fz_target_writer(const uint8_t *data, size_t size);
 int fz_target_select(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-/* fuzz_reader's custom mutator calls it; never called here */
+/* the custom mutators (fuzz_reader's, fuzz_dtd's) call it; never called here */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) {
     (void)data;
     (void)max_size;
