@@ -758,7 +758,12 @@ static int dtd_element_decl(dtd_ctx *c) {
 static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     stax__dtd *d = c->d;
     size_t got = 0;
-    char *buf = d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
+    /* Without a reference the value is never longer than the literal: it
+     * goes to the chunks like any string (finding the largest free piece
+     * walks the whole region, which thousands of defaults make quadratic). */
+    int plain = !memchr(lit.ptr, '&', lit.len);
+    char *buf = plain ? dtd_store(d, NULL, got = lit.len)
+                : d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
     stax__attnorm a;
     a.dtd = d;
@@ -778,20 +783,27 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     a.in_dtd = 1;
     stax__out o = stax__out_make(buf, got);
     int rc = stax__attr_normalize(&a, lit.ptr, lit.len, &o, d->err);
-    if (rc) {
+    size_t len = rc ? 0 : (size_t)(o.p - buf);
+    if (plain) {
+        dtd_unstore(d, got - len);
+        if (rc == STAX__ROOM) return dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: a default value grew");
+    } else if (rc || !len) {
         stax__mem_free(&d->mem, buf, got);
-        return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c, 1);
+    } else {
+        buf = (char *)stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
     }
-    size_t len = (size_t)(o.p - buf);
-    if (!len) {
-        stax__mem_free(&d->mem, buf, got);
-        out->ptr = "";
-        out->len = 0;
-        return 0;
-    }
-    out->ptr = (const char *)stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
+    if (rc) return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c, 1);
+    out->ptr = len ? buf : "";
     out->len = len;
     return 0;
+}
+
+/* Give back the default of a definition that is not kept (the first one
+ * wins): it is the latest thing stored. */
+static void dtd_attr_default_drop(stax__dtd *d, stax_str lit, stax_str value) {
+    if (!value.len) return;
+    if (!memchr(lit.ptr, '&', lit.len)) dtd_unstore(d, value.len);
+    else stax__mem_free(&d->mem, (void *)(uintptr_t)value.ptr, value.len);
 }
 
 static int dtd_attlist_decl(dtd_ctx *c) {
@@ -868,7 +880,10 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         /* the first definition of an attribute wins */
         if (!el) el = (stax__dtd_elem_def *)stax__dtd_elem(d, elem.ptr, elem.len); /* (a record of this DTD's) */
         if (el) {
-            if (stax__dtd_attdef(d, el, a.name.ptr, a.name.len)) continue;
+            if (stax__dtd_attdef(d, el, a.name.ptr, a.name.len)) {
+                if (lit.ptr) dtd_attr_default_drop(d, lit, a.value);
+                continue;
+            }
         } else {
             char *name = dtd_store(d, elem.ptr, elem.len);
             el = name && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)dtd_record(d, sizeof *el) : NULL;
