@@ -162,7 +162,11 @@ struct stax_reader {
 /* ================================================================ helpers of every stage */
 
 /* Functions of one stage called from another. */
+#ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
+#define rd_fail_at(r, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__rd_fail_at((r), (code), (at), "%s", ""))
+#else
 #define rd_fail_at stax__rd_fail_at
+#endif
 #define rd_fail_err stax__rd_fail_err
 #define rd_fail_loaded stax__rd_fail_loaded
 #define rd_nomem stax__rd_nomem
@@ -189,7 +193,7 @@ struct stax_reader {
 #define rd_stash stax__rd_stash
 #define rd_fast stax__rd_fast
 
-STAXINT int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
+STAXINT int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif

@@ -12,6 +12,40 @@
 
 /* ================================================================ errors and positions */
 
+#ifdef STAX_NO_MESSAGES
+/* Short messages: the status's name and the position, "mismatched end tag
+ * at line 3, column 7", written without the formatter. */
+static size_t rd_put(char *m, size_t k, const char *s) {
+    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
+    return k;
+}
+
+/* Decimal digits by subtraction: no 64-bit division (a library call on
+ * 32-bit targets). */
+static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
+    uint64_t p = 10000000000000000000u; /* 10^19, the largest power of ten in 64 bits */
+    int started = 0;
+    for (int i = 19; i >= 0; i--) {
+        char c = '0';
+        uint64_t q = 1;
+        for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
+        while (v >= p) v -= p, c++;
+        started |= c != '0' || i == 0;
+        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
+        p = i > 0 ? q : 0;
+    }
+    return k;
+}static void rd_short_message(stax_reader *r) {
+    char *m = r->err.msg;
+    size_t k = rd_put(m, 0, stax_strerror(r->status));
+    k = rd_put(m, k, " at line ");
+    k = rd_put_u64(m, k, r->err_pos.line);
+    k = rd_put(m, k, ", column ");
+    k = rd_put_u64(m, k, r->err_pos.column);
+    m[k] = '\0';
+}
+#define rd_where(r, at) rd_short_message(r)
+#else
 /* Errors inside an external entity are reported at the reference in the
  * document, like those in internal entities; the message names the
  * innermost external entity, with the line and column in it of the byte at
@@ -27,11 +61,19 @@ static void rd_where(stax_reader *r, const char *at) {
         return;
     }
 }
+#endif /* STAX_NO_MESSAGES */
 
-int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     const char *byte = r->fail_ptr;
     r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
+#ifdef STAX_NO_MESSAGES
+    (void)fmt;
+    (void)byte;
+    r->status = code;
+    r->err_pos = at;
+    rd_short_message(r);
+#else
     va_list ap;
     va_start(ap, fmt);
     stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
@@ -39,6 +81,7 @@ int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     r->status = code;
     r->err_pos = at;
     if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
+#endif
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -51,7 +94,7 @@ int rd_fail_err(stax_reader *r, const char *tok, size_t n) {
     if (r->status < 0) return r->status;
     r->status = code;
     r->err_pos = rd_pos_in(r, tok, at);
-    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, r->err.at);
+    if (STAX_UNLIKELY(r->n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->err.at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -62,6 +105,7 @@ int rd_fail_loaded(stax_reader *r, stax_pos pos) {
     if (r->status < 0) return r->status;
     r->status = r->err.code;
     r->err_pos = pos;
+    if (STAX__SHORT_MESSAGES) rd_where(r, NULL);
     if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return r->status;
 }
@@ -281,6 +325,7 @@ static int rd_fill(stax_reader *r) {
             return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
         case RM_WINDOW:
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+#ifndef STAX_NO_FAST_PATH /* the general path alone gives the same events */
             if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr) {
                 int k = rd_fast(r);
                 if (k < 0) return r->status;
@@ -289,6 +334,7 @@ static int rd_fill(stax_reader *r) {
                     continue;
                 }
             }
+#endif
             rc = rd_general_token(r);
             if (rc != 1) return rc;
             continue;
@@ -349,7 +395,11 @@ static void rd_layout(const stax_reader_options *o, size_t sz[L_COUNT]) {
     sz[L_STACK_OFF] = rd_mul(o->max_depth, sizeof(size_t));
     sz[L_RBUF] = o->read_buffer;
     sz[L_TBUF] = o->read_buffer;
+#ifdef STAX_NO_DTD
+    sz[L_DTD] = 0; /* no internal subset is read: nothing is kept */
+#else
     sz[L_DTD] = o->max_dtd;
+#endif
     sz[L_XTEXT] = stax__ext_buffer_size(o);
 }
 
@@ -415,6 +465,13 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->max_entity_depth > 1024) return *why = "max_entity_depth may not be above 1024", STAX_E_USAGE;
     if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
         return *why = "the forced encoding is not one stax knows", STAX_E_USAGE;
+#ifdef STAX_NO_NAMESPACES
+    if (o->flags & STAX_READ_NAMESPACES)
+        return *why = "STAX_READ_NAMESPACES: this build leaves namespaces out (STAX_NO_NAMESPACES)", STAX_E_USAGE;
+#endif
+#ifdef STAX_NO_EXTERNAL
+    if (o->resolve) return *why = "resolve: this build reads nothing external (STAX_NO_EXTERNAL)", STAX_E_USAGE;
+#endif
     size_t need = rd_block_need(o);
     if (need == SIZE_MAX) return *why = "the options ask for more memory than there is", STAX_E_USAGE;
     if (o->memory && o->memory_size < need)

@@ -400,7 +400,9 @@ static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp
 
 /* ================================================================ namespaces */
 
+#ifndef STAX_NO_NAMESPACES
 static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
+#endif
 
 /* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
  * QName of Namespaces 1.0 (one colon at most, both parts NCNames). */
@@ -420,6 +422,7 @@ static int rd_qname(stax_str name, stax_str *prefix, stax_str *local) {
     return 0;
 }
 
+#ifndef STAX_NO_NAMESPACES
 /* Declare the element's namespaces, then resolve its name and attributes.
  * depth: the element's depth (its bindings are dropped when it ends). */
 static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
@@ -490,6 +493,14 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
     }
     return 0;
 }
+#else /* the option is refused (reader_batch.c): never called, no namespace */
+static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
+    (void)tok, (void)first, (void)name, (void)depth;
+    (void)r;
+    memset(q, 0, sizeof *q);
+    return 0;
+}
+#endif
 
 /* ================================================================ tags */
 
@@ -816,8 +827,7 @@ static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_
 }
 
 static int rd_pubid_char(unsigned char c) {
-    return c == ' ' || c == '\r' || c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || (c && strchr("-'()+,./:=?;!*#@$_%", c));
+    return stax__is_pubid_char(c);
 }
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {

@@ -33,6 +33,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifndef STAX_NO_SELECT
 #define SEL_NONE UINT32_MAX
 
 enum { SEL_CHILD, SEL_DESC };
@@ -2052,3 +2053,6 @@ uint64_t stax_select_count(const stax_select *s, size_t path) {
     if (s && s->compiled && path < s->n_paths) memcpy(&n, s->counts.ptr + path * sizeof n, sizeof n);
     return n;
 }
+#else
+typedef int stax__select_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_SELECT */

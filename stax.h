@@ -79,6 +79,14 @@
 #ifndef STAX_NO_STDIO
 #include <stdio.h> /* FILE, for stax_reader_set_file; define STAX_NO_STDIO to drop */
 #endif
+/* Parts left out (docs/embedded.md): select writes XML values with the
+ * writer, and everything external is declared in the DTD. */
+#if defined(STAX_NO_WRITER) && !defined(STAX_NO_SELECT)
+#define STAX_NO_SELECT
+#endif
+#if defined(STAX_NO_DTD) && !defined(STAX_NO_EXTERNAL)
+#define STAX_NO_EXTERNAL
+#endif
 
 /* The version of this header. The numbers are the one place it is written
  * (the Makefile reads them for the soname and stax.pc); STAX_VERSION_NUMBER is
@@ -611,6 +619,7 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
 }
 
 /* ---------------------------------------------------------------- select */
+#ifndef STAX_NO_SELECT
 /* Streaming path queries over the reader's batches: the streaming subset of
  * XPath 1.0's abbreviated syntax, evaluated as the events go by, in memory
  * bounded by the depth, the path and the held output, never by the document.
@@ -753,7 +762,10 @@ STAXDEF size_t stax_select_event_index(const stax_select *s);
 STAXDEF size_t stax_select_paths(const stax_select *s);
 STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
 
+#endif /* STAX_NO_SELECT */
+
 /* ---------------------------------------------------------------- writer */
+#ifndef STAX_NO_WRITER
 /* The writer turns calls into well-formed, escaped UTF-8, buffered and handed
  * to a sink in chunks of buffer_size bytes. docs/writer.md is the manual.
  *
@@ -993,6 +1005,8 @@ STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
  * room it asked for, making the peak that much larger than needed. */
 STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
+#endif /* STAX_NO_WRITER */
+
 /* NUL-terminated convenience forms (NULL counts as ""). */
 static inline stax_str stax_strz(const char *z) {
     stax_str s;
@@ -1003,6 +1017,7 @@ static inline stax_str stax_strz(const char *z) {
     s.len = n;
     return s;
 }
+#ifndef STAX_NO_WRITER
 static inline int stax_writer_start_z(stax_writer *w, const char *name) {
     return stax_writer_start(w, stax_strz(name));
 }
@@ -1039,6 +1054,8 @@ static inline int stax_writer_attr_uint_z(stax_writer *w, const char *name, uint
 static inline int stax_writer_attr_dec_z(stax_writer *w, const char *name, int64_t v, unsigned frac) {
     return stax_writer_attr_dec(w, stax_strz(name), v, frac);
 }
+
+#endif /* STAX_NO_WRITER */
 
 #ifdef __cplusplus
 }
