@@ -414,19 +414,43 @@ static size_t rd_block_need(const stax_reader_options *o) {
     return stax__mem_block_need(use, k);
 }
 
-/* The fixed-block defaults of profile `scale` (a nominal block size): every
- * value grows with scale, so a larger profile allows all a smaller one did. */
+/* The fixed-block profiles: in profile `scale` (a nominal block size: 4 KiB,
+ * 8 KiB, 16 KiB, ...) a limit left zero is scale / div, clamped to [lo, hi];
+ * then max_text is half of max_token, max_external_text (with a resolver) an
+ * eighth of the profile and max_depth what an eighth of it holds in names.
+ * Every value grows with scale, so a larger profile allows all a smaller one
+ * did. The one table of the profiles: docs/security.md prints what it gives. */
+typedef struct rd_rule {
+    size_t offset, width; /* the field in stax_reader_options */
+    size_t div, lo, hi;
+} rd_rule;
+#define RD_RULE(field, div, lo, hi) \
+    { offsetof(stax_reader_options, field), sizeof(((stax_reader_options *)0)->field), (div), (lo), (hi) }
+static const rd_rule rd_profile_rules[] = {
+    RD_RULE(batch_events, 1024, 4, 32),   RD_RULE(max_attrs, 1024, 4, 32),
+    RD_RULE(max_entity_depth, 2048, 2, 16), RD_RULE(max_token, 8, 128, RD_MIB),
+    RD_RULE(read_buffer, 32, 64, 65536),  RD_RULE(max_dtd, 16, 64, RD_MIB),
+    RD_RULE(max_ns_bytes, 32, 256, 65536), RD_RULE(max_name, 1024, 32, 256),
+};
+#define RD_MIN_PROFILE ((size_t)4096) /* the smallest profile: every block gets at least its limits */
+
 static void rd_profile(stax_reader_options *t, size_t scale) {
-    if (!t->batch_events) t->batch_events = (uint32_t)rd_clamp(scale / 1024, 4, 32);
-    if (!t->max_attrs) t->max_attrs = (uint32_t)rd_clamp(scale / 1024, 4, 32);
-    if (!t->max_entity_depth) t->max_entity_depth = (uint32_t)rd_clamp(scale / 2048, 2, 16);
-    if (!t->max_token) t->max_token = rd_clamp(scale / 8, 128, RD_MIB);
+    for (size_t i = 0; i < sizeof rd_profile_rules / sizeof rd_profile_rules[0]; i++) {
+        const rd_rule *u = &rd_profile_rules[i];
+        unsigned char *f = (unsigned char *)t + u->offset;
+        size_t v = rd_clamp(scale / u->div, u->lo, u->hi);
+        if (u->width == sizeof(uint32_t)) {
+            uint32_t cur, w = (uint32_t)v;
+            memcpy(&cur, f, sizeof cur);
+            if (!cur) memcpy(f, &w, sizeof w);
+        } else {
+            size_t cur;
+            memcpy(&cur, f, sizeof cur);
+            if (!cur) memcpy(f, &v, sizeof v);
+        }
+    }
     if (!t->max_text) t->max_text = rd_clamp(t->max_token / 2, 4, 65536);
-    if (!t->read_buffer) t->read_buffer = rd_clamp(scale / 32, 64, 65536);
-    if (!t->max_dtd) t->max_dtd = rd_clamp(scale / 16, 64, RD_MIB);
-    if (!t->max_ns_bytes) t->max_ns_bytes = rd_clamp(scale / 32, 256, 65536);
     if (!t->max_external_text && t->resolve) t->max_external_text = rd_clamp(scale / 8, 256, RD_MIB);
-    if (!t->max_name) t->max_name = (uint32_t)rd_clamp(scale / 1024, 32, 256);
     if (!t->max_depth) t->max_depth = (uint32_t)rd_clamp((scale / 8) / (t->max_name + (size_t)8), 2, 1024);
     rd_defaults(t);
 }
@@ -437,8 +461,8 @@ static void rd_profile(stax_reader_options *t, size_t scale) {
  * streams in a block streams in every larger one. */
 static void rd_fixed_defaults(stax_reader_options *o) {
     stax_reader_options user = *o, t = *o;
-    rd_profile(&t, 4096);
-    for (size_t scale = 8192; scale <= ((size_t)1 << 30); scale *= 2) {
+    rd_profile(&t, RD_MIN_PROFILE);
+    for (size_t scale = 2 * RD_MIN_PROFILE; scale <= ((size_t)1 << 30); scale *= 2) {
         stax_reader_options next = user;
         rd_profile(&next, scale);
         if (rd_block_need(&next) > o->memory_size) break;
@@ -479,15 +503,25 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     return STAX_OK;
 }
 
-size_t stax_reader_memory_size(const stax_reader_options *opt) {
+/* The block size for opt, zero fields taking the limits of profile `scale`,
+ * or with scale 0 the allocator's defaults. */
+static size_t rd_size_for(const stax_reader_options *opt, size_t scale) {
     stax_reader_options o;
     if (opt) o = *opt;
     else memset(&o, 0, sizeof o);
     o.memory = NULL;
     o.memory_size = 0;
+    if (scale) rd_profile(&o, scale);
     if (rd_options(&o, &o, NULL) != STAX_OK) return 0;
     return rd_block_need(&o);
 }
+
+size_t stax_reader_memory_size(const stax_reader_options *opt) { return rd_size_for(opt, 0); }
+
+/* The smallest block a reader with these options can be made in: zero
+ * fields take the smallest profile's limits, which every block that fits
+ * them gets (a larger block may get a larger profile, which fits it too). */
+size_t stax_reader_memory_min(const stax_reader_options *opt) { return rd_size_for(opt, RD_MIN_PROFILE); }
 
 int stax_reader_check_options(const stax_reader_options *opt, const char **why) {
     stax_reader_options o;

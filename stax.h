@@ -302,13 +302,40 @@ typedef struct stax_reader_options {
  * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
  * max_name, max_depth and max_entity_depth in step. A larger block never
  * gets smaller limits. docs/security.md has a table of block sizes and limits. */
-#define STAX_READER_MIN_MEMORY 8192u /* any block this large works with every option zero */
+/* STAX_READER_MIN_MEMORY: the smallest block a reader with every option
+ * zero can be made in (stax_reader_memory_min(NULL)), for the full build on
+ * this target: 64-bit targets 4943 bytes (4927 with STAX_NO_STDIO), i386
+ * 3951, other 32-bit targets (ARM) 3999 (3983). Builds that leave parts out
+ * (STAX_NO_DTD, STAX_NO_MESSAGES) need less: stax_reader_memory_min says
+ * how much. docs/embedded.md has the sizes for given limits. */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#ifdef STAX_NO_STDIO
+#define STAX_READER_MIN_MEMORY 4927u
+#else
+#define STAX_READER_MIN_MEMORY 4943u
+#endif
+#elif defined(__i386__)
+#define STAX_READER_MIN_MEMORY 3951u
+#elif defined(STAX_NO_STDIO)
+#define STAX_READER_MIN_MEMORY 3983u
+#else
+#define STAX_READER_MIN_MEMORY 3999u
+#endif
 
 /* The block size a fixed-block reader with these options needs (opt->memory
  * and opt->memory_size are not read; zero fields take the defaults of the
- * allocator mode, since fixed-block defaults depend on the block). 0 when
- * an option is out of range. */
+ * allocator mode: a block of this size gives zero fields at least those
+ * limits). 0 when an option is out of range. */
 STAXDEF size_t stax_reader_memory_size(const stax_reader_options *opt);
+
+/* The smallest fixed block (memory_size) a reader with these options can be
+ * made in: zero fields count at the limits of the smallest profile, which
+ * every block that fits them gets; every larger block works too (and may
+ * give zero fields larger limits). opt->memory and opt->memory_size are not
+ * read; opt NULL: every option zero (STAX_READER_MIN_MEMORY). A block one
+ * byte smaller is refused (STAX_E_NOMEM), whatever its alignment. 0 when an
+ * option is out of range. */
+STAXDEF size_t stax_reader_memory_min(const stax_reader_options *opt);
 
 /* Whether stax_reader_new(opt) can succeed: STAX_OK; STAX_E_USAGE when an
  * option is out of range; STAX_E_NOMEM when the fixed block is too small for
