@@ -10,6 +10,8 @@
 #     budget when BUDGETS (from the Makefile) has one: "CPU:CONFIG:BYTES ...";
 #   - `nm -u` of the implementation's object lists only the libc functions
 #     docs/embedded.md promises (and the compiler's helpers);
+#   - the code blocks of docs/embedded.md are tests/baremetal/config.c and
+#     stax_impl.c byte for byte;
 #   - the program runs under qemu-system-arm (microbit for the M0+ build,
 #     mps2-an386 for the M4) with semihosting and must say it passed; without
 #     qemu-system-arm it is only linked (and the script says so).
@@ -88,6 +90,13 @@ build() {
             "${budget:+, budget $budget}" "$run" "$verdict" >"$d/result"
     done
 }
+
+# The example of docs/embedded.md is the program, byte for byte.
+for f in tests/baremetal/stax_impl.c tests/baremetal/config.c; do
+    awk -v m="<!-- example: $f -->" '$0 == m { on = 1; next } on == 1 && /^```c$/ { on = 2; next }
+        on == 2 && /^```$/ { exit } on == 2 { print }' docs/embedded.md | cmp -s - "$f" ||
+        die "the code block of $f in docs/embedded.md differs from the file"
+done
 
 rm -rf "$out"
 mkdir -p "$out"

@@ -1,7 +1,9 @@
 /* docs/embedded.md: firmware reading its configuration from flash, in one
- * static block, with no malloc and no stdio. The document is read twice:
- * in 2 KiB with limits set for it, and in 4 KiB with the block's own
- * defaults. main returns 0 when both readings give the expected values. */
+ * static block, with no malloc and no stdio. The document is read twice: in
+ * the smallest block its limits need (2 KiB on a 32-bit target with every
+ * part left out), and in 4 KiB with the block's own defaults; then the
+ * settings are written back with the writer. main returns 0 when all of it
+ * gives the expected values. */
 #include "stax.h"
 
 #include <stdint.h>
