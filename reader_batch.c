@@ -471,6 +471,13 @@ static void rd_fixed_defaults(stax_reader_options *o) {
     *o = t;
 }
 
+/* Why options are refused: the sentence, or with STAX_NO_MESSAGES a short one. */
+#ifdef STAX_NO_MESSAGES
+#define RD_WHY(sentence, short) short
+#else
+#define RD_WHY(sentence, short) sentence
+#endif
+
 /* Options with defaults applied, checked: STAX_OK, STAX_E_USAGE or STAX_E_NOMEM. */
 static int rd_options(const stax_reader_options *opt, stax_reader_options *o, const char **why) {
     static const char *unused;
@@ -481,14 +488,14 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->memory) rd_fixed_defaults(o);
     rd_defaults(o);
     if (o->max_text > o->max_token || o->max_text < 4)
-        return *why = "max_text must be at least 4 and at most max_token", STAX_E_USAGE;
+        return *why = RD_WHY("max_text must be at least 4 and at most max_token", "an option is out of range"), STAX_E_USAGE;
     if (o->batch_events > (1u << 24) || o->max_attrs > (1u << 24))
-        return *why = "batch_events and max_attrs may not be above 2^24", STAX_E_USAGE;
+        return *why = RD_WHY("batch_events and max_attrs may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
     if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
-        return *why = "max_depth and max_name may not be above 2^24", STAX_E_USAGE;
-    if (o->max_entity_depth > 1024) return *why = "max_entity_depth may not be above 1024", STAX_E_USAGE;
+        return *why = RD_WHY("max_depth and max_name may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
+    if (o->max_entity_depth > 1024) return *why = RD_WHY("max_entity_depth may not be above 1024", "an option is out of range"), STAX_E_USAGE;
     if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
-        return *why = "the forced encoding is not one stax knows", STAX_E_USAGE;
+        return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
 #ifdef STAX_NO_NAMESPACES
     if (o->flags & STAX_READ_NAMESPACES)
         return *why = "STAX_READ_NAMESPACES: this build leaves namespaces out (STAX_NO_NAMESPACES)", STAX_E_USAGE;
@@ -497,9 +504,9 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->resolve) return *why = "resolve: this build reads nothing external (STAX_NO_EXTERNAL)", STAX_E_USAGE;
 #endif
     size_t need = rd_block_need(o);
-    if (need == SIZE_MAX) return *why = "the options ask for more memory than there is", STAX_E_USAGE;
+    if (need == SIZE_MAX) return *why = RD_WHY("the options ask for more memory than there is", "an option is out of range"), STAX_E_USAGE;
     if (o->memory && o->memory_size < need)
-        return *why = "the fixed block is smaller than the options need (stax_reader_memory_size)", STAX_E_NOMEM;
+        return *why = RD_WHY("the fixed block is smaller than the options need (stax_reader_memory_size)", "the fixed block is too small"), STAX_E_NOMEM;
     return STAX_OK;
 }
 

@@ -1227,6 +1227,7 @@ size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, in
 
 /* ================================================================ entities in content */
 
+#ifndef STAX_NO_DTD
 /* Start expanding the entity referenced by the token just consumed: an
  * internal entity's value, or an external entity's text read through the
  * resolver. An external one is read on an empty batch (rd_fill waits for
@@ -1288,3 +1289,7 @@ int rd_pop_entity(stax_reader *r) {
     if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)r->carry.ptr[0]);
     return 0;
 }
+#else /* no entity but the predefined ones: nothing is ever expanded */
+int rd_push_entity(stax_reader *r) { return rd_internal(r, "an entity to expand without a DTD"); }
+int rd_pop_entity(stax_reader *r) { return rd_internal(r, "an entity to end without a DTD"); }
+#endif
