@@ -21,7 +21,7 @@ CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CF
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 DEPFLAGS = -MMD -MP
 
-LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c external.c dtd.c namespaces.c encoding.c writer.c select.c
+LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c external.c dtd.c namespaces.c omitted.c encoding.c writer.c select.c
 # Private headers, in the order the single file inlines them.
 LIB_HDR = stax_internal.h encoding_tables.h reader.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -57,7 +57,7 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 XMLCONF = build/xmlconf
 
 .PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang \
-	test-install test-symbols test-man test-encodings install uninstall deps clean bench main FORCE \
+	test-install test-symbols test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
 	test-cmake test-cpp
 all: lib $(BUILD)/stax
 
@@ -194,6 +194,26 @@ test-cpp: $(BUILD)/stax.h
 test-nostdio:
 	for f in $(LIB_SRC); do $(CC) $(STD) $(WARN) $(CPPFLAGS) -DSTAX_NO_STDIO -I. -c $$f -o /dev/null || exit 1; done
 
+# ---------------------------------------------------------------- bare metal
+# The single file for Cortex-M0+ and Cortex-M4 (arm-none-eabi-gcc, newlib-nano,
+# -Os -mthumb, -Wconversion clean), each configuration of
+# tools/check-baremetal.sh linked with --gc-sections into tests/baremetal/ and
+# run under qemu-system-arm. Budgets, CPU:CONFIG:BYTES: the flash the
+# implementation keeps (code, read-only and initialized data) may not pass
+# them, so growth is seen; docs/embedded.md gives the sizes.
+BAREMETAL_BUDGETS = m4:full:81500 m4:reader:59000 m4:no-messages:49152 m4:writer:69500 m4:writer-short:59500 \
+	m4:tiny:28000 m0plus:full:85000 m0plus:reader:62000 m0plus:no-messages:51000 m0plus:writer:73000 \
+	m0plus:writer-short:62000 m0plus:tiny:29500
+test-baremetal: $(BUILD)/stax.h
+	BUDGETS='$(BAREMETAL_BUDGETS)' sh tools/check-baremetal.sh $(BUILD)/stax.h $(BUILD)/baremetal
+
+# The switches that leave parts out (STAX_NO_DTD, ...: docs/embedded.md),
+# each built natively from the single file and tested (tools/check-parts.sh),
+# and the W3C suite read by the general path alone (STAX_NO_FAST_PATH).
+test-parts: $(BUILD)/stax.h
+	CC='$(SINGLE_CC)' sh tools/check-parts.sh $(BUILD)/stax.h $(BUILD)
+	$(MAKE) BUILD=build/nofast EXTRA=-DSTAX_NO_FAST_PATH conformance CONF_ARGS=--quiet
+
 # The usage block at the top of stax.h compiles and does what it says.
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
@@ -245,6 +265,8 @@ test:
 	$(MAKE) WERROR=1 test-symbols
 	$(MAKE) WERROR=1 test-man
 	$(MAKE) WERROR=1 test-encodings
+	$(MAKE) WERROR=1 test-baremetal
+	$(MAKE) WERROR=1 test-parts
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks

@@ -16,6 +16,7 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
+#ifndef STAX_NO_DTD /* else omitted.c stands in */
 
 struct stax__dtd_chunk {
     stax__dtd_chunk *next;
@@ -97,6 +98,9 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
+#ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
+#define dtd_fail(c, at, code, ...) (STAX__NO_MESSAGE(__VA_ARGS__), dtd_fail((c), (at), (code), "%s", ""))
+#endif
 
 /* An error already in d->err (from entities.c): anchored like dtd_fail's.
  * where: name the external entity it is in (the loader's own errors already do). */
@@ -180,6 +184,7 @@ static void *dtd_record(stax__dtd *d, size_t n) {
 
 /* Give back the last `unused` bytes of the latest dtd_store. */
 static void dtd_unstore(stax__dtd *d, size_t unused) {
+    if (!unused) return; /* (an empty string was never in the chunks) */
     d->cur -= unused;
     d->cur_left += unused;
 }
@@ -307,7 +312,7 @@ static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     stax__dtd *d = c->d;
     d->expanded += n + 1;
     if (d->expanded > d->expand_budget) {
-        stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, d->amplification);
+        stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, (uint32_t)d->amplification);
         return dtd_fail_err(c, 1);
     }
     return 0;
@@ -456,9 +461,7 @@ static int dtd_quoted(dtd_ctx *c, stax_str *out, const char *what) {
 static int dtd_pubid_ok(stax_str s) {
     for (size_t i = 0; i < s.len; i++) {
         unsigned char ch = (unsigned char)s.ptr[i];
-        if (!(ch == ' ' || ch == '\r' || ch == '\n' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-              (ch >= '0' && ch <= '9') || (ch && strchr("-'()+,./:=?;!*#@$_%", ch))))
-            return 0;
+        if (!stax__is_pubid_char(ch)) return 0;
     }
     return 1;
 }
@@ -775,7 +778,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     a.budget = d->expand_budget;
     a.input = d->input;
     a.threshold = d->threshold;
-    a.amplification = d->amplification;
+    a.amplification = (uint32_t)d->amplification; /* set from a uint32_t option */
     a.max_out = d->max_token;
     a.max_token = d->max_token;
     a.raw = 1;
@@ -1209,3 +1212,6 @@ int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_s
     stax__ext_close(d->ext, xt);
     return rc;
 }
+#else
+typedef int stax__dtd_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_DTD */

@@ -261,7 +261,7 @@ static int enc_latin1(const unsigned char *s, size_t n, size_t *consumed, unsign
             memcpy(o + k, s + i, 16);
             k += 16;
         } else {
-            for (int j = 0; j < 16; j++) k += enc_put_latin1(s[i + j], o + k);
+            for (size_t j = 0; j < 16; j++) k += enc_put_latin1(s[i + j], o + k);
         }
     }
     for (; i < n && cap - k >= 2; i++) k += enc_put_latin1(s[i], o + k);

@@ -13,6 +13,7 @@
 
 /* ================================================================ errors */
 
+#ifndef STAX_NO_MESSAGES /* else stax.c: stax__err_short */
 int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -22,6 +23,7 @@ int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) 
     e->at = at;
     return code;
 }
+#endif
 
 static int ent_clip(size_t n) { return n > 64 ? 64 : (int)n; }
 
@@ -29,7 +31,13 @@ uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_
     /* expanded > budget exactly when expanded > threshold and
      * expanded / amplification > input + 1 */
     uint64_t amp = amplification ? amplification : 1;
+#if defined(__GNUC__) || defined(__clang__) /* no 64-bit division: a library call on 32-bit targets */
+    uint64_t room;
+    if (input > UINT64_MAX - 2 || __builtin_mul_overflow(amp, input + 2, &room)) room = UINT64_MAX;
+    else room -= 1;
+#else
     uint64_t room = input > UINT64_MAX / amp - 2 ? UINT64_MAX : amp * (input + 2) - 1;
+#endif
     return room > threshold ? room : threshold;
 }
 

@@ -7,6 +7,7 @@
 #include "stax_internal.h"
 
 #include <stdarg.h>
+#ifndef STAX_NO_EXTERNAL /* else omitted.c stands in */
 
 /* Room past max_external_text: the decoders stop 4 bytes before the end of
  * their window, so the last bytes of a text that fits are always written. */
@@ -118,6 +119,9 @@ static int xt_fail(xt_load *L, int code, int where, size_t off, const char *fmt,
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
+#ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
+#define xt_fail(L, code, where, off, ...) (STAX__NO_MESSAGE(__VA_ARGS__), xt_fail((L), (code), (where), (off), "%s", ""))
+#endif
 
 static int xt_too_big(xt_load *L) {
     return xt_fail(L, STAX_E_LIMIT_ENTITY, 0, 0,
@@ -415,3 +419,6 @@ int stax__ext_open(stax__ext *x, int kind, stax_str name, stax_str pubid, stax_s
     if (in.done) in.done(in.done_ctx);
     return rc;
 }
+#else
+typedef int stax__external_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_EXTERNAL */

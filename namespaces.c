@@ -9,6 +9,7 @@
  * strings still in scope are moved together again. The bytes in scope, and so
  * whether a push fits, therefore never depend on where batches end. */
 #include "stax_internal.h"
+#ifndef STAX_NO_NAMESPACES /* else omitted.c stands in */
 
 #define NS_NONE UINT32_MAX
 /* Up to this many bindings in scope a lookup walks them all (cheaper than a
@@ -183,6 +184,9 @@ int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri) {
     }
     return -1;
 }
+#else
+typedef int stax__namespaces_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_NAMESPACES */
 
 /* Split a QName into prefix and local part. Returns 0, or -1 if it is not a
  * QName of Namespaces 1.0 (one colon at most, both parts NCNames; the name

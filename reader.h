@@ -174,7 +174,11 @@ struct stax_reader {
 /* ================================================================ helpers of every stage */
 
 /* Functions of one stage called from another. */
+#ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
+#define rd_fail_at(r, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__rd_fail_at((r), (code), (at), "%s", ""))
+#else
 #define rd_fail_at stax__rd_fail_at
+#endif
 #define rd_fail_err stax__rd_fail_err
 #define rd_fail_loaded stax__rd_fail_loaded
 #define rd_nomem stax__rd_nomem
@@ -202,7 +206,7 @@ struct stax_reader {
 #define rd_stash stax__rd_stash
 #define rd_fast stax__rd_fast
 
-STAXINT int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
+STAXINT int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -253,7 +257,9 @@ static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t a
 }
 
 /* The bytes the carry holds (from carry_off on). */
-static inline char *rd_carry_ptr(const stax_reader *r) { return r->carry.ptr + r->carry_off; }
+static inline char *rd_carry_ptr(const stax_reader *r) {
+    return r->carry_off ? r->carry.ptr + r->carry_off : r->carry.ptr; /* (no arithmetic on a NULL carry) */
+}
 static inline size_t rd_carry_len(const stax_reader *r) { return r->carry.len - r->carry_off; }
 
 /* The ATTLIST of the element named name, or NULL: the element found last

@@ -12,6 +12,40 @@
 
 /* ================================================================ errors and positions */
 
+#ifdef STAX_NO_MESSAGES
+/* Short messages: the status's name and the position, "mismatched end tag
+ * at line 3, column 7", written without the formatter. */
+static size_t rd_put(char *m, size_t k, const char *s) {
+    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
+    return k;
+}
+
+/* Decimal digits by subtraction: no 64-bit division (a library call on
+ * 32-bit targets). */
+static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
+    uint64_t p = 10000000000000000000u; /* 10^19, the largest power of ten in 64 bits */
+    int started = 0;
+    for (int i = 19; i >= 0; i--) {
+        char c = '0';
+        uint64_t q = 1;
+        for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
+        while (v >= p) v -= p, c++;
+        started |= c != '0' || i == 0;
+        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
+        p = i > 0 ? q : 0;
+    }
+    return k;
+}static void rd_short_message(stax_reader *r) {
+    char *m = r->err.msg;
+    size_t k = rd_put(m, 0, stax_strerror(r->status));
+    k = rd_put(m, k, " at line ");
+    k = rd_put_u64(m, k, r->err_pos.line);
+    k = rd_put(m, k, ", column ");
+    k = rd_put_u64(m, k, r->err_pos.column);
+    m[k] = '\0';
+}
+#define rd_where(r, at) rd_short_message(r)
+#else
 /* Errors inside an external entity are reported at the reference in the
  * document, like those in internal entities; the message names the
  * innermost external entity, with the line and column in it of the byte at
@@ -27,11 +61,19 @@ static void rd_where(stax_reader *r, const char *at) {
         return;
     }
 }
+#endif /* STAX_NO_MESSAGES */
 
-int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     const char *byte = r->fail_ptr;
     r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
+#ifdef STAX_NO_MESSAGES
+    (void)fmt;
+    (void)byte;
+    r->status = code;
+    r->err_pos = at;
+    rd_short_message(r);
+#else
     va_list ap;
     va_start(ap, fmt);
     stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
@@ -39,6 +81,7 @@ int rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     r->status = code;
     r->err_pos = at;
     if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
+#endif
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -51,7 +94,7 @@ int rd_fail_err(stax_reader *r, const char *tok, size_t n) {
     if (r->status < 0) return r->status;
     r->status = code;
     r->err_pos = rd_pos_in(r, tok, at);
-    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, r->err.at);
+    if (STAX_UNLIKELY(r->n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->err.at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -62,6 +105,7 @@ int rd_fail_loaded(stax_reader *r, stax_pos pos) {
     if (r->status < 0) return r->status;
     r->status = r->err.code;
     r->err_pos = pos;
+    if (STAX__SHORT_MESSAGES) rd_where(r, NULL);
     if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return r->status;
 }
@@ -283,6 +327,7 @@ static int rd_fill(stax_reader *r) {
             return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
         case RM_WINDOW:
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+#ifndef STAX_NO_FAST_PATH /* the general path alone gives the same events */
             if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest && !r->dtd.n_atts) {
                 int k = rd_fast(r);
                 if (k < 0) return r->status;
@@ -291,6 +336,7 @@ static int rd_fill(stax_reader *r) {
                     continue;
                 }
             }
+#endif
             rc = rd_general_token(r);
             if (rc != 1) return rc;
             continue;
@@ -351,7 +397,11 @@ static void rd_layout(const stax_reader_options *o, size_t sz[L_COUNT]) {
     sz[L_STACK_OFF] = rd_mul(o->max_depth, sizeof(size_t));
     sz[L_RBUF] = o->read_buffer;
     sz[L_TBUF] = o->read_buffer;
+#ifdef STAX_NO_DTD
+    sz[L_DTD] = 0; /* no internal subset is read: nothing is kept */
+#else
     sz[L_DTD] = o->max_dtd;
+#endif
     sz[L_XTEXT] = stax__ext_buffer_size(o);
 }
 
@@ -366,19 +416,46 @@ static size_t rd_block_need(const stax_reader_options *o) {
     return stax__mem_block_need(use, k);
 }
 
-/* The fixed-block defaults of profile `scale` (a nominal block size): every
- * value grows with scale, so a larger profile allows all a smaller one did. */
+/* The fixed-block profiles: in profile `scale` (a nominal block size: 4 KiB,
+ * 8 KiB, 16 KiB, ...) a limit left zero is base + scale / div, clamped to [lo, hi];
+ * then max_text is half of max_token, max_external_text (with a resolver) an
+ * eighth of the profile and max_depth what an eighth of it holds in names.
+ * Every value grows with scale, so a larger profile allows all a smaller one
+ * did. The one table of the profiles: docs/security.md prints what it gives. */
+typedef struct rd_rule {
+    size_t offset, width; /* the field in stax_reader_options */
+    size_t base, div, lo, hi;
+} rd_rule;
+#define RD_RULE(field, base, div, lo, hi) \
+    { offsetof(stax_reader_options, field), sizeof(((stax_reader_options *)0)->field), (base), (div), (lo), (hi) }
+static const rd_rule rd_profile_rules[] = {
+    RD_RULE(batch_events, 0, 1024, 4, 32),   RD_RULE(max_attrs, 0, 1024, 4, 32),
+    RD_RULE(max_entity_depth, 0, 2048, 2, 16), RD_RULE(max_token, 0, 8, 128, RD_MIB),
+    RD_RULE(read_buffer, 0, 32, 64, 65536),  RD_RULE(max_ns_bytes, 0, 32, 256, 65536),
+    RD_RULE(max_name, 0, 1024, 32, 256),
+    /* one short declaration at least, and more with every profile (a flat floor
+     * would let a larger profile's deeper entity nesting hold fewer) */
+    RD_RULE(max_dtd, 64, 16, 320, RD_MIB),
+};
+#define RD_MIN_PROFILE ((size_t)4096) /* the smallest profile: every block gets at least its limits */
+
 static void rd_profile(stax_reader_options *t, size_t scale) {
-    if (!t->batch_events) t->batch_events = (uint32_t)rd_clamp(scale / 1024, 4, 32);
-    if (!t->max_attrs) t->max_attrs = (uint32_t)rd_clamp(scale / 1024, 4, 32);
-    if (!t->max_entity_depth) t->max_entity_depth = (uint32_t)rd_clamp(scale / 2048, 2, 16);
-    if (!t->max_token) t->max_token = rd_clamp(scale / 8, 128, RD_MIB);
+    for (size_t i = 0; i < sizeof rd_profile_rules / sizeof rd_profile_rules[0]; i++) {
+        const rd_rule *u = &rd_profile_rules[i];
+        unsigned char *f = (unsigned char *)t + u->offset;
+        size_t v = rd_clamp(u->base + scale / u->div, u->lo, u->hi);
+        if (u->width == sizeof(uint32_t)) {
+            uint32_t cur, w = (uint32_t)v;
+            memcpy(&cur, f, sizeof cur);
+            if (!cur) memcpy(f, &w, sizeof w);
+        } else {
+            size_t cur;
+            memcpy(&cur, f, sizeof cur);
+            if (!cur) memcpy(f, &v, sizeof v);
+        }
+    }
     if (!t->max_text) t->max_text = rd_clamp(t->max_token / 2, 4, 65536);
-    if (!t->read_buffer) t->read_buffer = rd_clamp(scale / 32, 64, 65536);
-    if (!t->max_dtd) t->max_dtd = rd_clamp(256 + scale / 16, 512, RD_MIB); /* one declaration at least */
-    if (!t->max_ns_bytes) t->max_ns_bytes = rd_clamp(scale / 32, 256, 65536);
     if (!t->max_external_text && t->resolve) t->max_external_text = rd_clamp(scale / 8, 256, RD_MIB);
-    if (!t->max_name) t->max_name = (uint32_t)rd_clamp(scale / 1024, 32, 256);
     if (!t->max_depth) t->max_depth = (uint32_t)rd_clamp((scale / 8) / (t->max_name + (size_t)8), 2, 1024);
     rd_defaults(t);
 }
@@ -389,8 +466,8 @@ static void rd_profile(stax_reader_options *t, size_t scale) {
  * streams in a block streams in every larger one. */
 static void rd_fixed_defaults(stax_reader_options *o) {
     stax_reader_options user = *o, t = *o;
-    rd_profile(&t, 4096);
-    for (size_t scale = 8192; scale <= ((size_t)1 << 30); scale *= 2) {
+    rd_profile(&t, RD_MIN_PROFILE);
+    for (size_t scale = 2 * RD_MIN_PROFILE; scale <= ((size_t)1 << 30); scale *= 2) {
         stax_reader_options next = user;
         rd_profile(&next, scale);
         if (rd_block_need(&next) > o->memory_size) break;
@@ -398,6 +475,13 @@ static void rd_fixed_defaults(stax_reader_options *o) {
     }
     *o = t;
 }
+
+/* Why options are refused: the sentence, or with STAX_NO_MESSAGES a short one. */
+#ifdef STAX_NO_MESSAGES
+#define RD_WHY(sentence, short) short
+#else
+#define RD_WHY(sentence, short) sentence
+#endif
 
 /* Options with defaults applied, checked: STAX_OK, STAX_E_USAGE or STAX_E_NOMEM. */
 static int rd_options(const stax_reader_options *opt, stax_reader_options *o, const char **why) {
@@ -409,30 +493,47 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->memory) rd_fixed_defaults(o);
     rd_defaults(o);
     if (o->max_text > o->max_token || o->max_text < 4)
-        return *why = "max_text must be at least 4 and at most max_token", STAX_E_USAGE;
+        return *why = RD_WHY("max_text must be at least 4 and at most max_token", "an option is out of range"), STAX_E_USAGE;
     if (o->batch_events > (1u << 24) || o->max_attrs > (1u << 24))
-        return *why = "batch_events and max_attrs may not be above 2^24", STAX_E_USAGE;
+        return *why = RD_WHY("batch_events and max_attrs may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
     if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
-        return *why = "max_depth and max_name may not be above 2^24", STAX_E_USAGE;
-    if (o->max_entity_depth > 1024) return *why = "max_entity_depth may not be above 1024", STAX_E_USAGE;
+        return *why = RD_WHY("max_depth and max_name may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
+    if (o->max_entity_depth > 1024) return *why = RD_WHY("max_entity_depth may not be above 1024", "an option is out of range"), STAX_E_USAGE;
     if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
-        return *why = "the forced encoding is not one stax knows", STAX_E_USAGE;
+        return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
+#ifdef STAX_NO_NAMESPACES
+    if (o->flags & STAX_READ_NAMESPACES)
+        return *why = "STAX_READ_NAMESPACES: this build leaves namespaces out (STAX_NO_NAMESPACES)", STAX_E_USAGE;
+#endif
+#ifdef STAX_NO_EXTERNAL
+    if (o->resolve) return *why = "resolve: this build reads nothing external (STAX_NO_EXTERNAL)", STAX_E_USAGE;
+#endif
     size_t need = rd_block_need(o);
-    if (need == SIZE_MAX) return *why = "the options ask for more memory than there is", STAX_E_USAGE;
+    if (need == SIZE_MAX) return *why = RD_WHY("the options ask for more memory than there is", "an option is out of range"), STAX_E_USAGE;
     if (o->memory && o->memory_size < need)
-        return *why = "the fixed block is smaller than the options need (stax_reader_memory_size)", STAX_E_NOMEM;
+        return *why = RD_WHY("the fixed block is smaller than the options need (stax_reader_memory_size)", "the fixed block is too small"), STAX_E_NOMEM;
     return STAX_OK;
 }
 
-size_t stax_reader_memory_size(const stax_reader_options *opt) {
+/* The block size for opt, zero fields taking the limits of profile `scale`,
+ * or with scale 0 the allocator's defaults. */
+static size_t rd_size_for(const stax_reader_options *opt, size_t scale) {
     stax_reader_options o;
     if (opt) o = *opt;
     else memset(&o, 0, sizeof o);
     o.memory = NULL;
     o.memory_size = 0;
+    if (scale) rd_profile(&o, scale);
     if (rd_options(&o, &o, NULL) != STAX_OK) return 0;
     return rd_block_need(&o);
 }
+
+size_t stax_reader_memory_size(const stax_reader_options *opt) { return rd_size_for(opt, 0); }
+
+/* The smallest block a reader with these options can be made in: zero
+ * fields take the smallest profile's limits, which every block that fits
+ * them gets (a larger block may get a larger profile, which fits it too). */
+size_t stax_reader_memory_min(const stax_reader_options *opt) { return rd_size_for(opt, RD_MIN_PROFILE); }
 
 int stax_reader_check_options(const stax_reader_options *opt, const char **why) {
     stax_reader_options o;

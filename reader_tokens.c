@@ -435,10 +435,13 @@ static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp
 
 /* ================================================================ namespaces */
 
+#ifndef STAX_NO_NAMESPACES
 static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
+#endif
 
 #define rd_qname stax__qname_split
 
+#ifndef STAX_NO_NAMESPACES
 /* Declare the element's namespaces, then resolve its name and attributes.
  * depth: the element's depth (its bindings are dropped when it ends). */
 static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
@@ -509,6 +512,14 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
     }
     return 0;
 }
+#else /* the option is refused (reader_batch.c): never called, no namespace */
+static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
+    (void)tok, (void)first, (void)name, (void)depth;
+    (void)r;
+    memset(q, 0, sizeof *q);
+    return 0;
+}
+#endif
 
 /* ================================================================ tags */
 
@@ -850,8 +861,7 @@ static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_
 }
 
 static int rd_pubid_char(unsigned char c) {
-    return c == ' ' || c == '\r' || c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || (c && strchr("-'()+,./:=?;!*#@$_%", c));
+    return stax__is_pubid_char(c);
 }
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
@@ -1274,6 +1284,7 @@ size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, in
 
 /* ================================================================ entities in content */
 
+#ifndef STAX_NO_DTD
 /* Start expanding the entity referenced by the token just consumed: an
  * internal entity's value, or an external entity's text read through the
  * resolver. An external one is read on an empty batch (rd_fill waits for
@@ -1341,3 +1352,7 @@ int rd_pop_entity(stax_reader *r) {
     if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
     return 0;
 }
+#else /* no entity but the predefined ones: nothing is ever expanded */
+int rd_push_entity(stax_reader *r) { return rd_internal(r, "an entity to expand without a DTD"); }
+int rd_pop_entity(stax_reader *r) { return rd_internal(r, "an entity to end without a DTD"); }
+#endif

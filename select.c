@@ -32,6 +32,7 @@
 
 #include <stdarg.h>
 
+#ifndef STAX_NO_SELECT
 #define SEL_NONE UINT32_MAX
 #define SEL_MOVED (UINT32_MAX - 1) /* the tag of held bytes put again under their column (sel_move_segs) */
 
@@ -2393,3 +2394,6 @@ uint64_t stax_select_count(const stax_select *s, size_t path) {
     if (s && s->compiled && path < s->n_paths) memcpy(&n, s->counts.ptr + path * sizeof n, sizeof n);
     return n;
 }
+#else
+typedef int stax__select_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_SELECT */

@@ -592,6 +592,16 @@ size_t stax__fmt(char *buf, size_t cap, const char *fmt, ...) {
 
 const char *stax_version(void) { return STAX_VERSION; }
 
+#ifdef STAX_NO_MESSAGES
+/* Short messages: the status and its byte; the reader writes the message. */
+int stax__err_short(stax__err *e, int code, const char *at) {
+    e->msg[0] = '\0';
+    e->code = code;
+    e->at = at;
+    return code;
+}
+#endif
+
 const char *stax_strerror(int status) {
     switch (status) {
     case STAX_OK: return "ok";

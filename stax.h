@@ -83,6 +83,14 @@
 #ifndef STAX_NO_STDIO
 #include <stdio.h> /* FILE, for stax_reader_set_file; define STAX_NO_STDIO to drop */
 #endif
+/* Parts left out (docs/embedded.md): select writes XML values with the
+ * writer, and everything external is declared in the DTD. */
+#if defined(STAX_NO_WRITER) && !defined(STAX_NO_SELECT)
+#define STAX_NO_SELECT
+#endif
+#if defined(STAX_NO_DTD) && !defined(STAX_NO_EXTERNAL)
+#define STAX_NO_EXTERNAL
+#endif
 
 /* The version of this header. The numbers are the one place it is written
  * (the Makefile reads them for the soname and stax.pc); STAX_VERSION_NUMBER is
@@ -297,18 +305,45 @@ typedef struct stax_reader_options {
  * Options left zero take defaults sized from the block: those of the largest
  * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
  * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
- * max_dtd 256 bytes and a sixteenth (at most 1 MiB), read_buffer and max_ns_bytes a
+ * max_dtd 64 bytes and a sixteenth (320 bytes to 1 MiB), read_buffer and max_ns_bytes a
  * thirty-second (at most 64 KiB), max_external_text an eighth (at most
  * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
  * max_name, max_depth and max_entity_depth in step. A larger block never
  * gets smaller limits. docs/security.md has a table of block sizes and limits. */
-#define STAX_READER_MIN_MEMORY 8192u /* any block this large works with every option zero */
+/* STAX_READER_MIN_MEMORY: the smallest block a reader with every option
+ * zero can be made in (stax_reader_memory_min(NULL)), for the full build on
+ * this target: 64-bit targets 5055 bytes (5039 with STAX_NO_STDIO), i386
+ * 4047, other 32-bit targets (ARM) 4095 (4079). Builds that leave parts out
+ * (STAX_NO_DTD, STAX_NO_MESSAGES) need less: stax_reader_memory_min says
+ * how much. docs/embedded.md has the sizes for given limits. */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#ifdef STAX_NO_STDIO
+#define STAX_READER_MIN_MEMORY 5039u
+#else
+#define STAX_READER_MIN_MEMORY 5055u
+#endif
+#elif defined(__i386__)
+#define STAX_READER_MIN_MEMORY 4047u
+#elif defined(STAX_NO_STDIO)
+#define STAX_READER_MIN_MEMORY 4079u
+#else
+#define STAX_READER_MIN_MEMORY 4095u
+#endif
 
 /* The block size a fixed-block reader with these options needs (opt->memory
  * and opt->memory_size are not read; zero fields take the defaults of the
- * allocator mode, since fixed-block defaults depend on the block). 0 when
- * an option is out of range. */
+ * allocator mode: a block of this size gives zero fields at least those
+ * limits). 0 when an option is out of range. */
 STAXDEF size_t stax_reader_memory_size(const stax_reader_options *opt);
+
+/* The smallest fixed block (memory_size) a reader with these options can be
+ * made in: zero fields count at the limits of the smallest profile, which
+ * every block that fits them gets; every larger block works too (and may
+ * give zero fields larger limits). opt->memory and opt->memory_size are not
+ * read; opt NULL: every option zero (STAX_READER_MIN_MEMORY). A block one
+ * byte smaller is refused (STAX_E_NOMEM), whatever its alignment. 0 when an
+ * option is out of range. */
+STAXDEF size_t stax_reader_memory_min(const stax_reader_options *opt);
 
 /* Whether stax_reader_new(opt) can succeed: STAX_OK; STAX_E_USAGE when an
  * option is out of range; STAX_E_NOMEM when the fixed block is too small for
@@ -623,6 +658,7 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
 }
 
 /* ---------------------------------------------------------------- select */
+#ifndef STAX_NO_SELECT
 /* Streaming path queries over the reader's batches: the streaming subset of
  * XPath 1.0's abbreviated syntax, evaluated as the events go by, in memory
  * bounded by the depth, the path and the held output, never by the document.
@@ -816,8 +852,10 @@ STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
  * empty when there is no such column), for a header row. */
 STAXDEF size_t stax_select_columns(const stax_select *s);
 STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
+#endif /* STAX_NO_SELECT */
 
 /* ---------------------------------------------------------------- writer */
+#ifndef STAX_NO_WRITER
 /* The writer turns calls into well-formed, escaped UTF-8, buffered and handed
  * to a sink in chunks of buffer_size bytes. docs/writer.md is the manual.
  *
@@ -1057,6 +1095,8 @@ STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
  * room it asked for, making the peak that much larger than needed. */
 STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
+#endif /* STAX_NO_WRITER */
+
 /* NUL-terminated convenience forms (NULL counts as ""). */
 static inline stax_str stax_strz(const char *z) {
     stax_str s;
@@ -1067,6 +1107,7 @@ static inline stax_str stax_strz(const char *z) {
     s.len = n;
     return s;
 }
+#ifndef STAX_NO_WRITER
 static inline int stax_writer_start_z(stax_writer *w, const char *name) {
     return stax_writer_start(w, stax_strz(name));
 }
@@ -1103,6 +1144,8 @@ static inline int stax_writer_attr_uint_z(stax_writer *w, const char *name, uint
 static inline int stax_writer_attr_dec_z(stax_writer *w, const char *name, int64_t v, unsigned frac) {
     return stax_writer_attr_dec(w, stax_strz(name), v, frac);
 }
+
+#endif /* STAX_NO_WRITER */
 
 #ifdef __cplusplus
 }

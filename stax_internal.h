@@ -252,6 +252,14 @@ STAXINT long stax__charref_value(const char *p, size_t n);
  * named [name, name+n), or -1. */
 STAXINT int stax__predefined_entity(const char *name, size_t n);
 
+/* PubidChar ::= #x20 | #xD | #xA | [a-zA-Z0-9] | [-'()+,./:=?;!*#@$_%]
+ * (memchr, not strchr: the single file needs no more of libc than
+ * docs/embedded.md lists). */
+static inline int stax__is_pubid_char(unsigned char c) {
+    return c == ' ' || c == '\r' || c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || (c && memchr("-'()+,./:=?;!*#@$_%", c, 19) != NULL);
+}
+
 /* XML 1.0 (5th edition) productions on code points. */
 static inline int stax__is_char(uint32_t c) {
     if (c < 0x20) return c == 0x9 || c == 0xA || c == 0xD;
@@ -390,7 +398,12 @@ STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Whether WFC: Entity Declared applies to an undeclared reference (else it is
  * only a validity error, and the reference is reported, not expanded). */
 static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
+#ifdef STAX_NO_DTD
+    (void)d;
+    return 1; /* no DTD is read: only the predefined entities exist */
+#else
     return d->standalone || (!d->has_external && !d->has_pe_ref);
+#endif
 }
 
 /* ------------------------------------------------------------- references and attribute values (entities.c)
@@ -399,16 +412,34 @@ static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
  * and positions everywhere. */
 
 /* An error: status, the byte it is at, and its message. */
+/* STAX_NO_MESSAGES (short messages): no sentence is formatted, and the
+ * format strings are not compiled in: the message is the status's name and
+ * where it happened (reader_batch.c writes it). */
+#ifdef STAX_NO_MESSAGES
+#define STAX__MSG_CAP 96
+#define STAX__SHORT_MESSAGES 1
+#else
+#define STAX__MSG_CAP 256
+#define STAX__SHORT_MESSAGES 0
+#endif
 struct stax__err {
     int code;
     const char *at;
-    char msg[256];
+    char msg[STAX__MSG_CAP];
 };
 STAXINT int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+#ifdef STAX_NO_MESSAGES
+STAXINT int stax__err_short(stax__err *e, int code, const char *at);
+/* The sentence and its arguments only in sizeof: counted as used, never
+ * compiled in (stax__no_message is declared, never defined nor called). */
+int stax__no_message(const char *fmt, ...);
+#define STAX__NO_MESSAGE(...) ((void)sizeof(stax__no_message(__VA_ARGS__)))
+#define stax__err_set(e, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__err_short((e), (code), (at)))
+#endif
 
 /* Entity expansion may not pass max(threshold, amplification x input): the
  * budget for a counter of expanded bytes, and the error when it is passed. */

@@ -141,8 +141,8 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
         if (!o->quiet) {
             if (stax_reader_check_options(&ro, &why) == STAX_OK || !why) why = "out of memory";
             if (o->memory)
-                fprintf(stderr, "stax: cannot create a reader: %s (--memory: at least %u bytes)\n", why,
-                        (unsigned)STAX_READER_MIN_MEMORY);
+                fprintf(stderr, "stax: cannot create a reader: %s (--memory: at least %zu bytes)\n", why,
+                        stax_reader_memory_min(&ro));
             else
                 fprintf(stderr, "stax: cannot create a reader: %s\n", why);
         }

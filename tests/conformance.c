@@ -207,7 +207,12 @@ static char *fixed_sweep(const char *doc, size_t len, int namespaces, const char
         }
     }
     int streamed = 0;
-    for (size_t n = STAX_READER_MIN_MEMORY; n <= SWEEP_MAX; n = n * 5 / 4) {
+    stax_reader_options zero;
+    memset(&zero, 0, sizeof zero);
+    zero.flags = lim.flags;
+    zero.resolve = lim.resolve;
+    /* from the smallest block these options can be read in */
+    for (size_t n = stax_reader_memory_min(&zero); n <= SWEEP_MAX; n = n * 5 / 4) {
         stax_reader_options o;
         memset(&o, 0, sizeof o);
         o.flags = lim.flags;

@@ -226,7 +226,8 @@ static void check_long_chunks(const char *name) {
     sb_free(&doc);
 }
 
-/* The block sizes of the fixed-block sweep: from STAX_READER_MIN_MEMORY up
+/* The block sizes of the fixed-block sweep: from the smallest block (for the
+ * shape's flags, stax_reader_memory_min) up
  * by a quarter each step (as conformance --fixed-sweep), to 2 MiB (past its
  * 512 KiB: the smallest block that holds a DTD of 300 declarations is
  * larger). */
@@ -250,7 +251,9 @@ static void check_fixed(const char *name) {
     cr_assert_not_null(blk);
     int streamed = 0;
     size_t first = 0;
-    for (size_t n = STAX_READER_MIN_MEMORY; n <= SWEEP_MAX; n = n * 5 / 4) {
+    stax_reader_options least = {0};
+    least.flags = s->flags;
+    for (size_t n = stax_reader_memory_min(&least); n <= SWEEP_MAX; n = n * 5 / 4) {
         stax_reader_options o = {0};
         o.flags = s->flags;
         o.memory = blk + (n % 3) * 5; /* and a few alignments */

@@ -101,6 +101,10 @@ emit() {
  *   STAX_NO_EXTRA_ENCODINGS  only UTF-8, UTF-16, ISO-8859-1, US-ASCII and
  *                            windows-1252 built in (about 13 KiB less)
  *   STAX_NO_SIMD             portable loops instead of SSE2
+ *   STAX_NO_DTD, STAX_NO_EXTERNAL, STAX_NO_NAMESPACES, STAX_NO_MESSAGES,
+ *   STAX_NO_FAST_PATH, STAX_NO_WRITER, STAX_NO_SELECT
+ *                            leave those parts out (docs/embedded.md); like
+ *                            STAX_NO_STDIO, define them everywhere or nowhere
  * Messages are formatted by the library itself; it never calls printf. */
 #ifdef STAX_IMPLEMENTATION
 #ifndef STAX_IMPLEMENTATION_INCLUDED

@@ -5,8 +5,9 @@
 #
 #   test:  compilers, make, cmake, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
-#          encoding tables are regenerated and compared), and nodejs+npm (npm
-#          fetches the W3C suite) if npm is missing
+#          encoding tables are regenerated and compared), the bare-metal ARM
+#          compiler with newlib-nano and qemu-system-arm (test-baremetal), and
+#          nodejs+npm (npm fetches the W3C suite) if npm is missing
 #   bench: hyperfine, valgrind (callgrind counts instructions), expat,
 #          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
 #          and g++ come with build-essential), make and pkg-config that build
@@ -19,7 +20,7 @@ set -eu
 
 what=${1:-test}
 
-test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
+test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
 bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time xmlstarlet libxml2-utils"
 
 case $what in

@@ -1,0 +1,133 @@
+/* Sizing a fixed block: stax_reader_memory_min answers the smallest block a
+ * reader with given options can be made in (zero fields counting at the
+ * smallest profile, the limits such a block gives), that block reads, one
+ * byte less is refused with STAX_E_NOMEM; STAX_READER_MIN_MEMORY is that
+ * size for every option zero; the tool's --memory message gives it. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "../cli/cli.h"
+#include "harness.h"
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char config[] = "<?xml version=\"1.0\"?>\n<config version=\"2\">\n"
+                             "  <wifi ssid=\"greenhouse\" channel=\"6\"/>\n"
+                             "  <sensor id=\"t1\" kind=\"temp\" period=\"10\"/>\n"
+                             "  <log level=\"warn\">uart0</log>\n</config>\n";
+
+static int sz_resolve(void *ud, const stax_entity_request *q, stax_entity_input *in) {
+    (void)ud, (void)q, (void)in;
+    return STAX_DECLINE;
+}
+
+/* Read config in a block of n bytes at blk with options o; the status. */
+static int sz_read(stax_reader_options o, unsigned char *blk, size_t n) {
+    o.memory = blk;
+    o.memory_size = n;
+    stax_reader *r = stax_reader_new(&o);
+    if (!r) return STAX_E_NOMEM;
+    cr_assert_leq(stax_reader_memory_peak(r), n);
+    const stax_batch *b;
+    int st;
+    stax_reader_feed(r, config, sizeof config - 1);
+    while ((st = stax_reader_next(r, &b)) == STAX_OK) {}
+    if (st == STAX_NEED_INPUT) {
+        stax_reader_end(r);
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) {}
+    }
+    stax_reader_free(r);
+    return st;
+}
+
+Test(sizing, memory_size_is_the_smallest_block) {
+    stax_reader_options opts[6];
+    memset(opts, 0, sizeof opts);
+    /* [0] every option zero; [1] namespaces; [2] a resolver; [3] some limits
+     * set, the others zero; [4] small limits, all set; [5] a large max_token */
+    opts[1].flags = STAX_READ_NAMESPACES;
+    opts[2].resolve = sz_resolve;
+    opts[3].max_token = 2048, opts[3].max_depth = 6;
+    opts[4].max_token = 128, opts[4].max_text = 64, opts[4].max_attrs = 4, opts[4].batch_events = 4;
+    opts[4].max_depth = 4, opts[4].max_name = 16, opts[4].max_entity_depth = 1, opts[4].read_buffer = 64;
+    opts[4].max_dtd = 64;
+    opts[5].max_token = 100000;
+    unsigned char *blk = malloc(1 << 20);
+    cr_assert_not_null(blk);
+    for (int i = 0; i < 6; i++) {
+        size_t need = stax_reader_memory_min(&opts[i]);
+        cr_assert_gt(need, 0);
+        cr_assert_lt(need, 1 << 19, "options %d: %zu", i, need);
+        for (size_t mis = 0; mis < 16; mis++) {
+            cr_assert_eq(sz_read(opts[i], blk + mis, need), STAX_END, "options %d, %zu bytes, misaligned by %zu", i,
+                         need, mis);
+            /* one byte less: refused, cleanly, whatever the alignment */
+            stax_reader_options o = opts[i];
+            o.memory = blk + mis;
+            o.memory_size = need - 1;
+            const char *why = NULL;
+            cr_assert_eq(stax_reader_check_options(&o, &why), STAX_E_NOMEM, "options %d, %zu bytes", i, need - 1);
+            cr_assert(strstr(why, "smaller") != NULL, "%s", why);
+            cr_assert_null(stax_reader_new(&o));
+        }
+        /* every larger block reads it too (a larger profile fits its block) */
+        for (size_t n = need + 1; n < need * 40 && n <= (1 << 20); n = n * 3 / 2 + 7)
+            cr_assert_eq(sz_read(opts[i], blk, n), STAX_END, "options %d, %zu bytes", i, n);
+    }
+    free(blk);
+}
+
+Test(sizing, min_memory_is_the_size_for_every_option_zero) {
+    /* not 4,383,631 bytes (stax_reader_memory_size: the allocator's
+     * defaults), nor 8192 (enough, not the minimum): the true minimum */
+    cr_assert_eq(stax_reader_memory_min(NULL), STAX_READER_MIN_MEMORY, "stax.h says %u, the reader needs %zu",
+                 (unsigned)STAX_READER_MIN_MEMORY, stax_reader_memory_min(NULL));
+    stax_reader_options zero;
+    memset(&zero, 0, sizeof zero);
+    cr_assert_eq(stax_reader_memory_min(&zero), STAX_READER_MIN_MEMORY);
+    static unsigned char blk[STAX_READER_MIN_MEMORY];
+    cr_assert_eq(sz_read(zero, blk, sizeof blk), STAX_END);
+    cr_assert_eq(sz_read(zero, blk, sizeof blk - 1), STAX_E_NOMEM);
+}
+
+Test(sizing, the_memory_message_gives_the_minimum) {
+    /* --memory 4K: "at least 4943 bytes" (the minimum, not a sufficient 8192) */
+    for (int ns = 0; ns < 2; ns++) {
+        stax_cli_opts o;
+        memset(&o, 0, sizeof o);
+        o.memory = 4096;
+        o.namespaces = ns;
+        stax_reader_options ro;
+        memset(&ro, 0, sizeof ro);
+        if (ns) ro.flags = STAX_READ_NAMESPACES;
+        char want[64];
+        snprintf(want, sizeof want, "at least %zu bytes", stax_reader_memory_min(&ro));
+        FILE *f = tmpfile();
+        cr_assert_not_null(f);
+        fputs("<a/>", f);
+        fflush(f);
+        rewind(f);
+        fflush(stderr);
+        int saved = dup(2);
+        FILE *err = tmpfile();
+        cr_assert_not_null(err);
+        dup2(fileno(err), 2);
+        int rc = stax_cmd_check(&o, fileno(f));
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        rewind(err);
+        char msg[512];
+        size_t n = fread(msg, 1, sizeof msg - 1, err);
+        msg[n] = '\0';
+        fclose(err);
+        fclose(f);
+        cr_assert_eq(rc, 2);
+        cr_assert(strstr(msg, want) != NULL, "namespaces %d: want '%s' in '%s'", ns, want, msg);
+    }
+}
