@@ -871,7 +871,8 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  * RETURNS  Every call returns STAX_OK, STAX_WOULD_BLOCK (see below) or a
  *   negative status. A refused call (STAX_E_STATE: out of order; STAX_E_INVALID:
  *   bad name or content; STAX_E_DUP_ATTR; STAX_E_ENCODING / STAX_E_CHAR: bad
- *   UTF-8 or a non-Char code point; STAX_E_NOMEM: the element stack is full)
+ *   UTF-8 or a non-Char code point; STAX_E_NOMEM: the element stack is full;
+ *   STAX_E_USAGE: a string argument {NULL, len > 0})
  *   changes nothing: not one byte of output, not the state, and the writer
  *   goes on; with STAX_WRITE_STICKY it stops there instead (every later call
  *   returns that status). Sink errors (STAX_E_IO, STAX_E_FULL) and

@@ -1209,6 +1209,15 @@ static inline int w_begin(stax_writer *w, int call, int internal) {
     return w->gate ? w_begin_slow(w, call, internal) : 0;
 }
 
+/* A string given as {NULL, len > 0}: refused (STAX_E_USAGE) before a byte of
+ * it is read. */
+static inline int w_bad(stax_str s) { return STAX_UNLIKELY(s.ptr == NULL && s.len != 0); }
+
+static W_COLD int w_null_str(stax_writer *w) {
+    w->why = "a string is NULL with a nonzero length";
+    return STAX_E_USAGE;
+}
+
 static void w_init_call(w_call *c, int call) {
     c->call = call;
     c->np = 0;
@@ -1260,6 +1269,7 @@ static inline int w_is_name(stax_str s) {
 static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
     int r = w_begin(w, W_CALL_DECL, 0), st;
     if (r < 0) return r;
+    if (w_bad(version) || w_bad(encoding)) return w_null_str(w);
     if (version.len == 0) version.ptr = "1.0", version.len = 3;
     if (!r) {
         if (w->started) return STAX_E_STATE;
@@ -1302,6 +1312,7 @@ static int w_is_pubid(stax_str s) {
 static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
     int r = w_begin(w, W_CALL_DOCTYPE, 0), st;
     if (r < 0) return r;
+    if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str(w);
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
         if (w->depth || w->root_done || w->doctype_done) return STAX_E_STATE;
@@ -1340,6 +1351,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
 W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     int r = w_begin(w, W_CALL_START, 0), st;
     if (r < 0) return r;
+    if (w_bad(name)) return w_null_str(w);
     if (!r) {
         if (w->depth == 0 && w->root_done) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
@@ -1414,6 +1426,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
 W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str value) {
     int r = w_begin(w, call, 0);
     if (r < 0) return r;
+    if (w_bad(name) || w_bad(value)) return w_null_str(w);
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
@@ -1428,6 +1441,7 @@ static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     int r = w_begin(w, W_CALL_NS, 0);
     if (r < 0) return r;
+    if (w_bad(prefix) || w_bad(uri)) return w_null_str(w);
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
@@ -1446,6 +1460,7 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
 W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
+    if (w_bad(text)) return w_null_str(w);
     if (!r && w->depth == 0) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
@@ -1472,6 +1487,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
 static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
+    if (w_bad(text)) return w_null_str(w);
     if (!r && w->depth == 0) return STAX_E_STATE;
     w_call c;
     w_init_call(&c, W_CALL_CDATA);
@@ -1499,6 +1515,7 @@ static int w_has_pair(stax_str s, char a, char b) {
 static int w_comment(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_COMMENT, 0), st;
     if (r < 0) return r;
+    if (w_bad(text)) return w_null_str(w);
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
     w_call c;
@@ -1515,6 +1532,7 @@ static int w_comment(stax_writer *w, stax_str text) {
 static int w_pi(stax_writer *w, stax_str target, stax_str data) {
     int r = w_begin(w, W_CALL_PI, 0), st;
     if (r < 0) return r;
+    if (w_bad(target) || w_bad(data)) return w_null_str(w);
     if (!r) {
         /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
         if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
@@ -1596,6 +1614,10 @@ static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str tex
  * call, a bad name or text, a full buffer) goes through the three calls, so
  * errors and blocking behave exactly as theirs. */
 W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
+    if (w_bad(name) || w_bad(text)) {
+        int r = w_begin(w, W_CALL_ELEMENT, 0);
+        return r < 0 ? r : w_null_str(w);
+    }
     /* start would take it (the rest of its checks are about room) */
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
     unsigned char *o, *lim;
@@ -1635,6 +1657,7 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
 static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
+    if (w_bad(bytes)) return w_null_str(w);
     w_call c;
     w_init_call(&c, W_CALL_RAW);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);

@@ -351,3 +351,63 @@ Test(writer_errors, bytes_produced_with_the_background_thread) {
     stax_writer_free(w);
     cr_assert_eq(got, want);
 }
+
+/* ================================================================ {NULL, len > 0} */
+
+/* Every writer call with one string argument {NULL, 5}: call k, bad string
+ * at argument position `at` (the other strings valid). Returns -100 when the
+ * call has no argument at that position; at -1: every string valid. */
+static int null_call(stax_writer *w, int k, int at) {
+    stax_str bad = {NULL, 5}, n = stax_strz("n"), v = stax_strz("v");
+#define ARG(i, good) (at == (i) ? bad : (good))
+    switch (k) {
+    case 0: return at > 1 ? -100 : stax_writer_xml_decl(w, ARG(0, stax_strz("1.0")), ARG(1, stax_strz("UTF-8")), 0);
+    case 1:
+        return at > 3 ? -100
+                      : stax_writer_doctype(w, ARG(0, n), ARG(1, stax_strz("p")), ARG(2, stax_strz("s")),
+                                            ARG(3, stax_strz("<!ELEMENT n ANY>")));
+    case 2: return at > 0 ? -100 : stax_writer_start(w, ARG(0, n));
+    case 3: return at > 1 ? -100 : stax_writer_attr(w, ARG(0, n), ARG(1, v));
+    case 4: return at > 1 ? -100 : stax_writer_ns(w, ARG(0, stax_strz("p")), ARG(1, stax_strz("urn:x")));
+    case 5: return at > 0 ? -100 : stax_writer_text(w, ARG(0, v));
+    case 6: return at > 0 ? -100 : stax_writer_cdata(w, ARG(0, v));
+    case 7: return at > 0 ? -100 : stax_writer_comment(w, ARG(0, v));
+    case 8: return at > 1 ? -100 : stax_writer_pi(w, ARG(0, stax_strz("t")), ARG(1, v));
+    case 9: return at > 1 ? -100 : stax_writer_element(w, ARG(0, n), ARG(1, v));
+    case 10: return at > 0 ? -100 : stax_writer_raw(w, ARG(0, v));
+    case 11: return at > 0 ? -100 : stax_writer_attr_int(w, ARG(0, n), -1);
+    case 12: return at > 0 ? -100 : stax_writer_attr_uint(w, ARG(0, n), 1);
+    case 13: return at > 0 ? -100 : stax_writer_attr_dec(w, ARG(0, n), 1, 2);
+    default: return -200;
+    }
+#undef ARG
+}
+
+Test(writer_errors, null_string_with_a_length_is_usage) {
+    int cases = 0;
+    for (int k = 0; null_call(NULL, k, 99) != -200; k++) {
+        for (int at = 0; at < 4; at++) {
+            for (int sticky = 0; sticky < 2; sticky++) {
+                stax_writer *w = mk(sticky ? STAX_WRITE_STICKY : 0, 0);
+                cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
+                if (k > 1) { /* the calls after the prolog: inside an open start tag */
+                    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+                }
+                int st = null_call(w, k, at);
+                if (st == -100) {
+                    stax_writer_free(w);
+                    break;
+                }
+                cases++;
+                cr_assert_eq(st, STAX_E_USAGE, "call %d, argument %d: %d", k, at, st);
+                cr_assert_eq(stax_writer_first_error(w), STAX_E_USAGE);
+                cr_assert(strstr(stax_writer_message(w), "NULL") != NULL, "%s", stax_writer_message(w));
+                /* nothing written: the same call with good strings still works (or the sticky status) */
+                int again = null_call(w, k, -1);
+                cr_assert_eq(again, sticky ? STAX_E_USAGE : STAX_OK, "call %d after the refusal (sticky %d): %d", k, sticky, again);
+                stax_writer_free(w);
+            }
+        }
+    }
+    cr_assert_eq(cases, 2 * 22);
+}
