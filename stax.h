@@ -1063,12 +1063,13 @@ STAXDEF int stax_writer_status(const stax_writer *w);
 STAXDEF int stax_writer_first_error(const stax_writer *w);
 
 /* What went wrong, in English: the sticky error when there is one, else the
- * first error, e.g. "write to fd 3 failed: Broken pipe" or "stax_writer_attr:
+ * first error, e.g. "write to fd 3 failed (errno 32)" or "stax_writer_attr:
  * attribute given twice on one element"; "" when nothing did. */
 STAXDEF const char *stax_writer_message(const stax_writer *w);
 
 /* The errno of the sink error in stax_writer_status (write(2) for set_fd,
- * fwrite/fflush for set_file), or 0 (no error, or one without an errno). */
+ * fwrite/fflush for set_file), or 0 (no error, or one without an errno). The
+ * message gives it as a number: the library never calls strerror. */
 STAXDEF int stax_writer_errno(const stax_writer *w);
 
 /* Open elements (0 outside the root). */

@@ -293,11 +293,16 @@ static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offer
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
     case W_SINK_FD:
-        stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed: %s", w->fd,
-                 err_no ? strerror(err_no) : "no byte written");
+        if (err_no)
+            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed (errno %d)", w->fd, err_no);
+        else
+            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed: no byte written", w->fd);
         break;
     case W_SINK_FILE:
-        stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed: %s", err_no ? strerror(err_no) : "ferror");
+        if (err_no)
+            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (errno %d)", err_no);
+        else
+            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (ferror)");
         break;
     case W_SINK_MEM_FIXED:
         stax__fmt(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
@@ -1303,7 +1308,7 @@ static int w_is_pubid(stax_str s) {
     for (size_t i = 0; i < s.len; i++) {
         unsigned char c = (unsigned char)s.ptr[i];
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) continue;
-        if (c == ' ' || c == '\r' || c == '\n' || (c && strchr("-'()+,./:=?;!*#@$_%", c))) continue;
+        if (c == ' ' || c == '\r' || c == '\n' || memchr("-'()+,./:=?;!*#@$_%", c, 19)) continue;
         return 0;
     }
     return 1;

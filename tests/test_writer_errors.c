@@ -188,7 +188,7 @@ Test(writer_errors, fd_error_message_and_errno) {
     cr_assert_eq(stax_writer_finish(w), STAX_E_IO);
     cr_assert_eq(stax_writer_errno(w), EPIPE);
     char want[80];
-    snprintf(want, sizeof want, "write to fd %d failed: %s", fd, strerror(EPIPE));
+    snprintf(want, sizeof want, "write to fd %d failed (errno %d)", fd, EPIPE); /* no strerror in the library */
     cr_assert_str_eq(stax_writer_message(w), want);
     cr_assert_eq(stax_writer_first_error(w), STAX_E_IO);
     cr_assert_eq(stax_writer_bytes_out(w), 0);
@@ -221,7 +221,7 @@ Test(writer_errors, file_error_message_and_errno) {
     cr_assert_eq(stax_writer_finish(w), STAX_E_IO); /* fwrite buffers; fflush fails */
     cr_assert_eq(stax_writer_errno(w), ENOSPC);
     char want[80];
-    snprintf(want, sizeof want, "writing to the FILE* failed: %s", strerror(ENOSPC));
+    snprintf(want, sizeof want, "writing to the FILE* failed (errno %d)", ENOSPC);
     cr_assert_str_eq(stax_writer_message(w), want);
     stax_writer_free(w);
     fclose(f);
@@ -269,8 +269,9 @@ Test(writer_errors, background_thread_sink_error) {
     if (st == STAX_OK) st = stax_writer_finish(w);
     cr_assert_eq(st, STAX_E_IO);
     cr_assert_eq(stax_writer_errno(w), EPIPE);
-    cr_assert(strstr(stax_writer_message(w), "Broken pipe") || strstr(stax_writer_message(w), strerror(EPIPE)),
-              "%s", stax_writer_message(w));
+    char want[32];
+    snprintf(want, sizeof want, "(errno %d)", EPIPE);
+    cr_assert(strstr(stax_writer_message(w), want), "%s", stax_writer_message(w));
     stax_writer_free(w);
     close(fd);
 }
