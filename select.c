@@ -1051,7 +1051,7 @@ static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int s
 static int sel_writer_status(stax_select *s, int st) {
     if (st >= 0 || st == STAX_E_DUP_ATTR) return 0;
     if (s->status) return s->status; /* the sink failed: the select's own error */
-    if (st == STAX_E_NOMEM)
+    if (st == STAX_E_NOMEM || st == STAX_E_LIMIT_STACK)
         return sel_fail(s, STAX_E_LIMIT_XML_MEMORY, "an element of an XML value is nested deeper than its writer's "
                                                     "block holds: xml_memory (%zu bytes)", s->opt.xml_memory);
     return sel_fail(s, STAX_E_INVALID, "the writer refused an event of an XML value: %s", stax_strerror(st));

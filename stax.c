@@ -630,6 +630,7 @@ const char *stax_strerror(int status) {
     case STAX_E_LIMIT_ENTITY: return "entity expansion exceeds its limits";
     case STAX_E_LIMIT_DTD: return "DTD exceeds max_dtd";
     case STAX_E_LIMIT_NS: return "namespace declarations exceed max_ns";
+    case STAX_E_LIMIT_STACK: return "element stack exceeds stack_size";
     case STAX_E_NAMESPACE: return "namespace error";
     case STAX_E_DTD: return "malformed DTD declaration";
     case STAX_E_LIMIT_HELD: return "held output exceeds max_held";

@@ -73,7 +73,9 @@
  *
  * ERRORS
  *   Functions return STAX_OK (0), a positive progress code, or a negative
- *   error. The first error is sticky: every later call returns it.
+ *   error. A reader's first error is sticky: every later call returns it.
+ *   The writer's refusals are not (it goes on, unless STAX_WRITE_STICKY):
+ *   its section says exactly which of its errors are sticky.
  */
 #ifndef STAX_H
 #define STAX_H
@@ -159,6 +161,7 @@ enum {
     STAX_E_LIMIT_ENTITY = -34,/* entity expansion over its limits (amplification, nesting) */
     STAX_E_LIMIT_DTD = -35,  /* DTD declarations over max_dtd */
     STAX_E_LIMIT_NS = -36,   /* more namespace declarations on one element than max_ns */
+    STAX_E_LIMIT_STACK = -37,/* writer: the open elements' names over stack_size */
     STAX_E_NAMESPACE = -21,  /* namespace constraint violated (unbound prefix, ...) */
     STAX_E_DTD = -22,        /* malformed markup declaration in the DTD */
     STAX_E_LIMIT_HELD = -39, /* select: held output over max_held */
@@ -869,15 +872,23 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  *     // <greeting lang="en">Hello &amp; welcome</greeting>
  *
  * RETURNS  Every call returns STAX_OK, STAX_WOULD_BLOCK (see below) or a
- *   negative status. A refused call (STAX_E_STATE: out of order; STAX_E_INVALID:
- *   bad name or content; STAX_E_DUP_ATTR; STAX_E_ENCODING / STAX_E_CHAR: bad
- *   UTF-8 or a non-Char code point; STAX_E_NOMEM: the element stack is full;
- *   STAX_E_USAGE: a string argument {NULL, len > 0})
- *   changes nothing: not one byte of output, not the state, and the writer
- *   goes on; with STAX_WRITE_STICKY it stops there instead (every later call
- *   returns that status). Sink errors (STAX_E_IO, STAX_E_FULL) and
- *   STAX_E_INTERNAL are always sticky. stax_writer_first_error gives the first
- *   error either way, stax_writer_message says what it was.
+ *   negative status, of two kinds:
+ *   - Refusals, NOT sticky: STAX_E_STATE (out of order), STAX_E_INVALID (bad
+ *     name or content), STAX_E_DUP_ATTR, STAX_E_ENCODING / STAX_E_CHAR (bad
+ *     UTF-8, a non-Char code point), STAX_E_LIMIT_STACK (the element stack
+ *     would pass stack_size, or what the fixed block holds), STAX_E_NOMEM (the
+ *     allocator could not grow the stack), STAX_E_USAGE (a bad argument, such
+ *     as a string {NULL, len > 0}, or a repeated call that differs from the
+ *     blocked one). A refused call changes nothing: not one byte of output,
+ *     not the state, not stax_writer_memory_peak; the writer goes on and the
+ *     next call is judged on its own. With STAX_WRITE_STICKY every refusal is
+ *     sticky instead.
+ *   - Sticky errors: what a sink returns (STAX_E_IO, STAX_E_FULL, STAX_E_NOMEM
+ *     from the growable memory sink, any negative status of a callback) and
+ *     STAX_E_INTERNAL. From then on every output call returns it, and so do
+ *     flush and finish (which hand the sink nothing more).
+ *   stax_writer_first_error gives the first error of either kind,
+ *   stax_writer_message says what it was.
  *
  * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK means the sink took less
  *   than offered while the writer's buffer was full, so the call stopped part
@@ -914,7 +925,7 @@ typedef struct stax_writer_options {
                               the element stack (rounded down to a multiple of 8, at least
                               64): each open element takes its name's length + 8, each
                               attribute of the open start tag its name's length + 8.
-                              A start or attribute that would pass it: STAX_E_NOMEM */
+                              A start or attribute that would pass it: STAX_E_LIMIT_STACK */
     const char *indent;    /* [NULL: no indentation] string written once per level
                               (spaces and tabs only, at most 64 bytes) */
     unsigned indent_width; /* used when indent is NULL: that many spaces (<= 64) */
@@ -1093,8 +1104,8 @@ STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
  * writer with this one's options, but buffer_size set to the size this one
  * uses and stack_size 0, would have run the same calls with the same results
  * (the growable memory sink's bytes not counted: it is not allowed there). A
- * call refused for a bad attribute value or element text may count the stack
- * room it asked for, making the peak that much larger than needed. */
+ * refused call never raises it (in a block of that size a refused attribute
+ * may be refused for the stack, STAX_E_LIMIT_STACK, instead of its value). */
 STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
 #endif /* STAX_NO_WRITER */

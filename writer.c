@@ -200,8 +200,9 @@ struct stax_writer {
     size_t stack_cap, names_len;
     size_t stack_max;  /* the most it may hold (stack_size, what the block gives, or W_STACK_UNLIMITED);
                           a multiple of sizeof(w_rec), like stack_cap */
-    size_t stack_peak; /* the most it held or was asked to hold (<= stack_cap): w_reserve's quick
-                          test is against it, so that only a new high goes the slow way */
+    size_t stack_peak; /* the most it held (<= stack_cap), counted when an entry is pushed: a call
+                          refused after w_reserve never raises it */
+    size_t stack_opt;  /* the stack_size option as given (for the limit's message) */
 
     /* where a call that returned STAX_WOULD_BLOCK stopped */
     int rs_call;
@@ -331,7 +332,12 @@ static W_COLD int w_refused(stax_writer *w, int call, int st) {
     if (w->status != STAX_OK) return st;
     if (!w->first_err) {
         w->first_err = st;
-        stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+        if (st == STAX_E_LIMIT_STACK)
+            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
+                      w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves",
+                      w->stack_max);
+        else
+            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
     }
     if (w->flags & STAX_WRITE_STICKY) {
         w->status = st;
@@ -912,7 +918,7 @@ static int w_reserve_slow(stax_writer *w, size_t name_len);
 static inline int w_reserve(stax_writer *w, size_t name_len) {
     /* the stack never holds more than stack_cap, so this sum cannot overflow */
     size_t used = w_stack_used(w) + sizeof(w_rec);
-    if (name_len <= w->stack_peak && used <= w->stack_peak - name_len) return STAX_OK;
+    if (name_len <= w->stack_cap && used <= w->stack_cap - name_len) return STAX_OK;
     return w_reserve_slow(w, name_len);
 }
 
@@ -922,14 +928,8 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
         need > SIZE_MAX - recs * sizeof(w_rec))
         return STAX_E_NOMEM;
     need += recs * sizeof(w_rec);
-    if (need <= w->stack_cap) {
-        if (need > w->stack_peak) w->stack_peak = need; /* a new high water mark */
-        return STAX_OK;
-    }
-    if (need > w->stack_max) {
-        w->why = "the element stack is full (stack_size, or the fixed block)";
-        return STAX_E_NOMEM;
-    }
+    if (need <= w->stack_cap) return STAX_OK;
+    if (need > w->stack_max) return STAX_E_LIMIT_STACK;
     if (w->fixed) return w_internal(w, "fixed stack below its size"); /* stack_cap == stack_max there */
     size_t cap = w->stack_cap > w->stack_max / 2 ? w->stack_max : w->stack_cap * 2;
     if (cap < need) cap = need;
@@ -941,8 +941,14 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
     memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
     w->stack = p;
     w->stack_cap = cap;
-    w->stack_peak = need;
     return STAX_OK;
+}
+
+/* The high-water mark: what w_reserve asked for (the stack as it is and
+ * extra bytes), counted once the call that asked has succeeded. */
+static inline void w_peak(stax_writer *w, size_t extra) {
+    size_t used = w_stack_used(w) + extra;
+    if (used > w->stack_peak) w->stack_peak = used;
 }
 
 /* Push an entry (an element, or an attribute of the open tag) named a+b.
@@ -1381,6 +1387,7 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
         if ((st = w_run(w, &c, r)) != STAX_OK) return st;
     }
     uint32_t inherit = 0;
+    w_peak(w, name.len + sizeof(w_rec));
     w_markup_done(w);
     if (w->depth) inherit = w_top(w)->info & W_EL_MIXED;
     if ((st = w_push(w, name.ptr, name.len, NULL, 0, inherit)) != STAX_OK) return st;
@@ -1422,6 +1429,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
         w_add(&c, W_P_RAW, "\"", 1);
         if ((st = w_run(w, &c, r)) != STAX_OK) return st;
     }
+    w_peak(w, an + b.len + sizeof(w_rec));
     if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
     w->attr_names_len += an + b.len;
     w->nattrs++;
@@ -1645,7 +1653,8 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
             o += name.len;
             *o++ = '>';
             if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-            /* the state start, text and end leave behind */
+            /* the state start, text and end leave behind (and what start's w_reserve asked for) */
+            w_peak(w, name.len + sizeof(w_rec));
             w_markup_done(w);
             if (w->depth == 0) w->root_done = 1;
             return STAX_OK;
@@ -2102,6 +2111,7 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     w->stack = stack;
     w->stack_cap = p.stack;
     w->stack_max = p.stack_max;
+    w->stack_opt = o.stack_size;
     w->flags = o.flags;
     w->indent_len = p.indent_len;
     w->indenting = p.indent_len > 0;
