@@ -284,6 +284,8 @@ Test(writer_errors, no_writer) {
     cr_assert_eq(stax_writer_memory_peak(NULL), 0);
     cr_assert_str_eq(stax_strerror(STAX_E_INTERNAL), stax_strerror(STAX_E_INTERNAL)); /* has a text */
     cr_assert(strlen(stax_strerror(STAX_E_INTERNAL)) > 0);
+    /* the writer's limit has its own text, naming its option */
+    cr_assert_str_eq(stax_strerror(STAX_E_LIMIT_STACK), "element stack exceeds stack_size");
 }
 
 /* ================================================================ bytes produced */
