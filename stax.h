@@ -955,12 +955,25 @@ typedef struct stax_writer_options {
 STAXDEF int stax_writer_check_options(const stax_writer_options *opt, const char **why);
 
 /* The fixed-block size (memory_size) that opt needs: the writer, its
- * buffer(s) of buffer_size (0: 64 KiB) and an element stack of stack_size (0:
- * 256 bytes), whatever the block's alignment. opt->memory is ignored. 0 when
- * an option is out of range. A block of at least this size works, and the
- * more a block holds, the more it can do: a call sequence that succeeds in a
- * block of N bytes succeeds in every larger one. */
+ * buffer(s) of buffer_size (0: counted as 64 KiB) and an element stack of
+ * stack_size (0: counted as 256 bytes), whatever the block's alignment.
+ * opt->memory and opt->memory_size are not read. 0 when an option is out of
+ * range. With those sizes set (not zero), a block of exactly this size works
+ * and one byte less does not. With zero sizes any block of at least this size
+ * works too, but the block is shared as stax_writer_effective_options says.
+ * The more a block holds, the more it can do: a call sequence that succeeds
+ * in a block of N bytes succeeds in every larger one. */
 STAXDEF size_t stax_writer_memory_size(const stax_writer_options *opt);
+
+/* The options stax_writer_new(opt) would write with: *out gets *opt with
+ * buffer_size set to the buffer it gets and stack_size to the stack it gets
+ * (in a fixed block both are what the block gives; with an allocator
+ * stack_size stays 0 when there is no limit). Returns what
+ * stax_writer_check_options returns; *out is filled only when that is
+ * STAX_OK. In a fixed block, stax_writer_memory_size(out) is at most
+ * memory_size, and a block of exactly that size gives the same writer. */
+STAXDEF int stax_writer_effective_options(const stax_writer_options *opt, stax_writer_options *out,
+                                          const char **why);
 
 /* Create a writer (its sink must be set before the first output call). opt may
  * be NULL. Returns NULL exactly when stax_writer_check_options(opt) fails or

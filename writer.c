@@ -2051,6 +2051,17 @@ int stax_writer_check_options(const stax_writer_options *opt, const char **why) 
     return w_plan_options(&o, &p, why);
 }
 
+int stax_writer_effective_options(const stax_writer_options *opt, stax_writer_options *out, const char **why) {
+    stax_writer_options o = w_options(opt);
+    w_plan p;
+    int st = w_plan_options(&o, &p, why);
+    if (st != STAX_OK || !out) return st;
+    o.buffer_size = p.cap;
+    if (p.stack_max != W_STACK_UNLIMITED) o.stack_size = p.stack_max; /* else 0: no limit */
+    *out = o;
+    return STAX_OK;
+}
+
 size_t stax_writer_memory_size(const stax_writer_options *opt) {
     stax_writer_options o = w_options(opt);
     w_plan p;

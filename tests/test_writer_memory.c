@@ -97,6 +97,89 @@ Test(writer_memory, documented_minimum_always_works) {
             }
 }
 
+/* A writer in a block of n bytes at block + skew with o's sizes: its buffer
+ * (measured: the sink's first chunk of a long text) and stack room, or 0 when
+ * it cannot be made. */
+static int writer_in(stax_writer_options o, size_t n, size_t skew, size_t *buffer, size_t *stack) {
+    o.memory = block + skew;
+    o.memory_size = n;
+    stax_writer *w = stax_writer_new(&o);
+    if (!w) return 0;
+    *stack = stax_writer_stack_room(w);
+    static char out[1 << 18];
+    cr_assert_eq(stax_writer_set_memory(w, out, sizeof out), STAX_OK);
+    static char text[70000];
+    memset(text, 'x', sizeof text);
+    cr_assert_eq(stax_writer_start_z(w, "t"), STAX_OK);
+    cr_assert_eq(stax_writer_text(w, (stax_str){text, sizeof text}), STAX_OK);
+    *buffer = (size_t)stax_writer_bytes_out(w); /* what the full buffer(s) handed over */
+    stax_writer_free(w);
+    return 1;
+}
+
+Test(writer_memory, effective_options_size_a_block) {
+    static const size_t buffers[] = {0, 64, 4096, 65536};
+    static const size_t stacks[] = {0, 64, 1000};
+    static const size_t blocks[] = {600, 1000, 5000, 70000, 200000};
+    for (size_t b = 0; b < 4; b++)
+        for (size_t s = 0; s < 3; s++)
+            for (size_t k = 0; k < 5; k++) {
+                stax_writer_options o = opts(buffers[b], stacks[s], 0), eff;
+                o.memory = block;
+                o.memory_size = blocks[k];
+                const char *why = NULL;
+                int st = stax_writer_effective_options(&o, &eff, &why);
+                cr_assert_eq(st, stax_writer_check_options(&o, NULL));
+                if (st != STAX_OK) {
+                    cr_assert_eq(st, STAX_E_NOMEM, "%s", why);
+                    continue;
+                }
+                cr_assert(eff.buffer_size >= 64 && eff.stack_size >= 64);
+                cr_assert(!buffers[b] || eff.buffer_size == buffers[b]);
+                cr_assert(!stacks[s] || eff.stack_size == stacks[s] / 8 * 8);
+                cr_assert(eff.memory == block && eff.memory_size == blocks[k]);
+                /* the writer the block gives is the one the answer says */
+                size_t buf0, stack0, buf1, stack1;
+                cr_assert(writer_in(o, blocks[k], 0, &buf0, &stack0));
+                cr_assert_eq(stack0, eff.stack_size);
+                cr_assert_eq(buf0 % eff.buffer_size, 0);
+                cr_assert(buf0 >= 70000 - eff.buffer_size, "buffer %zu: %zu out", eff.buffer_size, buf0);
+                /* the effective sizes need at most the block, and exactly their own size */
+                size_t need = stax_writer_memory_size(&eff);
+                cr_assert(need > 0 && need <= blocks[k], "%zu > %zu", need, blocks[k]);
+                for (size_t skew = 0; skew < 16; skew += 5) {
+                    cr_assert(writer_in(eff, need, skew, &buf1, &stack1));
+                    cr_assert(buf1 == buf0 && stack1 == stack0);
+                    cr_assert(!writer_in(eff, need - 1, skew, &buf1, &stack1), "%zu - 1 bytes suffice", need);
+                }
+            }
+    /* with an allocator: the buffer's default, and no stack limit */
+    stax_writer_options eff;
+    cr_assert_eq(stax_writer_effective_options(NULL, &eff, NULL), STAX_OK);
+    cr_assert_eq(eff.buffer_size, 65536);
+    cr_assert_eq(eff.stack_size, 0);
+    stax_writer_options bad = opts(10, 0, 0);
+    cr_assert_eq(stax_writer_effective_options(&bad, &eff, NULL), STAX_E_USAGE);
+}
+
+Test(writer_memory, memory_size_counts_zero_sizes_as_documented) {
+    /* zero fields count as a 64 KiB buffer and a 256-byte stack: the same
+     * answer as with those sizes set, which need exactly it */
+    static const size_t buffers[] = {0, 4096};
+    static const size_t stacks[] = {0, 512};
+    for (size_t b = 0; b < 2; b++)
+        for (size_t s = 0; s < 2; s++) {
+            stax_writer_options o = opts(buffers[b], stacks[s], 0);
+            stax_writer_options set = opts(buffers[b] ? buffers[b] : 65536, stacks[s] ? stacks[s] : 256, 0);
+            size_t n = stax_writer_memory_size(&o), buf, stack;
+            cr_assert_eq(n, stax_writer_memory_size(&set));
+            cr_assert(writer_in(set, n, 7, &buf, &stack));
+            cr_assert_eq(stack, set.stack_size);
+            cr_assert(!writer_in(set, n - 1, 7, &buf, &stack));
+            cr_assert(writer_in(o, n, 7, &buf, &stack)); /* zero sizes: the block works, shared its own way */
+        }
+}
+
 Test(writer_memory, zero_sizes_share_any_block) {
     /* with buffer_size and stack_size 0 a block of any size that holds the
      * writer, 64 bytes of buffer and 64 of stack works, and a larger block
