@@ -1078,6 +1078,13 @@ STAXDEF int stax_writer_text_int(stax_writer *w, int64_t v);
 STAXDEF int stax_writer_text_uint(stax_writer *w, uint64_t v);
 STAXDEF int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned frac);
 
+/* <name>v</name> in one call: stax_writer_element with the number as its
+ * text (the same digits as stax_writer_text_int / _uint / _dec), with its
+ * rules (not for non-blocking sinks; use start, text_* and end there). */
+STAXDEF int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v);
+STAXDEF int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v);
+STAXDEF int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac);
+
 /* The sticky error, or STAX_OK: a sink error (STAX_E_IO, STAX_E_FULL, STAX_E_NOMEM
  * from the growable memory sink), STAX_E_INTERNAL, or with STAX_WRITE_STICKY
  * the first refused call's status. */
@@ -1169,6 +1176,15 @@ static inline int stax_writer_attr_uint_z(stax_writer *w, const char *name, uint
 }
 static inline int stax_writer_attr_dec_z(stax_writer *w, const char *name, int64_t v, unsigned frac) {
     return stax_writer_attr_dec(w, stax_strz(name), v, frac);
+}
+static inline int stax_writer_element_int_z(stax_writer *w, const char *name, int64_t v) {
+    return stax_writer_element_int(w, stax_strz(name), v);
+}
+static inline int stax_writer_element_uint_z(stax_writer *w, const char *name, uint64_t v) {
+    return stax_writer_element_uint(w, stax_strz(name), v);
+}
+static inline int stax_writer_element_dec_z(stax_writer *w, const char *name, int64_t v, unsigned frac) {
+    return stax_writer_element_dec(w, stax_strz(name), v, frac);
 }
 
 #endif /* STAX_NO_WRITER */

@@ -89,6 +89,7 @@ enum {
     W_CALL_ATTR_NUM, /* stax_writer_attr_int / _uint / _dec */
     W_CALL_TEXT_NUM, /* stax_writer_text_int / _uint / _dec */
     W_CALL_ELEMENT,  /* the rest only name a call in messages */
+    W_CALL_ELEMENT_NUM,
     W_CALL_FLUSH,
     W_CALL_FINISH,
     W_CALL_SINK
@@ -96,7 +97,7 @@ enum {
 
 static const char *const w_call_names[] = {
     "", "xml_decl", "doctype", "start", "attr", "ns", "text", "cdata", "comment", "pi", "end", "raw",
-    "attr (number)", "text (number)", "element", "flush", "finish", "set_sink",
+    "attr (number)", "text (number)", "element", "element (number)", "flush", "finish", "set_sink",
 };
 
 /* Piece kinds. */
@@ -1878,6 +1879,22 @@ int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac
     char buf[W_NUM_MAX];
     if (frac_digits > 19) return w_bad_frac(w, W_CALL_ATTR_NUM);
     return w_attr_num(w, name, w_format_int(buf, v, frac_digits));
+}
+static int w_element_num(stax_writer *w, stax_str name, stax_str digits) {
+    return w_result(w, W_CALL_ELEMENT_NUM, w_element(w, name, digits));
+}
+int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) {
+    char buf[W_NUM_MAX];
+    return w_element_num(w, name, w_format_int(buf, v, 0));
+}
+int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) {
+    char buf[W_NUM_MAX];
+    return w_element_num(w, name, w_format(buf, v, 0, 0));
+}
+int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac_digits) {
+    char buf[W_NUM_MAX];
+    if (frac_digits > 19) return w_bad_frac(w, W_CALL_ELEMENT_NUM);
+    return w_element_num(w, name, w_format_int(buf, v, frac_digits));
 }
 int stax_writer_text_int(stax_writer *w, int64_t v) {
     char buf[W_NUM_MAX];

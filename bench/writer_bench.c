@@ -8,7 +8,7 @@
  * they save: see docs/benchmarks.md).
  * -records: the record-writing variant, with numbers computed per record
  * (books_numbers_of) and written with the number calls
- * (stax_writer_attr_uint, stax_writer_text_dec, ...); -records-snprintf: the
+ * (stax_writer_attr_uint, stax_writer_element_dec, ...); -records-snprintf: the
  * same numbers formatted with snprintf and written as strings, as callers do
  * without those calls. writer_libxml2 writes the same bytes (bench/writer.mk
  * compares them).
@@ -31,9 +31,7 @@ static void element(stax_writer *w, const char *name, const char *text) { stax_w
 /* <name>v / 10^frac</name>: with the number calls, or formatted by snprintf. */
 static void number(stax_writer *w, int fmt, const char *name, long v, unsigned frac) {
     if (!fmt) {
-        stax_writer_start_z(w, name);
-        stax_writer_text_dec(w, v, frac);
-        stax_writer_end(w);
+        stax_writer_element_dec_z(w, name, v, frac); /* frac 0: the integer */
         return;
     }
     char b[32];

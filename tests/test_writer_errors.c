@@ -381,6 +381,9 @@ static int null_call(stax_writer *w, int k, int at) {
     case 11: return at > 0 ? -100 : stax_writer_attr_int(w, ARG(0, n), -1);
     case 12: return at > 0 ? -100 : stax_writer_attr_uint(w, ARG(0, n), 1);
     case 13: return at > 0 ? -100 : stax_writer_attr_dec(w, ARG(0, n), 1, 2);
+    case 14: return at > 0 ? -100 : stax_writer_element_int(w, ARG(0, n), -1);
+    case 15: return at > 0 ? -100 : stax_writer_element_uint(w, ARG(0, n), 1);
+    case 16: return at > 0 ? -100 : stax_writer_element_dec(w, ARG(0, n), 1, 2);
     default: return -200;
     }
 #undef ARG
@@ -412,5 +415,5 @@ Test(writer_errors, null_string_with_a_length_is_usage) {
             }
         }
     }
-    cr_assert_eq(cases, 2 * 22);
+    cr_assert_eq(cases, 2 * 25);
 }

@@ -195,6 +195,63 @@ Test(writer_numbers, decimal_examples) {
     }
 }
 
+Test(writer_numbers, element_numbers_as_the_three_calls) {
+    /* element_int / _uint / _dec write what start, text_* and end write, at
+     * both buffer sizes (the element's fast case and its three calls) */
+    static uint64_t v[NVALUES];
+    size_t n = make_values(v, 4000);
+    for (size_t buffer = 64; buffer <= 65536; buffer *= 1024) {
+        stax_writer *w = mk(buffer), *ref = mk(buffer);
+        cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+        cr_assert_eq(stax_writer_start_z(ref, "r"), STAX_OK);
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = (int64_t)v[i];
+            unsigned frac = (unsigned)(i % 20);
+            cr_assert_eq(stax_writer_element_int_z(w, "i", s), STAX_OK);
+            cr_assert_eq(stax_writer_element_uint_z(w, "u", v[i]), STAX_OK);
+            cr_assert_eq(stax_writer_element_dec_z(w, "d", s, frac), STAX_OK);
+            cr_assert_eq(stax_writer_start_z(ref, "i"), STAX_OK);
+            cr_assert_eq(stax_writer_text_int(ref, s), STAX_OK);
+            cr_assert_eq(stax_writer_end(ref), STAX_OK);
+            cr_assert_eq(stax_writer_start_z(ref, "u"), STAX_OK);
+            cr_assert_eq(stax_writer_text_uint(ref, v[i]), STAX_OK);
+            cr_assert_eq(stax_writer_end(ref), STAX_OK);
+            cr_assert_eq(stax_writer_start_z(ref, "d"), STAX_OK);
+            cr_assert_eq(stax_writer_text_dec(ref, s, frac), STAX_OK);
+            cr_assert_eq(stax_writer_end(ref), STAX_OK);
+        }
+        cr_assert_eq(stax_writer_finish(ref), STAX_OK);
+        stax_str m = stax_writer_memory(ref);
+        doc want = {0};
+        doc_add(&want, m.ptr, m.len);
+        expect_doc(w, &want);
+        /* and against snprintf, the first few */
+        cr_assert(memcmp(want.p, "<r><i>0</i><u>0</u><d>0</d><i>1</i><u>1</u><d>0.1</d>", 52) == 0, "%.60s", want.p);
+        stax_writer_free(w);
+        stax_writer_free(ref);
+        free(want.p);
+    }
+}
+
+Test(writer_numbers, element_number_refusals) {
+    stax_writer *w = mk(0);
+    cr_assert_eq(stax_writer_element_int_z(w, "a", 1), STAX_OK); /* the root */
+    cr_assert_eq(stax_writer_element_int_z(w, "b", 1), STAX_E_STATE); /* a second root */
+    stax_writer_free(w);
+    w = mk(0);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_element_uint_z(w, "1a", 1), STAX_E_INVALID);
+    cr_assert_eq(stax_writer_element_dec_z(w, "a", 1, 20), STAX_E_USAGE);
+    cr_assert(strstr(stax_writer_message(w), "stax_writer_element") != NULL, "%s", stax_writer_message(w));
+    cr_assert_eq(stax_writer_element_dec_z(w, "a", -1999, 2), STAX_OK);
+    doc want = {0};
+    doc_printf(&want, "<r><a>-19.99</a></r>");
+    expect_doc(w, &want);
+    stax_writer_free(w);
+    free(want.p);
+    cr_assert_eq(stax_writer_element_int_z(NULL, "a", 1), STAX_E_USAGE);
+}
+
 /* ================================================================ refusals */
 
 Test(writer_numbers, refusals_write_nothing) {
