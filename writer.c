@@ -1771,11 +1771,6 @@ static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
     return s;
 }
 
-static stax_str w_format_int(char *buf, int64_t v, unsigned frac) {
-    /* the magnitude without negating INT64_MIN */
-    uint64_t mag = v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v;
-    return w_format(buf, mag, v < 0, frac);
-}
 
 /* ================================================================ flush, finish */
 
@@ -1850,65 +1845,47 @@ int stax_writer_raw(stax_writer *w, stax_str bytes) { return w_result(w, W_CALL_
 int stax_writer_flush(stax_writer *w) { return w_result(w, W_CALL_FLUSH, w_flush(w)); }
 int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_finish(w)); }
 
-static int w_attr_num(stax_writer *w, stax_str name, stax_str digits) {
-    return w_result(w, W_CALL_ATTR_NUM, w_attr_str(w, W_CALL_ATTR_NUM, name, digits));
-}
-static int w_text_num(stax_writer *w, stax_str digits) {
-    return w_result(w, W_CALL_TEXT_NUM, w_text(w, W_CALL_TEXT_NUM, digits));
-}
-/* frac_digits out of range: refused like any call (nothing written), after
- * the checks every call makes first (a sticky error, a blocked call). */
-static int w_bad_frac(stax_writer *w, int call) {
-    int r = w_begin(w, call, 0);
-    if (r >= 0) {
-        w->why = "frac_digits over 19";
-        r = STAX_E_USAGE;
+/* A number call: mag / 10^frac ('-' first if neg) through the attribute, text
+ * or element path. frac_digits out of range is refused like any call
+ * (nothing written), after the checks every call makes first (a sticky
+ * error, a blocked call). */
+static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
+    char buf[W_NUM_MAX];
+    int st;
+    if (frac > 19) {
+        st = w_begin(w, call, 0);
+        if (st >= 0) {
+            w->why = "frac_digits over 19";
+            st = STAX_E_USAGE;
+        }
+        return w_result(w, call, st);
     }
-    return w_result(w, call, r);
+    stax_str digits = w_format(buf, mag, neg, frac);
+    if (call == W_CALL_ATTR_NUM)
+        st = w_attr_str(w, call, name, digits);
+    else if (call == W_CALL_TEXT_NUM)
+        st = w_text(w, call, digits);
+    else
+        st = w_element(w, name, digits);
+    return w_result(w, call, st);
 }
 
-int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) {
-    char buf[W_NUM_MAX];
-    return w_attr_num(w, name, w_format_int(buf, v, 0));
+/* v signed: its magnitude without negating INT64_MIN. */
+static int w_num_i(stax_writer *w, int call, stax_str name, int64_t v, unsigned frac) {
+    return w_number(w, call, name, v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v, v < 0, frac);
 }
-int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) {
-    char buf[W_NUM_MAX];
-    return w_attr_num(w, name, w_format(buf, v, 0, 0));
-}
-int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac_digits) {
-    char buf[W_NUM_MAX];
-    if (frac_digits > 19) return w_bad_frac(w, W_CALL_ATTR_NUM);
-    return w_attr_num(w, name, w_format_int(buf, v, frac_digits));
-}
-static int w_element_num(stax_writer *w, stax_str name, stax_str digits) {
-    return w_result(w, W_CALL_ELEMENT_NUM, w_element(w, name, digits));
-}
-int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) {
-    char buf[W_NUM_MAX];
-    return w_element_num(w, name, w_format_int(buf, v, 0));
-}
-int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) {
-    char buf[W_NUM_MAX];
-    return w_element_num(w, name, w_format(buf, v, 0, 0));
-}
-int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac_digits) {
-    char buf[W_NUM_MAX];
-    if (frac_digits > 19) return w_bad_frac(w, W_CALL_ELEMENT_NUM);
-    return w_element_num(w, name, w_format_int(buf, v, frac_digits));
-}
-int stax_writer_text_int(stax_writer *w, int64_t v) {
-    char buf[W_NUM_MAX];
-    return w_text_num(w, w_format_int(buf, v, 0));
-}
-int stax_writer_text_uint(stax_writer *w, uint64_t v) {
-    char buf[W_NUM_MAX];
-    return w_text_num(w, w_format(buf, v, 0, 0));
-}
-int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned frac_digits) {
-    char buf[W_NUM_MAX];
-    if (frac_digits > 19) return w_bad_frac(w, W_CALL_TEXT_NUM);
-    return w_text_num(w, w_format_int(buf, v, frac_digits));
-}
+
+static const stax_str w_no_name = {NULL, 0};
+
+int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, 0); }
+int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ATTR_NUM, name, v, 0, 0); }
+int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, f); }
+int stax_writer_text_int(stax_writer *w, int64_t v) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, 0); }
+int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number(w, W_CALL_TEXT_NUM, w_no_name, v, 0, 0); }
+int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, f); }
+int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, 0); }
+int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ELEMENT_NUM, name, v, 0, 0); }
+int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, f); }
 
 /* ================================================================ state */
 
