@@ -215,11 +215,13 @@ struct stax_writer {
 
     char msg[96]; /* stax_writer_message */
 
-    /* With indentation only (W_NL_RUN bytes, else none): "\n", then the
-     * indent string repeated (the first copy, at nl_run + 1, is the indent
-     * string itself): one copy writes a newline and the usual indentation. */
-    char nl_run[];
+    /* With indentation only, W_NL_RUN bytes after the struct (w_nl_run):
+     * "\n", then the indent string repeated (the first copy, at + 1, is the
+     * indent string itself): one copy writes a newline and the usual
+     * indentation. (Not a flexible array member, which C++ has not.) */
 };
+
+static inline char *w_nl_run(const stax_writer *w) { return (char *)(uintptr_t)(w + 1); }
 
 #define W_NL_RUN (1 + W_MAX_INDENT + 15)
 
@@ -235,25 +237,51 @@ enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10 };
 #define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
                 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
 #define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
+#define W_F_Z16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 
 /* Checked characters (comments, PIs): TAB LF CR kept, no escapes. */
 static const unsigned char w_class_chars[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 0, W_F_BAD, W_F_BAD, W_F_CTRL16, [0x80] = W_F_H128,
+    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 0, W_F_BAD, W_F_BAD, W_F_CTRL16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_H128,
 };
 /* Text: & < > CR escaped, TAB LF kept. */
 static const unsigned char w_class_text[256] = {
     W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    [0x26] = 1, [0x3C] = 2, [0x3E] = 3, [0x80] = W_F_H128,
+    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_H128,
 };
 /* Attribute values: & < " TAB LF CR escaped. */
 static const unsigned char w_class_attr[256] = {
     W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    [0x22] = 4, [0x26] = 1, [0x3C] = 2, [0x80] = W_F_H128,
+    0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_H128,
 };
 /* CDATA content: CR and "]]>" split out of the section. */
 static const unsigned char w_class_cdata[256] = {
     W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    [0x5D] = W_F_BRACKET, [0x80] = W_F_H128,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_Z16,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, W_F_BRACKET, 0, 0,
+    W_F_Z16,
+    W_F_Z16,
+    W_F_H128,
 };
 
 static const unsigned char *const w_classes[] = {
@@ -357,7 +385,7 @@ static inline int w_result(stax_writer *w, int call, int st) {
 
 #ifndef STAX_NO_STDIO
 static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
-    stax_writer *w = ctx;
+    stax_writer *w = (stax_writer *)ctx;
     size_t done = 0;
     while (done < len) {
         ssize_t k = write(w->fd, (const char *)data + done, len - done);
@@ -374,7 +402,7 @@ static ptrdiff_t w_sink_fd(void *ctx, const void *data, size_t len) {
 }
 
 static ptrdiff_t w_sink_file(void *ctx, const void *data, size_t len) {
-    stax_writer *w = ctx;
+    stax_writer *w = (stax_writer *)ctx;
     errno = 0;
     size_t k = fwrite(data, 1, len, w->file);
     if (k == len) return (ptrdiff_t)k;
@@ -385,16 +413,16 @@ static ptrdiff_t w_sink_file(void *ctx, const void *data, size_t len) {
 
 /* The caller's buffer: what fits, then STAX_E_FULL. */
 static ptrdiff_t w_sink_mem_fixed(void *ctx, const void *data, size_t len) {
-    stax_writer *w = ctx;
+    stax_writer *w = (stax_writer *)ctx;
     stax__out o = stax__buf_out(&w->msink);
     size_t k = len < stax__out_room(&o) ? len : stax__out_room(&o);
     stax__out_put(&o, data, k);
     stax__buf_commit(&w->msink, &o);
-    return k == len ? (ptrdiff_t)k : STAX_E_FULL;
+    return k == len ? (ptrdiff_t)k : (ptrdiff_t)STAX_E_FULL;
 }
 
 static ptrdiff_t w_sink_mem_grow(void *ctx, const void *data, size_t len) {
-    stax_writer *w = ctx;
+    stax_writer *w = (stax_writer *)ctx;
     if (stax__buf_reserve(&w->mem, &w->msink, len, SIZE_MAX) != 0) return STAX_E_NOMEM;
     stax__out o = stax__buf_out(&w->msink);
     stax__out_put(&o, data, len);
@@ -416,7 +444,7 @@ static int w_sink_error(ptrdiff_t k) {
 
 #ifndef STAX_NO_THREADS
 static void *w_bg_main(void *arg) {
-    stax_writer *w = arg;
+    stax_writer *w = (stax_writer *)arg;
     w_bg *g = w->bg;
     pthread_mutex_lock(&g->mu);
     for (;;) {
@@ -559,8 +587,8 @@ static int w_put(stax_writer *w, const char *p, size_t m, size_t *done) {
  * overlapping fixed-size copies instead of a library call. Only ever into a
  * reservation that holds n bytes. */
 static inline void w_copy(void *dst, const void *src, size_t n) {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
     if (n >= 8 && n <= 16) {
         memcpy(d, s, 8);
         memcpy(d + n - 8, s + n - 8, 8);
@@ -785,7 +813,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
 /* "\n" then `count` indent strings; *in counts the parts written. */
 static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit) {
     for (; *in <= count; (*in)++) {
-        const char *p = *in == 0 ? "\n" : w->nl_run + 1;
+        const char *p = *in == 0 ? "\n" : w_nl_run(w) + 1;
         size_t m = *in == 0 ? 1 : w->indent_len;
         int st;
         if (*unit == 0 && w->out.cap - w->out.len >= m) {
@@ -937,7 +965,7 @@ static int w_reserve_slow(stax_writer *w, size_t name_len) {
     cap = (cap + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec); /* <= stack_max, a multiple of 8 */
     size_t rec_bytes = (recs - 1) * sizeof(w_rec); /* the live entries, at the top */
     if (STAX_UNLIKELY(rec_bytes > w->stack_cap)) return w_internal(w, "element stack");
-    unsigned char *p = stax__mem_realloc(&w->mem, w->stack, w->stack_cap, cap);
+    unsigned char *p = (unsigned char *)stax__mem_realloc(&w->mem, w->stack, w->stack_cap, cap);
     if (!p) return STAX_E_NOMEM;
     memmove(p + cap - rec_bytes, p + w->stack_cap - rec_bytes, rec_bytes);
     w->stack = p;
@@ -1029,20 +1057,20 @@ static int w_indents_markup(const stax_writer *w) {
 static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *o, size_t count) {
     size_t m = 1 + count * w->indent_len;
     if (m <= 16) {
-        memcpy(o, w->nl_run, 16);
+        memcpy(o, w_nl_run(w), 16);
         return o + m;
     }
     if (m <= 32) {
-        memcpy(o, w->nl_run, 32);
+        memcpy(o, w_nl_run(w), 32);
         return o + m;
     }
     if (m <= W_NL_RUN) {
-        memcpy(o, w->nl_run, m);
+        memcpy(o, w_nl_run(w), m);
         return o + m;
     }
     *o++ = '\n';
     for (size_t i = 0; i < count; i++) {
-        memcpy(o, w->nl_run + 1, w->indent_len);
+        memcpy(o, w_nl_run(w) + 1, w->indent_len);
         o += w->indent_len;
     }
     return o;
@@ -1519,7 +1547,7 @@ static int w_cdata(stax_writer *w, stax_str text) {
 static int w_has_pair(stax_str s, char a, char b) {
     if (s.len < 2) return 0; /* (and no arithmetic on a NULL pointer) */
     const char *p = s.ptr, *end = s.ptr + s.len;
-    while ((p = memchr(p, a, (size_t)(end - p))) != NULL && end - p > 1) {
+    while ((p = (const char *)memchr(p, a, (size_t)(end - p))) != NULL && end - p > 1) {
         if (p[1] == b) return 1;
         p++;
     }
@@ -2094,11 +2122,11 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         memset(&mem, 0, sizeof mem);
     } else {
         if (stax__mem_init(&mem, o.alloc, o.alloc_ud, NULL, 0) != 0) return NULL;
-        w = stax__mem_alloc(&mem, w_self_size(p.indent_len));
-        bg = p.nbuf == 2 ? stax__mem_alloc(&mem, sizeof *bg) : NULL;
-        b1 = stax__mem_alloc(&mem, p.cap);
-        b2 = p.nbuf == 2 ? stax__mem_alloc(&mem, p.cap) : NULL;
-        stack = stax__mem_alloc(&mem, p.stack);
+        w = (stax_writer *)stax__mem_alloc(&mem, w_self_size(p.indent_len));
+        bg = p.nbuf == 2 ? (w_bg *)stax__mem_alloc(&mem, sizeof *bg) : NULL;
+        b1 = (unsigned char *)stax__mem_alloc(&mem, p.cap);
+        b2 = p.nbuf == 2 ? (unsigned char *)stax__mem_alloc(&mem, p.cap) : NULL;
+        stack = (unsigned char *)stax__mem_alloc(&mem, p.stack);
         if (!w || (p.nbuf == 2 && (!bg || !b2)) || !b1 || !stack) {
             stax__mem_free(&mem, stack, p.stack);
             stax__mem_free(&mem, b2, p.cap);
@@ -2121,8 +2149,8 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     w->indent_len = p.indent_len;
     w->indenting = p.indent_len > 0;
     if (p.indent_len) {
-        w->nl_run[0] = '\n';
-        for (size_t i = 1; i + p.indent_len <= W_NL_RUN; i += p.indent_len) memcpy(w->nl_run + i, p.indent, p.indent_len);
+        w_nl_run(w)[0] = '\n';
+        for (size_t i = 1; i + p.indent_len <= W_NL_RUN; i += p.indent_len) memcpy(w_nl_run(w) + i, p.indent, p.indent_len);
     }
     w->fd = -1;
     if (bg) {
@@ -2223,7 +2251,7 @@ int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap) {
     }
     int st = w_set(w, W_SINK_MEM_FIXED, w_sink_mem_fixed, w);
     if (st == STAX_OK) {
-        w->msink.ptr = buf;
+        w->msink.ptr = (char *)buf;
         w->msink.len = 0;
         w->msink.cap = cap;
     }

@@ -33,9 +33,6 @@ if command -v qemu-system-arm >/dev/null 2>&1; then qemu=qemu-system-arm; fi
 # The libc functions the single file may call (docs/embedded.md), then the
 # compiler's helpers (64-bit division and shifts on 32-bit targets).
 allowed='memcpy|memmove|memset|memcmp|memchr|strlen|__aeabi_[a-z0-9_]+|__gnu_[a-z0-9_]+|__[a-z0-9]+[sd]i[23]'
-# Still called by select.c (strcmp) and writer.c (strchr, strerror), whose rewrites
-# drop them: reported, not yet an error. Empty this list once they are gone.
-pending='strchr|strcmp|strerror'
 
 # name|macros (every configuration: no stdio, no threads)
 configs='full|
@@ -72,8 +69,7 @@ build() {
         set -- $(awk -v obj='stax_impl\.o$' -f tools/map-size.awk "$d/map")
         size=$1 text=$2 ro=$3
         arm-none-eabi-nm -u "$d/stax_impl.o" | awk '{ print $NF }' >"$d/undefined"
-        calls=$(grep -Ev "^($allowed|$pending)\$" "$d/undefined" | tr '\n' ' ' || true)
-        late=$(grep -Ex "$pending" "$d/undefined" | tr '\n' ' ' || true)
+        calls=$(grep -Ev "^($allowed)\$" "$d/undefined" | tr '\n' ' ' || true)
         run="linked only (no qemu-system-arm)"
         if [ -n "$qemu" ]; then
             timeout 60 $qemu -M $board -nographic -monitor none -serial none \
@@ -82,7 +78,6 @@ build() {
         fi
         budget=$(echo " $budgets " | tr ' ' '\n' | sed -n "s/^$cpu:$name:\\([0-9]*\\)\$/\\1/p")
         verdict=ok
-        [ -z "$late" ] || verdict="ok (still calls $late: being removed from select.c/writer.c)"
         [ -z "$calls" ] || verdict="FAIL libc: $calls"
         case $run in FAIL*) verdict=$run ;; esac
         if [ -n "$budget" ] && [ "$size" -gt "$budget" ]; then verdict="FAIL over budget $budget"; fi
