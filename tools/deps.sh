@@ -5,8 +5,10 @@
 #
 #   test:  compilers, make, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
-#          encoding tables are regenerated and compared), and nodejs+npm (npm
-#          fetches the W3C suite) if npm is missing
+#          encoding tables are regenerated and compared), nodejs+npm (npm
+#          fetches the W3C suite) if npm is missing, and for `make test-cross`
+#          Debian's cross compilers for aarch64, armhf, i686 and s390x (with
+#          their C libraries) and qemu-user, which runs what they build
 #   bench: hyperfine, valgrind (callgrind counts instructions), expat,
 #          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
 #          and g++ come with build-essential), make and pkg-config that build
@@ -20,6 +22,11 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3"
+# The cross targets of `make test-cross`: no multiarch (no foreign architecture
+# is added to dpkg), only the cross toolchains and their own C libraries.
+cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+cross_pkgs="$cross_pkgs gcc-i686-linux-gnu libc6-dev-i386-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
+test_pkgs="$test_pkgs $cross_pkgs"
 bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time xmlstarlet libxml2-utils"
 
 case $what in
