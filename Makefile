@@ -260,7 +260,7 @@ $(BUILD)/unit-lite: $(UNIT_OBJ) $(LITE_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
 	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(UNIT_OBJ) $(LITE_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread
 
 test-cross: $(BUILD)/stax $(BUILD)/gen
-	$(MAKE) -j$(CROSS_JOBS) $(CROSS_TARGETS:%=test-cross-%)
+	$(MAKE) -k -j$(CROSS_JOBS) $(CROSS_TARGETS:%=test-cross-%)
 
 $(CROSS_TARGETS:%=test-cross-%): test-cross-%:
 	@mkdir -p build/cross/$*

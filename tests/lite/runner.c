@@ -2,8 +2,10 @@
  * (no Criterion library): the cross targets of `make test-cross` under
  * qemu-user.
  *
- *   unit-lite [--jobs N] [--filter SUITE/NAME-GLOB] [--list] [--verbose]
+ *   unit-lite [--jobs N] [--filter SUITE/NAME-GLOB] [--exclude GLOB]... [--list] [--verbose]
  *
+ * --exclude leaves out the tests whose SUITE/NAME matches (any number of
+ * them); the summary says how many were left out.
  * Each test runs in a child process (its .init, its body, its .fini), N at a
  * time, with its .timeout (or STAX_LITE_TIMEOUT seconds when it has none),
  * scaled by STAX_LITE_TIMEOUT_SCALE (for emulators), as an alarm. --verbose
@@ -110,6 +112,8 @@ int main(int argc, char **argv) {
     long jobs = 1;
     const char *filter = NULL;
     int list = 0, verbose = 0;
+    const char *exclude[64];
+    size_t n_exclude = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
             jobs = strtol(argv[++i], NULL, 10);
@@ -119,12 +123,14 @@ int main(int argc, char **argv) {
             filter = argv[++i];
         } else if (strncmp(argv[i], "--filter=", 9) == 0) {
             filter = argv[i] + 9;
+        } else if (strcmp(argv[i], "--exclude") == 0 && i + 1 < argc && n_exclude < 64) {
+            exclude[n_exclude++] = argv[++i];
         } else if (strcmp(argv[i], "--list") == 0) {
             list = 1;
         } else if (strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
         } else {
-            fprintf(stderr, "usage: %s [--jobs N] [--filter SUITE/NAME-GLOB] [--list] [--verbose]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--jobs N] [--filter SUITE/NAME-GLOB] [--exclude GLOB]... [--list] [--verbose]\n", argv[0]);
             return 2;
         }
     }
@@ -140,11 +146,15 @@ int main(int argc, char **argv) {
     pid_t *pids = (pid_t *)calloc(n ? n : 1, sizeof *pids);
     time_t *starts = (time_t *)calloc(n ? n : 1, sizeof *starts);
     if (!v || !pids || !starts) return 2;
-    size_t m = 0;
+    size_t m = 0, excluded = 0;
     for (struct crx_test *t = lite_all; t; t = t->next) {
         char full[512];
         snprintf(full, sizeof full, "%s/%s", t->suite, t->name);
-        if (!filter || fnmatch(filter, full, 0) == 0) v[m++] = t;
+        if (filter && fnmatch(filter, full, 0) != 0) continue;
+        size_t x = 0;
+        while (x < n_exclude && fnmatch(exclude[x], full, 0) != 0) x++;
+        if (x < n_exclude) excluded++;
+        else v[m++] = t;
     }
     qsort(v, m, sizeof *v, lite_order);
     if (list) {
@@ -199,8 +209,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "[FAIL] %s/%s: exit status %d\n", v[k]->suite, v[k]->name, WEXITSTATUS(st));
         }
     }
-    printf("unit-lite: %zu tests: %zu passed, %zu failed, %zu skipped, %zu disabled\n", m, passed, failed, skipped,
-           disabled);
+    printf("unit-lite: %zu tests: %zu passed, %zu failed, %zu skipped, %zu disabled, %zu left out\n", m, passed, failed,
+           skipped, disabled, excluded);
     free(v);
     free(pids);
     free(starts);
