@@ -241,19 +241,19 @@ FORCE:
 -include bench/writer.mk
 
 # ---------------------------------------------------------------- cross targets
-# `make test-cross`: aarch64, armhf (32-bit), i686 (32-bit) and s390x
-# (big-endian), each built with Debian's cross compiler and run under
+# `make test-cross`: aarch64, armhf (32-bit; and armhf-neon, built with
+# -mfpu=neon), i686 (32-bit) and s390x (big-endian), each built with Debian's cross compiler and run under
 # qemu-user (tools/cross.sh; tools/deps.sh installs both): the unit tests, the
 # W3C suite with --chunk 3 --fixed-sweep, and the tool over fixtures/ and
 # generated documents compared byte for byte with the native build. Two
-# targets at a time (CROSS_JOBS); about 4.5 minutes on 2 cores. A sample:
+# targets at a time (CROSS_JOBS); about 6 minutes on 2 cores. A sample:
 # six slow unit tests run on aarch64 only (tools/cross.sh, CROSS_UNIT_ALL=1
 # for all of them everywhere). The unit tests run through tests/lite, a
 # runner of Criterion's interface that needs no library for the target: a
 # cross Criterion would need dpkg multiarch, which a fresh Debian machine
 # does not always take (foreign architectures break `apt-get update` where
 # only the native one is mirrored).
-CROSS_TARGETS = aarch64 armhf i686 s390x
+CROSS_TARGETS = aarch64 armhf armhf-neon i686 s390x
 CROSS_JOBS ?= 2
 LITE_OBJ = $(BUILD)/obj/tests/lite/runner.o
 .PHONY: test-cross $(CROSS_TARGETS:%=test-cross-%)

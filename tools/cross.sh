@@ -3,7 +3,10 @@
 # runner and the unit tests with Debian's cross compiler, and run them under
 # qemu-user (tools/deps.sh test installs both).
 #
-#   sh tools/cross.sh TARGET NATIVE_BUILD     TARGET: aarch64 armhf i686 s390x
+#   sh tools/cross.sh TARGET NATIVE_BUILD     TARGET: aarch64 armhf armhf-neon i686 s390x
+#
+# armhf-neon is armhf built with -mfpu=neon: the NEON code on 32-bit ARM
+# (Debian's armhf baseline has no NEON, so armhf itself runs the portable path).
 #
 # Into build/cross/TARGET:
 #   1. the unit tests, through tests/lite (Criterion's interface on a small
@@ -23,13 +26,15 @@ target=${1:?usage: sh tools/cross.sh TARGET NATIVE_BUILD}
 native=${2:?usage: sh tools/cross.sh TARGET NATIVE_BUILD}
 MAKE=${MAKE:-make}
 
+cflags=""
 case $target in
 aarch64) triple=aarch64-linux-gnu qemu=qemu-aarch64 ;;
 armhf) triple=arm-linux-gnueabihf qemu=qemu-arm ;;
+armhf-neon) triple=arm-linux-gnueabihf qemu=qemu-arm cflags=-mfpu=neon ;;
 i686) triple=i686-linux-gnu qemu=qemu-i386 ;;
 s390x) triple=s390x-linux-gnu qemu=qemu-s390x ;;
 *)
-    echo "cross.sh: unknown target '$target' (aarch64 armhf i686 s390x)" >&2
+    echo "cross.sh: unknown target '$target' (aarch64 armhf armhf-neon i686 s390x)" >&2
     exit 2
     ;;
 esac
@@ -43,7 +48,8 @@ done
 b=build/cross/$target
 root=$(pwd)
 # CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD).
-$MAKE --no-print-directory CC="$triple-gcc" BUILD="$b" CPPFLAGS="-Itests/lite ${CROSS_EXTRA:-}" LDFLAGS=-static WERROR=1 \
+$MAKE --no-print-directory CC="$triple-gcc" BUILD="$b" CPPFLAGS="-Itests/lite ${CROSS_EXTRA:-}" CFLAGS="$cflags" \
+    LDFLAGS=-static WERROR=1 \
     "$b/stax" "$b/conformance" "$b/unit-lite" >"$b.log" 2>&1 || {
     cat "$b.log" >&2
     exit 1
