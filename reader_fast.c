@@ -36,6 +36,15 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q) {
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         if (mask) return i + stax__ctz32(mask);
     }
+#elif defined(STAX__NEON)
+    const uint8x16_t vq = vdupq_n_u8((uint8_t)q);
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint8x16_t m = vorrq_u8(vorrq_u8(stax__neon_low_or_high(v), vceqq_u8(v, vq)),
+                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('<')), vceqq_u8(v, vdupq_n_u8('&'))));
+        uint64_t mask = stax__neon_mask(m);
+        if (mask) return i + stax__neon_first(mask);
+    }
 #endif
     while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
     return i;
@@ -49,6 +58,11 @@ static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a), y = _mm_loadu_si128((const __m128i *)(const void *)b);
         unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) | (0xFFFFu << n);
         return (eq & 0xFFFFu) == 0xFFFFu;
+    }
+#elif defined(STAX__NEON)
+    if (wide && n <= 16) {
+        uint64_t ne = ~stax__neon_mask(vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b)));
+        return n == 16 ? ne == 0 : (ne & ((1ull << (4 * n)) - 1)) == 0;
     }
 #endif
     (void)wide;
@@ -66,6 +80,14 @@ static inline size_t rd_name16(const char *p) {
                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':'))));
     unsigned stop = ~(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)) & 0xFFFFu;
     return stop ? stax__ctz32(stop) : 16;
+#elif defined(STAX__NEON)
+    uint8x16_t v = vld1q_u8((const uint8_t *)p);
+    uint8x16_t letter = vcltq_u8(vsubq_u8(vorrq_u8(v, vdupq_n_u8(0x20)), vdupq_n_u8('a')), vdupq_n_u8(26));
+    uint8x16_t digit = vcltq_u8(vsubq_u8(v, vdupq_n_u8('0')), vdupq_n_u8(10));
+    uint8x16_t punct = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8('-')), vceqq_u8(v, vdupq_n_u8('.'))),
+                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('_')), vceqq_u8(v, vdupq_n_u8(':'))));
+    uint64_t stop = ~stax__neon_mask(vorrq_u8(vorrq_u8(letter, digit), punct));
+    return stop ? stax__neon_first(stop) : 16;
 #else
     size_t i = 0;
     while (i < 16 && (stax__class[(unsigned char)p[i]] & STAX__C_ANAME)) i++;
@@ -207,6 +229,26 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
             goto found;
         }
     }
+#elif defined(STAX__NEON)
+    if (lim >= 16) { /* the same with masks of 4 bits a byte */
+        uint8x16_t v = vld1q_u8((const uint8_t *)p);
+        uint8x16_t is_lf = vceqq_u8(v, vdupq_n_u8(10)), is_tl = vorrq_u8(is_lf, vceqq_u8(v, vdupq_n_u8(9)));
+        uint64_t mlt = stax__neon_mask(vceqq_u8(v, vdupq_n_u8('<')));
+        uint64_t mall = stax__neon_mask(vorrq_u8(vbicq_u8(stax__neon_low_or_high(v), is_tl),
+                                                 vorrq_u8(vceqq_u8(v, vdupq_n_u8('&')), vceqq_u8(v, vdupq_n_u8(']')))));
+        uint64_t below = (mlt & (0 - mlt)) - 1;
+        if (mlt && !(mall & below)) {
+            uint64_t mws = stax__neon_mask(vorrq_u8(is_tl, vceqq_u8(v, vdupq_n_u8(' '))));
+            uint64_t mlf = stax__neon_mask(is_lf) & below;
+            end = stax__neon_first(mlt);
+            t.nonws = (~mws & below) != 0;
+            if (mlf) {
+                t.lfs = (size_t)__builtin_popcountll(mlf) >> 2;
+                t.line_at = ((63u - (unsigned)__builtin_clzll(mlf)) >> 2) + 1;
+            }
+            goto found;
+        }
+    }
 #endif
     t.nonws = 0;
     for (end = stax__scan_text_run(r->simd, p, 0, lim, &t); end < lim && p[end] != '<';
@@ -236,7 +278,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
         end = run = re;
     }
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
-#ifdef STAX__SSE2
+#if defined(STAX__SSE2) || defined(STAX__NEON)
 found:
 #endif
     if (t.hi && stax__scan_utf8(r->simd, p, end) != end) return 0; /* the general way reports it */

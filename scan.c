@@ -27,7 +27,7 @@ int stax__simd_level(void) {
     if (level > STAX_SIMD_MAX) level = STAX_SIMD_MAX;
 #endif
     return level;
-#elif defined(STAX__SSE2)
+#elif defined(STAX__SSE2) || defined(STAX__NEON)
     return 1;
 #else
     return 0;
@@ -55,27 +55,32 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
     return n;
 }
 
-#if defined(STAX__X86_DISPATCH)
+#if defined(STAX__X86_DISPATCH) || defined(STAX__NEON)
 
-/* Fold one block's masks (bit k: byte at + k) into s, up to the stop bit:
- * line feeds, continuation bytes after the last one, high bytes, and (until
- * one is seen) bytes other than SP TAB LF. */
-#define SCAN_FOLD(POP, mstop, mlf, mws_fn, mhi, mcont_fn, at)                                                    \
+/* Fold one block's masks (W bits a byte: bit W*k for byte at + k) into s, up
+ * to the stop: line feeds, continuation bytes after the last one, high bytes,
+ * and (until one is seen) bytes other than SP TAB LF. */
+#define SCAN_FOLD(POP, W, mstop, mlf, mws_fn, mhi, mcont_fn, at)                                                 \
     do {                                                                                                        \
         uint64_t below_ = (mstop) ? ((mstop) & (0 - (mstop))) - 1 : ~(uint64_t)0;                                \
         uint64_t lf_ = (mlf) & below_, hi_ = (mhi) & below_;                                                    \
         if (!s->nonws) s->nonws = (~(mws_fn) & below_) != 0;                                                     \
         if (hi_) s->hi = 1;                                                                                     \
         if (lf_) {                                                                                              \
-            unsigned last_ = 63u - (unsigned)__builtin_clzll(lf_);                                              \
-            s->lfs += POP(lf_);                                                                                  \
+            unsigned last_ = (63u - (unsigned)__builtin_clzll(lf_)) / (W);                                      \
+            s->lfs += POP(lf_) / (W);                                                                            \
             s->line_at = (at) + last_ + 1;                                                                       \
             s->cont = 0;                                                                                        \
-            if (hi_ && last_ < 63) s->cont = POP((mcont_fn) & below_ & (~(uint64_t)0 << (last_ + 1)));            \
+            if (hi_ && (W) * (last_ + 1) < 64)                                                                  \
+                s->cont = POP((mcont_fn) & below_ & (~(uint64_t)0 << ((W) * (last_ + 1)))) / (W);                \
         } else if (hi_) {                                                                                       \
-            s->cont += POP((mcont_fn) & below_);                                                                \
+            s->cont += POP((mcont_fn) & below_) / (W);                                                          \
         }                                                                                                       \
     } while (0)
+
+#endif
+
+#if defined(STAX__X86_DISPATCH)
 
 static unsigned scan_pop_sse2(uint64_t m) { /* without a popcount instruction */
     m = m - ((m >> 1) & 0x5555555555555555u);
@@ -100,7 +105,7 @@ static size_t scan_text_sse2(const char *p, size_t i, size_t n, stax__tscan *s) 
         uint64_t mmark = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
                                                                   _mm_cmpeq_epi8(v, rb)));
         uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(scan_pop_sse2, mstop, mlf, ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFull),
+        SCAN_FOLD(scan_pop_sse2, 1, mstop, mlf, ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFull),
                   mhi, (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
     }
@@ -121,7 +126,7 @@ __attribute__((target("avx2,popcnt,bmi"))) static size_t scan_text_avx2(const ch
         uint64_t mmark = (uint32_t)_mm256_movemask_epi8(
             _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, lt), _mm256_cmpeq_epi8(v, amp)), _mm256_cmpeq_epi8(v, rb)));
         uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(__builtin_popcountll, mstop, mlf,
+        SCAN_FOLD(__builtin_popcountll, 1, mstop, mlf,
                   ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFFFFFull), mhi,
                   (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c0, v)), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
@@ -140,7 +145,7 @@ __attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static size_t scan_text_a
         uint64_t mhi = _mm512_movepi8_mask(v), mlow = _mm512_cmplt_epi8_mask(v, sp);
         uint64_t mstop = _mm512_cmpeq_epi8_mask(v, lt) | _mm512_cmpeq_epi8_mask(v, amp) |
                          _mm512_cmpeq_epi8_mask(v, rb) | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(__builtin_popcountll, mstop, mlf, (_mm512_cmpeq_epi8_mask(v, sp) | mtab | mlf), mhi,
+        SCAN_FOLD(__builtin_popcountll, 1, mstop, mlf, (_mm512_cmpeq_epi8_mask(v, sp) | mtab | mlf), mhi,
                   _mm512_cmplt_epi8_mask(v, c0), i);
         if (mstop) return i + (size_t)__builtin_ctzll(mstop);
     }
@@ -149,11 +154,36 @@ __attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static size_t scan_text_a
 
 #endif /* STAX__X86_DISPATCH */
 
+#if defined(STAX__NEON)
+
+/* The SSE2 loop's masks, 4 bits a byte (stax__neon_mask). */
+static size_t scan_text_neon(const char *p, size_t i, size_t n, stax__tscan *s) {
+    const uint8x16_t sp = vdupq_n_u8(0x20), tab = vdupq_n_u8(9), lf = vdupq_n_u8(10);
+    const uint8x16_t amp = vdupq_n_u8('&'), rb = vdupq_n_u8(']'), lt = vdupq_n_u8('<');
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint8x16_t is_lf = vceqq_u8(v, lf), is_tab = vceqq_u8(v, tab);
+        uint8x16_t ctl = vbicq_u8(vcltq_u8(v, sp), vorrq_u8(is_lf, is_tab)); /* controls but TAB LF */
+        uint64_t mstop =
+            stax__neon_mask(vorrq_u8(ctl, vorrq_u8(vceqq_u8(v, lt), vorrq_u8(vceqq_u8(v, amp), vceqq_u8(v, rb)))));
+        uint64_t mlf = stax__neon_mask(is_lf);
+        uint64_t mhi = stax__neon_mask(vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0)));
+        SCAN_FOLD(__builtin_popcountll, 4, mstop, mlf, stax__neon_mask(vorrq_u8(vorrq_u8(vceqq_u8(v, sp), is_tab), is_lf)),
+                  mhi, stax__neon_mask(vceqq_u8(vandq_u8(v, vdupq_n_u8(0xC0)), vdupq_n_u8(0x80))), i);
+        if (mstop) return i + stax__neon_first(mstop);
+    }
+    return scan_text_portable(p, i, n, s);
+}
+
+#endif /* STAX__NEON */
+
 size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s) {
 #if defined(STAX__X86_DISPATCH)
     if (level >= 3) return scan_text_avx512(p, i, n, s);
     if (level == 2) return scan_text_avx2(p, i, n, s);
     if (level == 1) return scan_text_sse2(p, i, n, s);
+#elif defined(STAX__NEON)
+    if (level >= 1) return scan_text_neon(p, i, n, s);
 #endif
     (void)level;
     return scan_text_portable(p, i, n, s);
@@ -179,7 +209,8 @@ static size_t scan_utf8_portable(const char *p, size_t n) {
     return n;
 }
 
-#if defined(STAX__X86_DISPATCH)
+#if defined(STAX__X86_DISPATCH) || (defined(STAX__NEON) && defined(__aarch64__))
+#define SCAN_U8_TABLES 1
 
 /* Keiser and Lemire, "Validating UTF-8 In Less Than One Instruction Per
  * Byte" (2021): each pair of adjacent bytes is looked up by three nibbles
@@ -200,6 +231,9 @@ enum {
 };
 #define U8_CARRY (U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS)
 
+#endif
+
+#if defined(STAX__X86_DISPATCH)
 __attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_prev(__m256i cur, __m256i prev, int k) {
     __m256i t = _mm256_permute2x128_si256(prev, cur, 0x21);
     switch (k) {
@@ -209,6 +243,9 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_pre
     }
 }
 
+#endif
+
+#if defined(SCAN_U8_TABLES)
 /* The three tables, by nibble. */
 static const unsigned char u8_byte1_high[16] = {
     U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG, U8_TOO_LONG,
@@ -227,6 +264,13 @@ static const unsigned char u8_byte2_high[16] = {
     U8_TOO_LONG | U8_OVERLONG_2 | U8_TWO_CONTS | U8_SURROGATE | U8_TOO_LARGE,
     U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT, U8_TOO_SHORT};
 
+#endif
+
+#if defined(SCAN_U8_TABLES)
+static size_t scan_utf8_rest(const char *p, size_t i, size_t n);
+#endif
+
+#if defined(STAX__X86_DISPATCH)
 __attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_table(const unsigned char *t) {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
 }
@@ -282,8 +326,16 @@ __attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size
         __m256i err = scan_u8_block(cur, prev);
         if (_mm256_testz_si256(err, err)) return n;
     }
-    /* from the start of a sequence that i may cut (a lead in the 3 bytes
-     * before it): the rest, and the error, byte by byte */
+    return scan_utf8_rest(p, i, n);
+}
+
+#endif /* STAX__X86_DISPATCH */
+
+/* From the block of the first error on (or the tail), byte by byte, from the
+ * start of a sequence that i may cut (a lead in the 3 bytes before it), to
+ * give the offset of the first bad byte exactly as the portable check does. */
+#if defined(SCAN_U8_TABLES)
+static size_t scan_utf8_rest(const char *p, size_t i, size_t n) {
     size_t back = i;
     for (size_t k = i; k > 0 && i - k < 3;) {
         unsigned char c = (unsigned char)p[--k];
@@ -295,12 +347,51 @@ __attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size
     }
     return back + scan_utf8_portable(p + back, n - back);
 }
+#endif
 
-#endif /* STAX__X86_DISPATCH */
+#if defined(STAX__NEON) && defined(__aarch64__)
+
+/* The AVX2 method on 16 bytes: the table lookups are TBL instructions. */
+static inline uint8x16_t scan_u8_block_neon(uint8x16_t cur, uint8x16_t prev) {
+    const uint8x16_t b1h = vld1q_u8(u8_byte1_high), b1l = vld1q_u8(u8_byte1_low), b2h = vld1q_u8(u8_byte2_high);
+    uint8x16_t prev1 = vextq_u8(prev, cur, 15), prev2 = vextq_u8(prev, cur, 14), prev3 = vextq_u8(prev, cur, 13);
+    uint8x16_t sc = vandq_u8(vandq_u8(vqtbl1q_u8(b1h, vshrq_n_u8(prev1, 4)), vqtbl1q_u8(b1l, vandq_u8(prev1, vdupq_n_u8(0x0F)))),
+                             vqtbl1q_u8(b2h, vshrq_n_u8(cur, 4)));
+    uint8x16_t third = vqsubq_u8(prev2, vdupq_n_u8(0xE0 - 0x80)), fourth = vqsubq_u8(prev3, vdupq_n_u8(0xF0 - 0x80));
+    uint8x16_t must = vandq_u8(vorrq_u8(third, fourth), vdupq_n_u8(0x80));
+    uint8x16_t err = veorq_u8(must, sc);
+    uint8x16_t nonchar = vandq_u8(vceqq_u8(prev2, vdupq_n_u8(0xEF)),
+                                  vceqq_u8(vandq_u8(prev1, vorrq_u8(cur, vdupq_n_u8(1))), vdupq_n_u8(0xBF)));
+    return vorrq_u8(err, nonchar);
+}
+
+static size_t scan_utf8_neon(const char *p, size_t n) {
+    uint8x16_t prev = vdupq_n_u8(0);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t cur = vld1q_u8((const uint8_t *)p + i);
+        if (vmaxvq_u8(vorrq_u8(cur, prev)) < 0x80) { /* ASCII, after ASCII */
+            prev = cur;
+            continue;
+        }
+        if (vmaxvq_u8(scan_u8_block_neon(cur, prev))) break;
+        prev = cur;
+    }
+    if (i + 16 > n) { /* the tail, copied into zeros */
+        uint8_t tail[16] = {0};
+        memcpy(tail, p + i, n - i);
+        if (!vmaxvq_u8(scan_u8_block_neon(vld1q_u8(tail), prev))) return n;
+    }
+    return scan_utf8_rest(p, i, n);
+}
+
+#endif
 
 size_t stax__scan_utf8(int level, const char *p, size_t n) {
 #if defined(STAX__X86_DISPATCH)
     if (level >= 2) return scan_utf8_avx2(p, n);
+#elif defined(STAX__NEON) && defined(__aarch64__)
+    if (level >= 1) return scan_utf8_neon(p, n);
 #endif
     (void)level;
     return scan_utf8_portable(p, n);

@@ -268,7 +268,8 @@ typedef struct stax_reader_options {
                                       strings and hash tables (no table is copied as it grows) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
     size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
-                                      costs its prefix and URI + 40 bytes (STAX_READ_NAMESPACES) */
+                                      costs its prefix and URI + 40 bytes (24 on 32-bit targets)
+                                      (STAX_READ_NAMESPACES) */
     const char *encoding;  /* force the input encoding (a name as in an encoding declaration:
                               UTF-8, UTF-16LE, ISO-8859-2, KOI8-R, ...: docs/encodings.md);
                               NULL: detect (BOM, first bytes, declaration) */

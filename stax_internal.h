@@ -636,13 +636,32 @@ static inline unsigned stax__ctz32(unsigned m) {
 }
 #endif
 
+/* NEON: on every AArch64 CPU, and on 32-bit ARM when the compiler targets
+ * it (-mfpu=neon: __ARM_NEON); little-endian only. A compare gives 0 or 0xFF
+ * a byte; stax__neon_mask narrows it to 4 bits a byte (one instruction, where
+ * x86's movemask gives 1), so the first set byte is at ctz / 4. */
+#if !defined(STAX_NO_SIMD) && !defined(STAX__SSE2) && defined(__ARM_NEON) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <arm_neon.h>
+#define STAX__NEON 1
+static inline uint64_t stax__neon_mask(uint8x16_t m) {
+    return vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(m), 4)), 0);
+}
+/* The index of the first set byte of a mask that has one. */
+static inline size_t stax__neon_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >> 2; }
+/* Bytes below 0x20 or from 0x80 (a signed compare). */
+static inline uint8x16_t stax__neon_low_or_high(uint8x16_t v) {
+    return vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0x20));
+}
+#endif
+
 /* Wider loops (scan.c) are chosen at run time on x86-64 with GCC or clang. */
 #if defined(STAX__SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define STAX__X86_DISPATCH 1
 #endif
 
-/* What the CPU offers: 0 no SIMD, 1 SSE2, 2 AVX2, 3 AVX-512BW (at most
- * STAX_SIMD_MAX when it is defined: the tests build each level). */
+/* What the CPU offers: 0 no SIMD, 1 SSE2 (NEON on ARM), 2 AVX2, 3 AVX-512BW
+ * (at most STAX_SIMD_MAX when it is defined: the tests build each level). */
 STAXINT int stax__simd_level(void);
 
 /* A text run, as stax__scan_text_run folds it in: line feeds, the index
@@ -675,6 +694,15 @@ static inline size_t stax__scan_text(const char *p, size_t n) {
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         if (mask) return i + stax__ctz32(mask);
     }
+#elif defined(STAX__NEON)
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint8x16_t ok = vorrq_u8(vceqq_u8(v, vdupq_n_u8(9)), vceqq_u8(v, vdupq_n_u8(10)));
+        uint8x16_t m = vbicq_u8(stax__neon_low_or_high(v), ok);
+        m = vorrq_u8(m, vorrq_u8(vceqq_u8(v, vdupq_n_u8('&')), vceqq_u8(v, vdupq_n_u8(']'))));
+        uint64_t mask = stax__neon_mask(m);
+        if (mask) return i + stax__neon_first(mask);
+    }
 #endif
     while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_TEXT_STOP)) i++;
     return i;
@@ -691,6 +719,14 @@ static inline size_t stax__scan_attr(const char *p, size_t n) {
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         if (mask) return i + stax__ctz32(mask);
     }
+#elif defined(STAX__NEON)
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint8x16_t m = vorrq_u8(stax__neon_low_or_high(v),
+                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('<')), vceqq_u8(v, vdupq_n_u8('&'))));
+        uint64_t mask = stax__neon_mask(m);
+        if (mask) return i + stax__neon_first(mask);
+    }
 #endif
     while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
     return i;
@@ -705,6 +741,13 @@ static inline size_t stax__scan2(const char *p, size_t n, char a, char b) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
         if (mask) return i + stax__ctz32(mask);
+    }
+#elif defined(STAX__NEON)
+    const uint8x16_t va = vdupq_n_u8((uint8_t)a), vb = vdupq_n_u8((uint8_t)b);
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint64_t mask = stax__neon_mask(vorrq_u8(vceqq_u8(v, va), vceqq_u8(v, vb)));
+        if (mask) return i + stax__neon_first(mask);
     }
 #endif
     while (i < n && p[i] != a && p[i] != b) i++;
@@ -723,6 +766,14 @@ static inline size_t stax__scan_tag(const char *p, size_t n) {
                                  _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)));
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         if (mask) return i + stax__ctz32(mask);
+    }
+#elif defined(STAX__NEON)
+    for (; i + 16 <= n; i += 16) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
+        uint8x16_t m = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8('>')), vceqq_u8(v, vdupq_n_u8('<'))),
+                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('"')), vceqq_u8(v, vdupq_n_u8('\''))));
+        uint64_t mask = stax__neon_mask(m);
+        if (mask) return i + stax__neon_first(mask);
     }
 #endif
     for (; i < n; i++) {

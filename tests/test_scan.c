@@ -129,3 +129,48 @@ Test(scan, utf8_sequences_cut_by_the_end) {
         }
     }
 }
+
+/* The inline scanners of stax_internal.h (SSE2 or NEON blocks, then a byte
+ * loop) against byte loops written from their definitions, at every start
+ * and length: text (without '<', which its callers never hand it), attribute
+ * values, two bytes, tags. */
+static size_t ref_text(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n && !(p[i] == '&' || p[i] == ']' || p[i] >= 0x80 || (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n'))) i++;
+    return i;
+}
+static size_t ref_attr(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n && !(p[i] == '<' || p[i] == '&' || p[i] >= 0x80 || p[i] < 0x20)) i++;
+    return i;
+}
+static size_t ref_tag(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n && !(p[i] == '<' || p[i] == '>' || p[i] == '"' || p[i] == '\'')) i++;
+    return i;
+}
+
+Test(scan, inline_scanners_agree_with_byte_loops) {
+    static unsigned char buf[200];
+    rng_state = 777;
+    for (int round = 0; round < 20000; round++) {
+        size_t n = rng() % 120 + 1, i = rng() % 40;
+        if (i > n) i = n;
+        memset(buf, 'a', sizeof buf);
+        /* long plain runs with one byte that stops one scanner or another */
+        for (size_t k = 0, stops = rng() % 4; k < stops; k++) {
+            static const unsigned char some[] = {'<', '>', '&', ']', '"', '\'', '\t', '\n', '\r', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff, ' ', 'x', '='};
+            buf[rng() % n] = some[rng() % sizeof some];
+        }
+        const char *p = (const char *)buf + i;
+        size_t len = n - i;
+        cr_assert_eq(stax__scan_attr(p, len), ref_attr(buf + i, len), "attr: round %d", round);
+        cr_assert_eq(stax__scan_tag(p, len), ref_tag(buf + i, len), "tag: round %d", round);
+        size_t want2 = 0;
+        while (want2 < len && p[want2] != '"' && p[want2] != '<') want2++;
+        cr_assert_eq(stax__scan2(p, len, '"', '<'), want2, "scan2: round %d", round);
+        for (size_t k = 0; k < n; k++)
+            if (buf[k] == '<') buf[k] = 'b';
+        cr_assert_eq(stax__scan_text(p, len), ref_text(buf + i, len), "text: round %d", round);
+    }
+}

@@ -6,8 +6,10 @@
 #   test:  compilers, make, cmake, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
 #          encoding tables are regenerated and compared), the bare-metal ARM
-#          compiler with newlib-nano and qemu-system-arm (test-baremetal), and
-#          nodejs+npm (npm fetches the W3C suite) if npm is missing
+#          compiler with newlib-nano and qemu-system-arm (test-baremetal),
+#          nodejs+npm (npm fetches the W3C suite) if npm is missing, and for
+#          `make test-cross` Debian's cross compilers for aarch64, armhf, i686
+#          and s390x (with their C libraries) and qemu-user, which runs them
 #   bench: hyperfine, valgrind (callgrind counts instructions), expat,
 #          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
 #          and g++ come with build-essential), make and pkg-config that build
@@ -21,6 +23,11 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"
+# The cross targets of `make test-cross`: no multiarch (no foreign architecture
+# is added to dpkg), only the cross toolchains and their own C libraries.
+cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+cross_pkgs="$cross_pkgs gcc-i686-linux-gnu libc6-dev-i386-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user"
+test_pkgs="$test_pkgs $cross_pkgs"
 bench_pkgs="build-essential pkg-config hyperfine valgrind libexpat1-dev libxml2-dev libpugixml-dev time xmlstarlet libxml2-utils"
 
 case $what in

@@ -1,0 +1,168 @@
+#!/bin/sh
+# One cross target of `make test-cross`: build the library, the tool, the W3C
+# runner and the unit tests with Debian's cross compiler, and run them under
+# qemu-user (tools/deps.sh test installs both).
+#
+#   sh tools/cross.sh TARGET NATIVE_BUILD     TARGET: aarch64 armhf armhf-neon i686 s390x
+#
+# armhf-neon is armhf built with -mfpu=neon: the NEON code on 32-bit ARM
+# (Debian's armhf baseline has no NEON, so armhf itself runs the portable path).
+#
+# Into build/cross/TARGET:
+#   1. the unit tests, through tests/lite (Criterion's interface on a small
+#      runner of its own, so that no Criterion library for TARGET is needed);
+#   2. the W3C suite with --chunk 3 --fixed-sweep (build/xmlconf: `make
+#      conformance` fetches it; without it this step is skipped and says so);
+#   3. the tool: canon, count, select and fmt (and check in a fixed block) over
+#      fixtures/ and generated documents, compared byte for byte (stdout,
+#      stderr and exit status) with the native build in NATIVE_BUILD.
+# The programs are linked statically and run as `qemu-ARCH PROGRAM`: no
+# binfmt_misc and no sysroot are needed (and qemu-i386 7.2 hangs in fork() in
+# a dynamically linked i386 program, which the unit tests' runner does for
+# every test).
+set -eu
+
+target=${1:?usage: sh tools/cross.sh TARGET NATIVE_BUILD}
+native=${2:?usage: sh tools/cross.sh TARGET NATIVE_BUILD}
+MAKE=${MAKE:-make}
+
+cflags=""
+case $target in
+aarch64) triple=aarch64-linux-gnu qemu=qemu-aarch64 ;;
+armhf) triple=arm-linux-gnueabihf qemu=qemu-arm ;;
+armhf-neon) triple=arm-linux-gnueabihf qemu=qemu-arm cflags=-mfpu=neon ;;
+i686) triple=i686-linux-gnu qemu=qemu-i386 ;;
+s390x) triple=s390x-linux-gnu qemu=qemu-s390x ;;
+*)
+    echo "cross.sh: unknown target '$target' (aarch64 armhf armhf-neon i686 s390x)" >&2
+    exit 2
+    ;;
+esac
+for tool in "$triple-gcc" "$qemu"; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "cross.sh: $tool missing: sh tools/deps.sh test installs it" >&2
+        exit 1
+    fi
+done
+
+b=build/cross/$target
+root=$(pwd)
+# CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD).
+$MAKE --no-print-directory CC="$triple-gcc" BUILD="$b" CPPFLAGS="-Itests/lite ${CROSS_EXTRA:-}" CFLAGS="$cflags" \
+    LDFLAGS=-static WERROR=1 \
+    "$b/stax" "$b/conformance" "$b/unit-lite" >"$b.log" 2>&1 || {
+    cat "$b.log" >&2
+    exit 1
+}
+
+# The unit tests find the tool next to their own binary (tests/test_cli.c):
+# there, a script that runs the target's tool under qemu.
+mkdir -p "$b/qemu"
+cp "$b/unit-lite" "$b/qemu/unit-lite"
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$qemu" "$root/$b/stax" >"$b/qemu/stax"
+chmod +x "$b/qemu/stax"
+run() { "$qemu" "$@"; }
+
+# Six unit tests take 10 s or more each under qemu (billion laughs, long
+# entity chains, the writer over the W3C suite: two of the two and a half
+# minutes of the suite): they run on aarch64 only, to keep `make test` within
+# its time; every other test runs on every target (the fixed-block sweeps
+# too). CROSS_UNIT_ALL=1 runs them everywhere.
+slow="hardening/nested_chains_up_to_max_token dtd/billion_laughs_in_content dtd/billion_laughs_in_attribute
+hardening/attribute_values_every_type_and_source writer_fmt/w3c_suite dtd/empty_entities_in_a_default_are_bounded"
+leave_out=""
+if [ "$target" != aarch64 ] && [ "${CROSS_UNIT_ALL:-0}" != 1 ]; then
+    for t in $slow; do leave_out="$leave_out --exclude $t"; done
+fi
+
+fail=0
+echo "$target: unit tests"
+# $leave_out is a list of words on purpose.
+# shellcheck disable=SC2086
+STAX_LITE_TIMEOUT_SCALE=20 run "$b/qemu/unit-lite" --jobs 1 $leave_out >"$b/unit.out" 2>&1 || fail=1
+if [ $fail -ne 0 ] || grep -q '^\[FAIL\]' "$b/unit.out"; then
+    grep -v '^\[INFO\]' "$b/unit.out" >&2
+    echo "$target: unit tests FAILED" >&2
+    fail=1
+fi
+tail -n 1 "$b/unit.out"
+
+echo "$target: W3C suite, --chunk 3 --fixed-sweep"
+if [ -f build/xmlconf/package/cleaned/xmlconf-flattened.xml ]; then
+    if run "$b/conformance" build/xmlconf/package --chunk 3 --quiet --fixed-sweep >"$b/conformance.out" 2>&1; then
+        cat "$b/conformance.out"
+    else
+        cat "$b/conformance.out" >&2
+        echo "$target: W3C suite FAILED" >&2
+        fail=1
+    fi
+else
+    echo "$target: SKIPPED: no W3C suite in build/xmlconf (make conformance fetches it)"
+fi
+
+# Files over 2 GiB on 32-bit targets (the build defines _FILE_OFFSET_BITS=64,
+# and cli/lfs.c asserts that off_t is 64-bit). Sparse files, so nothing is
+# written and next to nothing read: an external entity "<e/>" followed by a
+# hole to 2.2 GB, referred to by a small document. The tool opens it, fstat's
+# it (a 32-bit off_t fails there with EOVERFLOW, "Value too large for defined
+# data type", also under qemu: glibc checks the size) and reads it (whole, up
+# to max_external_text): the error must then be that limit's, not EOVERFLOW.
+# The same for a document "<r/>" followed by a hole (a real 32-bit kernel
+# refuses to open it without O_LARGEFILE).
+case $target in
+armhf | i686)
+    echo "$target: files over 2 GiB"
+    printf '<e/>' >"$b/big.ent"
+    truncate -s 2200000000 "$b/big.ent"
+    printf '<!DOCTYPE r [<!ENTITY e SYSTEM "big.ent">]><r>&e;</r>' >"$b/big-ref.xml"
+    printf '<r/>' >"$b/big.xml"
+    truncate -s 2200000000 "$b/big.xml"
+    st=0
+    run "$b/stax" check --external "$b/big-ref.xml" 2>"$b/big.err" || st=$?
+    if [ $st -ne 1 ] || ! grep -q 'larger than max_external_text.*"big.ent"' "$b/big.err"; then
+        echo "$target: stax check --external over a 2.2 GB entity: exit $st, not over max_external_text:" >&2
+        cat "$b/big.err" >&2
+        fail=1
+    fi
+    st=0
+    run "$b/stax" check "$b/big.xml" 2>"$b/big.err" || st=$?
+    if [ $st -ne 1 ] || ! grep -q 'big.xml:1:5: ' "$b/big.err"; then
+        echo "$target: stax check over a 2.2 GB document: exit $st, not the NUL byte at 1:5:" >&2
+        cat "$b/big.err" >&2
+        fail=1
+    fi
+    rm -f "$b/big.ent" "$b/big.xml"
+    echo "$target: a 2.2 GB document and entity: opened, stat'ed and read"
+    ;;
+esac
+
+echo "$target: the tool beside $native/stax"
+docs=$(ls fixtures/*.xml)
+"$native/gen" 2 7 >"$b/gen-mixed.xml"
+"$native/gen" -s nonascii 0.5 3 >"$b/gen-nonascii.xml"
+"$native/gen" -s attrs 0.5 5 >"$b/gen-attrs.xml"
+docs="$docs $b/gen-mixed.xml $b/gen-nonascii.xml $b/gen-attrs.xml"
+n=0
+for f in $docs; do
+    for cmd in "canon" "canon --chunk 3" "count" "count --memory 65536" "select //*" "select --count //@*" \
+        "select --xml /*/*[2]" "fmt" "fmt --indent 0" "check --memory 16384"; do
+        # $cmd is split into words on purpose.
+        # shellcheck disable=SC2086
+        st=0; "$native/stax" $cmd "$f" >"$b/want.out" 2>"$b/want.err" || st=$?
+        # shellcheck disable=SC2086
+        ct=0; run "$b/stax" $cmd "$f" >"$b/got.out" 2>"$b/got.err" || ct=$?
+        if [ $st -ne $ct ] || ! cmp -s "$b/want.out" "$b/got.out" || ! cmp -s "$b/want.err" "$b/got.err"; then
+            echo "$target: stax $cmd $f differs from the native build (exit $ct, native $st):" >&2
+            diff "$b/want.out" "$b/got.out" | head -5 >&2 || true
+            diff "$b/want.err" "$b/got.err" | head -5 >&2 || true
+            fail=1
+        fi
+        n=$((n + 1))
+    done
+done
+echo "$target: $n runs of the tool beside the native one"
+if [ $fail -ne 0 ]; then
+    echo "$target: FAILED" >&2
+    exit 1
+fi
+echo "$target: passed"
