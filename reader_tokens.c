@@ -873,10 +873,13 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     i = rd_skip_ws(tok, n, i);
     size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
     if (!nl) return r->status;
-    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0}, np, nlocal;
+    stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
+#ifndef STAX_NO_NAMESPACES
+    stax_str np, nlocal;
     if (r->ev_ns && rd_qname(name, &np, &nlocal))
         return rd_fail(r, STAX_E_NAMESPACE, tok, i, "the DOCTYPE name '%.*s' is not a QName (namespaces are on)",
                        rd_clip(nl), name.ptr);
+#endif
     unsigned flags = 0;
     size_t ws = i + nl;
     i = rd_skip_ws(tok, n, ws);
