@@ -270,6 +270,7 @@ test:
 	$(MAKE) WERROR=1 test-encodings
 	$(MAKE) WERROR=1 test-baremetal
 	$(MAKE) WERROR=1 test-parts
+	$(MAKE) WERROR=1 test-cross
 	@echo "make test: all suites passed"
 
 # ---------------------------------------------------------------- benchmarks
