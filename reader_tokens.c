@@ -18,9 +18,7 @@ static int rd_arena_copy(stax_reader *r, stax_str *s) {
 
 /* ================================================================ references */
 
-static int rd_same_name(stax_str a, stax_str b) {
-    return a.len == b.len && a.len && a.ptr[a.len - 1] == b.ptr[b.len - 1] && memcmp(a.ptr, b.ptr, a.len) == 0;
-}
+static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
 
 /* Parse the reference at tok[i] ('&'). On success sets *end (index after ';'),
  * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
@@ -42,7 +40,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     /* text that refers to entities mostly refers to one again and again; a
      * declared entity's name was checked when it was declared */
     stax__entity *e = r->last_ge;
-    if (!e || !rd_same_name(e->name, ref.name))
+    if (!e || !rd_str_same(e->name, ref.name))
         e = r->has_doctype ? stax__dtd_entity(&r->dtd, ref.name.ptr, ref.name.len, 0) : NULL;
     if (!e && stax__ref_check_name(&ref, tok + i, &r->err)) return rd_fail_err(r, tok, n);
     *found = e;
@@ -430,8 +428,6 @@ int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t v
     out->len = (size_t)(o.p - d0);
     return 0;
 }
-
-static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
 
 /* ================================================================ namespaces */
 
