@@ -59,7 +59,7 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 XMLCONF = build/xmlconf
 
 .PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
-	test-install test-symbols test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
+	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
 	test-cmake test-cpp
 all: lib $(BUILD)/stax
 
@@ -247,6 +247,16 @@ test-layers: lib
 test-symbols: lib
 	sh tools/check-symbols.sh $(BUILD)
 
+# The docs, the header and the man pages tell no history (tools/check-docs.sh);
+# first, the check must catch each kind of finding in a planted file.
+test-docs:
+	@mkdir -p $(BUILD)
+	@printf '%s\n' 'see #18' 'issue 18' 'at 9771ea4' 'a second round' 'after a review' \
+	    'as before' 'a round trip, rounded, &#13; and 1000000 are fine' >$(BUILD)/check-docs-planted.md
+	@n=$$(sh tools/check-docs.sh $(BUILD)/check-docs-planted.md 2>/dev/null | wc -l); \
+	    [ "$$n" -eq 6 ] || { echo "test-docs: the check found $$n of the 6 planted lines"; exit 1; }
+	sh tools/check-docs.sh
+
 # The man pages lint clean, and stax(1) lists exactly the tool's options.
 test-man: $(BUILD)/stax
 	sh tools/check-man.sh $(BUILD)
@@ -272,6 +282,7 @@ test:
 	$(MAKE) WERROR=1 test-cmake
 	$(MAKE) WERROR=1 test-symbols
 	$(MAKE) WERROR=1 test-layers
+	$(MAKE) WERROR=1 test-docs
 	$(MAKE) WERROR=1 test-man
 	$(MAKE) WERROR=1 test-encodings
 	$(MAKE) WERROR=1 test-baremetal
