@@ -38,6 +38,7 @@ static int dtd_drain(stax_reader *r) {
     while ((st = stax_reader_next(r, &b)) == STAX_OK) {
         for (size_t i = 0; i < b->count; i++) {
             stax_str name = stax_ev_name(b, i);
+            stax_pos at = stax_ev_pos(b, i);
             switch (stax_ev_type(b, i)) {
             case STAX_EV_DOCTYPE:
                 printf("DOCTYPE %.*s\n", (int)name.len, name.ptr);
@@ -50,19 +51,18 @@ static int dtd_drain(stax_reader *r) {
                     printf(" %.*s=\"%.*s\"%s", (int)an.len, an.ptr, (int)av.len, av.ptr,
                            stax_ev_attr_flags(b, i, k) & STAX_ATTRF_DEFAULTED ? " (default)" : "");
                 }
-                printf(" @%llu:%llu\n", (unsigned long long)stax_ev_line(b, i),
-                       (unsigned long long)stax_ev_column(b, i));
+                printf(" @%llu:%llu\n", (unsigned long long)at.line, (unsigned long long)at.column);
                 break;
             case STAX_EV_TEXT: {
                 stax_str t = stax_ev_text(b, i);
-                printf("TEXT \"%.*s\" @%llu:%llu\n", (int)t.len, t.ptr, (unsigned long long)stax_ev_line(b, i),
-                       (unsigned long long)stax_ev_column(b, i));
+                printf("TEXT \"%.*s\" @%llu:%llu\n", (int)t.len, t.ptr, (unsigned long long)at.line,
+                       (unsigned long long)at.column);
                 break;
             }
             case STAX_EV_ENTITY_REF: {
                 stax_str sys = stax_ev_sysid(b, i);
                 printf("ENTITY_REF %.*s system \"%.*s\" @%llu:%llu\n", (int)name.len, name.ptr, (int)sys.len,
-                       sys.ptr, (unsigned long long)stax_ev_line(b, i), (unsigned long long)stax_ev_column(b, i));
+                       sys.ptr, (unsigned long long)at.line, (unsigned long long)at.column);
                 break;
             }
             default: break;

@@ -10,8 +10,9 @@ static const char *push_type_name(int type) {
 }
 
 static void push_print_event(const stax_batch *b, size_t i) {
+    stax_pos at = stax_ev_pos(b, i);
     stax_str name = stax_ev_name(b, i), text = stax_ev_text(b, i);
-    printf("%llu:%llu %s", (unsigned long long)stax_ev_line(b, i), (unsigned long long)stax_ev_column(b, i),
+    printf("%llu:%llu %s", (unsigned long long)at.line, (unsigned long long)at.column,
            push_type_name(stax_ev_type(b, i)));
     if (name.len) printf(" %.*s", (int)name.len, name.ptr);
     for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
