@@ -29,29 +29,20 @@
  *
  *   Reader (pull): stax_reader_set_fd / _set_file / _set_source, then call
  *   stax_reader_next until it returns STAX_END or an error; it never returns
- *   STAX_NEED_INPUT. docs/api.md has complete programs (built and run by the
- *   tests) for push, pull, namespaces, the DTD, a fixed block and errors.
+ *   STAX_NEED_INPUT.
  *
- *   The reader is a non-validating XML 1.0 (5th edition) processor: full
- *   well-formedness, the internal DTD subset (entities expanded in content and
- *   attributes, attribute defaults), Namespaces 1.0 (STAX_READ_NAMESPACES),
- *   input in UTF-8, UTF-16, US-ASCII and the common single-byte encodings
- *   (ISO-8859-1 to -16, windows-1250 to -1258, KOI8-R/U, IBM866, ...:
- *   docs/encodings.md). It reads the external DTD subset and external
- *   entities only through a resolver the caller gives it (EXTERNAL ENTITIES
- *   below); without one nothing external is read, and an external entity is
- *   reported as STAX_EV_ENTITY_REF. A resolver over a catalog in memory:
+ *   A batch is read through b->count and the stax_ev_* accessors: they are
+ *   the contract. The stax_event and stax_attr tables behind them are their
+ *   inline implementation and may change.
  *
- *     static int resolve(void *ud, const stax_entity_request *q, stax_entity_input *in) {
- *         const char *text = stax_str_eq(q->sysid, "book.dtd") ? ud : NULL;
- *         if (!text) return STAX_DECLINE;          // not read: as without a resolver
- *         in->data = text;                         // read whole before next() returns
- *         in->len = strlen(text);
- *         return STAX_OK;
- *     }
- *     stax_reader_options opt = {0};
- *     opt.resolve = resolve;
- *     opt.resolve_ud = "<!ENTITY chapter 'text of the chapter'>";
+ *   docs/api.md is the manual: every function's full contract, the options,
+ *   the events, and complete programs (built and run by the tests) for push,
+ *   pull, namespaces, the DTD, external entities, a fixed block and errors.
+ *
+ *   The reader is a non-validating XML 1.0 (5th edition) processor, with
+ *   Namespaces 1.0 (STAX_READ_NAMESPACES) and many input encodings
+ *   (docs/encodings.md). It reads nothing external unless the caller gives
+ *   it a resolver (docs/api.md, "External entities").
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -197,14 +188,10 @@ typedef struct stax_reader stax_reader;
  * (> 0), 0 at the end, or < 0 on error (STAX_E_IO). */
 typedef ptrdiff_t (*stax_read_fn)(void *ctx, void *buf, size_t cap);
 
-/* EXTERNAL ENTITIES
- * With a resolver (opt->resolve), the reader asks the caller for the
- * external DTD subset, external parameter entities and external parsed
- * entities referenced in content, once each time it needs one (an entity
- * referenced twice is asked for twice). Without one, or when it declines,
- * nothing external is read: a general entity is reported as
- * STAX_EV_ENTITY_REF, a parameter entity or the subset is skipped as XML 1.0
- * says (5.1). docs/api.md, "External entities", has the rules and a program. */
+/* External entities: with a resolver (opt->resolve) the reader asks the
+ * caller for the external DTD subset and external entities, each time it
+ * needs one; without one, or when it declines, nothing external is read
+ * (docs/api.md, "External entities"). */
 enum {
     STAX_ENTITY_GENERAL = 1,   /* an external parsed entity referenced in content (&name;) */
     STAX_ENTITY_PARAMETER = 2, /* an external parameter entity referenced in the DTD (%name;) */
@@ -217,16 +204,11 @@ typedef struct stax_entity_request {
     stax_str name;   /* the entity's name (without & or %); for the subset, the DOCTYPE's name */
     stax_str pubid;  /* the public id, empty if none */
     stax_str sysid;  /* the system id as declared (line ends normalized, nothing resolved) */
-    stax_str base;   /* where the declaration was read, to resolve a relative sysid against
-                        (XML 1.0 4.2.2): empty for the document itself (its internal subset,
-                        and the DOCTYPE for the subset); else the `base` the resolver gave
-                        for the external subset or parameter entity that holds it */
+    stax_str base;   /* where the declaration was read (empty: the document itself) */
 } stax_entity_request;
 
 /* What the resolver hands over (zeroed before the call). After STAX_OK the
- * reader reads the whole entity during this stax_reader_next, then calls
- * done (if set) once, whether reading succeeded or not: the bytes, or
- * read_ctx, must stay valid until then and may be released by done. */
+ * reader reads it whole, then calls done (if set) once. */
 typedef struct stax_entity_input {
     const void *data;     /* the entity's bytes, all of them (may be NULL when len is 0)... */
     size_t len;
@@ -234,15 +216,12 @@ typedef struct stax_entity_input {
     void *read_ctx;
     void (*done)(void *ctx); /* the reader no longer needs data or read_ctx */
     void *done_ctx;
-    stax_str base;        /* this entity's location, given back as `base` for the declarations
-                             it holds (copied; empty: its system id). Unused for general entities */
-    const char *message;  /* with a negative return: what went wrong, for stax_reader_message
-                             (NUL-terminated, copied) */
+    stax_str base;        /* this entity's location, the `base` of the declarations it holds */
+    const char *message;  /* with a negative return: what went wrong (copied) */
 } stax_entity_input;
 
-/* The resolver. Return STAX_OK with *in filled; STAX_DECLINE to leave the
- * entity unread; or a negative status (STAX_E_IO, ...): the reader stops with
- * it. Called from inside stax_reader_next; it must not call the reader. */
+/* The resolver: STAX_OK with *in filled, STAX_DECLINE (not read), or a
+ * negative status that stops the reader. It must not call the reader. */
 typedef int (*stax_resolve_fn)(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
 /* Reader options. A zero field takes its default (in brackets). */
@@ -250,76 +229,41 @@ typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
     void *alloc_ud;        /* passed to alloc */
     void *memory;          /* fixed block: if non-NULL, all memory comes from it */
-    size_t memory_size;    /* its size in bytes (see FIXED BLOCK below) */
+    size_t memory_size;    /* its size in bytes (stax_reader_memory_size) */
     uint32_t max_depth;    /* [1024] element nesting */
     uint32_t max_name;     /* [1024] bytes in one name */
     uint32_t max_attrs;    /* [256] attributes on one element */
     size_t max_token;      /* [1 MiB] bytes in one tag, comment, PI or DOCTYPE */
-    size_t max_text;       /* [min(max_token, 64 KiB)] text/CDATA longer than this (input bytes) is split
-                              into several events, at positions that depend only on the
-                              document, never on chunking; must be <= max_token */
-    uint32_t batch_events; /* [256] events per batch at most (values below 2 mean 2: one
-                              token may give two events, as <a/> gives START and END) */
+    size_t max_text;       /* [min(max_token, 64 KiB)] longer text/CDATA is split (<= max_token) */
+    uint32_t batch_events; /* [256] events per batch at most (at least 2) */
     uint32_t max_entity_depth;     /* [16] entity references nested inside entity text */
     uint32_t entity_amplification; /* [100] expanded entity bytes allowed per input byte... */
     size_t entity_threshold;       /* [8 MiB] ...once this many bytes have been expanded */
-    size_t max_dtd;                /* [1 MiB] memory for what the DTD keeps (both subsets): the
-                                      records of its entities, ATTLISTs, notations and PIs, their
-                                      strings and hash tables (no table is copied as it grows) */
+    size_t max_dtd;                /* [1 MiB] memory for what the DTD keeps (both subsets) */
     uint32_t max_ns;               /* [64] namespace declarations on one element */
-    size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope: each
-                                      costs its prefix and URI + 40 bytes (24 on 32-bit targets)
-                                      (STAX_READ_NAMESPACES) */
-    const char *encoding;  /* force the input encoding (a name as in an encoding declaration:
-                              UTF-8, UTF-16LE, ISO-8859-2, KOI8-R, ...: docs/encodings.md);
-                              NULL: detect (BOM, first bytes, declaration) */
-    /* Called for a declared encoding stax does not know: return the code point of
-     * each of the 256 byte values (> 0x10FFFF or a surrogate: that byte is not
-     * allowed), or NULL to refuse
-     * (STAX_E_UNSUPPORTED). The table must stay valid while the reader lives. */
+    size_t max_ns_bytes;           /* [64 KiB] memory for the namespace bindings in scope */
+    const char *encoding;  /* [NULL: detect] force the input encoding (docs/encodings.md) */
+    /* For a declared encoding stax does not know: the code points of the 256
+     * byte values (valid while the reader lives), or NULL to refuse it. */
     const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
     void *unknown_encoding_ud;
-    size_t read_buffer;    /* [64 KiB] buffer of the pull sources (fd, FILE*, callback), and of
-                              transcoded input (non-UTF-8 documents) */
-    stax_resolve_fn resolve;  /* [NULL: nothing external is read] see EXTERNAL ENTITIES */
+    size_t read_buffer;    /* [64 KiB] buffer of the pull sources and of transcoded input */
+    stax_resolve_fn resolve;  /* [NULL: nothing external is read] the resolver */
     void *resolve_ud;         /* passed to resolve */
-    size_t max_external;      /* [64 MiB] bytes of external entities read in all, as handed
-                                 over (each reading of an entity counts) */
-    size_t max_external_text; /* [1 MiB] memory for the text of the external entities open at
-                                 once (decoded to UTF-8): each is read whole, the ones it is
-                                 read inside stay. Only with a resolver */
+    size_t max_external;      /* [64 MiB] bytes of external entities read in all */
+    size_t max_external_text; /* [1 MiB] memory for the text of the external entities open at once */
     unsigned flags;        /* STAX_READ_* */
 } stax_reader_options;
 
 #define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only texts (never a piece of a longer text) */
 #define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
 
-/* FIXED BLOCK
- * With opt->memory set, stax_reader_new carves every buffer the options can
- * need out of the block at once: the event and attribute tables, the carry
- * and the arena (max_token + 16 bytes each), the element stack (max_depth
- * names of max_name bytes), the entity stack, the pull and transcoding
- * buffers (read_buffer each), the DTD (max_dtd), with namespaces
- * max_ns_bytes, and with a resolver the texts of external entities
- * (max_external_text + read_buffer + 16). If that fits, reading never runs out of memory afterwards:
- * every failure is a limit, the same one at any block size and any chunking.
- * If it does not, stax_reader_new returns NULL (stax_reader_check_options
- * says why); stax_reader_memory_size gives the size needed.
- *
- * Options left zero take defaults sized from the block: those of the largest
- * profile (4 KiB, 8 KiB, 16 KiB, ...) that fits it, with max_token an eighth
- * of the profile (at most 1 MiB), max_text half of that (at most 64 KiB),
- * max_dtd 64 bytes and a sixteenth (320 bytes to 1 MiB), read_buffer and max_ns_bytes a
- * thirty-second (at most 64 KiB), max_external_text an eighth (at most
- * 1 MiB, with a resolver), batch_events and max_attrs 4 to 32, and
- * max_name, max_depth and max_entity_depth in step. A larger block never
- * gets smaller limits. docs/security.md has a table of block sizes and limits. */
-/* STAX_READER_MIN_MEMORY: the smallest block a reader with every option
- * zero can be made in (stax_reader_memory_min(NULL)), for the full build on
- * this target: 64-bit targets 5055 bytes (5039 with STAX_NO_STDIO), i386
- * 4047, other 32-bit targets (ARM) 4095 (4079). Builds that leave parts out
- * (STAX_NO_DTD, STAX_NO_MESSAGES) need less: stax_reader_memory_min says
- * how much. docs/embedded.md has the sizes for given limits. */
+/* Fixed block: with opt->memory set, stax_reader_new takes everything the
+ * options can need from the block at once, so that reading never runs out of
+ * memory afterwards; zero options take defaults sized from the block
+ * (docs/api.md, "Memory" and "Options"). STAX_READER_MIN_MEMORY is the
+ * smallest block a reader with every option zero can be made in, for the
+ * full build on this target (stax_reader_memory_min(NULL)). */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
 #define STAX_READER_MIN_MEMORY 5039u
@@ -334,71 +278,26 @@ typedef struct stax_reader_options {
 #define STAX_READER_MIN_MEMORY 4095u
 #endif
 
-/* The block size a fixed-block reader with these options needs (opt->memory
- * and opt->memory_size are not read; zero fields take the defaults of the
- * allocator mode: a block of this size gives zero fields at least those
- * limits). 0 when an option is out of range. */
+/* The fixed block these options need, zero fields at their allocator-mode
+ * defaults; 0 when an option is out of range. */
 STAXDEF size_t stax_reader_memory_size(const stax_reader_options *opt);
 
-/* The smallest fixed block (memory_size) a reader with these options can be
- * made in: zero fields count at the limits of the smallest profile, which
- * every block that fits them gets; every larger block works too (and may
- * give zero fields larger limits). opt->memory and opt->memory_size are not
- * read; opt NULL: every option zero (STAX_READER_MIN_MEMORY). A block one
- * byte smaller is refused (STAX_E_NOMEM), whatever its alignment. 0 when an
- * option is out of range. */
+/* The smallest fixed block a reader with these options can be made in (one
+ * byte less is refused); 0 when an option is out of range. */
 STAXDEF size_t stax_reader_memory_min(const stax_reader_options *opt);
 
-/* Whether stax_reader_new(opt) can succeed: STAX_OK; STAX_E_USAGE when an
- * option is out of range; STAX_E_NOMEM when the fixed block is too small for
- * the options. *why (if why is not NULL) gets a static sentence saying which
- * (an allocator failing is the only other reason for NULL). */
+/* Whether stax_reader_new(opt) can succeed: STAX_OK, STAX_E_USAGE (an option
+ * out of range) or STAX_E_NOMEM (the block is too small); *why says which. */
 STAXDEF int stax_reader_check_options(const stax_reader_options *opt, const char **why);
 
-/* The options stax_reader_new(opt) would read with: *out gets *opt with
- * every zero field replaced by its default (in a fixed block, the default of
- * the block's profile), so a program can print or log the limits a block
- * gives. Returns what stax_reader_check_options returns; *out is filled
- * only when that is STAX_OK. */
+/* The options stax_reader_new(opt) would read with (zero fields replaced by
+ * their defaults) in *out, when stax_reader_check_options returns STAX_OK. */
 STAXDEF int stax_reader_effective_options(const stax_reader_options *opt, stax_reader_options *out,
                                           const char **why);
 
-/* EVENT CONVENTIONS
- * - Whitespace outside the root element produces no event.
- * - Line ends (CR LF, lone CR) are normalized to LF everywhere: text, CDATA,
- *   comments, PI data, attribute values (where whitespace then becomes #x20).
- *   A CR that comes from a character reference (&#13;) stays a CR.
- * - TEXT has character references and the five predefined entities decoded.
- *   Internal entities declared in the DTD are expanded, in content and in
- *   attribute values; the events of an expansion are like any others, and
- *   carry the position of the reference; so do those of an external entity
- *   read through the resolver. A reference to an external entity not read,
- *   or to an undeclared one where that is no well-formedness error (the DTD
- *   has an external subset or parameter-entity references, and the document
- *   is not standalone), ends the text: TEXT, ENTITY_REF, TEXT. In an attribute
- *   value such an undeclared reference is dropped; an external one is an error.
- * - Text and CDATA longer than max_text input bytes are split into events of at
- *   most max_text input bytes each. STAX_EVF_CONTINUED marks a piece that was
- *   cut for length: the character data goes on right after it (in the next
- *   TEXT/CDATA event, or after an ENTITY_REF that the next piece starts with).
- *   A split never cuts a UTF-8 sequence, a reference, a CR LF pair or "]]>".
- *   Adjacent text and CDATA are separate events; nothing else is split.
- * - A self-closing tag gives START (flag STAX_EVF_EMPTY) then END, same position.
- * - Positions: pos is the token's first byte ('<', or the first byte of text);
- *   offsets count input bytes from 0 (a BOM included), lines from 1, columns
- *   from 1 in code points.
- * - Error positions: the byte where the error is detected: a bad byte or
- *   character itself; the '&' of a bad reference; the first ']' of "]]>" in
- *   text; the first '-' of "--" in a comment; the '<' of a mismatched end tag,
- *   of a second root element, of a tag over a limit (depth, name, attributes,
- *   size); with namespaces, the first byte of the offending element or
- *   attribute name (or namespace declaration, for max_ns); the first byte of the name
- *   of a duplicate attribute; the first non-space byte of text outside the root;
- *   the end of the input when it ends inside the document. Inside entity
- *   text: the reference in the document (the DOCTYPE for the external
- *   subset); for an external entity the message adds its name, system id,
- *   and the line and column in it: "(in entity 'e' "e.xml", line 2, column 6)".
- */
+/* Events: docs/api.md, "Events" and "Event conventions", says what each
+ * carries, how text is split (STAX_EVF_CONTINUED), where positions point
+ * and where errors are reported. */
 typedef enum stax_event_type {
     STAX_EV_START = 1,   /* start tag. name; attributes; flags STAX_EVF_EMPTY for <a/> */
     STAX_EV_END = 2,     /* end tag (also emitted after a self-closing start). name */
@@ -419,6 +318,8 @@ typedef enum stax_event_type {
 #define STAX_EVF_CONTINUED 0x10u      /* TEXT/CDATA: split; the next event continues it */
 #define STAX_EVF_HAS_SUBSET 0x20u     /* DOCTYPE: it had an internal subset ([...]) */
 
+/* The tables of a batch: the inline implementation of the stax_ev_*
+ * accessors, which are the contract. Their layout may change. */
 typedef struct stax_event {
     uint8_t type;        /* stax_event_type */
     uint8_t flags;       /* STAX_EVF_* */
@@ -449,7 +350,8 @@ typedef struct stax_qname {
     stax_str prefix, local, uri;
 } stax_qname;
 
-/* A batch: a flat table of events. Valid until the next call on the reader. */
+/* A batch: count events, read with the accessors. Valid until the next call
+ * on the reader. */
 typedef struct stax_batch {
     size_t count;
     const stax_event *events;
@@ -458,21 +360,15 @@ typedef struct stax_batch {
     const stax_qname *attr_ns; /* per attribute, parallel to attrs, when namespaces are on, else NULL */
 } stax_batch;
 
-/* Create a reader. opt may be NULL (all defaults). Returns NULL when memory is
- * insufficient (allocator failure, or a fixed block too small for the options)
- * or when an option is out of range: max_text > max_token or < 4, batch_events
- * or max_attrs above 2^24, max_depth or max_name above 2^24, max_entity_depth
- * above 1024, an unknown forced encoding. stax_reader_check_options tells which. */
+/* Create a reader (opt NULL: all defaults). NULL when memory is insufficient
+ * or an option is out of range: stax_reader_check_options tells which. */
 STAXDEF stax_reader *stax_reader_new(const stax_reader_options *opt);
 
 /* Free the reader and everything it allocated (nothing, in fixed-block mode). */
 STAXDEF void stax_reader_free(stax_reader *r);
 
-/* Make r ready for a new document, as if just created with the same options,
- * keeping its memory (its buffers, or its place in the fixed block): the
- * input, the pull source, the DTD, the namespaces and any error are
- * forgotten. Everything the reader handed out is invalid afterwards.
- * Returns STAX_OK, or STAX_E_USAGE for NULL. */
+/* Make r ready for a new document, as if just created, keeping its memory;
+ * everything it handed out becomes invalid. STAX_OK, or STAX_E_USAGE for NULL. */
 STAXDEF int stax_reader_reset(stax_reader *r);
 
 /* Hand the reader the next chunk of input (len may be 0). Allowed before the
@@ -521,7 +417,9 @@ STAXDEF uint32_t stax_reader_depth(const stax_reader *r);
  * layout, from stax_reader_new on). */
 STAXDEF size_t stax_reader_memory_peak(const stax_reader *r);
 
-/* Event accessors: cheap inline reads of the flat table. i < b->count. */
+/* Event accessors, the way to read a batch (docs/api.md, "Batches and
+ * accessors"): cheap inline reads of its tables. i < b->count.
+ * stax_ev_pos is an event's position; _offset, _line and _column its fields. */
 static inline int stax_ev_type(const stax_batch *b, size_t i) { return b->events[i].type; }
 static inline unsigned stax_ev_flags(const stax_batch *b, size_t i) { return b->events[i].flags; }
 static inline stax_str stax_ev_name(const stax_batch *b, size_t i) { return b->events[i].name; }
