@@ -574,43 +574,11 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
  *         if ((st = stax_select_batch(s, b)) != STAX_OK) break;
  *     stax_select_free(s);
  *
- * PATHS  path|path|...: steps separated by / (child) and // (descendant),
- *   from the root (/a/b) or anywhere (//b); a step is a name, * or
- *   prefix:name, with predicates [@a] [@a='v'] [@a!='v'] (joined by 'and')
- *   and [n] (the n-th such element child of its parent); the last step may
- *   be @name, @* or text(). Anything else is refused (STAX_E_UNSUPPORTED,
- *   the message names the construct), never half evaluated.
- *
- * OUTPUT  Matches are reported in document order through the output
- *   callback, each as BEGIN, its value in VALUE pieces, then END. A value
- *   is the XPath string value (an attribute's value, a text node, all the
- *   text inside an element), or the XML of the node with STAX_SELECT_XML.
- *   The first match still open streams: its pieces come as its events do,
- *   pointing into the batch (zero copy; XML values into the writer's buffer).
- *   A match that begins while an earlier one is open (nested, or an
- *   element's attributes) is held, its value copied, until every earlier
- *   match has ended: at most max_held bytes in all (else STAX_E_LIMIT_HELD,
- *   with a message saying so).
- *
- * RECORDS  With columns (stax_select_compile's second argument), every match
- *   of the paths is a record, and each column a path relative to it: END of
- *   a record comes after one STAX_SELECT_COLUMN piece per column, in column
- *   order, each followed by the VALUE pieces of the column's first match in
- *   the record (none when nothing matched; with STAX_SELECT_ALL_MATCHES, of
- *   every match in document order, opt->join between two; a match inside
- *   another match of the column comes after that one, whole). A record at the front streams
- *   like any match: a column's pieces go out as they come once every column
- *   before it is complete; the pieces of a later column are held until then.
- *
- * ERRORS  A limit is a STAX_E_LIMIT_* status (max_depth: STAX_E_LIMIT_DEPTH,
- *   max_held, max_state, xml_memory: _HELD, _STATE, _XML_MEMORY) whose
- *   message names the option and its value. Every error is sticky, and so is
- *   STAX_END once the callback stopped the selection: stax_select_event and
- *   _batch return it without taking the event, stax_select_compile returns
- *   it, stax_select_status and _message give it, until stax_select_reset,
- *   which clears it, except an error of stax_select_compile: that one stays
- *   for good (compile once more is refused too). stax_select_set_output,
- *   _paths, _count and _event_index work whatever the status.
+ * Matches come in document order, each as BEGIN, VALUE pieces and END; with
+ * columns, as records. Errors, and STAX_END once the callback stopped it,
+ * are sticky until stax_select_reset (a compile error for good). docs/api.md,
+ * "Select: path queries", has the pieces, records and error rules;
+ * docs/select.md the paths.
  */
 typedef struct stax_select stax_select;
 
@@ -651,16 +619,9 @@ typedef struct stax_select_options {
 
 #define STAX_SELECT_MIN_MEMORY 8192u /* smallest fixed block stax_select_new accepts */
 
-/* FIXED BLOCK (select)
- * With opt->memory set, every byte comes from the block. Options left zero
- * take defaults sized from it: max_state a sixteenth of the block, max_held
- * an eighth (at most their allocator defaults; less in a block too small for
- * those with an eighth left for the paths), xml_memory a quarter of max_held
- * (between STAX_WRITER_MIN_MEMORY + 2048 and 16 KiB). stax_select_new
- * refuses (NULL) a block too small for the options, stax_select_compile
- * (STAX_E_NOMEM) one too small for the options and the paths; past that,
- * nothing runs out of memory: every failure is a limit (STAX_E_LIMIT_*), the
- * same at any block size. */
+/* Fixed block (select): with opt->memory set every byte comes from it, zero
+ * limits are sized from it, and once the paths compiled every failure is a
+ * limit (docs/select.md, "Memory and limits"). */
 
 /* The block size that options opt (zero fields: the allocator mode's
  * defaults; opt->memory and memory_size are not read) and paths of paths_len
