@@ -750,18 +750,11 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  *   stax_writer_first_error gives the first error of either kind,
  *   stax_writer_message says what it was.
  *
- * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK means the sink took less
- *   than offered while the writer's buffer was full, so the call stopped part
- *   way. The writer keeps everything it was given so far. When the sink can
- *   take more (poll() says POLLOUT), repeat THE SAME CALL WITH THE SAME
- *   ARGUMENTS (same strings, same lengths; the bytes may be a fresh copy): the
- *   writer continues where it stopped and writes nothing twice. Until that
- *   call returns STAX_OK only stax_writer_flush (which just drains the buffer
- *   and may itself return STAX_WOULD_BLOCK) and stax_writer_free are allowed;
- *   any other call returns STAX_E_STATE, and the same call with other lengths
- *   STAX_E_USAGE (for the number calls: with another value). A call that
- *   returns STAX_OK is complete even if the writer still holds some of its
- *   bytes: stax_writer_flush hands them over.
+ * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK: the sink took less
+ *   than offered and the call stopped part way, losing nothing. When the sink
+ *   can take more, repeat THE SAME CALL WITH THE SAME ARGUMENTS; until it
+ *   returns STAX_OK only stax_writer_flush and stax_writer_free are allowed.
+ *   docs/writer.md, "Non-blocking output and the retry rule", has the rule.
  */
 typedef struct stax_writer stax_writer;
 
