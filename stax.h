@@ -807,24 +807,13 @@ typedef struct stax_writer_options {
  * fixed English sentence saying which ("" for STAX_OK). */
 STAXDEF int stax_writer_check_options(const stax_writer_options *opt, const char **why);
 
-/* The fixed-block size (memory_size) that opt needs: the writer, its
- * buffer(s) of buffer_size (0: counted as 64 KiB) and an element stack of
- * stack_size (0: counted as 256 bytes), whatever the block's alignment.
- * opt->memory and opt->memory_size are not read. 0 when an option is out of
- * range. With those sizes set (not zero), a block of exactly this size works
- * and one byte less does not. With zero sizes any block of at least this size
- * works too, but the block is shared as stax_writer_effective_options says.
- * The more a block holds, the more it can do: a call sequence that succeeds
- * in a block of N bytes succeeds in every larger one. */
+/* The fixed block opt needs (zero sizes counted as a 64 KiB buffer and a
+ * 256-byte stack; opt->memory and memory_size not read); 0 when an option is
+ * out of range. docs/writer.md, "Fixed memory", has the sizes and rules. */
 STAXDEF size_t stax_writer_memory_size(const stax_writer_options *opt);
 
-/* The options stax_writer_new(opt) would write with: *out gets *opt with
- * buffer_size set to the buffer it gets and stack_size to the stack it gets
- * (in a fixed block both are what the block gives; with an allocator
- * stack_size stays 0 when there is no limit). Returns what
- * stax_writer_check_options returns; *out is filled only when that is
- * STAX_OK. In a fixed block, stax_writer_memory_size(out) is at most
- * memory_size, and a block of exactly that size gives the same writer. */
+/* The options stax_writer_new(opt) would write with (the buffer and stack
+ * sizes it gets) in *out, when stax_writer_check_options returns STAX_OK. */
 STAXDEF int stax_writer_effective_options(const stax_writer_options *opt, stax_writer_options *out,
                                           const char **why);
 
@@ -967,18 +956,15 @@ STAXDEF uint64_t stax_writer_bytes_out(const stax_writer *w);
  * stax_writer_bytes_out after flush or finish returned STAX_OK. */
 STAXDEF uint64_t stax_writer_bytes_produced(const stax_writer *w);
 
-/* Free bytes of the element stack: before stack_size (in a fixed block, the
- * stack's size); with an allocator and no stack_size, before the stack must
- * grow. Each open element costs its name's length + 8 bytes, each attribute
- * of the open start tag its name's length + 8 (kept to refuse duplicates). */
+/* Free bytes of the element stack (before it must grow, with an allocator
+ * and no stack_size). */
 STAXDEF size_t stax_writer_stack_room(const stax_writer *w);
 
-/* The high-water mark, as a block size: the smallest memory_size in which a
- * writer with this one's options, but buffer_size set to the size this one
- * uses and stack_size 0, would have run the same calls with the same results
- * (the growable memory sink's bytes not counted: it is not allowed there). A
- * refused call never raises it (in a block of that size a refused attribute
- * may be refused for the stack, STAX_E_LIMIT_STACK, instead of its value). */
+/* The high-water mark, as a block size: the smallest memory_size in which
+ * this writer's calls would have run the same (docs/writer.md, "Fixed
+ * memory"), its growable memory sink not counted. A refused call never
+ * raises it (in that block a refused attribute may be refused for the stack,
+ * STAX_E_LIMIT_STACK, instead of for its value). */
 STAXDEF size_t stax_writer_memory_peak(const stax_writer *w);
 
 #endif /* STAX_NO_WRITER */
