@@ -371,6 +371,85 @@ uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
     return 1;
 }
 
+/* ================================================================ keeping declarations
+ * The one way a declaration enters the tables: from the parser, and from
+ * reader_context.c when it rebuilds a saved DTD (the strings already kept
+ * with stax__dtd_keep). NULL or -1 when the region is full. */
+
+char *stax__dtd_keep(stax__dtd *d, const char *s, size_t n) { return dtd_store(d, s, n); }
+
+static int dtd_plain_text(const char *s, size_t n);
+
+stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e) {
+    stax__entity *rec = (stax__entity *)dtd_record(d, sizeof *rec);
+    if (!rec || dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents,
+                                dtd_hash(d, e->name.ptr, e->name.len, e->pe), rec, dtd_ent_rehash))
+        return NULL;
+    *rec = *e;
+    rec->busy = 0;
+    rec->plain = !e->external && !e->pe && dtd_plain_text(e->value.ptr, e->value.len);
+    d->n_ents++;
+    return rec;
+}
+
+int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e) {
+    if (dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1)) return -1;
+    stax_decl *u = &d->unparsed[d->n_unp++];
+    u->name = e->name;
+    u->pubid = e->pubid;
+    u->sysid = e->sysid;
+    u->notation = e->notation;
+    return 0;
+}
+
+stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name) {
+    char *kept = dtd_store(d, name.ptr, name.len);
+    stax__dtd_elem_def *el = kept && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)dtd_record(d, sizeof *el) : NULL;
+    if (!el) return NULL;
+    memset(el, 0, sizeof *el);
+    el->name.ptr = kept;
+    el->name.len = name.len;
+    el->id = (uint32_t)d->n_elems;
+    if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, kept, name.len, 7), el,
+                        dtd_elem_rehash))
+        return NULL;
+    el->next = d->elem_list;
+    d->elem_list = el;
+    d->elem_lens |= (uint64_t)1 << (name.len & 63);
+    d->n_elems++;
+    return el;
+}
+
+/* Appended at the end of the element's list, keeping declaration order. */
+int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a) {
+    stax__attdef *rec = (stax__attdef *)dtd_record(d, sizeof *rec);
+    if (!rec) return -1;
+    *rec = *a;
+    rec->next = NULL;
+    rec->elem = el;
+    rec->stamp = 0;
+    if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, el, a->name.ptr, a->name.len),
+                        rec, dtd_att_rehash))
+        return -1;
+    d->n_atts++;
+    if (!el->last) el->first = rec;
+    else el->last->next = rec;
+    el->last = rec;
+    return 0;
+}
+
+int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n) {
+    if (dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1)) return -1;
+    d->notations[d->n_not++] = *n;
+    return 0;
+}
+
+int stax__dtd_add_pi(stax__dtd *d, const stax_dtd_pi *pi) {
+    if (dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1)) return -1;
+    d->pis[d->n_pis++] = *pi;
+    return 0;
+}
+
 /* ================================================================ lexical helpers */
 
 
@@ -663,22 +742,7 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
-    e.plain = !e.external && !e.pe && dtd_plain_text(e.value.ptr, e.value.len);
-    stax__entity *rec = (stax__entity *)dtd_record(d, sizeof *rec);
-    if (!rec || dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents,
-                                dtd_hash(d, e.name.ptr, e.name.len, e.pe), rec, dtd_ent_rehash))
-        return dtd_too_big(c, c->p);
-    *rec = e;
-    d->n_ents++;
-    if (e.unparsed) {
-        if (dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1))
-            return dtd_too_big(c, c->p);
-        stax_decl *u = &d->unparsed[d->n_unp++];
-        u->name = e.name;
-        u->pubid = e.pubid;
-        u->sysid = e.sysid;
-        u->notation = e.notation;
-    }
+    if (!stax__dtd_add_entity(d, &e) || (e.unparsed && stax__dtd_add_unparsed(d, &e))) return dtd_too_big(c, c->p);
     return 0;
 }
 
@@ -892,38 +956,12 @@ static int dtd_attlist_decl(dtd_ctx *c) {
                 if (lit.ptr) dtd_attr_default_drop(d, lit, a.value);
                 continue;
             }
-        } else {
-            char *name = dtd_store(d, elem.ptr, elem.len);
-            el = name && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)dtd_record(d, sizeof *el) : NULL;
-            if (!el) return dtd_too_big(c, c->p);
-            memset(el, 0, sizeof *el);
-            el->name.ptr = name;
-            el->name.len = elem.len;
-            el->id = (uint32_t)d->n_elems;
-            if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, name, elem.len, 7), el,
-                                dtd_elem_rehash))
-                return dtd_too_big(c, c->p);
-            el->next = d->elem_list;
-            d->elem_list = el;
-            d->elem_lens |= (uint64_t)1 << (elem.len & 63);
-            d->n_elems++;
+        } else if (!(el = stax__dtd_add_elem(d, elem))) {
+            return dtd_too_big(c, c->p);
         }
         a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);
-        stax__attdef *rec = a.name.ptr ? (stax__attdef *)dtd_record(d, sizeof *rec) : NULL;
-        if (!rec) return dtd_too_big(c, c->p);
         if (!a.value.ptr) a.value.ptr = "";
-        /* append at the end of the element's list, keeping declaration order */
-        a.next = NULL;
-        a.elem = el;
-        a.stamp = 0;
-        *rec = a;
-        if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, el, a.name.ptr, a.name.len),
-                            rec, dtd_att_rehash))
-            return dtd_too_big(c, c->p);
-        d->n_atts++;
-        if (!el->last) el->first = rec;
-        else el->last->next = rec;
-        el->last = rec;
+        if (!a.name.ptr || stax__dtd_add_attdef(d, el, &a)) return dtd_too_big(c, c->p);
     }
 }
 
@@ -947,10 +985,8 @@ static int dtd_notation_decl(dtd_ctx *c) {
     n.pubid.ptr = n.pubid.len ? dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
     n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
-    if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) ||
-        dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
+    if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) || stax__dtd_add_notation(d, &n))
         return dtd_too_big(c, c->p);
-    d->notations[d->n_not++] = n;
     return 0;
 }
 
@@ -976,13 +1012,12 @@ static int dtd_pi(dtd_ctx *c) {
     while (c->p < e && dtd_is_ws(*c->p)) c->p++;
     size_t dl = (size_t)(e - c->p), o = 0;
     char *t = dtd_store(d, target.ptr, target.len), *data = dl ? dtd_store_id(d, c->p, dl, &o) : (char *)"";
-    if (!data || !t || dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1))
-        return dtd_too_big(c, start);
-    d->pis[d->n_pis].target.ptr = t;
-    d->pis[d->n_pis].target.len = target.len;
-    d->pis[d->n_pis].data.ptr = data;
-    d->pis[d->n_pis].data.len = o;
-    d->n_pis++;
+    stax_dtd_pi pi;
+    pi.target.ptr = t;
+    pi.target.len = target.len;
+    pi.data.ptr = data;
+    pi.data.len = o;
+    if (!data || !t || stax__dtd_add_pi(d, &pi)) return dtd_too_big(c, start);
     c->p = e + 2;
     return 0;
 }
