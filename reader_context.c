@@ -459,15 +459,15 @@ static int ctx_get_stack(ctx_r *c, stax_reader *r) {
 /* The header: the body's bytes (after it, before the checksum), or NULL with *why. */
 static const unsigned char *ctx_open(const void *buf, size_t len, size_t *body, const char **why) {
     const unsigned char *p = (const unsigned char *)buf;
-    if (!p || len < CTX_HEAD + CTX_SUM || memcmp(p, CTX_MAGIC, 8) != 0) return *why = "not a stax context", NULL;
+    if (!p || len < CTX_HEAD + CTX_SUM || memcmp(p, CTX_MAGIC, 8) != 0) return *why = "not a stax context", (const unsigned char *)NULL;
     ctx_r c = {p + 8, len - 8, 0};
     uint32_t version = ctx_g32(&c);
     uint64_t total = ctx_g64(&c);
-    if (version != STAX_CONTEXT_VERSION) return *why = "a context of another version", NULL;
-    if (total != len) return *why = "the context is truncated or has bytes after it", NULL;
+    if (version != STAX_CONTEXT_VERSION) return *why = "a context of another version", (const unsigned char *)NULL;
+    if (total != len) return *why = "the context is truncated or has bytes after it", (const unsigned char *)NULL;
     uint64_t sum = 0;
     for (unsigned i = 0; i < 8; i++) sum |= (uint64_t)p[len - 8 + i] << (8 * i);
-    if (sum != stax__hash(&ctx_key, p, len - CTX_SUM)) return *why = "the context is corrupt (its checksum does not match)", NULL;
+    if (sum != stax__hash(&ctx_key, p, len - CTX_SUM)) return *why = "the context is corrupt (its checksum does not match)", (const unsigned char *)NULL;
     *body = len - CTX_HEAD - CTX_SUM;
     return p + CTX_HEAD;
 }

@@ -598,6 +598,7 @@ STAXDEF size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out
  * the input from the context's offset on reads exactly as the original
  * would have gone on: the same events, positions, errors and messages.
  * Left out with STAX_NO_RESUME. */
+#ifndef STAX_NO_RESUME
 #define STAX_CONTEXT_VERSION 1
 
 /* Right after stax_reader_next returned a batch or STAX_NEED_INPUT: write
@@ -634,6 +635,7 @@ STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
  * out of range): 128 + max_depth * (max_name + 4) + max_dtd, + max_ns_bytes
  * with STAX_READ_NAMESPACES (max_dtd counts 0 with STAX_NO_DTD). */
 STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
+#endif /* STAX_NO_RESUME */
 
 /* Compare a stax_str with a NUL-terminated string. */
 static inline int stax_str_eq(stax_str s, const char *z) {

@@ -674,7 +674,8 @@ const char *stax_test_bin(void) {
         }
     }
     cr_assert_eq(access("build/stax", X_OK), 0, "no stax binary (make all)");
-    return "build/stax";
+    cr_assert_not_null(realpath("build/stax", path)); /* absolute: a command may change directory */
+    return path;
 }
 
 int stax_test_shell(const char *cmdline, char *out, size_t cap) {
