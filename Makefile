@@ -23,7 +23,7 @@ CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CF
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 DEPFLAGS = -MMD -MP
 
-LIB_SRC = stax.c reader_batch.c reader_input.c reader_fast.c reader_tokens.c scan.c entities.c external.c dtd.c namespaces.c omitted.c encoding.c writer.c select.c reader_context.c
+LIB_SRC = stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c reader_context.c writer.c select.c
 # Private headers, in the order the single file inlines them.
 LIB_HDR = stax_internal.h encoding_tables.h reader.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -58,7 +58,7 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 # The W3C suite, fetched once for every build folder.
 XMLCONF = build/xmlconf
 
-.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-clang \
+.PHONY: all lib single test unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
 	test-cmake test-cpp
 all: lib $(BUILD)/stax
@@ -239,6 +239,11 @@ test-cmake: all
 	MAKE='$(MAKE)' sh tools/check-cmake.sh $(BUILD)
 
 # The shared library exports exactly the STAXDEF functions of stax.h.
+# The library's objects call only down: no cycle in their link graph
+# (tools/check-layers.sh prints the layers; docs/internals.md names them).
+test-layers: lib
+	sh tools/check-layers.sh $(LIB_OBJ)
+
 test-symbols: lib
 	sh tools/check-symbols.sh $(BUILD)
 
@@ -266,6 +271,7 @@ test:
 	$(MAKE) WERROR=1 test-install
 	$(MAKE) WERROR=1 test-cmake
 	$(MAKE) WERROR=1 test-symbols
+	$(MAKE) WERROR=1 test-layers
 	$(MAKE) WERROR=1 test-man
 	$(MAKE) WERROR=1 test-encodings
 	$(MAKE) WERROR=1 test-baremetal

@@ -18,15 +18,6 @@
 #include <stdarg.h>
 #ifndef STAX_NO_DTD /* else omitted.c stands in */
 
-struct stax__dtd_chunk {
-    stax__dtd_chunk *next;
-    size_t size;
-};
-
-#define DTD_CHUNK 1024u
-/* The alignment of the records in the chunks: what their fields need (no
- * record holds anything wider than a pointer, a size_t or a uint64_t). */
-#define DTD_ALIGN 8u
 
 /* ================================================================ errors */
 
@@ -120,190 +111,6 @@ static int dtd_too_big(dtd_ctx *c, const char *at) {
     return dtd_fail(c, at, STAX_E_LIMIT_DTD, "DTD larger than max_dtd (%zu bytes)", c->d->max);
 }
 
-static int dtd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
-
-/* ================================================================ storage
- * Everything the DTD keeps lives in one region of max_dtd bytes, a fixed
- * block of its own (carved from the reader's block, or allocated with the
- * reader's allocator at the first internal subset): the limit is exactly
- * what fits there, whatever the allocator. */
-
-int stax__dtd_reserve(stax__dtd *d) {
-    if (d->region) return 0;
-    d->region = stax__mem_alloc(d->outer, d->max);
-    if (!d->region) return STAX_E_NOMEM;
-    if (stax__mem_init(&d->mem, NULL, NULL, d->region, d->max)) d->mem.block = NULL; /* too small: holds nothing */
-    return 0;
-}
-
-static void *dtd_alloc(stax__dtd *d, size_t n) { return d->mem.block ? stax__mem_alloc(&d->mem, n) : NULL; }
-
-/* The size of the chunks strings and records are kept in: DTD_CHUNK, or an
- * eighth of a small region (so that it holds declarations, not one chunk),
- * but never less than a record and its name. */
-static size_t dtd_chunk_size(const stax__dtd *d) {
-    size_t c = d->max / 8;
-    return c > DTD_CHUNK ? DTD_CHUNK : c < 128 ? 128 : c;
-}
-
-static char *dtd_store(stax__dtd *d, const char *s, size_t n) {
-    static char empty[1];
-    if (n == 0) return empty; /* never NULL, and no arithmetic on a NULL cursor */
-    if (n > d->cur_left) {
-        size_t size = n > dtd_chunk_size(d) ? n : dtd_chunk_size(d);
-        stax__dtd_chunk *ch = size <= SIZE_MAX - sizeof *ch ? (stax__dtd_chunk *)dtd_alloc(d, sizeof *ch + size) : NULL;
-        if (!ch && size > n) ch = (stax__dtd_chunk *)dtd_alloc(d, sizeof *ch + (size = n)); /* the last bytes of the region */
-        if (!ch) return NULL;
-        ch->next = d->chunks;
-        ch->size = size;
-        d->chunks = ch;
-        d->cur = (char *)(ch + 1);
-        d->cur_left = size;
-    }
-    char *out = d->cur;
-    if (s) memcpy(out, s, n);
-    d->cur += n;
-    d->cur_left -= n;
-    return out;
-}
-
-/* A record (an entity, an attdef, an element) of n bytes, aligned, in the
- * chunks: it never moves, and nothing is copied when the tables grow. */
-static void *dtd_record(stax__dtd *d, size_t n) {
-    size_t pad = (size_t)(-(uintptr_t)d->cur & (DTD_ALIGN - 1));
-    if (d->cur && pad + n <= d->cur_left) {
-        d->cur += pad;
-        d->cur_left -= pad;
-    } else {
-        d->cur_left = 0; /* a new chunk, which starts aligned */
-    }
-    void *p = dtd_store(d, NULL, n);
-    if (p && ((uintptr_t)p & (DTD_ALIGN - 1))) return NULL; /* cannot happen: chunks start aligned */
-    return p;
-}
-
-/* Give back the last `unused` bytes of the latest dtd_store. */
-static void dtd_unstore(stax__dtd *d, size_t unused) {
-    if (!unused) return; /* (an empty string was never in the chunks) */
-    d->cur -= unused;
-    d->cur_left += unused;
-}
-
-/* Store a public or system id with its line ends normalized (2.11): the
- * subset text is raw, and the caller must see LF only. */
-static char *dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len) {
-    char *o = dtd_store(d, NULL, n);
-    if (!o) return NULL;
-    stax__out w = stax__out_make(o, n);
-    stax__out_eol(&w, s, n);
-    if (w.over) return NULL; /* cannot happen: normalizing never lengthens */
-    *out_len = (size_t)(w.p - o);
-    dtd_unstore(d, n - *out_len); /* give back what normalizing saved */
-    return o;
-}
-
-static int dtd_is_ws(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
-
-/* Store a public id normalized (4.2.2): runs of white space one space,
- * none at either end. */
-static char *dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_t *out_len) {
-    char *o = dtd_store(d, NULL, n);
-    if (!o) return NULL;
-    stax__out w = stax__out_make(o, n);
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && dtd_is_ws(s[j])) j++;
-        if (j > i && i > 0 && j < n) stax__out_byte(&w, ' ');
-        for (i = j; j < n && !dtd_is_ws(s[j]); j++) continue;
-        stax__out_put(&w, s + i, j - i);
-        i = j;
-    }
-    if (w.over) return NULL; /* cannot happen: normalizing never lengthens */
-    *out_len = (size_t)(w.p - o);
-    dtd_unstore(d, n - *out_len);
-    return o;
-}
-
-static int dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need) {
-    if (need <= *cap) return 0;
-    size_t ncap = *cap ? *cap * 2 : 4;
-    while (ncap < need) ncap *= 2;
-    if (ncap > SIZE_MAX / elem || !d->mem.block) return -1;
-    void *p = stax__mem_realloc(&d->mem, *arr, *cap * elem, ncap * elem);
-    if (!p) return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
-/* Names hash under the DTD's key (see stax__hash); salt keeps parameter and
- * general entities of one name apart. */
-static uint32_t dtd_hash(const stax__dtd *d, const char *s, size_t n, int salt) {
-    uint64_t h = stax__hash(&d->key, s, n);
-    return (uint32_t)(h ^ (h >> 32)) ^ (uint32_t)salt * 0x9e3779b9u;
-}
-
-/* Insert rec into an open-addressing table of records keyed by their names.
- * The table doubles at half full; when the region has no room for the
- * larger table it goes on at up to seven eighths full before it fails, so
- * that growing never refuses what the region still holds. */
-static int dtd_hash_insert(stax__dtd *d, void ***tab, size_t *cap, size_t count, uint32_t h, void *rec,
-                           uint32_t (*rehash)(const stax__dtd *, const void *)) {
-    if ((count + 1) * 2 > *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        void **nt = ncap <= SIZE_MAX / sizeof(void *) ? (void **)dtd_alloc(d, ncap * sizeof(void *)) : NULL;
-        if (nt) {
-            memset(nt, 0, ncap * sizeof(void *));
-            for (size_t i = 0; i < *cap; i++) {
-                if (!(*tab)[i]) continue;
-                size_t k = rehash(d, (*tab)[i]) & (ncap - 1);
-                while (nt[k]) k = (k + 1) & (ncap - 1);
-                nt[k] = (*tab)[i];
-            }
-            stax__mem_free(&d->mem, *tab, *cap * sizeof(void *));
-            *tab = nt;
-            *cap = ncap;
-        } else if ((count + 1) * 8 > *cap * 7) {
-            return -1;
-        }
-    }
-    size_t k = h & (*cap - 1);
-    while ((*tab)[k]) k = (k + 1) & (*cap - 1);
-    (*tab)[k] = rec;
-    return 0;
-}
-
-static uint32_t dtd_ent_rehash(const stax__dtd *d, const void *rec) {
-    const stax__entity *e = (const stax__entity *)rec;
-    return dtd_hash(d, e->name.ptr, e->name.len, e->pe);
-}
-static uint32_t dtd_elem_rehash(const stax__dtd *d, const void *rec) {
-    const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)rec;
-    return dtd_hash(d, e->name.ptr, e->name.len, 7);
-}
-/* Attribute definitions hash by their name and their element. */
-static uint32_t dtd_att_hash(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
-    return dtd_hash(d, name, len, 11) ^ (elem->id * 0x85ebca6bu);
-}
-static uint32_t dtd_att_rehash(const stax__dtd *d, const void *rec) {
-    const stax__attdef *a = (const stax__attdef *)rec;
-    return dtd_att_hash(d, a->elem, a->name.ptr, a->name.len);
-}
-
-void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,
-                    stax__err *err) {
-    memset(d, 0, sizeof *d);
-    d->outer = outer;
-    d->err = err;
-    d->frames = frames;
-    stax__hash_key_init(&d->key, d);
-    d->max = o->max_dtd;
-    d->max_depth = o->max_entity_depth;
-    d->amplification = o->entity_amplification;
-    d->threshold = o->entity_threshold;
-    d->max_token = o->max_token;
-    d->max_name = o->max_name;
-}
 
 /* Count entity text the DTD parser goes through (parameter entities, and
  * entities in default values), so that nested references cannot make it
@@ -315,138 +122,6 @@ static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
         stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, (uint32_t)d->amplification);
         return dtd_fail_err(c, 1);
     }
-    return 0;
-}
-
-void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o) {
-    stax__dtd keep = *d;
-    int no_colons = d->no_colons;
-    stax__dtd_init(d, keep.outer, o, keep.frames, keep.err);
-    d->no_colons = no_colons;
-    d->ext = keep.ext;
-    if (keep.region) { /* the region stays, emptied */
-        d->region = keep.region;
-        if (stax__mem_init(&d->mem, NULL, NULL, d->region, d->max)) d->mem.block = NULL;
-    }
-}
-
-void stax__dtd_free(stax__dtd *d) {
-    if (d->region) stax__mem_free(d->outer, d->region, d->max);
-    d->region = NULL;
-}
-
-stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe) {
-    if (!d->ent_hash_cap) return NULL;
-    size_t k = dtd_hash(d, name, len, pe) & (d->ent_hash_cap - 1);
-    for (void *v; (v = d->ent_hash[k]) != NULL; k = (k + 1) & (d->ent_hash_cap - 1)) {
-        stax__entity *e = (stax__entity *)v;
-        if (e->pe == pe && e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
-    }
-    return NULL;
-}
-
-const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len) {
-    if (!d->elem_hash_cap) return NULL;
-    size_t k = dtd_hash(d, name, len, 7) & (d->elem_hash_cap - 1);
-    for (void *v; (v = d->elem_hash[k]) != NULL; k = (k + 1) & (d->elem_hash_cap - 1)) {
-        const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)v;
-        if (e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
-    }
-    return NULL;
-}
-
-stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
-    if (!d->att_hash_cap) return NULL;
-    size_t k = dtd_att_hash(d, elem, name, len) & (d->att_hash_cap - 1);
-    for (void *v; (v = d->att_hash[k]) != NULL; k = (k + 1) & (d->att_hash_cap - 1)) {
-        stax__attdef *a = (stax__attdef *)v;
-        if (a->elem == elem && a->name.len == len && memcmp(a->name.ptr, name, len) == 0) return a;
-    }
-    return NULL;
-}
-
-uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
-    for (stax__dtd_elem_def *el = d->elem_list; el; el = el->next)
-        for (stax__attdef *a = el->first; a; a = a->next) a->stamp = 0;
-    return 1;
-}
-
-/* ================================================================ keeping declarations
- * The one way a declaration enters the tables: from the parser, and from
- * reader_context.c when it rebuilds a saved DTD (the strings already kept
- * with stax__dtd_keep). NULL or -1 when the region is full. */
-
-char *stax__dtd_keep(stax__dtd *d, const char *s, size_t n) { return dtd_store(d, s, n); }
-
-static int dtd_plain_text(const char *s, size_t n);
-
-stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e) {
-    stax__entity *rec = (stax__entity *)dtd_record(d, sizeof *rec);
-    if (!rec || dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents,
-                                dtd_hash(d, e->name.ptr, e->name.len, e->pe), rec, dtd_ent_rehash))
-        return NULL;
-    *rec = *e;
-    rec->busy = 0;
-    rec->plain = !e->external && !e->pe && dtd_plain_text(e->value.ptr, e->value.len);
-    d->n_ents++;
-    return rec;
-}
-
-int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e) {
-    if (dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1)) return -1;
-    stax_decl *u = &d->unparsed[d->n_unp++];
-    u->name = e->name;
-    u->pubid = e->pubid;
-    u->sysid = e->sysid;
-    u->notation = e->notation;
-    return 0;
-}
-
-stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name) {
-    char *kept = dtd_store(d, name.ptr, name.len);
-    stax__dtd_elem_def *el = kept && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)dtd_record(d, sizeof *el) : NULL;
-    if (!el) return NULL;
-    memset(el, 0, sizeof *el);
-    el->name.ptr = kept;
-    el->name.len = name.len;
-    el->id = (uint32_t)d->n_elems;
-    if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_hash(d, kept, name.len, 7), el,
-                        dtd_elem_rehash))
-        return NULL;
-    el->next = d->elem_list;
-    d->elem_list = el;
-    d->elem_lens |= (uint64_t)1 << (name.len & 63);
-    d->n_elems++;
-    return el;
-}
-
-/* Appended at the end of the element's list, keeping declaration order. */
-int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a) {
-    stax__attdef *rec = (stax__attdef *)dtd_record(d, sizeof *rec);
-    if (!rec) return -1;
-    *rec = *a;
-    rec->next = NULL;
-    rec->elem = el;
-    rec->stamp = 0;
-    if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_hash(d, el, a->name.ptr, a->name.len),
-                        rec, dtd_att_rehash))
-        return -1;
-    d->n_atts++;
-    if (!el->last) el->first = rec;
-    else el->last->next = rec;
-    el->last = rec;
-    return 0;
-}
-
-int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n) {
-    if (dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1)) return -1;
-    d->notations[d->n_not++] = *n;
-    return 0;
-}
-
-int stax__dtd_add_pi(stax__dtd *d, const stax_dtd_pi *pi) {
-    if (dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1)) return -1;
-    d->pis[d->n_pis++] = *pi;
     return 0;
 }
 
@@ -470,7 +145,7 @@ static int dtd_at_pe_ref(dtd_ctx *c) {
 static size_t dtd_ws(dtd_ctx *c) {
     size_t n = 0;
     for (;;) {
-        while (c->p < c->end && dtd_is_ws(*c->p)) c->p++, n++;
+        while (c->p < c->end && stax__is_ws((unsigned char)*c->p)) c->p++, n++;
         if (c->d->status) return n;
         if (c->p >= c->end) {
             if (c->top <= c->floor) return n;
@@ -520,7 +195,7 @@ static int dtd_name(dtd_ctx *c, stax_str *out, int nmtoken, const char *what) {
     }
     size_t n = (size_t)(c->p - s);
     if (n == 0) return dtd_fail(c, s, STAX_E_DTD, "%s expected", what);
-    if (!nmtoken && stax__check_name(s, n)) return dtd_fail(c, s, STAX_E_NAME, "invalid %s '%.*s'", what, dtd_clip(n), s);
+    if (!nmtoken && stax__check_name(s, n)) return dtd_fail(c, s, STAX_E_NAME, "invalid %s '%.*s'", what, stax__clip(n, 64), s);
     out->ptr = s;
     out->len = n;
     return 0;
@@ -576,15 +251,6 @@ static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
 
 /* Replacement text that reads in content as one TEXT of itself: characters
  * only, none that text parsing looks at ('<', '&', CR, ']'). */
-static int dtd_plain_text(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '<' || ch == '&' || ch == '\r' || ch == ']' || (ch < 0x20 && ch != '\t' && ch != '\n')) return 0;
-    }
-    int err = 0;
-    return stax__check_chars(s, n, &err) == n;
-}
-
 /* The replacement text of an entity value from c->p on (4.5): character
  * references expanded, general entity references kept as written, and in
  * external context parameter-entity references included in literal (4.4.5):
@@ -649,8 +315,8 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     int pe = dtd_lv(c, c->top)->ext && memchr(lit.ptr, '%', lit.len);
     size_t got = lit.len;
     /* the levels the references may enter first: the window takes the rest */
-    if (pe && dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, d->max_depth)) return dtd_too_big(c, lit.ptr);
-    char *buf = !pe ? dtd_store(d, NULL, lit.len) : d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, SIZE_MAX, &got) : NULL;
+    if (pe && stax__dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, d->max_depth)) return dtd_too_big(c, lit.ptr);
+    char *buf = !pe ? stax__dtd_store(d, NULL, lit.len) : d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, SIZE_MAX, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
     stax__out o = stax__out_make(buf, got);
     const char *p = c->p, *end = c->end;
@@ -667,7 +333,7 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     out->ptr = buf;
     out->len = used;
     if (!pe) {
-        dtd_unstore(d, got - used); /* give back what the expansion did not use */
+        stax__dtd_unstore(d, got - used); /* give back what the expansion did not use */
     } else if (!used) {
         stax__mem_free(&d->mem, buf, got);
         out->ptr = "";
@@ -685,7 +351,7 @@ static int dtd_decl_base(dtd_ctx *c, stax_str *base) {
     for (uint32_t k = c->top + 1; k-- > 0;) {
         stax__dtd_level *l = dtd_lv(c, k);
         if (!l->xt) continue;
-        if (!l->base.ptr && !(l->base.ptr = dtd_store(c->d, l->xt->base.ptr, l->xt->base.len))) return -1;
+        if (!l->base.ptr && !(l->base.ptr = stax__dtd_store(c->d, l->xt->base.ptr, l->xt->base.len))) return -1;
         l->base.len = l->xt->base.len;
         *base = l->base;
         return 0;
@@ -732,10 +398,10 @@ static int dtd_entity_decl(dtd_ctx *c) {
     e.ext_decl = c->floor > 0 || dtd_lv(c, 0)->kind != DL_INTERNAL;
     if (e.external && !e.unparsed && dtd_decl_base(c, &e.base)) return dtd_too_big(c, c->p);
     /* keep copies: the subset text lives in the caller's chunk */
-    e.name.ptr = dtd_store(d, e.name.ptr, e.name.len);
-    if (e.pubid.len) e.pubid.ptr = dtd_store_pubid(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
-    if (e.sysid.len) e.sysid.ptr = dtd_store_id(d, e.sysid.ptr, e.sysid.len, &e.sysid.len);
-    if (e.notation.len) e.notation.ptr = dtd_store(d, e.notation.ptr, e.notation.len);
+    e.name.ptr = stax__dtd_store(d, e.name.ptr, e.name.len);
+    if (e.pubid.len) e.pubid.ptr = stax__dtd_store_pubid(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
+    if (e.sysid.len) e.sysid.ptr = stax__dtd_store_id(d, e.sysid.ptr, e.sysid.len, &e.sysid.len);
+    if (e.notation.len) e.notation.ptr = stax__dtd_store(d, e.notation.ptr, e.notation.len);
     if (!e.name.ptr || (e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) ||
         (e.notation.len && !e.notation.ptr))
         return dtd_too_big(c, c->p);
@@ -779,7 +445,7 @@ static int dtd_qname(dtd_ctx *c, stax_str name, const char *what) {
     stax_str prefix, local;
     if (!c->d->no_colons || stax__qname_split(name, &prefix, &local) == 0) return 0;
     return dtd_fail(c, name.ptr, STAX_E_NAMESPACE, "%s '%.*s' is not a QName (namespaces are on)", what,
-                    dtd_clip(name.len), name.ptr);
+                    stax__clip(name.len, 64), name.ptr);
 #else
     (void)c, (void)name, (void)what;
     return 0;
@@ -834,7 +500,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
      * goes to the chunks like any string (finding the largest free piece
      * walks the whole region, which thousands of defaults make quadratic). */
     int plain = !memchr(lit.ptr, '&', lit.len);
-    char *buf = plain ? dtd_store(d, NULL, got = lit.len)
+    char *buf = plain ? stax__dtd_store(d, NULL, got = lit.len)
                 : d->mem.block ? (char *)stax__mem_alloc_upto(&d->mem, d->max_token, &got) : NULL;
     if (!buf) return dtd_too_big(c, lit.ptr);
     stax__attnorm a;
@@ -857,7 +523,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     int rc = stax__attr_normalize(&a, lit.ptr, lit.len, &o, d->err);
     size_t len = rc ? 0 : (size_t)(o.p - buf);
     if (plain) {
-        dtd_unstore(d, got - len);
+        stax__dtd_unstore(d, got - len);
         if (rc == STAX__ROOM) return dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: a default value grew");
     } else if (rc || !len) {
         stax__mem_free(&d->mem, buf, got);
@@ -874,7 +540,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
  * wins): it is the latest thing stored. */
 static void dtd_attr_default_drop(stax__dtd *d, stax_str lit, stax_str value) {
     if (!value.len) return;
-    if (!memchr(lit.ptr, '&', lit.len)) dtd_unstore(d, value.len);
+    if (!memchr(lit.ptr, '&', lit.len)) stax__dtd_unstore(d, value.len);
     else stax__mem_free(&d->mem, (void *)(uintptr_t)value.ptr, value.len);
 }
 
@@ -941,7 +607,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
             if (dtd_quoted(c, &lit, "default value")) return d->status;
             if (dtd_chars_ok(c, lit.ptr, lit.len)) return d->status;
         }
-        if (c->p < c->end && !dtd_is_ws(*c->p) && *c->p != '>' && !(dtd_lv(c, c->top)->ext && dtd_at_pe_ref(c)))
+        if (c->p < c->end && !stax__is_ws((unsigned char)*c->p) && *c->p != '>' && !(dtd_lv(c, c->top)->ext && dtd_at_pe_ref(c)))
             return dtd_fail(c, c->p, STAX_E_DTD, "whitespace or '>' expected after an attribute definition");
         if (d->skip_decls) {
             if (lit.ptr && memchr(lit.ptr, '<', lit.len))
@@ -959,7 +625,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         } else if (!(el = stax__dtd_add_elem(d, elem))) {
             return dtd_too_big(c, c->p);
         }
-        a.name.ptr = dtd_store(d, a.name.ptr, a.name.len);
+        a.name.ptr = stax__dtd_store(d, a.name.ptr, a.name.len);
         if (!a.value.ptr) a.value.ptr = "";
         if (!a.name.ptr || stax__dtd_add_attdef(d, el, &a)) return dtd_too_big(c, c->p);
     }
@@ -981,9 +647,9 @@ static int dtd_notation_decl(dtd_ctx *c) {
     for (size_t i = 0; i < d->n_not; i++)
         if (d->notations[i].name.len == n.name.len && memcmp(d->notations[i].name.ptr, n.name.ptr, n.name.len) == 0)
             return 0;
-    n.name.ptr = dtd_store(d, n.name.ptr, n.name.len);
-    n.pubid.ptr = n.pubid.len ? dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
-    n.sysid.ptr = n.sysid.len ? dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
+    n.name.ptr = stax__dtd_store(d, n.name.ptr, n.name.len);
+    n.pubid.ptr = n.pubid.len ? stax__dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
+    n.sysid.ptr = n.sysid.len ? stax__dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
     if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) || stax__dtd_add_notation(d, &n))
         return dtd_too_big(c, c->p);
@@ -1005,13 +671,13 @@ static int dtd_pi(dtd_ctx *c) {
             break;
         }
     if (!e) return dtd_fail(c, start, STAX_E_DTD, "unterminated processing instruction");
-    if (c->p < e && !dtd_is_ws(*c->p)) return dtd_fail(c, c->p, STAX_E_SYNTAX, "whitespace required after the PI target");
+    if (c->p < e && !stax__is_ws((unsigned char)*c->p)) return dtd_fail(c, c->p, STAX_E_SYNTAX, "whitespace required after the PI target");
     if (dtd_chars_ok(c, c->p, (size_t)(e - c->p))) return c->d->status;
     /* kept, line ends normalized, for the reader to report */
     stax__dtd *d = c->d;
-    while (c->p < e && dtd_is_ws(*c->p)) c->p++;
+    while (c->p < e && stax__is_ws((unsigned char)*c->p)) c->p++;
     size_t dl = (size_t)(e - c->p), o = 0;
-    char *t = dtd_store(d, target.ptr, target.len), *data = dl ? dtd_store_id(d, c->p, dl, &o) : (char *)"";
+    char *t = stax__dtd_store(d, target.ptr, target.len), *data = dl ? stax__dtd_store_id(d, c->p, dl, &o) : (char *)"";
     stax_dtd_pi pi;
     pi.target.ptr = t;
     pi.target.len = target.len;
@@ -1044,7 +710,7 @@ static int dtd_comment(dtd_ctx *c) {
 static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int *entered) {
     stax__dtd *d = c->d;
     *entered = 0;
-    if (e->busy) return dtd_fail(c, ref, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", dtd_clip(e->name.len), e->name.ptr);
+    if (e->busy) return dtd_fail(c, ref, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", stax__clip(e->name.len, 64), e->name.ptr);
     if (c->top + 1 > d->max_depth)
         return dtd_fail(c, ref, STAX_E_LIMIT_ENTITY, "parameter entities nested deeper than max_entity_depth (%lu)",
                         (unsigned long)d->max_depth);
@@ -1068,7 +734,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
         if (xt) stax__ext_close(d->ext, xt);
         return d->status;
     }
-    if (dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, (size_t)c->top + 1)) {
+    if (stax__dtd_grow(d, (void **)&d->levels, &d->cap_levels, sizeof *d->levels, (size_t)c->top + 1)) {
         if (xt) stax__ext_close(d->ext, xt);
         return dtd_too_big(c, ref);
     }
@@ -1113,7 +779,7 @@ static int dtd_pe_ref(dtd_ctx *c, int kind, int *entered) {
     d->has_pe_ref = 1;
     stax__entity *e = stax__dtd_entity(d, name.ptr, name.len, 1);
     if (!e) {
-        if (d->standalone) return dtd_fail(c, at, STAX_E_ENTITY, "undefined parameter entity '%.*s'", dtd_clip(name.len), name.ptr);
+        if (d->standalone) return dtd_fail(c, at, STAX_E_ENTITY, "undefined parameter entity '%.*s'", stax__clip(name.len, 64), name.ptr);
         d->skip_decls = 1; /* it may have held declarations */
         return 0;
     }
@@ -1156,7 +822,7 @@ static int dtd_cond(dtd_ctx *c, const char *at) {
  * from c->p to the end of level 0. */
 static int dtd_decls(dtd_ctx *c) {
     for (;;) {
-        while (c->p < c->end && dtd_is_ws(*c->p)) c->p++;
+        while (c->p < c->end && stax__is_ws((unsigned char)*c->p)) c->p++;
         if (c->p >= c->end) {
             if (c->top == 0)
                 return c->sections ? dtd_fail(c, c->p, STAX_E_DTD, "a conditional section does not end") : 0;
@@ -1164,7 +830,7 @@ static int dtd_decls(dtd_ctx *c) {
             if (l->kind == DL_DECLSEP && c->sections != l->sections) {
                 stax_str n = l->ent->name;
                 return dtd_fail(c, c->p, STAX_E_DTD, "conditional sections are not properly nested in parameter entity '%.*s'",
-                                dtd_clip(n.len), n.ptr);
+                                stax__clip(n.len, 64), n.ptr);
             }
             dtd_leave(c);
             continue;

@@ -25,7 +25,6 @@ int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) 
 }
 #endif
 
-static int ent_clip(size_t n) { return n > 64 ? 64 : (int)n; }
 
 uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_t input) {
     /* expanded > budget exactly when expanded > threshold and
@@ -76,12 +75,11 @@ size_t stax__char_at(const char *p, size_t n, size_t i, stax__err *err) {
 
 /* ================================================================ references */
 
-static int ent_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
 int stax__ref_check_name(const stax__ref *ref, const char *amp, stax__err *err) {
     (void)amp;
     if (stax__check_name(ref->name.ptr, ref->name.len))
-        return stax__err_set(err, STAX_E_NAME, ref->name.ptr, "invalid entity name '%.*s'", ent_clip(ref->name.len),
+        return stax__err_set(err, STAX_E_NAME, ref->name.ptr, "invalid entity name '%.*s'", stax__clip(ref->name.len, 64),
                              ref->name.ptr);
     return 0;
 }
@@ -89,7 +87,7 @@ int stax__ref_check_name(const stax__ref *ref, const char *amp, stax__err *err) 
 int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsigned flags, stax__ref *ref,
                     stax__err *err) {
     size_t max = (size_t)max_name + 16, j = i + 1;
-    while (j < n && p[j] != ';' && j - i <= max && !ent_is_ws((unsigned char)p[j]) && p[j] != '&' && p[j] != '<' &&
+    while (j < n && p[j] != ';' && j - i <= max && !stax__is_ws((unsigned char)p[j]) && p[j] != '&' && p[j] != '<' &&
            p[j] != '"' && p[j] != '\'')
         j++;
     ref->stop = j;
@@ -108,7 +106,7 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsign
         long v = stax__charref_value(p + i, j + 1 - i);
         if (v < 0)
             return stax__err_set(err, STAX_E_CHARREF, p + i, "invalid character reference '%.*s'",
-                                 ent_clip(j + 1 - i), p + i);
+                                 stax__clip(j + 1 - i, 64), p + i);
         ref->cp = v;
         return 0;
     }
@@ -132,15 +130,15 @@ int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, uns
     *out = NULL;
     if (!d)
         return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s' (the document has no DTD)",
-                             ent_clip(name.len), name.ptr);
+                             stax__clip(name.len, 64), name.ptr);
     stax__entity *e = known ? known : stax__dtd_entity(d, name.ptr, name.len, 0);
     if (!e) {
         if (stax__dtd_wfc_declared(d))
-            return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", ent_clip(name.len), name.ptr);
+            return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", stax__clip(name.len, 64), name.ptr);
         return STAX__REF_SKIP; /* declared, maybe, where a non-validating reader does not look */
     }
     if (e->unparsed)
-        return stax__err_set(err, STAX_E_ENTITY, amp, "reference to unparsed entity '%.*s'", ent_clip(name.len),
+        return stax__err_set(err, STAX_E_ENTITY, amp, "reference to unparsed entity '%.*s'", stax__clip(name.len, 64),
                              name.ptr);
     /* WFC Entity Declared: a standalone document may not rely on declarations
      * it does not hold itself */
@@ -148,13 +146,13 @@ int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, uns
         return stax__err_set(err, STAX_E_ENTITY, amp,
                              "entity '%.*s' is declared in the external subset or a parameter entity, "
                              "which a standalone document may not use",
-                             ent_clip(name.len), name.ptr);
+                             stax__clip(name.len, 64), name.ptr);
     if (e->busy)
-        return stax__err_set(err, STAX_E_ENTITY, amp, "entity '%.*s' refers to itself", ent_clip(name.len), name.ptr);
+        return stax__err_set(err, STAX_E_ENTITY, amp, "entity '%.*s' refers to itself", stax__clip(name.len, 64), name.ptr);
     if (e->external) {
         if (where & STAX__GE_ATTR)
             return stax__err_set(err, STAX_E_ENTITY, amp, "reference to external entity '%.*s' in an attribute value",
-                                 ent_clip(name.len), name.ptr);
+                                 stax__clip(name.len, 64), name.ptr);
         *out = e;
         return STAX__REF_REPORT;
     }

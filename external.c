@@ -56,7 +56,6 @@ void stax__ext_close_later(stax__ext *x, const stax__xtext *t) {
 
 /* ================================================================ messages */
 
-static int xt_clip(size_t n, size_t max) { return n > max ? (int)max : (int)n; }
 
 /* " (in entity 'name' "sysid", line L, column C)": where = 0 leaves out the
  * line and column. */
@@ -64,10 +63,10 @@ static void xt_suffix(const stax__xtext *t, int where, const char *text, size_t 
     size_t n = strlen(msg);
     if (n >= cap) return;
     if (t->kind == STAX_ENTITY_SUBSET)
-        n += stax__fmt(msg + n, cap - n, " (in the external subset \"%.*s\"", xt_clip(t->sysid.len, 96), t->sysid.ptr);
+        n += stax__fmt(msg + n, cap - n, " (in the external subset \"%.*s\"", stax__clip(t->sysid.len, 96), t->sysid.ptr);
     else
         n += stax__fmt(msg + n, cap - n, " (in %sentity '%.*s' \"%.*s\"", t->kind == STAX_ENTITY_PARAMETER ? "parameter " : "",
-                       xt_clip(t->name.len, 64), t->name.ptr, xt_clip(t->sysid.len, 96), t->sysid.ptr);
+                       stax__clip(t->name.len, 64), t->name.ptr, stax__clip(t->sysid.len, 96), t->sysid.ptr);
     if (where) {
         stax_pos p = {0, 1, 1};
         stax__pos_advance(&p, text, off);
@@ -138,17 +137,16 @@ static int xt_put(xt_load *L, const char *s, size_t n) {
     return 0;
 }
 
-static int xt_is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* `name S? = S? "value"` at s[*i] (after whitespace); 1 when name is not there. */
 static int xt_decl_attr(xt_load *L, const char *s, size_t n, size_t *i, const char *name, stax_str *val) {
     size_t j = *i, k = strlen(name);
     if (j + k > n || memcmp(s + j, name, k) != 0) return 1;
     j += k;
-    while (j < n && xt_is_ws(s[j])) j++;
+    while (j < n && stax__is_ws((unsigned char)s[j])) j++;
     if (j >= n || s[j] != '=') return xt_fail(L, STAX_E_SYNTAX, 1, j, "'=' expected after '%s' in the text declaration", name);
     j++;
-    while (j < n && xt_is_ws(s[j])) j++;
+    while (j < n && stax__is_ws((unsigned char)s[j])) j++;
     if (j >= n || (s[j] != '"' && s[j] != '\''))
         return xt_fail(L, STAX_E_SYNTAX, 1, j, "quoted value expected for '%s' in the text declaration", name);
     const char *e = (const char *)memchr(s + j + 1, s[j], n - j - 1);
@@ -167,14 +165,14 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
     stax_str ver = {0, 0}, name = {0, 0};
     int rc;
     ws = i;
-    while (i < end && xt_is_ws(s[i])) i++;
+    while (i < end && stax__is_ws((unsigned char)s[i])) i++;
     if (i > ws && (rc = xt_decl_attr(L, s, end, &i, "version", &ver)) < 0) return rc;
     if (ver.ptr) { /* an XML 1.0 document may not use an entity of another version (4.3.4) */
         if (ver.len != 3 || memcmp(ver.ptr, "1.0", 3) != 0)
             return xt_fail(L, STAX_E_SYNTAX, 1, (size_t)(ver.ptr - s), "an entity of XML version '%.*s' in an XML 1.0 document",
-                           xt_clip(ver.len, 32), ver.ptr);
+                           stax__clip(ver.len, 32), ver.ptr);
         ws = i;
-        while (i < end && xt_is_ws(s[i])) i++;
+        while (i < end && stax__is_ws((unsigned char)s[i])) i++;
     }
     if (i == ws || (rc = xt_decl_attr(L, s, end, &i, "encoding", &name)) > 0) {
         if (i + 10 <= end && memcmp(s + i, "standalone", 10) == 0)
@@ -188,7 +186,7 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
         ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     }
     if (!ok) return xt_fail(L, STAX_E_SYNTAX, 1, (size_t)(name.ptr - s), "invalid encoding name");
-    while (i < end && xt_is_ws(s[i])) i++;
+    while (i < end && stax__is_ws((unsigned char)s[i])) i++;
     if (i + 10 <= end && memcmp(s + i, "standalone", 10) == 0)
         return xt_fail(L, STAX_E_SYNTAX, 1, i, "standalone is not allowed in the text declaration of an external entity");
     if (i != end) return xt_fail(L, STAX_E_SYNTAX, 1, i, "unexpected text in the text declaration");
@@ -200,11 +198,11 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
     }
     if (declared < 0)
         return xt_fail(L, STAX_E_UNSUPPORTED, 1, (size_t)(name.ptr - s), "encoding '%.*s' is not supported",
-                       xt_clip(name.len, 64), name.ptr);
+                       stax__clip(name.len, 64), name.ptr);
     *enc = stax__encoding_resolve(L->detected, L->bom, declared);
     if (*enc < 0)
         return xt_fail(L, STAX_E_ENCODING, 1, (size_t)(name.ptr - s),
-                       "the declared encoding '%.*s' contradicts the entity's bytes, which are %s%s", xt_clip(name.len, 64),
+                       "the declared encoding '%.*s' contradicts the entity's bytes, which are %s%s", stax__clip(name.len, 64),
                        name.ptr, stax__encoding_name(L->detected), L->bom ? " (by its byte order mark)" : "");
     return 0;
 }
@@ -222,7 +220,7 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
             if ((rc = xt_put(L, p, 1)) != 0) break;
             p++, n--;
             char c = L->out[L->w - 1];
-            if (L->w <= 5 ? c != start[L->w - 1] : !xt_is_ws(c)) L->phase = XT_BODY;
+            if (L->w <= 5 ? c != start[L->w - 1] : !stax__is_ws((unsigned char)c)) L->phase = XT_BODY;
             else if (L->w == 6) L->in_decl = 1;
             continue;
         }
@@ -298,7 +296,7 @@ static size_t xt_eol(char *dst, const char *s, size_t n) {
 
 /* The whole text is read: a UTF-16 entity's declaration, then the checks. */
 static int xt_finish(xt_load *L) {
-    if (L->detected != STAX__ENC_UTF8 && L->w >= 6 && memcmp(L->out, "<?xml", 5) == 0 && xt_is_ws(L->out[5])) {
+    if (L->detected != STAX__ENC_UTF8 && L->w >= 6 && memcmp(L->out, "<?xml", 5) == 0 && stax__is_ws((unsigned char)L->out[5])) {
         const char *q = L->out + 6, *e = NULL;
         for (; q + 1 < L->out + L->w && !e; q++)
             if (q[0] == '?' && q[1] == '>') e = q + 2;

@@ -1,14 +1,18 @@
 /* The reader's private header: its state, the helpers every stage uses, and
- * the functions one stage calls in another (stax__rd_ names, used through
- * the rd_ aliases below). The stages, one file each:
+ * the functions one stage calls in another (stax__rd_ names; rd_ names
+ * are local to their file or inline here). The stages, one file each, each calling only the
+ * ones below it (tools/check-layers.sh checks it; docs/internals.md):
  *
  *   reader_batch.c   the public API, options and memory layout, batches, and
  *                    the driver (rd_fill) that moves between the stages
+ *   reader_fast.c    the one-pass path for plain tokens, driven by scan.c
+ *   reader_tokens.c  the token parsers (the general path), the element stack,
+ *                    namespaces, entity expansion in content
+ *   reader_frame.c   framing: where a token ends, resumably
  *   reader_input.c   intake: the carry for a token split across chunks,
  *                    encoding detection and transcoded windows
- *   reader_fast.c    the one-pass path for plain tokens, driven by scan.c
- *   reader_tokens.c  framing and the token parsers (the general path), the
- *                    element stack, namespaces, entity expansion in content
+ *   reader_core.c    errors and positions, buffer reservations, the
+ *                    expansion meter, room in the batch
  *   entities.c       references and attribute values (shared with the DTD)
  *   scan.c           block scanning (SSE2, AVX2, AVX-512, portable)
  *
@@ -33,7 +37,7 @@
  * the same sizes. A token is parsed only when the arena has room for what it
  * can write (its own length); a start tag whose attribute values expand
  * entities may need more: it is then rolled back and parsed again on an empty
- * batch (rd_parse), where the arena has room for max_token bytes.
+ * batch (stax__rd_parse), where the arena has room for max_token bytes.
  */
 #ifndef STAX_READER_H
 #define STAX_READER_H
@@ -175,51 +179,24 @@ struct stax_reader {
 
 /* Functions of one stage called from another. */
 #ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
-#define rd_fail_at(r, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__rd_fail_at((r), (code), (at), "%s", ""))
-#else
-#define rd_fail_at stax__rd_fail_at
+#define stax__rd_fail_at(r, code, at, ...) \
+    (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_at)((r), (code), (at), "%s", ""))
 #endif
-#define rd_fail_err stax__rd_fail_err
-#define rd_fail_loaded stax__rd_fail_loaded
-#define rd_nomem stax__rd_nomem
-#define rd_reserve stax__rd_reserve
-#define rd_budget stax__rd_budget
-#define rd_expand_account stax__rd_expand_account
-#define rd_room stax__rd_room
-#define rd_parse stax__rd_parse
-#define rd_consume stax__rd_consume
-#define rd_char_at stax__rd_char_at
-#define rd_text stax__rd_text
-#define rd_push stax__rd_push
-#define rd_attr_value stax__rd_attr_value
-#define rd_token stax__rd_token
-#define rd_push_entity stax__rd_push_entity
-#define rd_pop_entity stax__rd_pop_entity
-#define rd_frame_start stax__rd_frame_start
-#define rd_frame_end stax__rd_frame_end
-#define rd_frame_consumed stax__rd_frame_consumed
-#define rd_carry_append stax__rd_carry_append
-#define rd_resume_carry stax__rd_resume_carry
-#define rd_refill stax__rd_refill
-#define rd_start_transcoding stax__rd_start_transcoding
-#define rd_detect stax__rd_detect
-#define rd_stash stax__rd_stash
-#define rd_fast stax__rd_fast
 
-STAXINT int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
+STAXINT int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-STAXINT int rd_fail_err(stax_reader *r, const char *tok, size_t n);
-STAXINT int rd_fail_loaded(stax_reader *r, stax_pos pos);
-STAXINT int rd_nomem(stax_reader *r);
-STAXINT int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
-STAXINT uint64_t rd_budget(const stax_reader *r);
-STAXINT int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
+STAXINT int stax__rd_fail_err(stax_reader *r, const char *tok, size_t n);
+STAXINT int stax__rd_fail_loaded(stax_reader *r, stax_pos pos);
+STAXINT int stax__rd_nomem(stax_reader *r);
+STAXINT int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
+STAXINT uint64_t stax__rd_budget(const stax_reader *r);
+STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
 
 /* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
-#define rd_fail(r, code, tok, at, ...) rd_fail_at(rd_mark((r), (tok) + (at)), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+#define rd_fail(r, code, tok, at, ...) stax__rd_fail_at(rd_mark((r), (tok) + (at)), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
 static inline stax_reader *rd_mark(stax_reader *r, const char *p) {
     r->fail_ptr = p;
     return r;
@@ -275,16 +252,15 @@ static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char
 }
 
 /* Short, printable form of a name for messages. */
-static inline int rd_clip(size_t n) { return n > 64 ? 64 : (int)n; }
 
 /* A check that the code guarantees failed: a bug, never the document's fault. */
 #define rd_internal(r, what) \
-    rd_fail_at((r), STAX_E_INTERNAL, (r)->tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
+    stax__rd_fail_at((r), STAX_E_INTERNAL, (r)->tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
 
 /* ================================================================ batch output */
 
 /* The next event of the batch, or NULL (after failing) when the table is
- * full, which rd_room makes impossible. */
+ * full, which stax__rd_room makes impossible. */
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     static const stax_str none = {0, 0};
     if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), (stax_event *)NULL;
@@ -302,7 +278,6 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     return e;
 }
 
-static inline int rd_is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
 /* Open elements: stack_off[d] is where the name of element d starts in
  * stack, shifted left one bit; the bit says the name has bytes >= 0x80. */
@@ -321,34 +296,35 @@ static inline int rd_behind(const stax_reader *r) {
 
 /* ================================================================ the stages */
 
-/* reader_batch.c: room and parsing of one token (general path) */
-STAXINT int rd_room(stax_reader *r, size_t n);
-STAXINT size_t rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
-STAXINT void rd_consume(stax_reader *r, const char *tok, size_t n);
+/* reader_core.c: room for one token in the batch, and its consumption */
+STAXINT int stax__rd_room(stax_reader *r, size_t n);
+STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
 
 /* reader_tokens.c */
-STAXINT size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i);
-STAXINT size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut);
-STAXINT int rd_push(stax_reader *r, const char *name, size_t len);
-STAXINT int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
+STAXINT size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
+STAXINT size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i);
+STAXINT size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut);
+STAXINT int stax__rd_push(stax_reader *r, const char *name, size_t len);
+STAXINT int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
                           size_t arena0, stax_str *out);
-STAXINT size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
-STAXINT int rd_push_entity(stax_reader *r);
-STAXINT int rd_pop_entity(stax_reader *r);
-STAXINT void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
-STAXINT void rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof);
-STAXINT ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
+STAXINT size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
+STAXINT int stax__rd_push_entity(stax_reader *r);
+STAXINT int stax__rd_pop_entity(stax_reader *r);
+
+/* reader_frame.c */
+STAXINT void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
+STAXINT void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof);
+STAXINT ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
 
 /* reader_input.c */
-STAXINT int rd_carry_append(stax_reader *r, const char *p, size_t n);
-STAXINT int rd_resume_carry(stax_reader *r);
-STAXINT int rd_refill(stax_reader *r);
-STAXINT int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len);
-STAXINT int rd_detect(stax_reader *r);
-STAXINT int rd_stash(stax_reader *r);
+STAXINT int stax__rd_carry_append(stax_reader *r, const char *p, size_t n);
+STAXINT int stax__rd_refill(stax_reader *r);
+STAXINT int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len);
+STAXINT int stax__rd_detect(stax_reader *r);
+STAXINT int stax__rd_stash(stax_reader *r);
 
 /* reader_fast.c: plain tokens of a UTF-8 window; how many were read, or -1 */
-STAXINT int rd_fast(stax_reader *r);
+STAXINT int stax__rd_fast(stax_reader *r);
 
 /* reader_context.c: write a context's checksum for its bytes (tests and
  * fuzzing: contexts whose body is garbage must be refused by the checks

@@ -10,188 +10,12 @@
 #include <unistd.h>
 #endif
 
-/* ================================================================ errors and positions */
-
-#ifdef STAX_NO_MESSAGES
-/* Short messages: the status's name and the position, "mismatched end tag
- * at line 3, column 7", written without the formatter. */
-static size_t rd_put(char *m, size_t k, const char *s) {
-    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
-    return k;
-}
-
-/* Decimal digits by subtraction: no 64-bit division (a library call on
- * 32-bit targets). */
-static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
-    uint64_t p = 10000000000000000000u; /* 10^19, the largest power of ten in 64 bits */
-    int started = 0;
-    for (int i = 19; i >= 0; i--) {
-        char c = '0';
-        uint64_t q = 1;
-        for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
-        while (v >= p) v -= p, c++;
-        started |= c != '0' || i == 0;
-        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
-        p = i > 0 ? q : 0;
-    }
-    return k;
-}static void rd_short_message(stax_reader *r) {
-    char *m = r->err.msg;
-    size_t k = rd_put(m, 0, stax_strerror(r->status));
-    k = rd_put(m, k, " at line ");
-    k = rd_put_u64(m, k, r->err_pos.line);
-    k = rd_put(m, k, ", column ");
-    k = rd_put_u64(m, k, r->err_pos.column);
-    m[k] = '\0';
-}
-#define rd_where(r, at) rd_short_message(r)
-#else
-/* Errors inside an external entity are reported at the reference in the
- * document, like those in internal entities; the message names the
- * innermost external entity, with the line and column in it of the byte at
- * (when it lies in its text; else of where reading stands in it). */
-static void rd_where(stax_reader *r, const char *at) {
-    for (uint32_t k = r->n_ent; k-- > 0;) {
-        const stax__xtext *xt = r->ents[k].xt;
-        if (!xt) continue;
-        const char *p;
-        if (k + 1 < r->n_ent) p = r->ents[k + 1].p + r->ents[k + 1].ref; /* the reference that led out of it */
-        else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->in + r->in_pos;
-        stax__ext_where(xt, p, r->err.msg, sizeof r->err.msg);
-        return;
-    }
-}
-#endif /* STAX_NO_MESSAGES */
-
-int stax__rd_fail_at(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
-    const char *byte = r->fail_ptr;
-    r->fail_ptr = NULL;
-    if (r->status < 0) return r->status;
-#ifdef STAX_NO_MESSAGES
-    (void)fmt;
-    (void)byte;
-    r->status = code;
-    r->err_pos = at;
-    rd_short_message(r);
-#else
-    va_list ap;
-    va_start(ap, fmt);
-    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
-    va_end(ap);
-    r->status = code;
-    r->err_pos = at;
-    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
-#endif
-    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
-    return code;
-}
-
-/* The error in r->err (from entities.c or the DTD), at its byte of the token
- * [tok, tok+n) (at its start when the byte lies elsewhere, e.g. in entity text). */
-int rd_fail_err(stax_reader *r, const char *tok, size_t n) {
-    size_t at = r->err.at >= tok && r->err.at <= tok + n ? (size_t)(r->err.at - tok) : 0;
-    int code = r->err.code;
-    if (r->status < 0) return r->status;
-    r->status = code;
-    r->err_pos = rd_pos_in(r, tok, at);
-    if (STAX_UNLIKELY(r->n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->err.at);
-    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
-    return code;
-}
-
-/* An error of the external-entity loader (already in r->err, its message
- * naming the entity), at pos. */
-int rd_fail_loaded(stax_reader *r, stax_pos pos) {
-    if (r->status < 0) return r->status;
-    r->status = r->err.code;
-    r->err_pos = pos;
-    if (STAX__SHORT_MESSAGES) rd_where(r, NULL);
-    if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
-    return r->status;
-}
-
-/* ================================================================ memory helpers */
-
-int rd_nomem(stax_reader *r) {
-    return rd_fail_at(r, STAX_E_NOMEM, r->tok_pos, "out of memory");
-}
-
-/* Make room for n more bytes in b (at most max in all). Returns 0, or the
- * error: STAX_E_NOMEM when the allocator refuses; STAX_E_INTERNAL when the
- * size rules say max is always enough. */
-int rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
-    int rc = stax__buf_reserve(&r->mem, b, n, max);
-    if (!rc) return 0;
-    if (rc == STAX_E_NOMEM) return rd_nomem(r);
-    return rd_internal(r, "a buffer is smaller than its size rule");
-}
-
-/* The expansion budget of content and attribute values: by the input read so far. */
-uint64_t rd_budget(const stax_reader *r) {
-    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, rd_input(r));
-}
-
-/* Count n more expanded bytes against the amplification limits. */
-int rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
-    r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
-    if (r->expanded > rd_budget(r)) {
-        stax__expand_fail(&r->err, tok + at, r->expanded, rd_input(r), r->opt.entity_threshold,
-                          r->opt.entity_amplification);
-        return rd_fail_err(r, tok, at);
-    }
-    return 0;
-}
-
-/* ================================================================ one token, the general way */
-
-/* Room for a token of n bytes: events, attributes, arena. Returns 1 if the
- * batch must end first, 0 if there is room, -1 on error. Grows buffers only
- * while the batch is empty (growing moves them). */
-int rd_room(stax_reader *r, size_t n) {
-    int empty = r->batch.count == 0;
-    /* a token gives at most two events (START and END of <a/>, TEXT and ENTITY_REF) */
-    if (!empty && r->batch.count + 2 > r->opt.batch_events) return 1;
-    if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
-        if (!empty) return 1;
-        r->attr_len = 0;
-    }
-    /* what a token can write to the arena is never more than its length
-     * (attribute values that expand entities aside: see rd_parse) */
-    size_t need = n + RD_ARENA_SLACK;
-    if (r->arena.cap - r->arena.len < need) {
-        if (!empty) return 1;
-        /* the whole arena at once: only what batches write of it is touched */
-        r->arena.len = 0;
-        if (rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return -1;
-    }
-    return 0;
-}
-
-/* rd_token, and on RD_RETRY with an empty batch once more with the whole
- * arena (max_token + 16 bytes, room for any tag). RD_RETRY is returned only
- * when the batch holds events: it must end before the token. */
-size_t rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
-    size_t used = rd_token(r, f, tok, n, copy);
-    if (used != RD_RETRY || r->batch.count) return used;
-    r->arena.len = 0;
-    if (rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return 0;
-    used = rd_token(r, f, tok, n, copy);
-    if (used == RD_RETRY) return rd_internal(r, "a tag did not fit the whole arena"), 0;
-    return used;
-}
-
-/* Consume n bytes of the token that was just parsed. */
-void rd_consume(stax_reader *r, const char *tok, size_t n) {
-    if (r->n_ent) return; /* entity text: events carry the reference's position */
-    rd_advance(r, &r->pos, tok, n);
-}
-
 /* End of input: the document must be complete. */
 static int rd_finish(stax_reader *r) {
     if (r->depth > 0)
-        return rd_fail_at(r, STAX_E_TRUNCATED, r->pos, "the input ends inside element '%.*s'",
-                          rd_clip(r->stack.len - rd_stack_at(r, r->depth - 1)), r->stack.ptr + rd_stack_at(r, r->depth - 1));
-    if (r->doc != DOC_EPILOG) return rd_fail_at(r, STAX_E_STRUCTURE, r->pos, "no root element");
+        return stax__rd_fail_at(r, STAX_E_TRUNCATED, r->pos, "the input ends inside element '%.*s'",
+                          stax__clip(r->stack.len - rd_stack_at(r, r->depth - 1), 64), r->stack.ptr + rd_stack_at(r, r->depth - 1));
+    if (r->doc != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->pos, "no root element");
     r->done = 1;
     return STAX_END;
 }
@@ -228,44 +52,122 @@ static int rd_dry(stax_reader *r) {
 static int rd_general_token(stax_reader *r) {
     const char *tok = r->in + r->in_pos;
     size_t avail = r->in_len - r->in_pos;
-    rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
+    stax__rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
     r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
-    ptrdiff_t end = rd_frame_end(r, &r->fr, tok, avail);
+    ptrdiff_t end = stax__rd_frame_end(r, &r->fr, tok, avail);
     if (end < 0) return r->status;
     if (end == 0 && r->n_ent) {
         /* entity text is complete in memory: only text may run to its end */
         if (r->fr.kind != K_TEXT)
-            return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
-                              rd_clip(r->ents[r->n_ent - 1].e->name.len), r->ents[r->n_ent - 1].e->name.ptr);
+            return stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
+                              stax__clip(r->ents[r->n_ent - 1].e->name.len, 64), r->ents[r->n_ent - 1].e->name.ptr);
         end = (ptrdiff_t)avail;
     }
     if (end == 0) {
         int behind = rd_behind(r);
         if (r->ended && !behind && r->fr.kind != K_TEXT) /* it runs past the end of input: the carry reports it */
-            return rd_stash(r) ? r->status : 1;
+            return stax__rd_stash(r) ? r->status : 1;
         if (r->ended && !behind) {
             end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
         } else if (r->batch.count) {
             r->stash_deferred = 1;
             return STAX_OK;
         } else {
-            if (rd_stash(r)) return r->status;
+            if (stax__rd_stash(r)) return r->status;
             return behind ? 1 : STAX_NEED_INPUT;
         }
     }
-    int room = rd_room(r, (size_t)end);
+    int room = stax__rd_room(r, (size_t)end);
     if (room < 0) return r->status;
     if (room) return STAX_OK;
-    size_t used = rd_parse(r, &r->fr, tok, (size_t)end, 0);
+    size_t used = stax__rd_parse(r, &r->fr, tok, (size_t)end, 0);
     int at_eof = r->tok_at_eof;
     r->tok_at_eof = 0;
     if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
     if (!used) return r->status;
-    rd_consume(r, tok, used);
-    rd_frame_consumed(r, &r->fr, (size_t)end, used, at_eof);
+    stax__rd_consume(r, tok, used);
+    stax__rd_frame_consumed(r, &r->fr, (size_t)end, used, at_eof);
     r->in_pos += used;
     if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
-    if (r->push_ent && rd_push_entity(r)) return r->status;
+    if (r->push_ent && stax__rd_push_entity(r)) return r->status;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the carry */
+
+/* Hand back to the window up to `extra` bytes at the end of the carry, as
+ * many of them as were taken from it (*taken). */
+static void rd_carry_give_back(stax_reader *r, size_t *taken, size_t extra) {
+    size_t back = extra < *taken ? extra : *taken;
+    r->in_pos -= back;
+    r->carry.len -= back;
+    *taken -= back;
+}
+
+/* The end of the input in the carry: text ends there, anything else is cut off. */
+static ptrdiff_t rd_carry_at_end(stax_reader *r) {
+    if (r->fr.kind == K_TEXT) {
+        r->tok_at_eof = 1;
+        return (ptrdiff_t)rd_carry_len(r);
+    }
+    stax_pos at = r->tok_pos;
+    rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
+    return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
+                      r->fr.kind == K_COMMENT ? "a comment"
+                      : r->fr.kind == K_PI ? "a processing instruction"
+                      : r->fr.kind == K_CDATA || r->fr.kind == K_CDATA_CONT ? "a CDATA section"
+                      : r->fr.kind == K_DOCTYPE ? "the DOCTYPE"
+                      : "a tag"), -1;
+}
+
+/* The carry holds the start of a token; extend it from the window until the
+ * token ends. What the carry holds is framed before more is taken, and what
+ * was taken from the window past the token goes back to it: the carry holds
+ * one token (or the rest of the chunk before), a byte is copied into it at
+ * most twice however the batches fall, and tokens read from it move nothing.
+ * Returns 1 when a token was parsed, 0 when the window ran
+ * out, 2 when the batch must end first, -1 on error. */
+static int rd_resume_carry(stax_reader *r) {
+    r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
+    size_t taken = 0;    /* bytes at the end of the carry copied from the window at in_pos - taken */
+    r->tok_at_eof = 0;
+    ptrdiff_t end;
+    while ((end = stax__rd_frame_end(r, &r->fr, rd_carry_ptr(r), rd_carry_len(r))) == 0) {
+        size_t avail = r->in_len - r->in_pos;
+        if (!avail) {
+            if (!r->ended || rd_behind(r)) return 0;
+            end = rd_carry_at_end(r);
+            break;
+        }
+        size_t len = rd_carry_len(r), step = len > 4096 ? len : 4096;
+        if (step > avail) step = avail;
+        if (step > r->carry_max - len) step = r->carry_max - len;
+        if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), -1;
+        if (stax__rd_carry_append(r, r->in + r->in_pos, step)) return -1;
+        r->in_pos += step;
+        taken += step;
+    }
+    if (end < 0) return -1;
+    size_t tl = (size_t)end;
+    rd_carry_give_back(r, &taken, rd_carry_len(r) - tl);
+    int room = stax__rd_room(r, tl);
+    size_t used = 0;
+    if (room < 0) return -1;
+    if (!room && (used = stax__rd_parse(r, &r->fr, rd_carry_ptr(r), tl, 1)) == RD_RETRY) room = 1;
+    if (room) { /* the token is framed again on the next call */
+        r->tok_at_eof = 0;
+        stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+        return 2;
+    }
+    int at_eof = r->tok_at_eof;
+    r->tok_at_eof = 0;
+    if (!used) return -1;
+    stax__rd_consume(r, rd_carry_ptr(r), used);
+    stax__rd_frame_consumed(r, &r->fr, tl, used, at_eof); /* what is left of the token stays: it is the next one */
+    if (r->push_ent && stax__rd_push_entity(r)) return -1;
+    r->carry_off += used;
+    if (r->carry_off == r->carry.len) r->carry.len = r->carry_off = 0;
+    else stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
     return 1;
 }
 
@@ -275,14 +177,15 @@ static int rd_fill(stax_reader *r) {
         int rc;
         if (STAX_UNLIKELY(r->push_ent)) { /* an external entity, read on an empty batch */
             if (r->batch.count) return STAX_OK;
-            if (rd_push_entity(r)) return r->status;
+            if (stax__rd_push_entity(r)) return r->status;
             continue;
         }
         switch (rd_mode_of(r)) {
         case RM_DETECT:
-            rc = rd_detect(r);
+            rc = stax__rd_detect(r);
             if (rc < 0) return r->status;
             if (rc == 0) return STAX_NEED_INPUT;
+            if (r->carry.len) stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r)); /* the first bytes, gathered */
             continue;
         case RM_SWITCH: {
             int e = r->switch_enc;
@@ -294,15 +197,15 @@ static int rd_fill(stax_reader *r) {
             if (pre_len > sizeof pre) return rd_internal(r, "more than a few bytes carried after the declaration");
             if (pre_len) memcpy(pre, rd_carry_ptr(r), pre_len);
             r->carry.len = r->carry_off = 0;
-            if (rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
+            if (stax__rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
             continue;
         }
         case RM_ENTITY_END:
-            if (rd_pop_entity(r)) return r->status;
+            if (stax__rd_pop_entity(r)) return r->status;
             continue;
         case RM_REFILL:
             if (r->batch.count) return STAX_OK; /* the batch may point into the window */
-            rc = rd_refill(r);
+            rc = stax__rd_refill(r);
             if (rc < 0) return r->status;
             if (rc > 0) continue;
             return rd_dry(r);
@@ -316,7 +219,7 @@ static int rd_fill(stax_reader *r) {
             if (rc == 1) continue; /* an entity may have started, or the carry may hold more */
             if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
                 if (r->batch.count) return STAX_OK;
-                rc = rd_refill(r);
+                rc = stax__rd_refill(r);
                 if (rc < 0) return r->status;
                 if (rc > 0) continue;
                 if (!r->ended) return STAX_NEED_INPUT;
@@ -329,7 +232,7 @@ static int rd_fill(stax_reader *r) {
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
 #ifndef STAX_NO_FAST_PATH /* the general path alone gives the same events */
             if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest && !r->dtd.n_atts) {
-                int k = rd_fast(r);
+                int k = stax__rd_fast(r);
                 if (k < 0) return r->status;
                 if (k > 0) {
                     if (r->batch.count + 2 > r->opt.batch_events) return STAX_OK;
@@ -602,8 +505,8 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
         if (stax__ns_init(&r->ns, &r->mem, o.max_ns_bytes)) goto fail;
     }
     if (r->mem.block) { /* everything now, so that reading never runs out */
-        if (rd_reserve(r, &r->carry, sz[L_CARRY], sz[L_CARRY]) || rd_reserve(r, &r->arena, sz[L_ARENA], sz[L_ARENA]) ||
-            rd_reserve(r, &r->stack, sz[L_STACK], sz[L_STACK]))
+        if (stax__rd_reserve(r, &r->carry, sz[L_CARRY], sz[L_CARRY]) || stax__rd_reserve(r, &r->arena, sz[L_ARENA], sz[L_ARENA]) ||
+            stax__rd_reserve(r, &r->stack, sz[L_STACK], sz[L_STACK]))
             goto fail;
         r->stack_off = (size_t *)stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
         r->rbuf = (char *)stax__mem_alloc(&r->mem, sz[L_RBUF]);
@@ -715,7 +618,7 @@ int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
     if (!r) return STAX_E_USAGE;
     if (r->status < 0) return r->status;
     if (r->fed || r->ended || r->src || (!data && len)) {
-        return rd_fail_at(r, STAX_E_USAGE, r->pos,
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos,
                           r->src ? "stax_reader_feed on a reader with a pull source"
                           : r->ended ? "stax_reader_feed after stax_reader_end"
                           : !data ? "stax_reader_feed with NULL data"
@@ -736,7 +639,7 @@ int stax_reader_end(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
     if (r->status < 0) return r->status;
     if (r->src || r->ended)
-        return rd_fail_at(r, STAX_E_USAGE, r->pos,
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos,
                           r->src ? "stax_reader_end on a reader with a pull source" : "stax_reader_end called twice");
     return rd_end(r);
 }
@@ -744,11 +647,11 @@ int stax_reader_end(stax_reader *r) {
 static int rd_pull(stax_reader *r) {
     if (!r->rbuf) {
         r->rbuf = (char *)stax__mem_alloc(&r->mem, r->opt.read_buffer);
-        if (!r->rbuf) return rd_nomem(r);
+        if (!r->rbuf) return stax__rd_nomem(r);
         r->rbuf_cap = r->opt.read_buffer;
     }
     ptrdiff_t n = r->src(r->src_ctx, r->rbuf, r->rbuf_cap);
-    if (n < 0) return rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
+    if (n < 0) return stax__rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
     if (n == 0) return rd_end(r);
     rd_set_input(r, r->rbuf, (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n);
     return STAX_OK;
@@ -766,10 +669,10 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     if (r->done) return STAX_END;
     for (;;) {
         if (!r->fed) {
-            if (!r->src) return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_next before any input was fed");
+            if (!r->src) return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_next before any input was fed");
             if (rd_pull(r)) return r->status;
         }
-        if (r->stash_deferred && rd_stash(r)) return r->status;
+        if (r->stash_deferred && stax__rd_stash(r)) return r->status;
         int st = rd_fill(r);
         if (st < 0 && r->batch.count) return STAX_OK; /* the error comes with the next call */
         if (st == STAX_NEED_INPUT) {
@@ -784,7 +687,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
 static int rd_set_source(stax_reader *r, stax_read_fn fn, void *ctx) {
     if (!r || !fn) return STAX_E_USAGE;
     if (r->fed || r->src || r->pos.offset || r->carry.len)
-        return rd_fail_at(r, STAX_E_USAGE, r->pos, "a pull source must be set before any input");
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "a pull source must be set before any input");
     r->src = fn;
     r->src_ctx = ctx;
     return STAX_OK;

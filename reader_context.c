@@ -1,7 +1,7 @@
 /* Save and resume: the document context of a reader as a byte string, and a
  * new reader restored from one (ctx_ prefix for file-local names). It sits
  * above the batch layer (reader_batch.c): it reads the reader's fields and
- * rebuilds them through the stages' own insertion calls (rd_push, the DTD's
+ * rebuilds them through the stages' own insertion calls (stax__rd_push, the DTD's
  * stax__dtd_add_*, stax__ns_push), so that a restored reader's tables are
  * made exactly as a reading would have made them.
  *
@@ -24,7 +24,7 @@
  *
  * The document state of struct stax_reader, field by field:
  *   saved:     pos (offset, line, column), doc, has_doctype, depth and the
- *              element stack (stack, stack_off: rebuilt by rd_push), expanded
+ *              element stack (stack, stack_off: rebuilt by stax__rd_push), expanded
  *              (the content expansion meter), ext.bytes (external bytes read,
  *              part of the meter's input), enc, detected and bom_len (only the
  *              XML declaration reads these two: kept so that the encoding
@@ -301,7 +301,7 @@ static int ctx_known_encoding(unsigned enc) {
 }
 
 /* The refusal: the reader is as stax_reader_reset leaves it, with the error. */
-#define ctx_refuse(r, ...) (stax_reader_reset(r), rd_fail_at((r), STAX_E_CONTEXT, (r)->pos, __VA_ARGS__))
+#define ctx_refuse(r, ...) (stax_reader_reset(r), stax__rd_fail_at((r), STAX_E_CONTEXT, (r)->pos, __VA_ARGS__))
 
 #ifndef STAX_NO_DTD
 /* A string of the DTD, kept in its region ("" stays a static empty string). */
@@ -310,7 +310,7 @@ static int ctx_keep(stax__dtd *d, stax_str *s) {
         s->ptr = "";
         return 0;
     }
-    char *k = stax__dtd_keep(d, s->ptr, s->len);
+    char *k = stax__dtd_store(d, s->ptr, s->len);
     if (!k) return -1;
     s->ptr = k;
     return 0;
@@ -435,7 +435,7 @@ static int ctx_get_stack(ctx_r *c, stax_reader *r) {
     for (uint32_t d = 0; d < depth; d++) {
         stax_str name = ctx_gstr(c, r->opt.max_name);
         if (c->bad || !ctx_is_name(name)) return ctx_refuse(r, "resume: the context's element stack is malformed (or a name is over max_name)");
-        if (rd_push(r, name.ptr, name.len)) return r->status;
+        if (stax__rd_push(r, name.ptr, name.len)) return r->status;
     }
     uint32_t nb = ctx_g32(c), last = 1;
     if (nb && !r->ev_ns) return ctx_refuse(r, "resume: the context has namespace bindings and the reader reads without namespaces");
@@ -488,7 +488,7 @@ int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     if (!r) return STAX_E_USAGE;
     if (r->status < 0) return r->status;
     if (r->fed || r->ended || r->enc || r->head_len || r->doc != DOC_START || r->pos.offset || r->carry.len)
-        return rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_resume after input was read");
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_resume after input was read");
     const char *why = "";
     size_t n = 0;
     const unsigned char *b = ctx_open(buf, len, &n, &why);

@@ -265,7 +265,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
         if (!d0) { /* decoding starts: the text goes to the arena */
             if (r->arena.cap - r->arena.len < lim + RD_ARENA_SLACK) {
                 rd_fx_save(r, x);
-                int room = rd_room(r, lim);
+                int room = stax__rd_room(r, lim);
                 if (room) return room < 0 ? -1 : 0;
             }
             o = stax__buf_out(&r->arena);
@@ -335,7 +335,7 @@ static inline uint64_t rd_name_bit(const char *s, size_t n) {
 /* A start tag with ASCII names, complete in the window, when the DTD
  * declares no attributes and namespaces are off. Its structure is checked in
  * one pass; values with references, white space other than SP or bytes to
- * check are then normalized in order by rd_attr_value, as the general way
+ * check are then normalized in order by stax__rd_attr_value, as the general way
  * would (which reports the same first error: the structure is sound).
  * 1: read; 0: the general way takes it; -1: an error. */
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
@@ -406,7 +406,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     if (pending) {
         uint64_t expanded0 = r->expanded;
         rd_fx_save(r, x);
-        int room = rd_room(r, i);
+        int room = stax__rd_room(r, i);
         if (room) {
             if (room < 0) return -1;
             goto decline;
@@ -416,7 +416,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             if (!(b->flags & RD_ATTRF_PENDING)) continue;
             size_t vs = (size_t)(b->value.ptr - p);
             b->flags = 0;
-            int rc = rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
+            int rc = stax__rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
             if (rc == STAX__ROOM) {
                 r->expanded = expanded0;
                 goto decline;
@@ -432,7 +432,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             r->stack_off[r->depth++] = at << 1;
         } else {
             rd_fx_save(r, x);
-            if (rd_push(r, p + 1, nl)) return -1;
+            if (stax__rd_push(r, p + 1, nl)) return -1;
         }
     }
     stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
@@ -490,12 +490,12 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 
 /* Read plain tokens from the UTF-8 window while there are any and the batch
  * has room. Returns how many were read, or -1 after an error. */
-int rd_fast(stax_reader *r) {
+int stax__rd_fast(stax_reader *r) {
     int done = 0, rc = 0;
     if (r->ev_ns || r->dtd.n_atts || r->in_cdata) return 0;
     rd_fx x;
     rd_fx_load(r, &x);
-    /* room for two events a token (rd_room's rule); a start tag checks the attributes */
+    /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
     x.ev_last = r->events + (r->opt.batch_events - 2);
     if (r->batch.count && x.ev > x.ev_last) return 0;
     for (;;) {

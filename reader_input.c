@@ -6,92 +6,16 @@
 /* The carry never holds more than carry_max bytes: framing decides every
  * token within that many (RD_CARRY_SLACK). The bytes before carry_off were
  * read already; they are dropped here, the one place the carry's bytes move. */
-int rd_carry_append(stax_reader *r, const char *p, size_t n) {
+int stax__rd_carry_append(stax_reader *r, const char *p, size_t n) {
     if (r->carry_off) {
         size_t live = rd_carry_len(r);
         memmove(r->carry.ptr, r->carry.ptr + r->carry_off, live);
         r->carry.len = live;
         r->carry_off = 0;
     }
-    if (rd_reserve(r, &r->carry, n, r->carry_max)) return -1;
+    if (stax__rd_reserve(r, &r->carry, n, r->carry_max)) return -1;
     if (stax__buf_put(&r->carry, p, n)) return rd_internal(r, "carry full after reserving"), -1;
     return 0;
-}
-
-/* Hand back to the window up to `extra` bytes at the end of the carry, as
- * many of them as were taken from it (*taken). */
-static void rd_carry_give_back(stax_reader *r, size_t *taken, size_t extra) {
-    size_t back = extra < *taken ? extra : *taken;
-    r->in_pos -= back;
-    r->carry.len -= back;
-    *taken -= back;
-}
-
-/* The end of the input in the carry: text ends there, anything else is cut off. */
-static ptrdiff_t rd_carry_at_end(stax_reader *r) {
-    if (r->fr.kind == K_TEXT) {
-        r->tok_at_eof = 1;
-        return (ptrdiff_t)rd_carry_len(r);
-    }
-    stax_pos at = r->tok_pos;
-    rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
-    return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
-                      r->fr.kind == K_COMMENT ? "a comment"
-                      : r->fr.kind == K_PI ? "a processing instruction"
-                      : r->fr.kind == K_CDATA || r->fr.kind == K_CDATA_CONT ? "a CDATA section"
-                      : r->fr.kind == K_DOCTYPE ? "the DOCTYPE"
-                      : "a tag"), -1;
-}
-
-/* The carry holds the start of a token; extend it from the window until the
- * token ends. What the carry holds is framed before more is taken, and what
- * was taken from the window past the token goes back to it: the carry holds
- * one token (or the rest of the chunk before), a byte is copied into it at
- * most twice however the batches fall, and tokens read from it move nothing.
- * Returns 1 when a token was parsed, 0 when the window ran
- * out, 2 when the batch must end first, -1 on error. */
-int rd_resume_carry(stax_reader *r) {
-    r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
-    size_t taken = 0;    /* bytes at the end of the carry copied from the window at in_pos - taken */
-    r->tok_at_eof = 0;
-    ptrdiff_t end;
-    while ((end = rd_frame_end(r, &r->fr, rd_carry_ptr(r), rd_carry_len(r))) == 0) {
-        size_t avail = r->in_len - r->in_pos;
-        if (!avail) {
-            if (!r->ended || rd_behind(r)) return 0;
-            end = rd_carry_at_end(r);
-            break;
-        }
-        size_t len = rd_carry_len(r), step = len > 4096 ? len : 4096;
-        if (step > avail) step = avail;
-        if (step > r->carry_max - len) step = r->carry_max - len;
-        if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), -1;
-        if (rd_carry_append(r, r->in + r->in_pos, step)) return -1;
-        r->in_pos += step;
-        taken += step;
-    }
-    if (end < 0) return -1;
-    size_t tl = (size_t)end;
-    rd_carry_give_back(r, &taken, rd_carry_len(r) - tl);
-    int room = rd_room(r, tl);
-    size_t used = 0;
-    if (room < 0) return -1;
-    if (!room && (used = rd_parse(r, &r->fr, rd_carry_ptr(r), tl, 1)) == RD_RETRY) room = 1;
-    if (room) { /* the token is framed again on the next call */
-        r->tok_at_eof = 0;
-        rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
-        return 2;
-    }
-    int at_eof = r->tok_at_eof;
-    r->tok_at_eof = 0;
-    if (!used) return -1;
-    rd_consume(r, rd_carry_ptr(r), used);
-    rd_frame_consumed(r, &r->fr, tl, used, at_eof); /* what is left of the token stays: it is the next one */
-    if (r->push_ent && rd_push_entity(r)) return -1;
-    r->carry_off += used;
-    if (r->carry_off == r->carry.len) r->carry.len = r->carry_off = 0;
-    else rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
-    return 1;
 }
 
 /* ---------------------------------------------------------------- encodings */
@@ -99,7 +23,7 @@ int rd_resume_carry(stax_reader *r) {
 static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
     if (!r->tbuf) { /* (carved at creation in a fixed block) */
         r->tbuf = (char *)stax__mem_alloc(&r->mem, r->opt.read_buffer);
-        if (!r->tbuf) return rd_nomem(r);
+        if (!r->tbuf) return stax__rd_nomem(r);
         r->tbuf_cap = r->opt.read_buffer;
     }
     size_t produced = 0;
@@ -117,19 +41,19 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
 
 /* The window is used up: transcode more of the raw chunk. Returns 1 when the
  * window has bytes again, 0 when there is nothing more to decode, or an error. */
-int rd_refill(stax_reader *r) {
+int stax__rd_refill(stax_reader *r) {
     if (r->dec_err) {
         stax_pos at = r->pos;
         rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
         at.offset = r->dec_err_off;
-        return rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
+        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
     }
     if (r->raw_pos >= r->raw_len) {
         if (r->ended && stax__decode_finish(&r->dec) == STAX__DEC_ERROR) {
             stax_pos at = r->pos;
             rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
             at.offset = r->raw_base + r->raw_len - r->dec.npend;
-            return rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
+            return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
         }
         return 0;
     }
@@ -142,7 +66,7 @@ int rd_refill(stax_reader *r) {
 
 /* From now on the rest of the window (and pre, bytes held back before it) is
  * raw input in encoding enc. */
-int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
+int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
     stax__decoder_init(&r->dec, enc, table);
     r->enc = enc;
     r->raw = r->in ? r->in + r->in_pos : NULL;
@@ -163,7 +87,7 @@ int rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const c
 
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
  * (up to) four bytes are gathered in head when the first chunks are tiny. */
-int rd_detect(stax_reader *r) {
+int stax__rd_detect(stax_reader *r) {
     const unsigned char *p = r->in ? (const unsigned char *)r->in + r->in_pos : (const unsigned char *)"";
     size_t n = r->in_len - r->in_pos, b0 = 0;
     /* in place when the window alone decides; else gather the first bytes.
@@ -179,7 +103,7 @@ int rd_detect(stax_reader *r) {
     size_t bom = 0;
     int enc = r->forced ? r->forced : stax__encoding_detect(p, n, r->ended, &bom);
     if (enc == 0) return 0;
-    if (enc < 0) return rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+    if (enc < 0) return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
     if (r->forced) { /* a BOM that agrees with the forced encoding is skipped */
         size_t b2 = 0;
         int d = stax__encoding_detect(p, n, 1, &b2);
@@ -192,27 +116,26 @@ int rd_detect(stax_reader *r) {
     if (direct) {
         r->in_pos += bom;
         if (enc == STAX__ENC_UTF8) r->enc = enc;
-        else if (rd_start_transcoding(r, enc, NULL, NULL, 0)) return -1;
+        else if (stax__rd_start_transcoding(r, enc, NULL, NULL, 0)) return -1;
         return 1;
     }
     const char *rest = (const char *)r->head + bom;
     size_t rest_len = r->head_len - bom;
     if (enc == STAX__ENC_UTF8) {
         r->enc = enc;
-        if (rest_len && rd_carry_append(r, rest, rest_len)) return -1;
-        if (rest_len) rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+        if (rest_len && stax__rd_carry_append(r, rest, rest_len)) return -1;
         r->tok_pos = r->pos;
         return 1;
     }
-    return rd_start_transcoding(r, enc, NULL, rest, rest_len) ? -1 : 1;
+    return stax__rd_start_transcoding(r, enc, NULL, rest, rest_len) ? -1 : 1;
 }
 
 /* Move the unconsumed tail of the window into the carry. */
-int rd_stash(stax_reader *r) {
+int stax__rd_stash(stax_reader *r) {
     r->stash_deferred = 0;
     size_t n = r->in_len - r->in_pos;
     if (n == 0) return 0;
-    if (rd_carry_append(r, r->in + r->in_pos, n)) return -1;
+    if (stax__rd_carry_append(r, r->in + r->in_pos, n)) return -1;
     r->in_pos = r->in_len;
     return 0;
 }

@@ -7,7 +7,7 @@
 /* ================================================================ batch output */
 
 /* Copy [s, s+n) to the arena (a token in the carry, whose bytes are about
- * to change). rd_room made room for the whole token. */
+ * to change). stax__rd_room made room for the whole token. */
 static int rd_arena_copy(stax_reader *r, stax_str *s) {
     if (!s->len) return 0;
     char *d = r->arena.ptr + r->arena.len;
@@ -31,7 +31,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     if (stax__ref_parse(tok, n, i, r->opt.max_name, STAX__REF_NAME_LATER, &ref, &r->err)) {
         if (ref.stop >= n && r->tok_at_eof)
             return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
-        return rd_fail_err(r, tok, n);
+        return stax__rd_fail_err(r, tok, n);
     }
     *end = ref.end;
     *cp = ref.cp;
@@ -42,7 +42,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     stax__entity *e = r->last_ge;
     if (!e || !rd_str_same(e->name, ref.name))
         e = r->has_doctype ? stax__dtd_entity(&r->dtd, ref.name.ptr, ref.name.len, 0) : NULL;
-    if (!e && stax__ref_check_name(&ref, tok + i, &r->err)) return rd_fail_err(r, tok, n);
+    if (!e && stax__ref_check_name(&ref, tok + i, &r->err)) return stax__rd_fail_err(r, tok, n);
     *found = e;
     return 0;
 }
@@ -65,7 +65,7 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
         *report = e;
         return NULL;
     }
-    if (rc) return rd_fail_err(r, tok, n), (stax__entity *)NULL;
+    if (rc) return stax__rd_fail_err(r, tok, n), (stax__entity *)NULL;
     return e;
 }
 
@@ -76,21 +76,21 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
 /* A reference to an internal entity whose text is plain (stax__entity.plain)
  * and at most max_text bytes: entering it would give one TEXT of its text at
  * the reference's position, so that event is given here, with the same
- * checks and accounting as rd_push_entity makes. */
+ * checks and accounting as stax__rd_push_entity makes. */
 static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *tok, size_t i) {
     stax_pos pos = rd_pos_in(r, tok, i);
     r->tok_pos = pos;
     if (r->n_ent >= r->opt.max_entity_depth)
-        return rd_fail_at(rd_mark(r, tok + i), STAX_E_LIMIT_ENTITY, pos,
+        return stax__rd_fail_at(rd_mark(r, tok + i), STAX_E_LIMIT_ENTITY, pos,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->opt.max_entity_depth);
-    if (rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+    if (stax__rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
     return rd_text_event(r, e->value.ptr, e->value.len, pos, 0);
 }
 
 /* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
  * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
- * anything rd_char_at must look at (4-byte forms, errors). Inline, since
+ * anything stax__rd_char_at must look at (4-byte forms, errors). Inline, since
  * accented and CJK text is made of such runs. */
 static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
     const unsigned char *u = (const unsigned char *)tok;
@@ -107,9 +107,9 @@ static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
 }
 
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
-size_t rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
+size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
     size_t l = stax__char_at(tok, n, i, &r->err);
-    if (!l) rd_fail_err(r, tok, n);
+    if (!l) stax__rd_fail_err(r, tok, n);
     return l;
 }
 
@@ -124,7 +124,7 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
     }
     int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
     r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
-    while (j < len && rd_is_ws((unsigned char)s[j])) j++;
+    while (j < len && stax__is_ws((unsigned char)s[j])) j++;
     if (j == len) {
         if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
         flags |= STAX_EVF_WHITESPACE;
@@ -140,9 +140,9 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
 /* Text outside the root element: whitespace only, and no event. */
 static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        if (!rd_is_ws((unsigned char)tok[i])) {
+        if (!stax__is_ws((unsigned char)tok[i])) {
             if ((unsigned char)tok[i] >= 0x80 || (unsigned char)tok[i] < 0x20)
-                if (!rd_char_at(r, tok, n, i)) return r->status;
+                if (!stax__rd_char_at(r, tok, n, i)) return r->status;
             return rd_fail(r, STAX_E_STRUCTURE, tok, i,
                            r->doc == DOC_EPILOG ? "text after the root element"
                                                 : "text before the root element");
@@ -164,9 +164,9 @@ static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
 /* Parse a complete text token (or piece). Decodes references and line ends
  * into the arena when needed (always when copy is set, since the token then
  * lives in the carry); the decoded text is never longer than the token, and
- * rd_room made that much room. Returns the number of bytes consumed (< n when
+ * stax__rd_room made that much room. Returns the number of bytes consumed (< n when
  * an entity reference ends the token early), or 0 after an error. */
-size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
+size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
     if (r->doc != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
     stax__out o = stax__buf_out(&r->arena);
     char *dst0 = o.p;
@@ -191,7 +191,7 @@ size_t rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
             }
         }
         if (c != '&' && (c != '\r' || r->n_ent)) {
-            size_t l = rd_char_at(r, tok, n, i);
+            size_t l = stax__rd_char_at(r, tok, n, i);
             if (!l) return 0;
             i += l;
             continue;
@@ -304,7 +304,7 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
     size_t len = j - i;
     /* non-ASCII bytes are classed as name bytes; verify them properly */
     if (len == 0) {
-        if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !rd_char_at(r, tok, n, i))
+        if (i < n && ((unsigned char)tok[i] < 0x20 || (unsigned char)tok[i] >= 0x80) && !stax__rd_char_at(r, tok, n, i))
             return 0;
         return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
     }
@@ -314,14 +314,14 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
     size_t bad = stax__check_name(tok + i, len);
     if (bad) {
         size_t at = i + bad - 1;
-        if ((unsigned char)tok[at] >= 0x80 && !rd_char_at(r, tok, n, at)) return 0;
-        return rd_fail(r, STAX_E_NAME, tok, at, "invalid %s name '%.*s'", what, rd_clip(len), tok + i), 0;
+        if ((unsigned char)tok[at] >= 0x80 && !stax__rd_char_at(r, tok, n, at)) return 0;
+        return rd_fail(r, STAX_E_NAME, tok, at, "invalid %s name '%.*s'", what, stax__clip(len, 64), tok + i), 0;
     }
     return len;
 }
 
 static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
-    while (i < n && rd_is_ws((unsigned char)tok[i])) i++;
+    while (i < n && stax__is_ws((unsigned char)tok[i])) i++;
     return i;
 }
 
@@ -331,17 +331,17 @@ static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
 /* Push an open element. max_depth was checked by the caller; the stack's
  * size rule (max_depth names of at most max_name bytes) makes room certain
  * in a fixed block. */
-int rd_push(stax_reader *r, const char *name, size_t len) {
+int stax__rd_push(stax_reader *r, const char *name, size_t len) {
     if (r->depth >= r->stack_off_cap) {
         size_t cap = r->stack_off_cap ? (size_t)r->stack_off_cap * 2 : 16;
         if (cap > r->opt.max_depth) cap = r->opt.max_depth;
         if (r->depth >= cap || r->mem.block) return rd_internal(r, "element stack deeper than max_depth");
         size_t *p = (size_t *)stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
-        if (!p) return rd_nomem(r);
+        if (!p) return stax__rd_nomem(r);
         r->stack_off = p;
         r->stack_off_cap = (uint32_t)cap;
     }
-    if (rd_reserve(r, &r->stack, len + RD_STACK_SLACK, r->stack_max)) return r->status;
+    if (stax__rd_reserve(r, &r->stack, len + RD_STACK_SLACK, r->stack_max)) return r->status;
     size_t hi = 0;
     for (size_t k = 0; k < len; k++) hi |= (unsigned char)name[k] >> 7;
     r->stack_off[r->depth++] = r->stack.len << 1 | hi;
@@ -360,7 +360,7 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
     a->n_frames = r->opt.max_entity_depth - r->n_ent;
     a->max_depth = r->opt.max_entity_depth;
     a->expanded = &r->expanded;
-    a->budget = rd_budget(r);
+    a->budget = stax__rd_budget(r);
     a->input = rd_input(r);
     a->threshold = r->opt.entity_threshold;
     a->amplification = r->opt.entity_amplification;
@@ -376,7 +376,7 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
  * and the tag is not in the carry; else into the arena, where the tag may
  * write max_token bytes in all (arena0: where its writing began). Returns 0,
  * an error, or STAX__ROOM when the arena is short (the caller rolls back). */
-int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
+int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
                          size_t arena0, stax_str *out) {
     size_t i = vs;
     for (;;) {
@@ -392,7 +392,7 @@ int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t v
                 continue;
             }
         }
-        size_t l = rd_char_at(r, tok, n, i);
+        size_t l = stax__rd_char_at(r, tok, n, i);
         if (!l) return r->status;
         i += l;
     }
@@ -422,7 +422,7 @@ int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t v
     int rc = stax__attr_normalize(&a, tok + from, ve - from, &o, &r->err);
     if (rc == STAX__ROOM) return rc;
     if (rc == STAX_E_LIMIT_TOKEN) r->err.at = tok; /* at the tag's '<', like every token limit */
-    if (rc) return rd_fail_err(r, tok, n);
+    if (rc) return stax__rd_fail_err(r, tok, n);
     stax__buf_commit(&r->arena, &o);
     out->ptr = d0;
     out->len = (size_t)(o.p - d0);
@@ -432,10 +432,8 @@ int rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t v
 /* ================================================================ namespaces */
 
 #ifndef STAX_NO_NAMESPACES
-static int rd_is(stax_str s, const char *z) { return stax_str_eq(s, z); }
 #endif
 
-#define rd_qname stax__qname_split
 
 #ifndef STAX_NO_NAMESPACES
 /* Declare the element's namespaces, then resolve its name and attributes.
@@ -446,31 +444,31 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
     for (size_t j = first; j < r->attr_len; j++) {
         stax_attr *a = &r->attrs[j];
         stax_str p = {"", 0}, v = a->value;
-        int dflt = rd_is(a->name, "xmlns");
+        int dflt = stax_str_eq(a->name, "xmlns");
         if (!dflt && !(a->name.len > 6 && memcmp(a->name.ptr, "xmlns:", 6) == 0)) continue;
         size_t at = r->attr_at[j];
         if (++decls > r->opt.max_ns)
             return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "more than max_ns (%u) namespace declarations", (unsigned)r->opt.max_ns);
-        int is_xml_uri = rd_is(v, STAX__XML_NS), is_xmlns_uri = rd_is(v, STAX__XMLNS_NS);
+        int is_xml_uri = stax_str_eq(v, STAX__XML_NS), is_xmlns_uri = stax_str_eq(v, STAX__XMLNS_NS);
         if (!dflt) {
             stax_str pre, loc;
-            if (rd_qname(a->name, &pre, &loc)) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "invalid namespace prefix");
+            if (stax__qname_split(a->name, &pre, &loc)) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "invalid namespace prefix");
             p = loc;
-            if (rd_is(p, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xmlns must not be declared");
-            if (rd_is(p, "xml")) {
+            if (stax_str_eq(p, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xmlns must not be declared");
+            if (stax_str_eq(p, "xml")) {
                 if (!is_xml_uri) return rd_fail(r, STAX_E_NAMESPACE, tok, at, "the prefix xml must be bound to " STAX__XML_NS);
                 continue;
             }
             if (v.len == 0)
                 return rd_fail(r, STAX_E_NAMESPACE, tok, at, "prefix '%.*s' bound to an empty name (not allowed in Namespaces 1.0)",
-                               rd_clip(p.len), p.ptr);
+                               stax__clip(p.len, 64), p.ptr);
         }
         if (is_xml_uri || is_xmlns_uri)
             return rd_fail(r, STAX_E_NAMESPACE, tok, at, "%s may not be bound to %s",
                            is_xml_uri ? STAX__XML_NS : STAX__XMLNS_NS,
                            dflt ? "the default namespace" : "any other prefix");
         int rc = stax__ns_push(&r->ns, p, v, depth, r->batch.count == 0);
-        if (rc == STAX_E_NOMEM) return rd_nomem(r);
+        if (rc == STAX_E_NOMEM) return stax__rd_nomem(r);
         if (rc) {
             if (r->batch.count) return STAX__ROOM; /* bindings that left scope are reclaimed between batches */
             return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "namespace bindings in scope over max_ns_bytes (%zu bytes)",
@@ -478,32 +476,32 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
         }
     }
     /* the element */
-    if (rd_qname(name, &q->prefix, &q->local))
-        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "element name '%.*s' is not a QName", rd_clip(name.len), name.ptr);
-    if (rd_is(q->prefix, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "the prefix xmlns is reserved for declarations");
+    if (stax__qname_split(name, &q->prefix, &q->local))
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "element name '%.*s' is not a QName", stax__clip(name.len, 64), name.ptr);
+    if (stax_str_eq(q->prefix, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "the prefix xmlns is reserved for declarations");
     if (stax__ns_lookup(&r->ns, q->prefix, &q->uri))
-        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "unbound prefix '%.*s'", rd_clip(q->prefix.len), q->prefix.ptr);
+        return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "unbound prefix '%.*s'", stax__clip(q->prefix.len, 64), q->prefix.ptr);
     /* the attributes */
     for (size_t j = first; j < r->attr_len; j++) {
         stax_attr *a = &r->attrs[j];
         stax_qname *aq = &r->attr_ns[j];
         size_t at = r->attr_at[j];
-        if (rd_qname(a->name, &aq->prefix, &aq->local))
-            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attribute name '%.*s' is not a QName", rd_clip(a->name.len), a->name.ptr);
-        if (rd_is(a->name, "xmlns") || rd_is(aq->prefix, "xmlns")) {
+        if (stax__qname_split(a->name, &aq->prefix, &aq->local))
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attribute name '%.*s' is not a QName", stax__clip(a->name.len, 64), a->name.ptr);
+        if (stax_str_eq(a->name, "xmlns") || stax_str_eq(aq->prefix, "xmlns")) {
             aq->uri = xmlns_uri;
         } else if (aq->prefix.len == 0) {
             aq->uri.ptr = "";
             aq->uri.len = 0;
         } else if (stax__ns_lookup(&r->ns, aq->prefix, &aq->uri)) {
-            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "unbound prefix '%.*s'", rd_clip(aq->prefix.len), aq->prefix.ptr);
+            return rd_fail(r, STAX_E_NAMESPACE, tok, at, "unbound prefix '%.*s'", stax__clip(aq->prefix.len, 64), aq->prefix.ptr);
         }
         if (aq->prefix.len == 0) continue;
         for (size_t k = first; k < j; k++) {
             const stax_qname *bq = &r->attr_ns[k];
             if (bq->prefix.len && rd_str_same(bq->local, aq->local) && rd_str_same(bq->uri, aq->uri))
                 return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attributes '%.*s' and '%.*s' have the same expanded name",
-                               rd_clip(r->attrs[k].name.len), r->attrs[k].name.ptr, rd_clip(a->name.len), a->name.ptr);
+                               stax__clip(r->attrs[k].name.len, 64), r->attrs[k].name.ptr, stax__clip(a->name.len, 64), a->name.ptr);
         }
     }
     return 0;
@@ -589,7 +587,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         i = rd_skip_ws(tok, n, i + an);
         if (i >= n || tok[i] != '=')
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
-                           rd_clip(an), tok + name_at);
+                           stax__clip(an, 64), tok + name_at);
         i = rd_skip_ws(tok, n, i + 1);
         if (i >= n || (tok[i] != '"' && tok[i] != '\''))
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
@@ -598,10 +596,10 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
         size_t ve = (size_t)(qe - tok);
         int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
-        if ((rc = rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
+        if ((rc = stax__rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
         for (size_t k = first; k < r->attr_len; k++)
             if (rd_str_same(r->attrs[k].name, a->name))
-                return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", rd_clip(an),
+                return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", stax__clip(an, 64),
                                tok + name_at);
         if (copy && rd_arena_copy(r, &a->name)) return r->status;
         r->attr_len++;
@@ -624,7 +622,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         if (rc == STAX__ROOM) goto roll_back;
         return r->status;
     }
-    if (!flags && rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
+    if (!flags && stax__rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
     stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
     e = rd_emit(r, STAX_EV_START, r->tok_pos);
     if (!e) return r->status;
@@ -659,16 +657,16 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
     if (!nl) return r->status;
     size_t i = rd_skip_ws(tok, n, 2 + nl);
-    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", rd_clip(nl), tok + 2);
-    if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", rd_clip(nl), tok + 2);
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2);
+    if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2);
     if (r->n_ent && r->depth <= r->ents[r->n_ent - 1].depth)
         return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
-                       rd_clip(nl), tok + 2);
+                       stax__clip(nl, 64), tok + 2);
     size_t off = rd_stack_at(r, r->depth - 1), ol = r->stack.len - off;
     const char *open = r->stack.ptr + off;
     if (ol != nl || memcmp(open, tok + 2, nl) != 0)
-        return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", rd_clip(nl),
-                       tok + 2, rd_clip(ol), open);
+        return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", stax__clip(nl, 64),
+                       tok + 2, stax__clip(ol, 64), open);
     stax_event *e = rd_emit(r, STAX_EV_END, r->tok_pos);
     if (!e) return r->status;
     e->name.ptr = tok + 2;
@@ -676,7 +674,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (copy && rd_arena_copy(r, &e->name)) return r->status;
     if (r->ev_ns) { /* the name matched the start tag's, which was checked */
         stax_qname *q = &r->ev_ns[r->batch.count - 1];
-        rd_qname(e->name, &q->prefix, &q->local);
+        stax__qname_split(e->name, &q->prefix, &q->local);
         stax__ns_lookup(&r->ns, q->prefix, &q->uri);
         stax__ns_pop(&r->ns, r->depth);
     }
@@ -731,11 +729,11 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         if (table) declared = STAX__ENC_TABLE;
     }
     if (declared < 0)
-        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", rd_clip(name.len), name.ptr);
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     int res = stax__encoding_resolve(r->detected, r->bom_len, declared);
     if (res < 0)
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
-                       rd_clip(name.len), name.ptr, stax__encoding_name(r->detected),
+                       stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->detected),
                        r->bom_len ? " (by its byte order mark)" : "");
     if (r->enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->switch_enc = res;
@@ -765,7 +763,7 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     if (rc) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
     if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
         return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
-                       rd_clip(ver.len), ver.ptr);
+                       stax__clip(ver.len, 64), ver.ptr);
     for (size_t k = 2; k < ver.len; k++)
         if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
             return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
@@ -821,7 +819,7 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
         return rd_fail(r, STAX_E_NAMESPACE, tok, 2, "a PI target may not contain a colon with namespaces on");
     size_t i = 2 + tl, ds;
     if (i == n - 2) ds = i;
-    else if (rd_is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
+    else if (stax__is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
     else return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required after the PI target");
     if (rd_check_chars(r, tok, ds, n - 2)) return r->status;
     stax_event *e = rd_emit(r, STAX_EV_PI, r->tok_pos);
@@ -865,16 +863,16 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
                        r->has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
     size_t i = 9;
-    if (i >= n || !rd_is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
+    if (i >= n || !stax__is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
     i = rd_skip_ws(tok, n, i);
     size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
     if (!nl) return r->status;
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
     stax_str np, nlocal;
-    if (r->ev_ns && rd_qname(name, &np, &nlocal))
+    if (r->ev_ns && stax__qname_split(name, &np, &nlocal))
         return rd_fail(r, STAX_E_NAMESPACE, tok, i, "the DOCTYPE name '%.*s' is not a QName (namespaces are on)",
-                       rd_clip(nl), name.ptr);
+                       stax__clip(nl, 64), name.ptr);
 #endif
     unsigned flags = 0;
     size_t ws = i + nl;
@@ -912,7 +910,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
     r->dtd.has_external = sys.ptr != NULL;
-    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) return rd_fail_err(r, tok, n);
+    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) return stax__rd_fail_err(r, tok, n);
     r->has_doctype = 1;
     r->doc = DOC_PROLOG;
     stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
@@ -931,318 +929,9 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
      * give way to those of the internal subset) */
     if (sys.ptr && r->dtd.ext && stax__dtd_parse_external(&r->dtd, e->name, e->pubid, e->sysid)) {
         r->batch.count--; /* no DOCTYPE event for a DTD in error, as for the internal subset */
-        return rd_fail_err(r, tok, n);
+        return stax__rd_fail_err(r, tok, n);
     }
     return 0;
-}
-
-/* ================================================================ framing */
-
-static const char *rd_find2(const char *p, size_t n, char a, char b) {
-    for (size_t i = 0; i + 1 < n;) {
-        const char *q = (const char *)memchr(p + i, a, n - 1 - i);
-        if (!q) return NULL;
-        if (q[1] == b) return q;
-        i = (size_t)(q - p) + 1;
-    }
-    return NULL;
-}
-
-static const char *rd_find3(const char *p, size_t n, char a, char b, char c) {
-    for (size_t i = 0; i + 2 < n;) {
-        const char *q = (const char *)memchr(p + i, a, n - 2 - i);
-        if (!q) return NULL;
-        if (q[1] == b && q[2] == c) return q;
-        i = (size_t)(q - p) + 1;
-    }
-    return NULL;
-}
-
-/* Where a text or CDATA piece of more than max_text bytes is cut: at max_text,
- * moved back so that it splits no UTF-8 sequence, reference, CR LF or "]]>".
- * Depends only on the bytes, never on chunking. */
-static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) {
-    size_t cut = max;
-    if (text) {
-        size_t lim = r->opt.max_name + 16, k = cut;
-        while (k > 0 && cut - k < lim) {
-            char c = p[k - 1];
-            if (c == ';' || c == '<') break;
-            if (c == '&') {
-                cut = k - 1;
-                break;
-            }
-            k--;
-        }
-    }
-    for (int b = 0; b < 2 && cut > 0 && p[cut - 1] == ']'; b++) cut--;
-    if (cut > 0 && p[cut - 1] == '\r') cut--;
-    while (cut > 0 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
-    if (cut == 0) { /* nothing sensible to back off to: cut at a character boundary */
-        cut = max;
-        while (cut > 1 && ((unsigned char)p[cut] & 0xC0) == 0x80) cut--;
-    }
-    return cut;
-}
-
-/* The length of the run of name bytes at p[i] (what rd_name would take
- * before checking the name), up to n. */
-static size_t rd_name_run(const char *p, size_t n, size_t i) {
-    size_t j = i;
-    while (j < n && (stax__class[(unsigned char)p[j]] & STAX__C_NAME)) j++;
-    return j - i;
-}
-
-/* For rd_limit_token: from p[*i], whitespace then an attribute name (its
- * start and length, *k); returns 0 if that is not what is there. */
-static int rd_plain_name(const char *p, size_t lim, size_t *i, size_t *k) {
-    size_t j = *i;
-    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
-    if (j == *i || j >= lim) return 0;
-    *i = j;
-    *k = rd_name_run(p, lim, j);
-    return *k > 0;
-}
-
-/* ...then `= "value"` with a value of printable ASCII and no reference. */
-static int rd_plain_value(const char *p, size_t lim, size_t *i) {
-    size_t j = *i;
-    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
-    if (j >= lim || p[j] != '=') return 0;
-    j++;
-    while (j < lim && rd_is_ws((unsigned char)p[j])) j++;
-    if (j >= lim || (p[j] != '"' && p[j] != '\'')) return 0;
-    char q = p[j++];
-    while (j < lim && p[j] != q && p[j] >= 0x20 && p[j] < 0x7F && p[j] != '&' && p[j] != '<') j++;
-    if (j >= lim || p[j] != q) return 0;
-    *i = j + 1;
-    return 1;
-}
-
-/* A token over max_token: the same status, position and message whether it
- * was seen whole or in pieces. A name over max_name, or one attribute too
- * many, within its first max_token bytes is what parsing would have met
- * first, so it is reported instead when everything before it is plain
- * (names, spaces, values of printable ASCII without references, no
- * attribute twice); n: the bytes of the token at hand. */
-static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size_t n) {
-    size_t lim = n < r->opt.max_token ? n : r->opt.max_token, mn = r->opt.max_name;
-    const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
-                     : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
-    const char *name_what = NULL;
-    if (f->kind == K_STAG || f->kind == K_ETAG || f->kind == K_PI) {
-        size_t i = f->kind == K_STAG ? 1 : 2, e = rd_name_run(p, lim, i), k = 0;
-        if (e > mn) name_what = f->kind == K_STAG ? "element" : f->kind == K_ETAG ? "end tag" : "processing instruction target";
-        i += e;
-        for (uint32_t attrs = 0; !name_what && f->kind == K_STAG && e && rd_plain_name(p, lim, &i, &k);) {
-            if (k > mn) {
-                name_what = "attribute";
-                break;
-            }
-            if (i + k >= lim || stax__check_name(p + i, k)) break; /* cut by lim, or not a name */
-            if (++attrs > r->opt.max_attrs)
-                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->opt.max_attrs);
-            size_t at = i;
-            i += k;
-            if (!rd_plain_value(p, lim, &i)) break;
-            int dup = 0; /* the parse stops at an attribute given twice */
-            for (size_t j = 1 + e, l = 0, seen = 1; !dup && seen < attrs && rd_plain_name(p, lim, &j, &l); seen++) {
-                dup = l == k && memcmp(p + j, p + at, k) == 0;
-                j += l;
-                rd_plain_value(p, lim, &j);
-            }
-            if (dup) break;
-        }
-    } else if (f->kind == K_DOCTYPE) {
-        size_t i = 9;
-        while (i < lim && rd_is_ws((unsigned char)p[i])) i++;
-        if (i > 9 && rd_name_run(p, lim, i) > mn) name_what = "DOCTYPE";
-    }
-    if (name_what)
-        return rd_fail(r, STAX_E_LIMIT_NAME, p, 0, "%s name longer than max_name (%lu bytes)", name_what, (unsigned long)mn);
-    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->opt.max_token);
-}
-
-/* Frame the token at p (n bytes available, the token starts at p[0]).
- * Returns its length, 0 if more bytes are needed (state kept in f), or -1
- * after an error. */
-static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
-    size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
-    switch (f->kind) {
-    case K_TEXT: {
-        if (f->known) {
-            if (n < f->scan) return 0;
-            r->tok_at_eof = (f->known - 1) & RD_REST_EOF ? 1 : 0;
-            return (ptrdiff_t)f->scan;
-        }
-        size_t lim = n < max_text + 1 ? n : max_text + 1;
-        const char *lt = f->scan < lim ? (const char *)memchr(p + f->scan, '<', lim - f->scan) : NULL;
-        if (lt) return lt - p;
-        if (n > max_text) {
-            f->cut = 1;
-            return (ptrdiff_t)rd_cut(r, p, max_text, 1);
-        }
-        f->scan = n;
-        return 0;
-    }
-    case K_MARKUP: {
-        static const char *const bang[] = {"<!--", "<![CDATA[", "<!DOCTYPE"};
-        static const int bang_kind[] = {K_COMMENT, K_CDATA, K_DOCTYPE};
-        if (n < 2) return 0;
-        if (p[1] == '/') f->kind = K_ETAG, f->scan = 2;
-        else if (p[1] == '?') f->kind = K_PI, f->scan = 2;
-        else if (p[1] != '!') f->kind = K_STAG, f->scan = 1;
-        else {
-            int partial = 0;
-            for (int k = 0; k < 3; k++) {
-                size_t bl = strlen(bang[k]), m = n < bl ? n : bl;
-                if (memcmp(p, bang[k], m) != 0) continue;
-                if (m < bl) {
-                    partial = 1;
-                    continue;
-                }
-                f->kind = bang_kind[k];
-                f->scan = bl;
-            }
-            if (f->kind == K_MARKUP) {
-                if (partial) return 0;
-                return rd_fail(r, STAX_E_SYNTAX, p, 0, "invalid markup after '<!'"), -1;
-            }
-        }
-        return rd_frame_scan(r, f, p, n);
-    }
-    case K_STAG:
-    case K_ETAG: {
-        /* scan no further than max_token: what lies beyond cannot matter,
-         * however the input is chunked (the token is over the limit) */
-        size_t i = f->scan, lim = n < max_tok ? n : max_tok;
-        int q = f->quote;
-        while (i < lim) {
-            if (!q) i += stax__scan_tag(p + i, lim - i);
-            if (i >= lim) break;
-            if (q) { /* the closing quote, or a '<' (an error) before it */
-                i += stax__scan2(p + i, lim - i, (char)q, '<');
-                if (i >= lim) break;
-                if (p[i] == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' is not allowed in an attribute value"), -1;
-                i++;
-                q = 0;
-                continue;
-            }
-            char c = p[i];
-            if (c == '>') return (ptrdiff_t)i + 1;
-            if (c == '"' || c == '\'') q = c;
-            else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
-            i++;
-        }
-        if (i >= max_tok) return rd_limit_token(r, f, p, n), -1;
-        f->scan = i;
-        f->quote = q;
-        return 0;
-    }
-    case K_COMMENT:
-    case K_PI: {
-        int com = f->kind == K_COMMENT;
-        size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
-        const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
-        if (e) return (e - p) + (com ? 3 : 2);
-        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
-        f->scan = n;
-        return 0;
-    }
-    case K_CDATA:
-    case K_CDATA_CONT: {
-        size_t cs = f->kind == K_CDATA ? 9 : 0, from = f->scan > cs + 2 ? f->scan - 2 : cs;
-        size_t lim = n < cs + max_text + 3 ? n : cs + max_text + 3;
-        const char *e = from < lim ? rd_find3(p + from, lim - from, ']', ']', '>') : NULL;
-        if (e) return (e - p) + 3;
-        if (n >= cs + max_text + 3) {
-            f->cut = 1;
-            return (ptrdiff_t)(cs + rd_cut(r, p + cs, max_text, 0));
-        }
-        f->scan = n;
-        return 0;
-    }
-    case K_DOCTYPE: {
-        size_t i = f->scan;
-        while (i < n) {
-            char c = p[i];
-            if (f->quote) {
-                const char *e = (const char *)memchr(p + i, f->quote, n - i);
-                if (!e) {
-                    i = n;
-                    break;
-                }
-                i = (size_t)(e - p) + 1;
-                f->quote = 0;
-                continue;
-            }
-            if (f->sub == 2 || f->sub == 3) { /* inside a comment or PI of the subset */
-                const char *e = f->sub == 2 ? rd_find3(p + i, n - i, '-', '-', '>') : rd_find2(p + i, n - i, '?', '>');
-                if (!e) {
-                    i = n > i + 2 ? n - 2 : i;
-                    break;
-                }
-                i = (size_t)(e - p) + (f->sub == 2 ? 3 : 2);
-                f->sub = 1;
-                continue;
-            }
-            if (c == '"' || c == '\'') f->quote = c;
-            else if (f->sub == 0 && c == '[') f->sub = 1;
-            else if (f->sub == 0 && c == '>') return (ptrdiff_t)i + 1;
-            else if (f->sub == 1 && c == ']') f->sub = 0;
-            else if (f->sub == 1 && c == '<') {
-                if (n - i < 4) break; /* need "<!--" or "<?" to decide */
-                if (p[i + 1] == '?') {
-                    f->sub = 3;
-                    i += 2;
-                    continue;
-                }
-                if (p[i + 1] == '!' && p[i + 2] == '-' && p[i + 3] == '-') {
-                    f->sub = 2;
-                    i += 4;
-                    continue;
-                }
-            }
-            i++;
-        }
-        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
-        f->scan = i;
-        return 0;
-    }
-    default: return rd_internal(r, "no token kind to frame"), -1;
-    }
-}
-
-/* rd_frame_scan, plus the token-size limit: a token other than text or CDATA
- * (which are cut) longer than max_token is an error however it was chunked. */
-ptrdiff_t rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
-    ptrdiff_t e = rd_frame_scan(r, f, p, n);
-    if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
-        return rd_limit_token(r, f, p, n), -1;
-    return e;
-}
-
-/* The kind of the token that starts with byte c. */
-void rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
-    memset(f, 0, sizeof *f);
-    if (r->in_cdata) f->kind = K_CDATA_CONT;
-    else if (c == '<') f->kind = K_MARKUP;
-    else f->kind = K_TEXT;
-    if (r->rest && f->kind == K_TEXT) { /* the rest of a text token: its end is known */
-        f->known = 1 + r->rest_flags;
-        f->scan = r->rest;
-        f->cut = (r->rest_flags & RD_REST_CUT) != 0;
-    }
-}
-
-/* A token framed to end at n was parsed and `used` bytes of it consumed.
- * When a reference ended a text token early, the rest of it is the next
- * token, ending where it ended: framing it again costs nothing, and however
- * small the pieces a reference leaves, each byte is scanned for '<' once.
- * at_eof: the token ended with the input. */
-void rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof) {
-    r->rest = f->kind == K_TEXT && used < n ? n - used : 0;
-    r->rest_flags = r->rest ? (f->cut ? RD_REST_CUT : 0) | (at_eof ? RD_REST_EOF : 0) : 0;
 }
 
 /* ================================================================ token dispatch */
@@ -1250,13 +939,13 @@ void rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used,
 /* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
  * (n, or less for a text ended early by an entity reference), 0 on error, or
  * RD_RETRY: a start tag needed more room than the batch had left. */
-size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
     int at_start = r->doc == DOC_START;
     int rc = 0;
     size_t used = n;
     switch (f->kind) {
     case K_TEXT:
-        used = rd_text(r, tok, n, copy, f->cut);
+        used = stax__rd_text(r, tok, n, copy, f->cut);
         if (!used) return 0;
         break;
     case K_STAG:
@@ -1281,6 +970,19 @@ size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, in
     return used;
 }
 
+/* stax__rd_token, and on RD_RETRY with an empty batch once more with the whole
+ * arena (max_token + 16 bytes, room for any tag). RD_RETRY is returned only
+ * when the batch holds events: it must end before the token. */
+size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    size_t used = stax__rd_token(r, f, tok, n, copy);
+    if (used != RD_RETRY || r->batch.count) return used;
+    r->arena.len = 0;
+    if (stax__rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return 0;
+    used = stax__rd_token(r, f, tok, n, copy);
+    if (used == RD_RETRY) return rd_internal(r, "a tag did not fit the whole arena"), 0;
+    return used;
+}
+
 /* ================================================================ entities in content */
 
 #ifndef STAX_NO_DTD
@@ -1289,13 +991,13 @@ size_t rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, in
  * resolver. An external one is read on an empty batch (rd_fill waits for
  * one): the texts of external entities that ended in this batch stay until
  * the next, since its events may point into them. */
-int rd_push_entity(stax_reader *r) {
+int stax__rd_push_entity(stax_reader *r) {
     stax__entity *e = r->push_ent;
     if (e->external && r->batch.count) return 0;
     r->push_ent = NULL;
     r->tok_pos = r->push_pos;
     if (r->n_ent >= r->opt.max_entity_depth)
-        return rd_fail_at(rd_mark(r, r->push_ref), STAX_E_LIMIT_ENTITY, r->push_pos,
+        return stax__rd_fail_at(rd_mark(r, r->push_ref), STAX_E_LIMIT_ENTITY, r->push_pos,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->opt.max_entity_depth);
     const char *text = e->value.ptr;
@@ -1305,11 +1007,11 @@ int rd_push_entity(stax_reader *r) {
         stax__ext_release(&r->ext); /* entities that ended with nothing after them in the batch */
         int rc = stax__ext_open(&r->ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->err);
         if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->push_pos);
-        if (rc) return rd_fail_loaded(r, r->push_pos);
+        if (rc) return stax__rd_fail_loaded(r, r->push_pos);
         text = xt->text + xt->body;
         len = xt->len - xt->body;
     }
-    if (rd_expand_account(r, len, text, 0)) return r->status;
+    if (stax__rd_expand_account(r, len, text, 0)) return r->status;
     if (r->n_ent == 0) r->ent_pos = r->push_pos;
     stax__frame *f = &r->ents[r->n_ent++];
     f->rest = r->rest; /* the entity's text is a window of its own */
@@ -1331,12 +1033,12 @@ int rd_push_entity(stax_reader *r) {
 }
 
 /* The entity's text is used up: back to the window it interrupted. */
-int rd_pop_entity(stax_reader *r) {
+int stax__rd_pop_entity(stax_reader *r) {
     stax__frame *f = &r->ents[r->n_ent - 1];
     r->tok_pos = r->ent_pos;
     if (r->depth != f->depth || r->in_cdata)
-        return rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
-                          rd_clip(f->e->name.len), f->e->name.ptr,
+        return stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
+                          stax__clip(f->e->name.len, 64), f->e->name.ptr,
                           r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
     f->e->busy = 0;
     if (f->xt) stax__ext_close_later(&r->ext, f->xt);
@@ -1348,10 +1050,10 @@ int rd_pop_entity(stax_reader *r) {
     r->n_ent--;
     /* the entity's tokens used the framing state: start the pending carry's
      * framing again (it holds the rest of the text the reference was in) */
-    if (!r->n_ent && r->carry.len) rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+    if (!r->n_ent && r->carry.len) stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
     return 0;
 }
 #else /* no entity but the predefined ones: nothing is ever expanded */
-int rd_push_entity(stax_reader *r) { return rd_internal(r, "an entity to expand without a DTD"); }
-int rd_pop_entity(stax_reader *r) { return rd_internal(r, "an entity to end without a DTD"); }
+int stax__rd_push_entity(stax_reader *r) { return rd_internal(r, "an entity to expand without a DTD"); }
+int stax__rd_pop_entity(stax_reader *r) { return rd_internal(r, "an entity to end without a DTD"); }
 #endif

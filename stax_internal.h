@@ -294,6 +294,10 @@ namespace { extern const unsigned char stax__class[256]; }
 #else
 STAXINT const unsigned char stax__class[256];
 #endif
+/* A length for "%.*s" in a message: at most max bytes of a name or value. */
+static inline int stax__clip(size_t n, size_t max) { return n > max ? (int)max : (int)n; }
+/* XML white space (S): #x20 #x9 #xA #xD. */
+static inline int stax__is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
 
 /* ------------------------------------------------------------- DTD (dtd.c)
  * The internal subset, parsed whole when the DOCTYPE token is complete. Names
@@ -388,6 +392,20 @@ STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
 /* Read and parse the external subset through d->ext (name: the DOCTYPE's).
  * Returns 0 (also when it was declined) or an error. */
 STAXINT int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_str sysid);
+/* The tables (dtd_store.c). Strings and records live in chunks of the
+ * region and never move: n bytes (a copy of s, or uninitialized for NULL),
+ * or NULL when the region is full. */
+STAXINT char *stax__dtd_store(stax__dtd *d, const char *s, size_t n);
+/* A record of n bytes, aligned for any field a record holds. */
+STAXINT void *stax__dtd_record(stax__dtd *d, size_t n);
+/* Give back the last `unused` bytes of the latest stax__dtd_store. */
+STAXINT void stax__dtd_unstore(stax__dtd *d, size_t unused);
+/* A public or system id with line ends normalized (2.11), or a public id
+ * normalized (4.2.2); *out_len its length. */
+STAXINT char *stax__dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len);
+STAXINT char *stax__dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_t *out_len);
+/* Grow the array *arr of *cap elements of elem bytes to hold need: 0 or -1. */
+STAXINT int stax__dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
 /* The element with an ATTLIST named [name, name+len): its index, or -1. */
 STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
@@ -396,9 +414,8 @@ STAXINT stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_
 /* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
 STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Declarations into the tables (the parser's way, also reader_context.c's):
- * strings kept in the region with stax__dtd_keep first. NULL or -1 when the
+ * strings kept in the region with stax__dtd_store first. NULL or -1 when the
  * region is full. stax__dtd_add_entity works out `plain` itself. */
-STAXINT char *stax__dtd_keep(stax__dtd *d, const char *s, size_t n);
 STAXINT stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e);
 STAXINT int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e);
 STAXINT stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name);

@@ -1,0 +1,169 @@
+/* The reader's core services, below every stage: errors and their
+ * positions, buffer reservations, the expansion meter of content, the room
+ * a token needs in the batch, and the position a consumed token moves. */
+#include "reader.h"
+
+#include <stdarg.h>
+
+/* ================================================================ errors and positions */
+
+#ifdef STAX_NO_MESSAGES
+/* Short messages: the status's name and the position, "mismatched end tag
+ * at line 3, column 7", written without the formatter. */
+static size_t rd_put(char *m, size_t k, const char *s) {
+    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
+    return k;
+}
+
+/* Decimal digits by subtraction: no 64-bit division (a library call on
+ * 32-bit targets). */
+static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
+    uint64_t p = 10000000000000000000u; /* 10^19, the largest power of ten in 64 bits */
+    int started = 0;
+    for (int i = 19; i >= 0; i--) {
+        char c = '0';
+        uint64_t q = 1;
+        for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
+        while (v >= p) v -= p, c++;
+        started |= c != '0' || i == 0;
+        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
+        p = i > 0 ? q : 0;
+    }
+    return k;
+}static void rd_short_message(stax_reader *r) {
+    char *m = r->err.msg;
+    size_t k = rd_put(m, 0, stax_strerror(r->status));
+    k = rd_put(m, k, " at line ");
+    k = rd_put_u64(m, k, r->err_pos.line);
+    k = rd_put(m, k, ", column ");
+    k = rd_put_u64(m, k, r->err_pos.column);
+    m[k] = '\0';
+}
+#define rd_where(r, at) rd_short_message(r)
+#else
+/* Errors inside an external entity are reported at the reference in the
+ * document, like those in internal entities; the message names the
+ * innermost external entity, with the line and column in it of the byte at
+ * (when it lies in its text; else of where reading stands in it). */
+static void rd_where(stax_reader *r, const char *at) {
+    for (uint32_t k = r->n_ent; k-- > 0;) {
+        const stax__xtext *xt = r->ents[k].xt;
+        if (!xt) continue;
+        const char *p;
+        if (k + 1 < r->n_ent) p = r->ents[k + 1].p + r->ents[k + 1].ref; /* the reference that led out of it */
+        else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->in + r->in_pos;
+        stax__ext_where(xt, p, r->err.msg, sizeof r->err.msg);
+        return;
+    }
+}
+#endif /* STAX_NO_MESSAGES */
+
+int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+    const char *byte = r->fail_ptr;
+    r->fail_ptr = NULL;
+    if (r->status < 0) return r->status;
+#ifdef STAX_NO_MESSAGES
+    (void)fmt;
+    (void)byte;
+    r->status = code;
+    r->err_pos = at;
+    rd_short_message(r);
+#else
+    va_list ap;
+    va_start(ap, fmt);
+    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
+    va_end(ap);
+    r->status = code;
+    r->err_pos = at;
+    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
+#endif
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return code;
+}
+
+/* The error in r->err (from entities.c or the DTD), at its byte of the token
+ * [tok, tok+n) (at its start when the byte lies elsewhere, e.g. in entity text). */
+int stax__rd_fail_err(stax_reader *r, const char *tok, size_t n) {
+    size_t at = r->err.at >= tok && r->err.at <= tok + n ? (size_t)(r->err.at - tok) : 0;
+    int code = r->err.code;
+    if (r->status < 0) return r->status;
+    r->status = code;
+    r->err_pos = rd_pos_in(r, tok, at);
+    if (STAX_UNLIKELY(r->n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->err.at);
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return code;
+}
+
+/* An error of the external-entity loader (already in r->err, its message
+ * naming the entity), at pos. */
+int stax__rd_fail_loaded(stax_reader *r, stax_pos pos) {
+    if (r->status < 0) return r->status;
+    r->status = r->err.code;
+    r->err_pos = pos;
+    if (STAX__SHORT_MESSAGES) rd_where(r, NULL);
+    if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return r->status;
+}
+
+/* ================================================================ memory helpers */
+
+int stax__rd_nomem(stax_reader *r) {
+    return stax__rd_fail_at(r, STAX_E_NOMEM, r->tok_pos, "out of memory");
+}
+
+/* Make room for n more bytes in b (at most max in all). Returns 0, or the
+ * error: STAX_E_NOMEM when the allocator refuses; STAX_E_INTERNAL when the
+ * size rules say max is always enough. */
+int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
+    int rc = stax__buf_reserve(&r->mem, b, n, max);
+    if (!rc) return 0;
+    if (rc == STAX_E_NOMEM) return stax__rd_nomem(r);
+    return rd_internal(r, "a buffer is smaller than its size rule");
+}
+
+/* The expansion budget of content and attribute values: by the input read so far. */
+uint64_t stax__rd_budget(const stax_reader *r) {
+    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, rd_input(r));
+}
+
+/* Count n more expanded bytes against the amplification limits. */
+int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
+    r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
+    if (r->expanded > stax__rd_budget(r)) {
+        stax__expand_fail(&r->err, tok + at, r->expanded, rd_input(r), r->opt.entity_threshold,
+                          r->opt.entity_amplification);
+        return stax__rd_fail_err(r, tok, at);
+    }
+    return 0;
+}
+
+/* ================================================================ one token, the general way */
+
+/* Room for a token of n bytes: events, attributes, arena. Returns 1 if the
+ * batch must end first, 0 if there is room, -1 on error. Grows buffers only
+ * while the batch is empty (growing moves them). */
+int stax__rd_room(stax_reader *r, size_t n) {
+    int empty = r->batch.count == 0;
+    /* a token gives at most two events (START and END of <a/>, TEXT and ENTITY_REF) */
+    if (!empty && r->batch.count + 2 > r->opt.batch_events) return 1;
+    if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
+        if (!empty) return 1;
+        r->attr_len = 0;
+    }
+    /* what a token can write to the arena is never more than its length
+     * (attribute values that expand entities aside: see stax__rd_parse) */
+    size_t need = n + RD_ARENA_SLACK;
+    if (r->arena.cap - r->arena.len < need) {
+        if (!empty) return 1;
+        /* the whole arena at once: only what batches write of it is touched */
+        r->arena.len = 0;
+        if (stax__rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return -1;
+    }
+    return 0;
+}
+
+/* Consume n bytes of the token that was just parsed. */
+void stax__rd_consume(stax_reader *r, const char *tok, size_t n) {
+    if (r->n_ent) return; /* entity text: events carry the reference's position */
+    rd_advance(r, &r->pos, tok, n);
+}
