@@ -23,7 +23,7 @@ CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CF
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 DEPFLAGS = -MMD -MP
 
-LIB_SRC = stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c writer.c select.c
+LIB_SRC = stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c reader_context.c writer.c select.c
 # Private headers, in the order the single file inlines them.
 LIB_HDR = stax_internal.h encoding_tables.h reader.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -153,7 +153,7 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 # (-jN), else one per core. The long-input tests (tests/test_long.c) take
 # their largest documents only outside the sanitizer build.
 UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
-unit: $(BUILD)/unit $(BUILD)/stax
+unit: $(BUILD)/unit $(BUILD)/stax $(BUILD)/gen
 	STAX_TEST_LONG_FULL=$(if $(filter 1,$(SAN)),0,1) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 

@@ -251,15 +251,6 @@ static int dtd_chars_ok(dtd_ctx *c, const char *s, size_t n) {
 
 /* Replacement text that reads in content as one TEXT of itself: characters
  * only, none that text parsing looks at ('<', '&', CR, ']'). */
-static int dtd_plain_text(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '<' || ch == '&' || ch == '\r' || ch == ']' || (ch < 0x20 && ch != '\t' && ch != '\n')) return 0;
-    }
-    int err = 0;
-    return stax__check_chars(s, n, &err) == n;
-}
-
 /* The replacement text of an entity value from c->p on (4.5): character
  * references expanded, general entity references kept as written, and in
  * external context parameter-entity references included in literal (4.4.5):
@@ -417,20 +408,7 @@ static int dtd_entity_decl(dtd_ctx *c) {
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
     if (!e.value.len) e.value.ptr = "";
-    e.plain = !e.external && !e.pe && dtd_plain_text(e.value.ptr, e.value.len);
-    stax__entity *rec = (stax__entity *)stax__dtd_record(d, sizeof *rec);
-    if (rec) *rec = e;
-    if (!rec || stax__dtd_add_entity(d, rec)) return dtd_too_big(c, c->p);
-    d->n_ents++;
-    if (e.unparsed) {
-        if (stax__dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1))
-            return dtd_too_big(c, c->p);
-        stax_decl *u = &d->unparsed[d->n_unp++];
-        u->name = e.name;
-        u->pubid = e.pubid;
-        u->sysid = e.sysid;
-        u->notation = e.notation;
-    }
+    if (!stax__dtd_add_entity(d, &e) || (e.unparsed && stax__dtd_add_unparsed(d, &e))) return dtd_too_big(c, c->p);
     return 0;
 }
 
@@ -644,34 +622,12 @@ static int dtd_attlist_decl(dtd_ctx *c) {
                 if (lit.ptr) dtd_attr_default_drop(d, lit, a.value);
                 continue;
             }
-        } else {
-            char *name = stax__dtd_store(d, elem.ptr, elem.len);
-            el = name && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)stax__dtd_record(d, sizeof *el) : NULL;
-            if (!el) return dtd_too_big(c, c->p);
-            memset(el, 0, sizeof *el);
-            el->name.ptr = name;
-            el->name.len = elem.len;
-            el->id = (uint32_t)d->n_elems;
-            if (stax__dtd_add_elem(d, el)) return dtd_too_big(c, c->p);
-            el->next = d->elem_list;
-            d->elem_list = el;
-            d->elem_lens |= (uint64_t)1 << (elem.len & 63);
-            d->n_elems++;
+        } else if (!(el = stax__dtd_add_elem(d, elem))) {
+            return dtd_too_big(c, c->p);
         }
         a.name.ptr = stax__dtd_store(d, a.name.ptr, a.name.len);
-        stax__attdef *rec = a.name.ptr ? (stax__attdef *)stax__dtd_record(d, sizeof *rec) : NULL;
-        if (!rec) return dtd_too_big(c, c->p);
         if (!a.value.ptr) a.value.ptr = "";
-        /* append at the end of the element's list, keeping declaration order */
-        a.next = NULL;
-        a.elem = el;
-        a.stamp = 0;
-        *rec = a;
-        if (stax__dtd_add_attdef(d, rec)) return dtd_too_big(c, c->p);
-        d->n_atts++;
-        if (!el->last) el->first = rec;
-        else el->last->next = rec;
-        el->last = rec;
+        if (!a.name.ptr || stax__dtd_add_attdef(d, el, &a)) return dtd_too_big(c, c->p);
     }
 }
 
@@ -695,10 +651,8 @@ static int dtd_notation_decl(dtd_ctx *c) {
     n.pubid.ptr = n.pubid.len ? stax__dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
     n.sysid.ptr = n.sysid.len ? stax__dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);
     n.notation.ptr = "";
-    if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) ||
-        stax__dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1))
+    if (!n.name.ptr || !n.pubid.ptr || (n.sysid.len && !n.sysid.ptr) || stax__dtd_add_notation(d, &n))
         return dtd_too_big(c, c->p);
-    d->notations[d->n_not++] = n;
     return 0;
 }
 
@@ -724,13 +678,12 @@ static int dtd_pi(dtd_ctx *c) {
     while (c->p < e && stax__is_ws((unsigned char)*c->p)) c->p++;
     size_t dl = (size_t)(e - c->p), o = 0;
     char *t = stax__dtd_store(d, target.ptr, target.len), *data = dl ? stax__dtd_store_id(d, c->p, dl, &o) : (char *)"";
-    if (!data || !t || stax__dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1))
-        return dtd_too_big(c, start);
-    d->pis[d->n_pis].target.ptr = t;
-    d->pis[d->n_pis].target.len = target.len;
-    d->pis[d->n_pis].data.ptr = data;
-    d->pis[d->n_pis].data.len = o;
-    d->n_pis++;
+    stax_dtd_pi pi;
+    pi.target.ptr = t;
+    pi.target.len = target.len;
+    pi.data.ptr = data;
+    pi.data.len = o;
+    if (!data || !t || stax__dtd_add_pi(d, &pi)) return dtd_too_big(c, start);
     c->p = e + 2;
     return 0;
 }

@@ -183,16 +183,89 @@ static uint32_t dtd_att_rehash(const stax__dtd *d, const void *rec) {
     return dtd_att_hash(d, a->elem, a->name.ptr, a->name.len);
 }
 
-/* Add a record, its fields set, to its table. Returns 0, or -1 when the
- * region has no room for the table. */
-int stax__dtd_add_entity(stax__dtd *d, stax__entity *e) {
-    return dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_ent_rehash(d, e), e, dtd_ent_rehash);
+/* The plain entities: internal general ones whose value has no markup, no
+ * reference and nothing to normalize, emitted as text without entering them. */
+static int dtd_plain_text(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '<' || ch == '&' || ch == '\r' || ch == ']' || (ch < 0x20 && ch != '\t' && ch != '\n')) return 0;
+    }
+    int err = 0;
+    return stax__check_chars(s, n, &err) == n;
 }
-int stax__dtd_add_elem(stax__dtd *d, stax__dtd_elem_def *el) {
-    return dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_elem_rehash(d, el), el, dtd_elem_rehash);
+
+/* ================================================================ insertion
+ * The one way a declaration enters the tables: from the parser (dtd.c), and
+ * from reader_context.c when it rebuilds a saved DTD (its strings already in
+ * the region through stax__dtd_store). NULL or -1 when the region is full. */
+
+stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e) {
+    stax__entity *rec = (stax__entity *)stax__dtd_record(d, sizeof *rec);
+    if (!rec) return NULL;
+    *rec = *e;
+    rec->busy = 0;
+    rec->plain = !e->external && !e->pe && dtd_plain_text(e->value.ptr, e->value.len);
+    if (dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_ent_rehash(d, rec), rec, dtd_ent_rehash))
+        return NULL;
+    d->n_ents++;
+    return rec;
 }
-int stax__dtd_add_attdef(stax__dtd *d, stax__attdef *a) {
-    return dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_rehash(d, a), a, dtd_att_rehash);
+
+int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e) {
+    if (stax__dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1)) return -1;
+    stax_decl *u = &d->unparsed[d->n_unp++];
+    u->name = e->name;
+    u->pubid = e->pubid;
+    u->sysid = e->sysid;
+    u->notation = e->notation;
+    return 0;
+}
+
+stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name) {
+    char *kept = stax__dtd_store(d, name.ptr, name.len);
+    stax__dtd_elem_def *el =
+        kept && d->n_elems < UINT32_MAX - 1 ? (stax__dtd_elem_def *)stax__dtd_record(d, sizeof *el) : NULL;
+    if (!el) return NULL;
+    memset(el, 0, sizeof *el);
+    el->name.ptr = kept;
+    el->name.len = name.len;
+    el->id = (uint32_t)d->n_elems;
+    if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_elem_rehash(d, el), el, dtd_elem_rehash))
+        return NULL;
+    el->next = d->elem_list;
+    d->elem_list = el;
+    d->elem_lens |= (uint64_t)1 << (name.len & 63);
+    d->n_elems++;
+    return el;
+}
+
+/* Appended at the end of the element's list, keeping declaration order. */
+int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a) {
+    stax__attdef *rec = (stax__attdef *)stax__dtd_record(d, sizeof *rec);
+    if (!rec) return -1;
+    *rec = *a;
+    rec->next = NULL;
+    rec->elem = el;
+    rec->stamp = 0;
+    if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_rehash(d, rec), rec, dtd_att_rehash))
+        return -1;
+    d->n_atts++;
+    if (!el->last) el->first = rec;
+    else el->last->next = rec;
+    el->last = rec;
+    return 0;
+}
+
+int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n) {
+    if (stax__dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1)) return -1;
+    d->notations[d->n_not++] = *n;
+    return 0;
+}
+
+int stax__dtd_add_pi(stax__dtd *d, const stax_dtd_pi *pi) {
+    if (stax__dtd_grow(d, (void **)&d->pis, &d->cap_pis, sizeof *d->pis, d->n_pis + 1)) return -1;
+    d->pis[d->n_pis++] = *pi;
+    return 0;
 }
 
 void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,

@@ -154,6 +154,15 @@ void stax__ns_reclaim(stax__ns *ns) {
 
 size_t stax__ns_bytes(const stax__ns *ns) { return ns->live + ns->n * NS_REC; }
 
+void stax__ns_binding(const stax__ns *ns, size_t i, stax_str *prefix, stax_str *uri, uint32_t *depth) {
+    const stax__ns_rec *b = ns_rec(ns, i);
+    prefix->ptr = ns->buf + b->off;
+    prefix->len = b->prefix_len;
+    uri->ptr = ns->buf + b->off + b->prefix_len;
+    uri->len = b->uri_len;
+    *depth = b->depth;
+}
+
 static int ns_match(const stax__ns *ns, const stax__ns_rec *b, stax_str prefix, stax_str *uri) {
     if (b->prefix_len != prefix.len || memcmp(ns->buf + b->off, prefix.ptr, prefix.len) != 0) return 0;
     uri->ptr = ns->buf + b->off + b->prefix_len;

@@ -326,4 +326,9 @@ STAXINT int stax__rd_stash(stax_reader *r);
 /* reader_fast.c: plain tokens of a UTF-8 window; how many were read, or -1 */
 STAXINT int stax__rd_fast(stax_reader *r);
 
+/* reader_context.c: write a context's checksum for its bytes (tests and
+ * fuzzing: contexts whose body is garbage must be refused by the checks
+ * after it, never by the checksum alone). */
+STAXINT void stax__context_seal(void *buf, size_t len);
+
 #endif /* STAX_READER_H */

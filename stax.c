@@ -639,6 +639,8 @@ const char *stax_strerror(int status) {
     case STAX_E_STATE: return "call out of order";
     case STAX_E_INVALID: return "content refused";
     case STAX_E_FULL: return "output buffer full";
+    case STAX_E_NOSAVE: return "the reader cannot save its context here";
+    case STAX_E_CONTEXT: return "saved context refused";
     default: return "unknown status";
     }
 }

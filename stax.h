@@ -160,7 +160,11 @@ enum {
     STAX_E_LIMIT_XML_MEMORY = -44, /* select: an XML value nested deeper than its writer's xml_memory holds */
     STAX_E_STATE = -40,      /* writer: call out of order (attribute after content, ...) */
     STAX_E_INVALID = -41,    /* writer: refused content (bad name, "--" in a comment, ...) */
-    STAX_E_FULL = -42        /* writer: the fixed memory sink is full */
+    STAX_E_FULL = -42,       /* writer: the fixed memory sink is full; stax_reader_save: the
+                                buffer is smaller than the context */
+    STAX_E_NOSAVE = -45,     /* stax_reader_save: the reader is not at a point it can save at */
+    STAX_E_CONTEXT = -46     /* stax_reader_resume: the context is refused (corrupt, truncated,
+                                another version, other options, or over the reader's limits) */
 };
 
 /* A fixed English description of a status code ("not well-formed", ...). */
@@ -483,6 +487,53 @@ typedef struct stax_dtd_pi {
     stax_str target, data;
 } stax_dtd_pi;
 STAXDEF size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out);
+
+/* SAVE AND RESUME (docs/api.md, "Save and resume")
+ * A reader between two tokens in content, or after the root element, can
+ * save its document context: the position, the open elements, the namespace
+ * bindings in scope, the DTD, the encoding and the expansion meter, as a
+ * versioned, checksummed byte string. A new reader resumed from it and fed
+ * the input from the context's offset on reads exactly as the original
+ * would have gone on: the same events, positions, errors and messages.
+ * Left out with STAX_NO_RESUME. */
+#ifndef STAX_NO_RESUME
+#define STAX_CONTEXT_VERSION 1
+
+/* Right after stax_reader_next returned a batch or STAX_NEED_INPUT: write
+ * the context into buf[0, cap) and its length into *len. STAX_OK; with cap 0
+ * (buf may be NULL) only *len is set, to the size needed (STAX_OK); with
+ * 0 < cap < that size nothing is written, *len is the size and the result
+ * STAX_E_FULL. STAX_E_NOSAVE when the reader is not at a point it can save
+ * at: before the root element, after an error or the end, inside an
+ * entity's text, with a text run or CDATA section split by a batch boundary
+ * or by max_text, with an external entity pending, or in an encoding from
+ * unknown_encoding. Neither status is sticky; the reader is unchanged. The
+ * input must then be fed again from the context's offset (stax_context_position):
+ * bytes the reader holds back (a token cut by the chunk's end, the rest of
+ * the window) are not consumed. */
+STAXDEF int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len);
+
+/* Restore a context into a new reader, before any input (a pull source may
+ * be set before). The reader's options must have the flags of the one that
+ * saved it, and a resolver if and only if it had one; its limits may differ,
+ * and what the context holds must fit them (max_depth, max_name,
+ * max_ns_bytes, max_dtd: the same rules as reading). Then feed it the input
+ * from the context's offset on. STAX_OK; STAX_E_USAGE after input; or
+ * STAX_E_CONTEXT with a message saying why (corrupt, truncated, another
+ * version, other options, over a limit): the error is sticky, the reader
+ * as stax_reader_reset leaves it. No byte of a context is trusted. */
+STAXDEF int stax_reader_resume(stax_reader *r, const void *buf, size_t len);
+
+/* Where a context resumes: the byte offset of the first byte the resumed
+ * reader must be fed, and its line and column. STAX_OK, or STAX_E_CONTEXT
+ * when buf is not an intact context of this version. */
+STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
+
+/* The largest context a reader with these options saves (0 when an option is
+ * out of range): 128 + max_depth * (max_name + 4) + max_dtd, + max_ns_bytes
+ * with STAX_READ_NAMESPACES (max_dtd counts 0 with STAX_NO_DTD). */
+STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
+#endif /* STAX_NO_RESUME */
 
 /* Compare a stax_str with a NUL-terminated string. */
 static inline int stax_str_eq(stax_str s, const char *z) {

@@ -406,10 +406,6 @@ STAXINT char *stax__dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *
 STAXINT char *stax__dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_t *out_len);
 /* Grow the array *arr of *cap elements of elem bytes to hold need: 0 or -1. */
 STAXINT int stax__dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need);
-/* Add a record, its fields set, to its table: 0, or -1 when the region is full. */
-STAXINT int stax__dtd_add_entity(stax__dtd *d, stax__entity *e);
-STAXINT int stax__dtd_add_elem(stax__dtd *d, stax__dtd_elem_def *el);
-STAXINT int stax__dtd_add_attdef(stax__dtd *d, stax__attdef *a);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
 /* The element with an ATTLIST named [name, name+len): its index, or -1. */
 STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
@@ -417,6 +413,15 @@ STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char 
 STAXINT stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len);
 /* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
 STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
+/* Declarations into the tables (the parser's way, also reader_context.c's):
+ * strings kept in the region with stax__dtd_store first. NULL or -1 when the
+ * region is full. stax__dtd_add_entity works out `plain` itself. */
+STAXINT stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e);
+STAXINT int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e);
+STAXINT stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name);
+STAXINT int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a);
+STAXINT int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n);
+STAXINT int stax__dtd_add_pi(stax__dtd *d, const stax_dtd_pi *pi);
 /* Whether WFC: Entity Declared applies to an undeclared reference (else it is
  * only a validity error, and the reference is reported, not expanded). */
 static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
@@ -636,6 +641,8 @@ STAXINT void stax__ns_reclaim(stax__ns *ns);
 STAXINT size_t stax__ns_bytes(const stax__ns *ns);
 /* 0 and *uri (the xml prefix is always bound), or -1 if prefix is unbound. */
 STAXINT int stax__ns_lookup(const stax__ns *ns, stax_str prefix, stax_str *uri);
+/* Binding i in scope (0: the oldest), for reader_context.c. */
+STAXINT void stax__ns_binding(const stax__ns *ns, size_t i, stax_str *prefix, stax_str *uri, uint32_t *depth);
 
 #define STAX__XML_NS "http://www.w3.org/XML/1998/namespace"
 #define STAX__XMLNS_NS "http://www.w3.org/2000/xmlns/"

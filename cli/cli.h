@@ -19,6 +19,9 @@ typedef struct stax_cli_opts {
     const char *name;  /* file name shown in messages ("-" for stdin) */
     const char *command; /* the command line without FILE, shell-quoted, for the hint
                             on a compressed input (NULL: "stax ...") */
+    const char *resume;  /* --resume FILE.ctx: go on from that context (NULL: from the start) */
+    const char *context; /* --context FILE.ctx: where --save-every writes (default: --resume's) */
+    size_t save_every;   /* --save-every N: a context after each N bytes read (0: none) */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -35,6 +38,26 @@ typedef int (*stax_cli_batch_fn)(void *ctx, stax_reader *r, const stax_batch *b)
  * gzip, bzip2, xz or zstd at its start) is refused before it is read as XML:
  * 2, with a message naming the format and the command to pipe it through. */
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err);
+
+/* What a command keeps beside the reader's context (cli/resume.c): its name
+ * (a context is resumed by the command that saved it) and its state, len
+ * bytes at data (count's counts; none for check). */
+typedef struct stax_cli_state {
+    const char *command;
+    void *data;
+    size_t len;
+} stax_cli_state;
+/* stax_cli_run for a command that can save and resume (o->resume,
+ * o->save_every): with state NULL those options are refused. */
+int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *st);
+/* Write o->context atomically: 0; 1 when the reader cannot save at this
+ * point; -1 on failure (reported unless o->quiet). */
+int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st);
+/* Read o->resume into r (before any input) and st->data: 0 and the offset to
+ * read from, or -1 (reported unless o->quiet). */
+int stax_cli_context_load(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st, uint64_t *offset);
+/* Move fd to offset: a seek, or for a pipe reading up to it. 0, or -1. */
+int stax_cli_skip(int fd, uint64_t offset);
 
 /* s as one shell word (quoted unless it needs no quotes) into out, which has
  * room for 4 * strlen(s) + 3 bytes; returns the length written (no NUL). */

@@ -21,6 +21,10 @@ static void usage(FILE *f) {
           "  --namespaces    namespace processing\n"
           "  --external      read external entities and the external DTD subset from local files,\n"
           "                  relative to the entity that declares them (file: URIs too; never the network)\n"
+          "  --save-every N  check, count: save the reading's context after each N bytes read\n"
+          "                  (at the next point it can be saved), atomically, to the --context file\n"
+          "  --context FILE  where --save-every writes (default: the --resume file)\n"
+          "  --resume FILE   check, count: go on from the context in FILE (seeks FILE's input)\n"
           "  --progress      show a progress line on stderr (default: when stderr is a terminal\n"
           "                  and stdout is not the same terminal being written to)\n"
           "  --quiet         no progress line\n"
@@ -75,7 +79,10 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
         o->namespaces = 1;
     } else if (!strcmp(a, "--external")) {
         o->external = 1;
-    } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory")) {
+    } else if ((!strcmp(a, "--resume") || !strcmp(a, "--context")) && *i + 1 < argc) {
+        if (a[2] == 'r') o->resume = argv[++*i];
+        else o->context = argv[++*i];
+    } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--save-every")) {
         size_t v;
         if (*i + 1 >= argc) {
             fprintf(stderr, "stax: %s needs a value\n", a);
@@ -87,6 +94,7 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
             return 2;
         }
         if (a[2] == 'c') o->chunk = v;
+        else if (a[2] == 's') o->save_every = v;
         else o->memory = v;
     } else {
         return 0;
@@ -184,6 +192,12 @@ int main(int argc, char **argv) {
             fprintf(stderr, "stax: only one FILE, got '%s' and '%s'\n", file, a);
             return 2;
         }
+    }
+    if (!o.context) o.context = o.resume;
+    if ((o.resume || o.save_every) && strcmp(cmd, "check") && strcmp(cmd, "count")) {
+        fprintf(stderr, "stax: --resume and --save-every work with check and count only%s\n",
+                select ? " (select does not save its matching state of the open elements)" : "");
+        return 2;
     }
     if (select && !so.path) {
         fprintf(stderr, "stax: select needs a PATH\n");

@@ -115,6 +115,18 @@ static int cli_exit_code(int st) {
 }
 
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err) {
+    return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
+}
+
+int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *state) {
+    if ((o->resume || o->save_every) && !state) {
+        if (!o->quiet) fprintf(stderr, "stax: --resume and --save-every work with check and count only\n");
+        return 2;
+    }
+    if (o->save_every && !o->context) {
+        if (!o->quiet) fprintf(stderr, "stax: --save-every needs --context FILE (or --resume FILE)\n");
+        return 2;
+    }
     stax_reader_options ro;
     memset(&ro, 0, sizeof ro);
     void *block = NULL;
@@ -162,6 +174,16 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     }
     const stax_batch *b;
     int eof = 0, started = 0, ended = 0, f;
+    uint64_t fed = 0, saved = 0; /* input offsets: of the next byte fed, of the last context */
+    if (o->resume) {
+        if (stax_cli_context_load(o, r, state, &fed)) goto out;
+        if (stax_cli_skip(fd, fed)) {
+            if (!o->quiet) fprintf(stderr, "%s: cannot go to byte %llu of the input\n", o->name ? o->name : "-", (unsigned long long)fed);
+            goto out;
+        }
+        saved = fed;
+        started = 1; /* the middle of a document: no magic bytes to look for */
+    }
     stax_cli_progress_begin(&progress, o->progress, fd, o->name);
     while (!eof) {
         ssize_t n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
@@ -190,12 +212,20 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
                 size_t len = (size_t)n - off < chunk ? (size_t)n - off : chunk;
                 st = stax_reader_feed(r, buf + off, len);
                 off += len;
+                fed += len;
             }
             if (st < 0) goto done;
             while ((st = stax_reader_next(r, &b)) == STAX_OK) {
                 if (fn && (rc = fn(ctx, r, b)) != 0) {
                     if (rc == STAX_CLI_STOP) rc = 0;
                     goto out;
+                }
+                if (o->save_every && fed - saved >= o->save_every && (f = stax_cli_context_store(o, r, state)) <= 0) {
+                    if (f < 0) {
+                        rc = 2;
+                        goto out;
+                    }
+                    saved = fed;
                 }
             }
             if (st != STAX_NEED_INPUT) goto done;
@@ -214,7 +244,10 @@ out:
     return rc;
 }
 
-int stax_cmd_check(const stax_cli_opts *o, int fd) { return stax_cli_run(o, fd, NULL, NULL, NULL); }
+int stax_cmd_check(const stax_cli_opts *o, int fd) {
+    stax_cli_state st = {"check", NULL, 0};
+    return stax_cli_run_state(o, fd, NULL, NULL, NULL, &st);
+}
 
 typedef struct cli_counts {
     unsigned long long elements, attributes, text, cdata, comments, pis, bytes_text;
@@ -244,7 +277,8 @@ static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     cli_counts c;
     memset(&c, 0, sizeof c);
-    int rc = stax_cli_run(o, fd, cli_count_batch, &c, NULL);
+    stax_cli_state st = {"count", &c, sizeof c};
+    int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
     if (rc == 0)
         fprintf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
                 c.elements, c.attributes, c.text, c.cdata, c.comments, c.pis, c.bytes_text);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const size_t stax_test_chunk_sizes[] = {0, 1, 2, 3, 7, 65536};
 const size_t stax_test_chunk_count = sizeof stax_test_chunk_sizes / sizeof stax_test_chunk_sizes[0];
@@ -658,4 +660,31 @@ size_t stax_test_load_fixtures(stax_test_fixture **out) {
 void stax_test_free_fixtures(stax_test_fixture *fx, size_t n) {
     for (size_t i = 0; i < n; i++) free(fx[i].data);
     free(fx);
+}
+
+const char *stax_test_bin(void) {
+    static char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);
+    if (n > 0) {
+        path[n] = '\0';
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            strcpy(slash + 1, "stax");
+            if (access(path, X_OK) == 0) return path;
+        }
+    }
+    cr_assert_eq(access("build/stax", X_OK), 0, "no stax binary (make all)");
+    /* absolute: a command may change directory */
+    cr_assert_not_null(getcwd(path, sizeof path - 16));
+    strcat(path, "/build/stax");
+    return path;
+}
+
+int stax_test_shell(const char *cmdline, char *out, size_t cap) {
+    FILE *p = popen(cmdline, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -143,6 +143,13 @@ typedef struct stax_test_meter {
 } stax_test_meter;
 void *stax_test_meter_alloc(void *ud, void *p, size_t old, size_t n);
 
+/* The stax binary next to the unit binary (build/, build/asan/, ...), else
+ * build/stax (failing the test when there is none). */
+const char *stax_test_bin(void);
+/* Run a shell command line: its stdout (and whatever it redirects there) in
+ * out[0, cap), NUL-terminated, and its exit status (-1: killed). */
+int stax_test_shell(const char *cmdline, char *out, size_t cap);
+
 /* FIXTURES
  * Every .xml file of fixtures/ (./fixtures when run from the top of the tree,
  * else next to the tests' sources), sorted by name. bad: its name starts

@@ -379,30 +379,10 @@ Test(cli, progress_is_drawn_in_place_and_erased) {
 /* ================================================================ the command line (build/stax) */
 
 /* The stax binary next to the unit binary (build/, build/asan/, ...), else build/stax. */
-static const char *stax_bin(void) {
-    static char path[4096];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);
-    if (n > 0) {
-        path[n] = '\0';
-        char *slash = strrchr(path, '/');
-        if (slash) {
-            strcpy(slash + 1, "stax");
-            if (access(path, X_OK) == 0) return path;
-        }
-    }
-    cr_assert_eq(access("build/stax", X_OK), 0, "no stax binary (make all)");
-    return "build/stax";
-}
+static const char *stax_bin(void) { return stax_test_bin(); }
 
 /* Run a shell command line; its stdout and stderr, and its exit status. */
-static int shell_line(const char *cmdline, char *out, size_t cap) {
-    FILE *p = popen(cmdline, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int shell_line(const char *cmdline, char *out, size_t cap) { return stax_test_shell(cmdline, out, cap); }
 
 /* Run `stax ARGS` with stdin from fixtures/osm.xml; stdout and exit code. */
 static int shell(const char *args, char *out, size_t cap) {

@@ -1,6 +1,6 @@
 # Fuzz targets (libFuzzer). Included by the top-level Makefile; see tests/fuzz/README.md.
 #
-#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select}
+#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select,resume}
 #   make fuzz-smoke       each target for FUZZ_SMOKE_TIME seconds (default 10) over its seed corpus
 #   make fuzz-regress     every saved crash in tests/fuzz/crashes/ through its target (by name prefix)
 #   make fuzz-reader FUZZ_TIME=600 (fuzz-dtd, fuzz-alloc, fuzz-writer, fuzz-select): a real run, resuming from
@@ -16,7 +16,7 @@ FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
 # The library's files, as the top-level Makefile lists them (a new file is fuzzed without more ado).
 FUZZ_LIB_SRC = $(LIB_SRC)
 FUZZ_LIB_HDR = $(LIB_HDR)
-FUZZ_TARGETS = reader dtd alloc writer select
+FUZZ_TARGETS = reader dtd alloc writer select resume
 FUZZ_HARNESS = tests/fuzz/fuzz_check.c tests/fuzz/fuzz_gen.c
 FUZZ_HARNESS_HDR = tests/fuzz/fuzz_check.h tests/fuzz/fuzz_gen.h
 FUZZ_WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
@@ -27,6 +27,7 @@ FUZZ_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_
 FUZZ_ARGS = -timeout=10 -rss_limit_mb=2048 -max_len=4096
 # Raw documents get the XML/DTD dictionary; the generator targets read choices, not text.
 FUZZ_DICT_reader = -dict=tests/fuzz/xml.dict
+FUZZ_DICT_resume = $(FUZZ_DICT_reader)
 FUZZ_SMOKE_TIME ?= 10
 FUZZ_TIME ?= 600
 

@@ -1,0 +1,542 @@
+/* Save and resume: the document context of a reader as a byte string, and a
+ * new reader restored from one (ctx_ prefix for file-local names). It sits
+ * above the batch layer (reader_batch.c): it reads the reader's fields and
+ * rebuilds them through the stages' own insertion calls (stax__rd_push, the DTD's
+ * stax__dtd_add_*, stax__ns_push), so that a restored reader's tables are
+ * made exactly as a reading would have made them.
+ *
+ * A context is saved only between tokens in content or after the root
+ * (docs/api.md, "Save and resume", lists the points): no entity text is
+ * open, no token is half parsed, no text run or CDATA section is split at
+ * that point. What the reader holds back then (its carry, the rest of the
+ * window, bytes still to decode) lies after the saved offset, so a reader fed
+ * the bytes from that offset sees everything the original had still to read.
+ *
+ * Layout (every integer little-endian, every string a u32 length and bytes):
+ *   "STAXCTX\0"  u32 version  u64 total length
+ *   the body (ctx_body: position, flags, encoding, meters, element stack,
+ *   namespace bindings, DTD)
+ *   u64 checksum: SipHash-1-3 under a fixed key of every byte before it
+ * The restorer trusts none of it: every read is bounded by the length, every
+ * count and string by the reader's limits, every name is checked as a Name,
+ * every text as UTF-8 Chars; a context that does not end exactly where its
+ * last field does is refused.
+ *
+ * The document state of struct stax_reader, field by field:
+ *   saved:     pos (offset, line, column), doc, has_doctype, depth and the
+ *              element stack (stack, stack_off: rebuilt by stax__rd_push), expanded
+ *              (the content expansion meter), ext.bytes (external bytes read,
+ *              part of the meter's input), enc, detected and bom_len (only the
+ *              XML declaration reads these two: kept so that the encoding
+ *              state is whole), the
+ *              namespace bindings in scope (ns), and of the DTD: its
+ *              entities, ATTLISTs (elements and attdefs, in declaration
+ *              order), notations, unparsed entities (in declaration order),
+ *              PIs, has_pe_ref, skip_decls, standalone, has_external,
+ *              expanded and input.
+ *   required empty at a save point, so not saved: status/err/err_pos (no
+ *              error), done, n_ent/ents/ent_pos (no entity open), push_ent/
+ *              push_pos/push_ref (no reference pending), rest/rest_flags (no
+ *              text token cut by a reference), in_cdata and text_cont (no
+ *              CDATA section or text run split), switch_enc/switch_table (in
+ *              content the declaration is long past), a caller's encoding
+ *              table (STAX__ENC_TABLE: it cannot be written down).
+ *   about bytes after the offset, made again from them: in/in_len/in_pos,
+ *              fed, ended, stash_deferred, carry/carry_off, fr, tok_at_eof,
+ *              win_nocr, raw/raw_len/raw_pos (raw_base becomes the offset),
+ *              dec (restarted at the offset: a token starts on a whole unit),
+ *              dec_err/dec_err_off, head/head_len (detection is over).
+ *   per batch or per call: batch, events, attrs, attr_len, arena, ev_ns,
+ *              attr_ns, attr_at, tok_pos (set to pos), fail_ptr.
+ *   caches, rebuilt empty: last_ge, last_el, tag_stamp (0, with every
+ *              attdef's stamp 0: the next start tag counts from 1).
+ *   configuration and buffers (the new reader's own): mem, opt, simd, forced,
+ *              carry_max, arena_max, stack_max, stack_off_cap, ev_cap,
+ *              attr_cap, tbuf, rbuf, src, fd, file, dtd's limits and region,
+ *              ext's buffer. The new reader's options must have the same
+ *              flags and a resolver when the original had one (and only
+ *              then); its limits may differ, and the context must fit them.
+ */
+#include "reader.h"
+
+#ifndef STAX_NO_RESUME
+
+#define CTX_MAGIC "STAXCTX"     /* and a NUL: 8 bytes */
+#define CTX_HEAD 20u            /* magic, version, total length */
+#define CTX_SUM 8u              /* the checksum at the end */
+#define CTX_FIXED 128u          /* the header, the fixed fields, the counts and the checksum, rounded up */
+#define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
+enum { CTX_E_PE = 1, CTX_E_EXTERNAL = 2, CTX_E_UNPARSED = 4, CTX_E_EXT_DECL = 8 };
+
+static const stax__hash_key ctx_key = {0x73746178636f6e74ULL, 0x6578742076657231ULL};
+
+/* ================================================================ writing */
+
+/* Output: counted, and written through the checked window when there is one. */
+typedef struct ctx_w {
+    stax__out o;
+    size_t len;
+    int write;
+    int too_long; /* a string longer than a u32 says */
+} ctx_w;
+
+static void ctx_bytes(ctx_w *w, const void *s, size_t n) {
+    w->len += n;
+    if (w->write) stax__out_put(&w->o, s, n);
+}
+
+static void ctx_uint(ctx_w *w, uint64_t v, unsigned width) {
+    unsigned char b[8];
+    for (unsigned i = 0; i < width; i++) b[i] = (unsigned char)(v >> (8 * i));
+    ctx_bytes(w, b, width);
+}
+#define ctx_u8(w, v) ctx_uint((w), (v), 1)
+#define ctx_u32(w, v) ctx_uint((w), (v), 4)
+#define ctx_u64(w, v) ctx_uint((w), (v), 8)
+
+static void ctx_str(ctx_w *w, stax_str s) {
+    if (s.len > UINT32_MAX) w->too_long = 1;
+    ctx_u32(w, s.len);
+    ctx_bytes(w, s.ptr, s.len);
+}
+
+#ifndef STAX_NO_DTD
+static void ctx_put_dtd(ctx_w *w, const stax__dtd *d) {
+    ctx_u32(w, d->n_ents);
+    for (size_t i = 0; i < d->ent_hash_cap; i++) {
+        const stax__entity *e = (const stax__entity *)d->ent_hash[i];
+        if (!e) continue;
+        ctx_u8(w, (e->pe ? CTX_E_PE : 0) | (e->external ? CTX_E_EXTERNAL : 0) | (e->unparsed ? CTX_E_UNPARSED : 0) |
+                      (e->ext_decl ? CTX_E_EXT_DECL : 0));
+        ctx_str(w, e->name);
+        ctx_str(w, e->value);
+        ctx_str(w, e->pubid);
+        ctx_str(w, e->sysid);
+        ctx_str(w, e->notation);
+        ctx_str(w, e->base);
+    }
+    ctx_u32(w, d->n_unp);
+    for (size_t i = 0; i < d->n_unp; i++) ctx_str(w, d->unparsed[i].name);
+    ctx_u32(w, d->n_elems);
+    for (const stax__dtd_elem_def *el = d->elem_list; el; el = el->next) {
+        uint32_t n = 0;
+        for (const stax__attdef *a = el->first; a; a = a->next) n++;
+        ctx_str(w, el->name);
+        ctx_u32(w, n);
+        for (const stax__attdef *a = el->first; a; a = a->next) {
+            ctx_str(w, a->name);
+            ctx_str(w, a->value);
+            ctx_u8(w, a->type);
+            ctx_u8(w, a->deflt);
+        }
+    }
+    ctx_u32(w, d->n_not);
+    for (size_t i = 0; i < d->n_not; i++) {
+        ctx_str(w, d->notations[i].name);
+        ctx_str(w, d->notations[i].pubid);
+        ctx_u8(w, d->notations[i].sysid.ptr != NULL);
+        ctx_str(w, d->notations[i].sysid);
+    }
+    ctx_u32(w, d->n_pis);
+    for (size_t i = 0; i < d->n_pis; i++) {
+        ctx_str(w, d->pis[i].target);
+        ctx_str(w, d->pis[i].data);
+    }
+}
+#endif
+
+/* Everything between the header and the checksum. */
+static void ctx_body(ctx_w *w, const stax_reader *r) {
+    ctx_u64(w, r->pos.offset);
+    ctx_u64(w, r->pos.line);
+    ctx_u64(w, r->pos.column);
+    ctx_u32(w, r->opt.flags & CTX_FLAGS);
+    ctx_u8(w, r->opt.resolve != NULL);
+    ctx_u8(w, (unsigned)r->doc);
+    ctx_u8(w, (unsigned)r->has_doctype);
+    ctx_u32(w, (unsigned)r->enc);
+    ctx_u32(w, (unsigned)r->detected);
+    ctx_u8(w, r->bom_len);
+    ctx_u64(w, r->expanded);
+    ctx_u64(w, r->ext.bytes);
+    ctx_u8(w, (unsigned)r->dtd.has_pe_ref);
+    ctx_u8(w, (unsigned)r->dtd.skip_decls);
+    ctx_u8(w, (unsigned)r->dtd.standalone);
+    ctx_u8(w, (unsigned)r->dtd.has_external);
+    ctx_u64(w, r->dtd.expanded);
+    ctx_u64(w, r->dtd.input);
+    ctx_u32(w, r->depth);
+    for (uint32_t d = 0; d < r->depth; d++) {
+        size_t at = rd_stack_at(r, d), end = d + 1 < r->depth ? rd_stack_at(r, d + 1) : r->stack.len;
+        stax_str name = {r->stack.ptr + at, end - at};
+        ctx_str(w, name);
+    }
+    size_t nb = r->ev_ns ? r->ns.n : 0;
+    ctx_u32(w, nb);
+#ifndef STAX_NO_NAMESPACES
+    for (size_t i = 0; i < nb; i++) {
+        stax_str prefix, uri;
+        uint32_t depth;
+        stax__ns_binding(&r->ns, i, &prefix, &uri, &depth);
+        ctx_str(w, prefix);
+        ctx_str(w, uri);
+        ctx_u32(w, depth);
+    }
+#endif
+#ifndef STAX_NO_DTD
+    ctx_put_dtd(w, &r->dtd);
+#else
+    for (int i = 0; i < 5; i++) ctx_u32(w, 0); /* entities, unparsed, elements, notations, PIs */
+#endif
+}
+
+static void ctx_whole(ctx_w *w, const stax_reader *r, size_t total) {
+    ctx_bytes(w, CTX_MAGIC, 8);
+    ctx_u32(w, STAX_CONTEXT_VERSION);
+    ctx_u64(w, total);
+    ctx_body(w, r);
+}
+
+/* Whether r stands at a point a context can be saved at. */
+static int ctx_saveable(const stax_reader *r) {
+    return r->status == 0 && !r->done && (r->doc == DOC_CONTENT || r->doc == DOC_EPILOG) && !r->n_ent &&
+           !r->push_ent && !r->rest && !r->in_cdata && !r->text_cont && !r->switch_enc && r->enc &&
+           r->enc != STAX__ENC_TABLE;
+}
+
+int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len) {
+    if (!r || !len || (!buf && cap)) return STAX_E_USAGE;
+    if (!ctx_saveable(r)) return STAX_E_NOSAVE;
+    ctx_w w;
+    memset(&w, 0, sizeof w);
+    ctx_whole(&w, r, 0);
+    if (w.too_long) return STAX_E_NOSAVE;
+    size_t total = w.len + CTX_SUM;
+    *len = total;
+    if (cap < total) return cap ? STAX_E_FULL : STAX_OK;
+    memset(&w, 0, sizeof w);
+    w.o = stax__out_make((char *)buf, cap);
+    w.write = 1;
+    ctx_whole(&w, r, total);
+    uint64_t sum = stax__hash(&ctx_key, buf, total - CTX_SUM);
+    ctx_u64(&w, sum);
+    if (w.o.over || w.len != total) return STAX_E_INTERNAL;
+    return STAX_OK;
+}
+
+void stax__context_seal(void *buf, size_t len) {
+    if (len < CTX_HEAD + CTX_SUM) return;
+    ctx_w w;
+    memset(&w, 0, sizeof w);
+    w.o = stax__out_make((char *)buf + len - CTX_SUM, CTX_SUM);
+    w.write = 1;
+    ctx_u64(&w, stax__hash(&ctx_key, buf, len - CTX_SUM));
+}
+
+size_t stax_context_max_size(const stax_reader_options *opt) {
+    stax_reader_options o;
+    if (stax_reader_effective_options(opt, &o, NULL) != STAX_OK) return 0;
+    size_t per = (size_t)o.max_name + 4, n = CTX_FIXED;
+    if (per > (SIZE_MAX - n) / (o.max_depth ? o.max_depth : 1)) return 0;
+    n += per * o.max_depth;
+    size_t ns = o.flags & STAX_READ_NAMESPACES ? o.max_ns_bytes : 0;
+#ifdef STAX_NO_DTD
+    size_t dtd = 0;
+#else
+    size_t dtd = o.max_dtd;
+#endif
+    if (ns > SIZE_MAX - n || dtd > SIZE_MAX - n - ns) return 0;
+    return n + ns + dtd;
+}
+
+/* ================================================================ reading */
+
+typedef struct ctx_r {
+    const unsigned char *p;
+    size_t n;
+    int bad;
+} ctx_r;
+
+static uint64_t ctx_get(ctx_r *c, unsigned width) {
+    if (c->n < width) {
+        c->bad = 1;
+        c->n = 0;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width; i++) v |= (uint64_t)c->p[i] << (8 * i);
+    c->p += width;
+    c->n -= width;
+    return v;
+}
+#define ctx_g8(c) ((unsigned)ctx_get((c), 1))
+#define ctx_g32(c) ((uint32_t)ctx_get((c), 4))
+#define ctx_g64(c) ctx_get((c), 8)
+
+/* A string of at most max bytes, pointing into the context. */
+static stax_str ctx_gstr(ctx_r *c, size_t max) {
+    stax_str s = {"", 0};
+    uint32_t n = ctx_g32(c);
+    if (c->bad || n > c->n || n > max) {
+        c->bad = 1;
+        c->n = 0;
+        return s;
+    }
+    s.ptr = (const char *)c->p;
+    s.len = n;
+    c->p += n;
+    c->n -= n;
+    return s;
+}
+
+static int ctx_is_name(stax_str s) { return s.len && stax__check_name(s.ptr, s.len) == 0; }
+static int ctx_is_text(stax_str s) {
+    int err = 0;
+    return stax__check_chars(s.ptr, s.len, &err) == s.len;
+}
+
+static int ctx_known_encoding(unsigned enc) {
+    if (enc >= STAX__ENC_UTF8 && enc <= STAX__ENC_CP1252) return 1;
+    return enc >= STAX__ENC_SBCS && enc <= INT_MAX && memcmp(stax__encoding_name((int)enc), "unknown", 8) != 0;
+}
+
+/* The refusal: the reader is as stax_reader_reset leaves it, with the error. */
+#define ctx_refuse(r, ...) (stax_reader_reset(r), stax__rd_fail_at((r), STAX_E_CONTEXT, (r)->pos, __VA_ARGS__))
+
+#ifndef STAX_NO_DTD
+/* A string of the DTD, kept in its region ("" stays a static empty string). */
+static int ctx_keep(stax__dtd *d, stax_str *s) {
+    if (!s->len) {
+        s->ptr = "";
+        return 0;
+    }
+    char *k = stax__dtd_store(d, s->ptr, s->len);
+    if (!k) return -1;
+    s->ptr = k;
+    return 0;
+}
+
+/* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd. */
+static int ctx_get_entities(ctx_r *c, stax_reader *r) {
+    stax__dtd *d = &r->dtd;
+    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
+        stax__entity e;
+        memset(&e, 0, sizeof e);
+        unsigned bits = ctx_g8(c);
+        e.pe = (bits & CTX_E_PE) != 0;
+        e.external = (bits & CTX_E_EXTERNAL) != 0;
+        e.unparsed = (bits & CTX_E_UNPARSED) != 0;
+        e.ext_decl = (bits & CTX_E_EXT_DECL) != 0;
+        e.name = ctx_gstr(c, name_lim);
+        e.value = ctx_gstr(c, lim);
+        e.pubid = ctx_gstr(c, lim);
+        e.sysid = ctx_gstr(c, lim);
+        e.notation = ctx_gstr(c, name_lim);
+        e.base = ctx_gstr(c, lim);
+        if (c->bad || bits > 15 || !ctx_is_name(e.name) || !ctx_is_text(e.value) || !ctx_is_text(e.pubid) ||
+            !ctx_is_text(e.sysid) || !ctx_is_text(e.base) || (e.unparsed && (!e.external || e.pe || !ctx_is_name(e.notation))) ||
+            (!e.unparsed && e.notation.len) || (!e.external && (e.pubid.len || e.sysid.len || e.base.len)) ||
+            (e.external && e.value.len) || stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe))
+            return 1;
+        if (ctx_keep(d, &e.name) || ctx_keep(d, &e.value) || ctx_keep(d, &e.pubid) || ctx_keep(d, &e.sysid) ||
+            ctx_keep(d, &e.notation) || ctx_keep(d, &e.base) || !stax__dtd_add_entity(d, &e))
+            return -1;
+    }
+    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
+        stax_str name = ctx_gstr(c, name_lim);
+        const stax__entity *e = c->bad ? NULL : stax__dtd_entity(d, name.ptr, name.len, 0);
+        if (!e || !e->unparsed) return 1;
+        if (stax__dtd_add_unparsed(d, e)) return -1;
+    }
+    return c->bad;
+}
+
+static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
+    stax__dtd *d = &r->dtd;
+    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
+        stax_str name = ctx_gstr(c, name_lim);
+        uint32_t k = ctx_g32(c);
+        if (c->bad || !k || !ctx_is_name(name) || stax__dtd_elem(d, name.ptr, name.len)) return 1;
+        stax__dtd_elem_def *el = stax__dtd_add_elem(d, name);
+        if (!el) return -1;
+        while (k-- > 0) {
+            stax__attdef a;
+            memset(&a, 0, sizeof a);
+            a.name = ctx_gstr(c, name_lim);
+            a.value = ctx_gstr(c, lim);
+            a.type = (unsigned char)ctx_g8(c);
+            a.deflt = (unsigned char)ctx_g8(c);
+            if (c->bad || !ctx_is_name(a.name) || !ctx_is_text(a.value) || a.type > STAX__AT_ENUM ||
+                a.deflt > STAX__DEF_VALUE || stax__dtd_attdef(d, el, a.name.ptr, a.name.len))
+                return 1;
+            if (ctx_keep(d, &a.name) || ctx_keep(d, &a.value) || stax__dtd_add_attdef(d, el, &a)) return -1;
+        }
+    }
+    return c->bad;
+}
+
+static int ctx_get_decls(ctx_r *c, stax_reader *r) {
+    stax__dtd *d = &r->dtd;
+    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
+        stax_decl nd;
+        nd.name = ctx_gstr(c, name_lim);
+        nd.pubid = ctx_gstr(c, lim);
+        unsigned has_sysid = ctx_g8(c);
+        nd.sysid = ctx_gstr(c, lim);
+        nd.notation.ptr = "";
+        nd.notation.len = 0;
+        if (c->bad || has_sysid > 1 || (!has_sysid && nd.sysid.len) || !ctx_is_name(nd.name) || !ctx_is_text(nd.pubid) ||
+            !ctx_is_text(nd.sysid))
+            return 1;
+        if (ctx_keep(d, &nd.name) || ctx_keep(d, &nd.pubid) || ctx_keep(d, &nd.sysid)) return -1;
+        if (!has_sysid) nd.sysid.ptr = NULL;
+        if (stax__dtd_add_notation(d, &nd)) return -1;
+    }
+    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
+        stax_dtd_pi pi;
+        pi.target = ctx_gstr(c, name_lim);
+        pi.data = ctx_gstr(c, lim);
+        if (c->bad || !ctx_is_name(pi.target) || !ctx_is_text(pi.data)) return 1;
+        if (ctx_keep(d, &pi.target) || ctx_keep(d, &pi.data) || stax__dtd_add_pi(d, &pi)) return -1;
+    }
+    return c->bad;
+}
+#endif /* STAX_NO_DTD */
+
+/* The DTD's part of the body: 0, or the refusal. */
+static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
+#ifndef STAX_NO_DTD
+    if (r->has_doctype && c->n >= 4 && stax__dtd_reserve(&r->dtd)) return ctx_refuse(r, "resume: out of memory for the DTD");
+    int rc = 0;
+    if (!r->has_doctype) {
+        for (int i = 0; i < 5 && !c->bad; i++)
+            if (ctx_g32(c)) rc = 1;
+    } else if (!(rc = ctx_get_entities(c, r)) && !(rc = ctx_get_attlists(c, r))) {
+        rc = ctx_get_decls(c, r);
+    }
+    if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->opt.max_dtd);
+    if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
+    return 0;
+#else
+    for (int i = 0; i < 5; i++)
+        if (ctx_g32(c) || c->bad) return ctx_refuse(r, "resume: the context has a DTD, which this build leaves out (STAX_NO_DTD)");
+    return 0;
+#endif
+}
+
+/* The open elements and the bindings in scope: 0, or the refusal. */
+static int ctx_get_stack(ctx_r *c, stax_reader *r) {
+    uint32_t depth = ctx_g32(c);
+    if (c->bad || depth > r->opt.max_depth) return ctx_refuse(r, "resume: %u open elements, over max_depth (%u)", (unsigned)depth, (unsigned)r->opt.max_depth);
+    if ((depth > 0) != (r->doc == DOC_CONTENT)) return ctx_refuse(r, "resume: the context's element stack is malformed");
+    for (uint32_t d = 0; d < depth; d++) {
+        stax_str name = ctx_gstr(c, r->opt.max_name);
+        if (c->bad || !ctx_is_name(name)) return ctx_refuse(r, "resume: the context's element stack is malformed (or a name is over max_name)");
+        if (stax__rd_push(r, name.ptr, name.len)) return r->status;
+    }
+    uint32_t nb = ctx_g32(c), last = 1;
+    if (nb && !r->ev_ns) return ctx_refuse(r, "resume: the context has namespace bindings and the reader reads without namespaces");
+#ifndef STAX_NO_NAMESPACES
+    for (uint32_t i = 0; i < nb; i++) {
+        stax_str prefix = ctx_gstr(c, r->opt.max_ns_bytes), uri = ctx_gstr(c, r->opt.max_ns_bytes);
+        uint32_t at = ctx_g32(c);
+        if (c->bad || at < last || at > depth || !ctx_is_text(prefix) || !ctx_is_text(uri))
+            return ctx_refuse(r, "resume: the context's namespace bindings are malformed");
+        last = at;
+        int rc = stax__ns_push(&r->ns, prefix, uri, at, 1);
+        if (rc == STAX_E_NOMEM) return ctx_refuse(r, "resume: out of memory for the namespace bindings");
+        if (rc) return ctx_refuse(r, "resume: the namespace bindings in scope are over max_ns_bytes (%zu)", r->opt.max_ns_bytes);
+    }
+#else
+    (void)last;
+#endif
+    return 0;
+}
+
+/* The header: the body's bytes (after it, before the checksum), or NULL with *why. */
+static const unsigned char *ctx_open(const void *buf, size_t len, size_t *body, const char **why) {
+    const unsigned char *p = (const unsigned char *)buf;
+    if (!p || len < CTX_HEAD + CTX_SUM || memcmp(p, CTX_MAGIC, 8) != 0) return *why = "not a stax context", (const unsigned char *)NULL;
+    ctx_r c = {p + 8, len - 8, 0};
+    uint32_t version = ctx_g32(&c);
+    uint64_t total = ctx_g64(&c);
+    if (version != STAX_CONTEXT_VERSION) return *why = "a context of another version", (const unsigned char *)NULL;
+    if (total != len) return *why = "the context is truncated or has bytes after it", (const unsigned char *)NULL;
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < 8; i++) sum |= (uint64_t)p[len - 8 + i] << (8 * i);
+    if (sum != stax__hash(&ctx_key, p, len - CTX_SUM)) return *why = "the context is corrupt (its checksum does not match)", (const unsigned char *)NULL;
+    *body = len - CTX_HEAD - CTX_SUM;
+    return p + CTX_HEAD;
+}
+
+int stax_context_position(const void *buf, size_t len, stax_pos *pos) {
+    size_t n;
+    const char *why;
+    const unsigned char *b = ctx_open(buf, len, &n, &why);
+    if (!b || !pos) return STAX_E_CONTEXT;
+    ctx_r c = {b, n, 0};
+    pos->offset = ctx_g64(&c);
+    pos->line = ctx_g64(&c);
+    pos->column = ctx_g64(&c);
+    return c.bad ? STAX_E_CONTEXT : STAX_OK;
+}
+
+int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
+    if (!r) return STAX_E_USAGE;
+    if (r->status < 0) return r->status;
+    if (r->fed || r->ended || r->enc || r->head_len || r->doc != DOC_START || r->pos.offset || r->carry.len)
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_resume after input was read");
+    const char *why = "";
+    size_t n = 0;
+    const unsigned char *b = ctx_open(buf, len, &n, &why);
+    if (!b) return ctx_refuse(r, "resume: %s", why);
+    ctx_r c = {b, n, 0};
+    stax_pos pos;
+    pos.offset = ctx_g64(&c);
+    pos.line = ctx_g64(&c);
+    pos.column = ctx_g64(&c);
+    unsigned flags = ctx_g32(&c), resolver = ctx_g8(&c), doc = ctx_g8(&c), has_doctype = ctx_g8(&c);
+    unsigned enc = ctx_g32(&c), detected = ctx_g32(&c), bom = ctx_g8(&c);
+    uint64_t expanded = ctx_g64(&c), ext_bytes = ctx_g64(&c);
+    unsigned pe_ref = ctx_g8(&c), skip = ctx_g8(&c), standalone = ctx_g8(&c), has_external = ctx_g8(&c);
+    uint64_t dtd_expanded = ctx_g64(&c), dtd_input = ctx_g64(&c);
+    if (c.bad || pos.line < 1 || pos.column < 1 || (doc != DOC_CONTENT && doc != DOC_EPILOG) || has_doctype > 1 ||
+        !ctx_known_encoding(enc) || !ctx_known_encoding(detected) || bom > 3 || (pe_ref | skip | standalone | has_external) > 1 ||
+        resolver > 1 || (flags & ~(unsigned)CTX_FLAGS))
+        return ctx_refuse(r, "resume: the context is malformed");
+    if (flags != (r->opt.flags & CTX_FLAGS))
+        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS)");
+    if (resolver != (r->opt.resolve != NULL))
+        return ctx_refuse(r, "resume: the context was saved %s a resolver", resolver ? "with" : "without");
+    r->pos = pos;
+    r->tok_pos = pos;
+    r->doc = (int)doc;
+    r->has_doctype = (int)has_doctype;
+    r->detected = (int)detected;
+    r->bom_len = bom;
+    r->expanded = expanded;
+    r->ext.bytes = ext_bytes;
+    r->dtd.has_pe_ref = (int)pe_ref;
+    r->dtd.skip_decls = (int)skip;
+    r->dtd.standalone = (int)standalone;
+    r->dtd.has_external = (int)has_external;
+    r->dtd.expanded = dtd_expanded;
+    r->dtd.input = dtd_input;
+    if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->status;
+    if (c.bad || c.n) return ctx_refuse(r, "resume: the context is malformed");
+    if (enc == STAX__ENC_UTF8) {
+        r->enc = (int)enc;
+    } else { /* decoding restarts at the offset: the next feed is raw input from there */
+        stax__decoder_init(&r->dec, (int)enc, NULL);
+        r->enc = (int)enc;
+        r->raw_base = pos.offset;
+    }
+    return STAX_OK;
+}
+
+#else
+typedef int stax__resume_left_out; /* ISO C: a translation unit is not empty */
+#endif /* STAX_NO_RESUME */

@@ -1,0 +1,143 @@
+/* stax check|count --save-every / --context / --resume: a job that dies
+ * part way (here: a file cut short) goes on from its last context over the
+ * whole file and prints what one uninterrupted run prints. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "harness.h"
+
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define bin stax_test_bin
+
+static char dir[256];
+
+/* `stax ARGS` in the scratch folder: stdout and stderr, and the exit code. */
+static int run(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char *out, size_t cap, const char *fmt, ...) {
+    char args[4096], line[12288];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "cd %s && %s %s 2>&1", dir, bin(), args);
+    return stax_test_shell(line, out, cap);
+}
+
+static void write_file(const char *name, const char *data, size_t len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+static int exists(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A document of records with a DTD, namespaces and entities in use throughout. */
+static stax_test_buf make_doc(const char *tail) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<?xml version='1.0'?>\n<!DOCTYPE db [<!ENTITY co 'Company &amp; Co'>"
+                           "<!ATTLIST rec kind CDATA 'plain'>]>\n<db xmlns:x='urn:x'>\n");
+    for (int i = 0; i < 3000; i++)
+        stax_test_buf_printf(&b, "  <rec id='%d'><x:name>&co; %d</x:name><![CDATA[c]]><!-- n --></rec>\n", i, i);
+    stax_test_buf_puts(&b, tail);
+    return b;
+}
+
+static void setup(void) {
+    snprintf(dir, sizeof dir, "%s/stax-resume-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+    char line[600];
+    snprintf(line, sizeof line, "rm -rf '%s'", dir);
+    cr_assert_eq(system(line), 0);
+}
+
+TestSuite(resume_cli, .init = setup, .fini = teardown);
+
+Test(resume_cli, count_goes_on_after_a_cut) {
+    stax_test_buf doc = make_doc("</db>\n");
+    write_file("full.xml", doc.p, doc.len);
+    write_file("cut.xml", doc.p, doc.len * 3 / 5);
+    char want[4096], out[4096];
+    cr_assert_eq(run(want, sizeof want, "count full.xml"), 0, "%s", want);
+    /* the job that dies: the input ends at 60 % */
+    cr_assert_eq(run(out, sizeof out, "count --quiet --chunk 1000 --save-every 4K --context job.ctx cut.xml"), 1, "%s", out);
+    cr_assert(exists("job.ctx") && !exists("job.ctx.tmp"));
+    cr_assert_eq(run(out, sizeof out, "count --resume job.ctx full.xml"), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    /* from a pipe (read up to the offset), and in a fixed block */
+    cr_assert_eq(run(out, sizeof out, "count --resume job.ctx --memory 256K < full.xml"), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    /* resumed and saving again into the same file: the next run goes on from later */
+    cr_assert_eq(run(out, sizeof out, "count --quiet --resume job.ctx --save-every 8K --chunk 512 cut.xml"), 1, "%s", out);
+    cr_assert_eq(run(out, sizeof out, "count --resume job.ctx --chunk 7 full.xml"), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    stax_test_buf_free(&doc);
+}
+
+Test(resume_cli, check_gives_the_same_error) {
+    stax_test_buf doc = make_doc("  <rec><x:name>unclosed</rec>\n</db>\n");
+    write_file("bad.xml", doc.p, doc.len);
+    write_file("cut.xml", doc.p, doc.len / 2);
+    char want[4096], out[4096];
+    cr_assert_eq(run(want, sizeof want, "check bad.xml"), 1, "%s", want);
+    cr_assert(strstr(want, "bad.xml:"), "%s", want);
+    cr_assert_eq(run(out, sizeof out, "check --quiet --save-every 2K --context c.ctx cut.xml"), 1);
+    cr_assert_eq(run(out, sizeof out, "check --resume c.ctx bad.xml"), 1);
+    cr_assert_str_eq(out, want);
+    /* and a well-formed rest exits 0 */
+    stax_test_buf good = make_doc("</db>\n");
+    write_file("good.xml", good.p, good.len);
+    cr_assert_eq(run(out, sizeof out, "check --resume c.ctx good.xml"), 0, "%s", out);
+    stax_test_buf_free(&doc);
+    stax_test_buf_free(&good);
+}
+
+Test(resume_cli, refusals_exit_2) {
+    stax_test_buf doc = make_doc("</db>\n");
+    write_file("full.xml", doc.p, doc.len);
+    char out[4096];
+    cr_assert_eq(run(out, sizeof out, "check --save-every 4K --context c.ctx full.xml"), 0, "%s", out);
+    cr_assert_eq(run(out, sizeof out, "count --resume c.ctx full.xml"), 2);
+    cr_assert(strstr(out, "c.ctx: saved by another command"), "%s", out);
+    cr_assert_eq(run(out, sizeof out, "select --resume c.ctx //rec full.xml"), 2);
+    cr_assert(strstr(out, "select does not save its matching state"), "%s", out);
+    cr_assert_eq(run(out, sizeof out, "fmt --save-every 1K --context f.ctx full.xml"), 2);
+    cr_assert_eq(run(out, sizeof out, "count --save-every 4K full.xml"), 2);
+    cr_assert(strstr(out, "--save-every needs --context"), "%s", out);
+    cr_assert_eq(run(out, sizeof out, "check --resume missing.ctx full.xml"), 2);
+    /* a byte of the reader's part changed; then the tool's part */
+    char path[512];
+    snprintf(path, sizeof path, "%s/c.ctx", dir);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, -3, SEEK_END);
+    int c = fgetc(f);
+    fseek(f, -3, SEEK_END);
+    fputc(c ^ 0x40, f);
+    fclose(f);
+    cr_assert_eq(run(out, sizeof out, "check --resume c.ctx full.xml"), 2);
+    cr_assert(strstr(out, "checksum"), "%s", out);
+    f = fopen(path, "r+b");
+    fseek(f, 13, SEEK_SET);
+    fputc('X', f);
+    fclose(f);
+    cr_assert_eq(run(out, sizeof out, "check --resume c.ctx full.xml"), 2);
+    cr_assert(strstr(out, "corrupt") || strstr(out, "another command"), "%s", out);
+    stax_test_buf_free(&doc);
+}
