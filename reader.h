@@ -3,6 +3,7 @@
  * are local to their file or inline here). The stages, one file each, each calling only the
  * ones below it (tools/check-layers.sh checks it; docs/internals.md):
  *
+ *   reader_context.c save and resume: the document context, written and restored
  *   reader_batch.c   the public API, options and memory layout, batches, and
  *                    the driver (rd_fill) that moves between the stages
  *   reader_fast.c    the one-pass path for plain tokens, driven by scan.c
