@@ -13,7 +13,10 @@
  * (4.4.5). An error inside a parameter entity is reported at the outermost
  * reference in the internal subset (or at the DOCTYPE, for the external
  * subset), and its message says where in the innermost external entity. */
-#include "stax_internal.h"
+#include "dtd.h"
+#include "entities.h"
+#include "external.h"
+#include "namespaces.h"
 
 #include <stdarg.h>
 #ifndef STAX_NO_DTD /* else omitted.c stands in */

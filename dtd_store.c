@@ -2,7 +2,7 @@
  * records in chunks), and the hash tables of entities, elements and
  * attribute definitions with their insertion and lookup. The parser
  * (dtd.c) and the entity expansion (entities.c) sit above it. */
-#include "stax_internal.h"
+#include "dtd.h"
 
 #ifndef STAX_NO_DTD /* else omitted.c stands in */
 

@@ -7,23 +7,13 @@
  * plain bytes are block-copied, references decoded, entities expanded through
  * an explicit stack of frames (never C recursion), and for declared types
  * other than CDATA spaces are collapsed and trimmed as they are written. */
-#include "stax_internal.h"
+#include "entities.h"
+#include "scan.h"
 
 #include <stdarg.h>
 
-/* ================================================================ errors */
+/* ================================================================ the expansion meter */
 
-#ifndef STAX_NO_MESSAGES /* else stax.c: stax__err_short */
-int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    stax__vfmt(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    e->code = code;
-    e->at = at;
-    return code;
-}
-#endif
 
 
 uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_t input) {

@@ -4,7 +4,8 @@
  * Appendix F), checked (UTF-8, Char) and their line ends normalized (2.11).
  * The texts of the entities open at once lie in that buffer stack-wise, each
  * after its record and its base (xt_ prefix for file-local names). */
-#include "stax_internal.h"
+#include "external.h"
+#include "encoding.h"
 
 #include <stdarg.h>
 #ifndef STAX_NO_EXTERNAL /* else omitted.c stands in */

@@ -8,7 +8,7 @@
  * so those are only reclaimed between batches (stax__ns_reclaim), when the
  * strings still in scope are moved together again. The bytes in scope, and so
  * whether a push fits, therefore never depend on where batches end. */
-#include "stax_internal.h"
+#include "namespaces.h"
 #ifndef STAX_NO_NAMESPACES /* else omitted.c stands in */
 
 #define NS_NONE UINT32_MAX

@@ -7,7 +7,8 @@
  *   STAX_NO_EXTERNAL    no resolver: opt->resolve is refused (STAX_E_USAGE)
  *   STAX_NO_NAMESPACES  STAX_READ_NAMESPACES is refused (STAX_E_USAGE)
  * (reader_batch.c refuses the options; docs/embedded.md lists the switches). */
-#include "stax_internal.h"
+#include "entities.h"
+#include "external.h"
 
 #ifdef STAX_NO_DTD
 void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,

@@ -44,6 +44,11 @@
 #define STAX_READER_H
 
 #include "stax_internal.h"
+#include "scan.h"
+#include "encoding.h"
+#include "namespaces.h"
+#include "entities.h"
+#include "external.h"
 
 /* ================================================================ state */
 

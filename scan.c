@@ -9,7 +9,7 @@
  * too, with the nibble-lookup method of Keiser and Lemire on AVX2. Every
  * routine has a portable version that gives the same answers, used without
  * SIMD (STAX_NO_SIMD, other CPUs) and tested in `make test-clang`. */
-#include "stax_internal.h"
+#include "scan.h"
 
 #if defined(STAX__X86_DISPATCH)
 #include <immintrin.h>

@@ -28,7 +28,7 @@
  * reaches the front. A record at the front streams column by column: the
  * pieces of a column after the one streaming are held until it is complete.
  * All of that is bounded by max_held. */
-#include "stax_internal.h"
+#include "namespaces.h"
 
 #include <stdarg.h>
 

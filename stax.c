@@ -592,7 +592,19 @@ size_t stax__fmt(char *buf, size_t cap, const char *fmt, ...) {
 
 const char *stax_version(void) { return STAX_VERSION; }
 
-#ifdef STAX_NO_MESSAGES
+/* The one error setter of the reader's modules (the DTD, external entities,
+ * references): status, byte, message. */
+#ifndef STAX_NO_MESSAGES
+int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    stax__vfmt(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->code = code;
+    e->at = at;
+    return code;
+}
+#else
 /* Short messages: the status and its byte; the reader writes the message. */
 int stax__err_short(stax__err *e, int code, const char *at) {
     e->msg[0] = '\0';

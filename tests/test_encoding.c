@@ -6,7 +6,7 @@
  * three-piece split, into output buffers from 8 bytes up; every source piece
  * and output buffer is a heap block of exactly its size, so that a sanitizer
  * build catches any read or write past either. */
-#include "stax_internal.h"
+#include "encoding.h"
 
 #include <criterion/criterion.h>
 

@@ -5,7 +5,7 @@
  * each encoding through the reader at every chunk size. A list of code points
  * checked by hand guards the mapping file itself. */
 #include "harness.h"
-#include "stax_internal.h"
+#include "encoding.h"
 
 #include <criterion/criterion.h>
 

@@ -5,7 +5,7 @@
  * the block size past what the options need, nor on chunking. */
 #include "harness.h"
 #include "stax.h"
-#include "stax_internal.h" /* stax__ns_cost: what a binding costs on this target */
+#include "namespaces.h" /* stax__ns_cost: what a binding costs on this target */
 
 #include <criterion/criterion.h>
 

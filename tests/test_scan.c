@@ -2,7 +2,7 @@
  * answers as the portable byte-by-byte loops, on random text made of the
  * bytes that matter (markup, references, line feeds, controls, UTF-8 of
  * every length, broken UTF-8) at every alignment and length. */
-#include "stax_internal.h"
+#include "scan.h"
 
 #include <criterion/criterion.h>
 

@@ -1,0 +1,140 @@
+/* The DTD module (dtd_store.c, dtd.c): its records and tables, and the subset parser. */
+#ifndef STAX_DTD_H
+#define STAX_DTD_H
+
+#include "stax_internal.h"
+
+/* ------------------------------------------------------------- DTD (dtd.c)
+ * The internal subset, parsed whole when the DOCTYPE token is complete. Names
+ * and values live in one region of max_dtd bytes (a fixed block of its own)
+ * and never move, so events may point into them. */
+typedef struct stax__entity {
+    stax_str name, value, pubid, sysid, notation;
+    stax_str base;   /* external: where it was declared (stax_entity_request.base) */
+    unsigned char pe, external, unparsed, busy;
+    unsigned char ext_decl; /* declared in the external subset or in a parameter entity */
+    unsigned char plain;    /* internal, and its text is plain: no markup, reference, CR or ']' */
+} stax__entity;
+
+enum { STAX__AT_CDATA, STAX__AT_ID, STAX__AT_IDREF, STAX__AT_IDREFS, STAX__AT_ENTITY, STAX__AT_ENTITIES,
+       STAX__AT_NMTOKEN, STAX__AT_NMTOKENS, STAX__AT_NOTATION, STAX__AT_ENUM };
+enum { STAX__DEF_REQUIRED, STAX__DEF_IMPLIED, STAX__DEF_FIXED, STAX__DEF_VALUE };
+
+typedef struct stax__attdef {
+    stax_str name, value; /* value: the default, already normalized */
+    unsigned char type, deflt;
+    const struct stax__dtd_elem_def *elem; /* its element */
+    struct stax__attdef *next;             /* the next attdef of the same element, or NULL */
+    uint32_t stamp;       /* the reader's number of the last start tag that gave it */
+} stax__attdef;
+
+typedef struct stax__dtd_elem_def {
+    stax_str name;
+    stax__attdef *first, *last;          /* its attdefs, in declaration order, or NULL */
+    struct stax__dtd_elem_def *next;     /* every element with an ATTLIST, latest first */
+    uint32_t id;                         /* its number, for the attdefs' hash */
+} stax__dtd_elem_def;
+
+typedef struct stax__dtd_chunk stax__dtd_chunk;
+typedef struct stax__frame stax__frame;
+typedef struct stax__ext stax__ext;
+typedef struct stax__dtd_level stax__dtd_level;
+
+typedef struct stax__dtd {
+    stax__mem *outer;            /* the reader's memory, where the region comes from */
+    stax__mem mem;               /* the region, once reserved */
+    void *region;
+    size_t max;                  /* max_dtd: the region's size */
+    stax__err *err;              /* where errors are written (the reader's) */
+    stax__frame *frames;         /* max_depth frames for entity text in default values */
+    stax__dtd_level *levels;     /* while parsing: the parameter entities being read, in the region */
+    size_t cap_levels;
+    stax__ext *ext;              /* external entities, or NULL without a resolver */
+    int status;                  /* the error, once one happened */
+    stax__dtd_chunk *chunks;
+    char *cur;
+    size_t cur_left;
+    /* Entities, attdefs and elements are records in the chunks, which never
+     * move; the hash tables (open addressing, NULL = empty) point at them. */
+    size_t n_ents, n_atts, n_elems;
+    void **ent_hash;             /* stax__entity * */
+    size_t ent_hash_cap;
+    void **att_hash;             /* stax__attdef *, by element and name */
+    size_t att_hash_cap;
+    void **elem_hash;            /* stax__dtd_elem_def *: elements with an ATTLIST */
+    size_t elem_hash_cap;
+    stax__dtd_elem_def *elem_list;
+    uint64_t elem_lens;          /* bit (length & 63) of every element name with an ATTLIST */
+    stax__hash_key key;          /* of the tables */
+    stax_decl *notations, *unparsed;
+    size_t n_not, cap_not, n_unp, cap_unp;
+    stax_dtd_pi *pis;
+    size_t n_pis, cap_pis;
+    int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
+    int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
+    int standalone;   /* standalone="yes" */
+    int has_external; /* the DOCTYPE names an external subset */
+    int no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
+    uint32_t max_depth;   /* entity nesting limit */
+    uint32_t max_name;
+    size_t max_token;     /* a default value's length after expansion */
+    uint64_t expanded;    /* bytes of entity text the DTD parser went through (+1 a reference) */
+    uint64_t expand_budget; /* its limit: set by stax__dtd_parse from the limits below */
+    uint64_t input;       /* the subsets' length, and the bytes of the external entities read */
+    uint64_t amplification, threshold;
+} stax__dtd;
+
+STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,
+                            stax__err *err);
+/* Take the region (max_dtd bytes) from the outer memory now: 0, or STAX_E_NOMEM. */
+STAXINT int stax__dtd_reserve(stax__dtd *d);
+STAXINT void stax__dtd_free(stax__dtd *d);
+/* Forget every declaration, keeping the region (for stax_reader_reset). */
+STAXINT void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o);
+/* Parse the internal subset [p, p+n). Returns 0 or an error (d->status, in *d->err). */
+STAXINT int stax__dtd_parse(stax__dtd *d, const char *p, size_t n);
+/* Read and parse the external subset through d->ext (name: the DOCTYPE's).
+ * Returns 0 (also when it was declined) or an error. */
+STAXINT int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_str sysid);
+/* The tables (dtd_store.c). Strings and records live in chunks of the
+ * region and never move: n bytes (a copy of s, or uninitialized for NULL),
+ * or NULL when the region is full. */
+STAXINT char *stax__dtd_store(stax__dtd *d, const char *s, size_t n);
+/* A record of n bytes, aligned for any field a record holds. */
+STAXINT void *stax__dtd_record(stax__dtd *d, size_t n);
+/* Give back the last `unused` bytes of the latest stax__dtd_store. */
+STAXINT void stax__dtd_unstore(stax__dtd *d, size_t unused);
+/* A public or system id with line ends normalized (2.11), or a public id
+ * normalized (4.2.2); *out_len its length. */
+STAXINT char *stax__dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len);
+STAXINT char *stax__dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_t *out_len);
+/* Grow the array *arr of *cap elements of elem bytes to hold need: 0 or -1. */
+STAXINT int stax__dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need);
+STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
+/* The element with an ATTLIST named [name, name+len): its index, or -1. */
+STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
+/* The definition of attribute `name` of element elem: its index in atts, or UINT32_MAX. */
+STAXINT stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len);
+/* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
+STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
+/* Declarations into the tables (the parser's way, also reader_context.c's):
+ * strings kept in the region with stax__dtd_store first. NULL or -1 when the
+ * region is full. stax__dtd_add_entity works out `plain` itself. */
+STAXINT stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e);
+STAXINT int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e);
+STAXINT stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name);
+STAXINT int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a);
+STAXINT int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n);
+STAXINT int stax__dtd_add_pi(stax__dtd *d, const stax_dtd_pi *pi);
+/* Whether WFC: Entity Declared applies to an undeclared reference (else it is
+ * only a validity error, and the reference is reported, not expanded). */
+static inline int stax__dtd_wfc_declared(const stax__dtd *d) {
+#ifdef STAX_NO_DTD
+    (void)d;
+    return 1; /* no DTD is read: only the predefined entities exist */
+#else
+    return d->standalone || (!d->has_external && !d->has_pe_ref);
+#endif
+}
+
+#endif /* STAX_DTD_H */
