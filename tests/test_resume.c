@@ -272,8 +272,8 @@ Test(resume, errors_after_the_point) {
         "<r xmlns:p='urn:p'><p:a></p:a><q:b/></r>",
         "<r><a>text</a></r><second/>",
         "<r><a>text</a>",
-        "<!DOCTYPE r [<!ENTITY a '&b;&b;&b;&b;'><!ENTITY b '&c;&c;&c;&c;'><!ENTITY c 'xxxxxxxxxxxxxxxx'>]>"
-        "<r><x/><x/>&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;</r>",
+        ("<!DOCTYPE r [<!ENTITY a '&b;&b;&b;&b;'><!ENTITY b '&c;&c;&c;&c;'><!ENTITY c 'xxxxxxxxxxxxxxxx'>]>"
+         "<r><x/><x/>&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;</r>"),
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         stax_reader_options o = option_set(2);
