@@ -64,7 +64,7 @@
 #define CTX_MAGIC "STAXCTX"     /* and a NUL: 8 bytes */
 #define CTX_HEAD 20u            /* magic, version, total length */
 #define CTX_SUM 8u              /* the checksum at the end */
-#define CTX_FIXED 128u          /* the header, the fixed fields, the counts and the checksum, rounded up */
+#define CTX_FIXED 192u          /* the header, the fixed fields, the counts and the checksum (132), rounded up */
 #define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
 enum { CTX_E_PE = 1, CTX_E_EXTERNAL = 2, CTX_E_UNPARSED = 4, CTX_E_EXT_DECL = 8 };
 
@@ -243,7 +243,8 @@ size_t stax_context_max_size(const stax_reader_options *opt) {
 #ifdef STAX_NO_DTD
     size_t dtd = 0;
 #else
-    size_t dtd = o.max_dtd;
+    /* what the region holds, and the names of the unparsed entities once more */
+    size_t dtd = o.max_dtd > SIZE_MAX / 2 ? SIZE_MAX : 2 * o.max_dtd;
 #endif
     if (ns > SIZE_MAX - n || dtd > SIZE_MAX - n - ns) return 0;
     return n + ns + dtd;

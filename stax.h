@@ -530,7 +530,7 @@ STAXDEF int stax_reader_resume(stax_reader *r, const void *buf, size_t len);
 STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
 
 /* The largest context a reader with these options saves (0 when an option is
- * out of range): 128 + max_depth * (max_name + 4) + max_dtd, + max_ns_bytes
+ * out of range): 192 + max_depth * (max_name + 4) + 2 * max_dtd, + max_ns_bytes
  * with STAX_READ_NAMESPACES (max_dtd counts 0 with STAX_NO_DTD). */
 STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
 #endif /* STAX_NO_RESUME */

@@ -674,9 +674,9 @@ const char *stax_test_bin(void) {
         }
     }
     cr_assert_eq(access("build/stax", X_OK), 0, "no stax binary (make all)");
-    /* absolute: a command may change directory */
-    cr_assert_not_null(getcwd(path, sizeof path - 16));
-    strcat(path, "/build/stax");
+    char cwd[3072]; /* absolute: a command may change directory */
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(path, sizeof path, "%s/build/stax", cwd);
     return path;
 }
 

@@ -469,6 +469,47 @@ Test(resume, fixed_block) {
     free(block2);
 }
 
+/* The bound holds where it is tightest: a DTD region full of unparsed entities
+ * with long names, the deepest stack of the longest names, the bindings at
+ * their budget. */
+Test(resume, size_bound_is_an_upper_bound) {
+    stax_reader_options o = option_set(2); /* namespaces, batches of 2 */
+    o.max_dtd = 4096, o.max_name = 160, o.max_depth = 4, o.max_ns_bytes = 512;
+    size_t bound = stax_context_max_size(&o), best = 0;
+    cr_assert_gt(bound, 0);
+    for (int k = 40; k > 0; k--) {
+        stax_test_buf doc = {0};
+        char name[161];
+        stax_test_buf_puts(&doc, "<!DOCTYPE r [<!NOTATION n SYSTEM 'n'>");
+        for (int i = 0; i < k; i++) {
+            memset(name, 'a' + i % 26, 150);
+            snprintf(name + 150, 11, "%d", i);
+            stax_test_buf_printf(&doc, "<!ENTITY %s SYSTEM 's' NDATA n>", name);
+        }
+        stax_test_buf_puts(&doc, "]>");
+        memset(name, 'e', 160);
+        name[160] = 0;
+        for (int d = 0; d < 4; d++)
+            stax_test_buf_printf(&doc, "<%s xmlns:p%d='urn:%.90s'>", name, d, name);
+        stax_test_buf_puts(&doc, "<x/>");
+        stax_reader *r = stax_reader_new(&o);
+        stax_test_buf ref = {0};
+        saves s = {0};
+        read_all(r, doc.p, doc.len, 0, &ref, &s);
+        stax_reader_free(r);
+        for (size_t i = 0; i < s.n; i++) {
+            cr_assert_leq(s.v[i].len, bound, "%zu-byte context, bound %zu (%d entities)", s.v[i].len, bound, k);
+            if (s.v[i].len > best) best = s.v[i].len;
+        }
+        int fits = s.n > 0;
+        free_saves(&s);
+        stax_test_buf_free(&ref);
+        stax_test_buf_free(&doc);
+        if (fits) break;
+    }
+    cr_assert_gt(best, o.max_dtd * 3 / 4, "the largest context (%zu bytes) holds less than a nearly full DTD", best);
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 static save_point one_context(const stax_reader_options *o) {
