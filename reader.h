@@ -322,7 +322,13 @@ STAXINT void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
 STAXINT void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof);
 STAXINT ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
 
-/* reader_input.c */
+/* What one step of the driver (or of intake under it) leaves the driver to
+ * do: go on with the next step; end the batch here (it holds events and is
+ * ready, or must end before the next token); wait for more input (nothing
+ * more can be read now); or stop on the error in r->status. */
+enum rd_step { RD_NEXT, RD_BATCH, RD_WAIT, RD_FAIL };
+
+/* reader_input.c: RD_NEXT, RD_WAIT or RD_FAIL */
 STAXINT int stax__rd_carry_append(stax_reader *r, const char *p, size_t n);
 STAXINT int stax__rd_refill(stax_reader *r);
 STAXINT int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len);

@@ -48,49 +48,51 @@ static int rd_dry(stax_reader *r) {
     return rd_finish(r);
 }
 
-/* The token at the window's position, the general way: framed, then parsed. */
+/* The token at the window's position, the general way: framed, then parsed.
+ * An rd_step. */
 static int rd_general_token(stax_reader *r) {
     const char *tok = r->in + r->in_pos;
     size_t avail = r->in_len - r->in_pos;
     stax__rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
     r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
     ptrdiff_t end = stax__rd_frame_end(r, &r->fr, tok, avail);
-    if (end < 0) return r->status;
+    if (end < 0) return RD_FAIL;
     if (end == 0 && r->n_ent) {
         /* entity text is complete in memory: only text may run to its end */
-        if (r->fr.kind != K_TEXT)
-            return stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
-                              stax__clip(r->ents[r->n_ent - 1].e->name.len, 64), r->ents[r->n_ent - 1].e->name.ptr);
+        if (r->fr.kind != K_TEXT) {
+            stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
+                             stax__clip(r->ents[r->n_ent - 1].e->name.len, 64), r->ents[r->n_ent - 1].e->name.ptr);
+            return RD_FAIL;
+        }
         end = (ptrdiff_t)avail;
     }
     if (end == 0) {
         int behind = rd_behind(r);
         if (r->ended && !behind && r->fr.kind != K_TEXT) /* it runs past the end of input: the carry reports it */
-            return stax__rd_stash(r) ? r->status : 1;
+            return stax__rd_stash(r) ? RD_FAIL : RD_NEXT;
         if (r->ended && !behind) {
             end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
         } else if (r->batch.count) {
             r->stash_deferred = 1;
-            return STAX_OK;
-        } else {
-            if (stax__rd_stash(r)) return r->status;
-            return behind ? 1 : STAX_NEED_INPUT;
+            return RD_BATCH;
+        } else { /* the carry holds it now: the next step extends it, or waits for input */
+            return stax__rd_stash(r) ? RD_FAIL : RD_NEXT;
         }
     }
     int room = stax__rd_room(r, (size_t)end);
-    if (room < 0) return r->status;
-    if (room) return STAX_OK;
+    if (room < 0) return RD_FAIL;
+    if (room) return RD_BATCH;
     size_t used = stax__rd_parse(r, &r->fr, tok, (size_t)end, 0);
     int at_eof = r->tok_at_eof;
     r->tok_at_eof = 0;
-    if (used == RD_RETRY) return STAX_OK; /* the batch ends before the token */
-    if (!used) return r->status;
+    if (used == RD_RETRY) return RD_BATCH; /* the batch ends before the token */
+    if (!used) return RD_FAIL;
     stax__rd_consume(r, tok, used);
     stax__rd_frame_consumed(r, &r->fr, (size_t)end, used, at_eof);
     r->in_pos += used;
-    if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return STAX_OK; /* switch with an empty batch */
-    if (r->push_ent && stax__rd_push_entity(r)) return r->status;
-    return 1;
+    if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return RD_BATCH; /* switch with an empty batch */
+    if (r->push_ent && stax__rd_push_entity(r)) return RD_FAIL;
+    return RD_NEXT;
 }
 
 /* ---------------------------------------------------------------- the carry */
@@ -125,8 +127,8 @@ static ptrdiff_t rd_carry_at_end(stax_reader *r) {
  * was taken from the window past the token goes back to it: the carry holds
  * one token (or the rest of the chunk before), a byte is copied into it at
  * most twice however the batches fall, and tokens read from it move nothing.
- * Returns 1 when a token was parsed, 0 when the window ran
- * out, 2 when the batch must end first, -1 on error. */
+ * RD_NEXT when a token was parsed, RD_WAIT when the window ran out,
+ * RD_BATCH when the batch must end first, RD_FAIL on error. */
 static int rd_resume_carry(stax_reader *r) {
     r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
     size_t taken = 0;    /* bytes at the end of the carry copied from the window at in_pos - taken */
@@ -135,40 +137,40 @@ static int rd_resume_carry(stax_reader *r) {
     while ((end = stax__rd_frame_end(r, &r->fr, rd_carry_ptr(r), rd_carry_len(r))) == 0) {
         size_t avail = r->in_len - r->in_pos;
         if (!avail) {
-            if (!r->ended || rd_behind(r)) return 0;
+            if (!r->ended || rd_behind(r)) return RD_WAIT;
             end = rd_carry_at_end(r);
             break;
         }
         size_t len = rd_carry_len(r), step = len > 4096 ? len : 4096;
         if (step > avail) step = avail;
         if (step > r->carry_max - len) step = r->carry_max - len;
-        if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), -1;
-        if (stax__rd_carry_append(r, r->in + r->in_pos, step)) return -1;
+        if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), RD_FAIL;
+        if (stax__rd_carry_append(r, r->in + r->in_pos, step)) return RD_FAIL;
         r->in_pos += step;
         taken += step;
     }
-    if (end < 0) return -1;
+    if (end < 0) return RD_FAIL;
     size_t tl = (size_t)end;
     rd_carry_give_back(r, &taken, rd_carry_len(r) - tl);
     int room = stax__rd_room(r, tl);
     size_t used = 0;
-    if (room < 0) return -1;
+    if (room < 0) return RD_FAIL;
     if (!room && (used = stax__rd_parse(r, &r->fr, rd_carry_ptr(r), tl, 1)) == RD_RETRY) room = 1;
     if (room) { /* the token is framed again on the next call */
         r->tok_at_eof = 0;
         stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
-        return 2;
+        return RD_BATCH;
     }
     int at_eof = r->tok_at_eof;
     r->tok_at_eof = 0;
-    if (!used) return -1;
+    if (!used) return RD_FAIL;
     stax__rd_consume(r, rd_carry_ptr(r), used);
     stax__rd_frame_consumed(r, &r->fr, tl, used, at_eof); /* what is left of the token stays: it is the next one */
-    if (r->push_ent && stax__rd_push_entity(r)) return -1;
+    if (r->push_ent && stax__rd_push_entity(r)) return RD_FAIL;
     r->carry_off += used;
     if (r->carry_off == r->carry.len) r->carry.len = r->carry_off = 0;
     else stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
-    return 1;
+    return RD_NEXT;
 }
 
 /* Fill the batch. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
@@ -183,8 +185,8 @@ static int rd_fill(stax_reader *r) {
         switch (rd_mode_of(r)) {
         case RM_DETECT:
             rc = stax__rd_detect(r);
-            if (rc < 0) return r->status;
-            if (rc == 0) return STAX_NEED_INPUT;
+            if (rc == RD_FAIL) return r->status;
+            if (rc == RD_WAIT) return STAX_NEED_INPUT;
             if (r->carry.len) stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r)); /* the first bytes, gathered */
             continue;
         case RM_SWITCH: {
@@ -206,25 +208,25 @@ static int rd_fill(stax_reader *r) {
         case RM_REFILL:
             if (r->batch.count) return STAX_OK; /* the batch may point into the window */
             rc = stax__rd_refill(r);
-            if (rc < 0) return r->status;
-            if (rc > 0) continue;
+            if (rc == RD_FAIL) return r->status;
+            if (rc == RD_NEXT) continue;
             return rd_dry(r);
         case RM_DRY:
             if (r->batch.count >= r->opt.batch_events) return STAX_OK;
             return rd_dry(r);
         case RM_CARRY:
             rc = rd_resume_carry(r);
-            if (rc < 0) return r->status;
-            if (rc == 2) return STAX_OK;
-            if (rc == 1) continue; /* an entity may have started, or the carry may hold more */
+            if (rc == RD_FAIL) return r->status;
+            if (rc == RD_BATCH) return STAX_OK;
+            if (rc == RD_NEXT) continue; /* an entity may have started, or the carry may hold more */
             if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
                 if (r->batch.count) return STAX_OK;
                 rc = stax__rd_refill(r);
-                if (rc < 0) return r->status;
-                if (rc > 0) continue;
+                if (rc == RD_FAIL) return r->status;
+                if (rc == RD_NEXT) continue;
                 if (!r->ended) return STAX_NEED_INPUT;
                 /* nothing more will come: let the carry path see the end of input */
-                if (rd_resume_carry(r) < 0) return r->status;
+                if (rd_resume_carry(r) == RD_FAIL) return r->status;
                 continue;
             }
             return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
@@ -241,8 +243,8 @@ static int rd_fill(stax_reader *r) {
             }
 #endif
             rc = rd_general_token(r);
-            if (rc != 1) return rc;
-            continue;
+            if (rc == RD_NEXT) continue;
+            return rc == RD_BATCH ? STAX_OK : r->status;
         }
     }
 }

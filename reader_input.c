@@ -39,29 +39,31 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
     return 0;
 }
 
-/* The window is used up: transcode more of the raw chunk. Returns 1 when the
- * window has bytes again, 0 when there is nothing more to decode, or an error. */
+/* The window is used up: transcode more of the raw chunk. RD_NEXT when the
+ * window has bytes again, RD_WAIT when there is nothing more to decode, or RD_FAIL. */
 int stax__rd_refill(stax_reader *r) {
     if (r->dec_err) {
         stax_pos at = r->pos;
         rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
         at.offset = r->dec_err_off;
-        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
+        stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->enc));
+        return RD_FAIL;
     }
     if (r->raw_pos >= r->raw_len) {
         if (r->ended && stax__decode_finish(&r->dec) == STAX__DEC_ERROR) {
             stax_pos at = r->pos;
             rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
             at.offset = r->raw_base + r->raw_len - r->dec.npend;
-            return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
+            stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->enc));
+            return RD_FAIL;
         }
-        return 0;
+        return RD_WAIT;
     }
     size_t used = 0;
-    if (rd_decode_into_window(r, r->raw + r->raw_pos, r->raw_len - r->raw_pos, &used)) return r->status;
+    if (rd_decode_into_window(r, r->raw + r->raw_pos, r->raw_len - r->raw_pos, &used)) return RD_FAIL;
     r->raw_pos += used;
-    if (r->in_len == 0 && !r->dec_err) return r->raw_pos < r->raw_len ? 1 : 0;
-    return 1;
+    if (r->in_len == 0 && !r->dec_err) return r->raw_pos < r->raw_len ? RD_NEXT : RD_WAIT;
+    return RD_NEXT;
 }
 
 /* From now on the rest of the window (and pre, bytes held back before it) is
@@ -86,7 +88,8 @@ int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, c
 }
 
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
- * (up to) four bytes are gathered in head when the first chunks are tiny. */
+ * (up to) four bytes are gathered in head when the first chunks are tiny.
+ * RD_NEXT once the encoding is known, RD_WAIT for more bytes, or RD_FAIL. */
 int stax__rd_detect(stax_reader *r) {
     const unsigned char *p = r->in ? (const unsigned char *)r->in + r->in_pos : (const unsigned char *)"";
     size_t n = r->in_len - r->in_pos, b0 = 0;
@@ -98,12 +101,15 @@ int stax__rd_detect(stax_reader *r) {
         while (r->head_len < 4 && r->in_pos < r->in_len) r->head[r->head_len++] = (unsigned char)r->in[r->in_pos++];
         p = r->head;
         n = r->head_len;
-        if (r->forced ? n < 4 && !r->ended : stax__encoding_detect(p, n, r->ended, &b0) == 0) return 0;
+        if (r->forced ? n < 4 && !r->ended : stax__encoding_detect(p, n, r->ended, &b0) == 0) return RD_WAIT;
     }
     size_t bom = 0;
     int enc = r->forced ? r->forced : stax__encoding_detect(p, n, r->ended, &bom);
-    if (enc == 0) return 0;
-    if (enc < 0) return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+    if (enc == 0) return RD_WAIT;
+    if (enc < 0) {
+        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+        return RD_FAIL;
+    }
     if (r->forced) { /* a BOM that agrees with the forced encoding is skipped */
         size_t b2 = 0;
         int d = stax__encoding_detect(p, n, 1, &b2);
@@ -116,18 +122,18 @@ int stax__rd_detect(stax_reader *r) {
     if (direct) {
         r->in_pos += bom;
         if (enc == STAX__ENC_UTF8) r->enc = enc;
-        else if (stax__rd_start_transcoding(r, enc, NULL, NULL, 0)) return -1;
-        return 1;
+        else if (stax__rd_start_transcoding(r, enc, NULL, NULL, 0)) return RD_FAIL;
+        return RD_NEXT;
     }
     const char *rest = (const char *)r->head + bom;
     size_t rest_len = r->head_len - bom;
     if (enc == STAX__ENC_UTF8) {
         r->enc = enc;
-        if (rest_len && stax__rd_carry_append(r, rest, rest_len)) return -1;
+        if (rest_len && stax__rd_carry_append(r, rest, rest_len)) return RD_FAIL;
         r->tok_pos = r->pos;
-        return 1;
+        return RD_NEXT;
     }
-    return stax__rd_start_transcoding(r, enc, NULL, rest, rest_len) ? -1 : 1;
+    return stax__rd_start_transcoding(r, enc, NULL, rest, rest_len) ? RD_FAIL : RD_NEXT;
 }
 
 /* Move the unconsumed tail of the window into the carry. */
