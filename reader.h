@@ -187,6 +187,15 @@ struct stax_reader {
 #ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
 #define stax__rd_fail_at(r, code, at, ...) \
     (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_at)((r), (code), (at), "%s", ""))
+#define stax__rd_fail_tok(r, code, tok, at, ...) \
+    (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_tok)((r), (code), (tok), (at)))
+STAXINT int(stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at);
+#else
+STAXINT int(stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 #endif
 
 STAXINT int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...)
@@ -201,8 +210,10 @@ STAXINT int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max)
 STAXINT uint64_t stax__rd_budget(const stax_reader *r);
 STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
 
-/* Error at byte `at` of the token that starts at tok (position r->tok_pos). */
-#define rd_fail(r, code, tok, at, ...) stax__rd_fail_at(rd_mark((r), (tok) + (at)), (code), rd_pos_in((r), (tok), (at)), __VA_ARGS__)
+/* Error at byte `at` of the token that starts at tok (position r->tok_pos):
+ * stax__rd_fail_tok (reader_core.c) finds the position, so that each of the
+ * many call sites only passes the token. */
+#define rd_fail(r, code, tok, at, ...) stax__rd_fail_tok((r), (code), (tok), (at), __VA_ARGS__)
 static inline stax_reader *rd_mark(stax_reader *r, const char *p) {
     r->fail_ptr = p;
     return r;

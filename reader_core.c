@@ -58,28 +58,57 @@ static void rd_where(stax_reader *r, const char *at) {
 }
 #endif /* STAX_NO_MESSAGES */
 
-int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
-    const char *byte = r->fail_ptr;
+#ifdef STAX_NO_MESSAGES
+static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at) {
     r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
-#ifdef STAX_NO_MESSAGES
-    (void)fmt;
-    (void)byte;
     r->status = code;
-    r->err_pos = at;
+    r->err_pos = *at;
     rd_short_message(r);
-#else
-    va_list ap;
-    va_start(ap, fmt);
-    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
-    va_end(ap);
-    r->status = code;
-    r->err_pos = at;
-    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
-#endif
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
+
+int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+    (void)fmt;
+    return rd_fail_msg(r, code, &at);
+}
+
+int (stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at) {
+    stax_pos pos = rd_pos_in(r, tok, at);
+    return rd_fail_msg(r, code, &pos);
+}
+#else
+static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char *fmt, va_list ap) {
+    const char *byte = r->fail_ptr;
+    r->fail_ptr = NULL;
+    if (r->status < 0) return r->status;
+    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
+    r->status = code;
+    r->err_pos = *at;
+    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
+    if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return code;
+}
+
+int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = rd_fail_msg(r, code, &at, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int (stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at, const char *fmt, ...) {
+    stax_pos pos = rd_pos_in(r, tok, at);
+    va_list ap;
+    va_start(ap, fmt);
+    r->fail_ptr = tok + at;
+    int rc = rd_fail_msg(r, code, &pos, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+#endif
 
 /* The error in r->err (from entities.c or the DTD), at its byte of the token
  * [tok, tok+n) (at its start when the byte lies elsewhere, e.g. in entity text). */

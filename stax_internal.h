@@ -43,6 +43,14 @@
 #define STAX_UNLIKELY(x) (x)
 #endif
 
+/* Built for size (STAX_SMALL, on by itself under -Os: docs/embedded.md): the
+ * same results from less code. Loops that speed copies per case (a byte
+ * order, an encoding) are one loop, and tables the code can compute are
+ * computed. */
+#if (defined(STAX_SMALL) || defined(__OPTIMIZE_SIZE__)) && !defined(STAX__SMALL)
+#define STAX__SMALL 1
+#endif
+
 /* ------------------------------------------------------------- memory */
 
 /* One allocator for a reader or writer: either the hook (default realloc/free)
