@@ -277,8 +277,7 @@ void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o
     stax__hash_key_init(&d->key, d);
     d->max = o->max_dtd;
     d->max_depth = o->max_entity_depth;
-    d->amplification = o->entity_amplification;
-    d->threshold = o->entity_threshold;
+    stax__meter_init(&d->meter, o->entity_threshold, o->entity_amplification);
     d->max_token = o->max_token;
     d->max_name = o->max_name;
 }
