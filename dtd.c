@@ -120,7 +120,7 @@ static int dtd_too_big(dtd_ctx *c, const char *at) {
  * work without bound even when they expand to nothing. */
 static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     stax__dtd *d = c->d;
-    return stax__meter_add(&d->meter, n, d->err, at) ? dtd_fail_err(c, 1) : 0;
+    return stax__meter_add(&d->meter, n, d->threshold, (uint32_t)d->amplification, d->err, at) ? dtd_fail_err(c, 1) : 0;
 }
 
 /* ================================================================ lexical helpers */
@@ -508,6 +508,8 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     a.n_frames = d->max_depth;
     a.max_depth = d->max_depth;
     a.meter = &d->meter;
+    a.threshold = d->threshold;
+    a.amplification = (uint32_t)d->amplification; /* set from a uint32_t option */
     a.max_out = d->max_token;
     a.max_token = d->max_token;
     a.raw = 1;

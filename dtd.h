@@ -80,6 +80,7 @@ typedef struct stax__dtd {
     size_t max_token;     /* a default value's length after expansion */
     stax__meter meter;    /* entity text the DTD parser goes through; its input: the subsets'
                              length, and the bytes of the external entities read */
+    uint64_t amplification, threshold; /* the meter's limits */
 } stax__dtd;
 
 STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,

@@ -277,7 +277,8 @@ void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o
     stax__hash_key_init(&d->key, d);
     d->max = o->max_dtd;
     d->max_depth = o->max_entity_depth;
-    stax__meter_init(&d->meter, o->entity_threshold, o->entity_amplification);
+    d->amplification = o->entity_amplification;
+    d->threshold = o->entity_threshold;
     d->max_token = o->max_token;
     d->max_name = o->max_name;
 }

@@ -239,7 +239,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                                    (unsigned long)a->max_depth);
                 break;
             }
-            if ((rc = stax__meter_add(a->meter, e->value.len, err, at)) != 0) break;
+            if ((rc = stax__meter_add(a->meter, e->value.len, a->threshold, a->amplification, err, at)) != 0) break;
             stax__frame *f = &a->frames[sp++];
             f->p = p;
             f->n = len;

@@ -65,7 +65,9 @@ typedef struct stax__attnorm {
     uint32_t max_name;
     stax__frame *frames;      /* entity nesting: n_frames levels are left */
     uint32_t n_frames, max_depth;
-    stax__meter *meter;           /* the expansion meter, its input up to date */
+    stax__meter *meter;           /* the expansion meter, its input up to date, */
+    uint64_t threshold;           /* and its limits */
+    uint32_t amplification;
     size_t max_out, max_token;    /* the output may be max_out bytes at most (STAX_E_LIMIT_TOKEN) */
     int raw;       /* the text is the document's own: Chars checked, CR LF is one space */
     int tokenized; /* a declared type other than CDATA: spaces collapsed and trimmed */

@@ -468,7 +468,6 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     memset(r, 0, sizeof *r);
     r->mem = m;
     r->opt = o;
-    stax__meter_init(&r->meter, o.entity_threshold, o.entity_amplification);
     r->pos.line = 1;
     r->pos.column = 1;
     r->tok_pos = r->pos; /* errors before the first token are at 1:1 */
@@ -553,7 +552,6 @@ int stax_reader_reset(stax_reader *r) {
     memset(r, 0, sizeof *r);
     r->mem = k.mem;
     r->opt = k.opt;
-    stax__meter_init(&r->meter, k.opt.entity_threshold, k.opt.entity_amplification);
     r->simd = k.simd;
     r->forced = k.forced;
     r->pos.line = r->pos.column = 1;

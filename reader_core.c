@@ -124,7 +124,9 @@ int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
 /* Count n more expanded bytes against the amplification limits. */
 int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
     r->meter.input = rd_input(r);
-    return stax__meter_add(&r->meter, n, &r->err, tok + at) ? stax__rd_fail_err(r, tok, at) : 0;
+    return stax__meter_add(&r->meter, n, r->opt.entity_threshold, r->opt.entity_amplification, &r->err, tok + at)
+               ? stax__rd_fail_err(r, tok, at)
+               : 0;
 }
 
 /* ================================================================ one token, the general way */

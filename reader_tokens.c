@@ -361,6 +361,8 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
     a->max_depth = r->opt.max_entity_depth;
     r->meter.input = rd_input(r);
     a->meter = &r->meter;
+    a->threshold = r->opt.entity_threshold;
+    a->amplification = r->opt.entity_amplification;
     a->max_out = max_out;
     a->max_token = r->opt.max_token;
     a->raw = 1;

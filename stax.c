@@ -616,17 +616,12 @@ int stax__err_short(stax__err *e, int code, const char *at) {
 
 /* ================================================================ the expansion meter */
 
-void stax__meter_init(stax__meter *m, uint64_t threshold, uint32_t amplification) {
-    m->expanded = m->input = 0;
-    m->threshold = threshold;
-    m->amplification = amplification;
-}
-
-int stax__meter_add(stax__meter *m, size_t n, stax__err *err, const char *at) {
+int stax__meter_add(stax__meter *m, size_t n, uint64_t threshold, uint32_t amplification, stax__err *err,
+                    const char *at) {
     m->expanded += (uint64_t)n + 1;
-    if (m->expanded <= m->threshold) return 0;
+    if (m->expanded <= threshold) return 0;
     /* over the budget exactly when expanded > threshold and expanded / amplification > input + 1 */
-    uint64_t amp = m->amplification ? m->amplification : 1, input = m->input;
+    uint64_t amp = amplification ? amplification : 1, input = m->input;
 #if defined(__GNUC__) || defined(__clang__) /* no 64-bit division: a library call on 32-bit targets */
     uint64_t room;
     if (input > UINT64_MAX - 2 || __builtin_mul_overflow(amp, input + 2, &room)) room = UINT64_MAX;
@@ -639,7 +634,7 @@ int stax__meter_add(stax__meter *m, size_t n, stax__err *err, const char *at) {
                          "entity expansion over its limits: %llu bytes expanded from %llu bytes of input "
                          "(entity_threshold %llu, entity_amplification %lu)",
                          (unsigned long long)m->expanded, (unsigned long long)input,
-                         (unsigned long long)m->threshold, (unsigned long)m->amplification);
+                         (unsigned long long)threshold, (unsigned long)amplification);
 }
 
 const char *stax_strerror(int status) {

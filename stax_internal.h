@@ -418,11 +418,10 @@ int stax__no_message(const char *fmt, ...);
 typedef struct stax__meter {
     uint64_t expanded;
     uint64_t input;
-    uint64_t threshold;     /* entity_threshold */
-    uint32_t amplification; /* entity_amplification */
 } stax__meter;
-STAXINT void stax__meter_init(stax__meter *m, uint64_t threshold, uint32_t amplification);
-/* Count n more bytes of entity text: 0, or STAX_E_LIMIT_ENTITY with *err set at `at`. */
-STAXINT int stax__meter_add(stax__meter *m, size_t n, stax__err *err, const char *at);
+/* Count n more bytes of entity text against the limits (entity_threshold,
+ * entity_amplification): 0, or STAX_E_LIMIT_ENTITY with *err set at `at`. */
+STAXINT int stax__meter_add(stax__meter *m, size_t n, uint64_t threshold, uint32_t amplification, stax__err *err,
+                            const char *at);
 
 #endif /* STAX_INTERNAL_H */
