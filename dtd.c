@@ -120,12 +120,7 @@ static int dtd_too_big(dtd_ctx *c, const char *at) {
  * work without bound even when they expand to nothing. */
 static int dtd_expand(dtd_ctx *c, const char *at, size_t n) {
     stax__dtd *d = c->d;
-    d->expanded += n + 1;
-    if (d->expanded > d->expand_budget) {
-        stax__expand_fail(d->err, at, d->expanded, d->input, d->threshold, (uint32_t)d->amplification);
-        return dtd_fail_err(c, 1);
-    }
-    return 0;
+    return stax__meter_add(&d->meter, n, d->threshold, (uint32_t)d->amplification, d->err, at) ? dtd_fail_err(c, 1) : 0;
 }
 
 /* ================================================================ lexical helpers */
@@ -512,9 +507,7 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     a.frames = d->frames;
     a.n_frames = d->max_depth;
     a.max_depth = d->max_depth;
-    a.expanded = &d->expanded;
-    a.budget = d->expand_budget;
-    a.input = d->input;
+    a.meter = &d->meter;
     a.threshold = d->threshold;
     a.amplification = (uint32_t)d->amplification; /* set from a uint32_t option */
     a.max_out = d->max_token;
@@ -728,8 +721,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
             d->err->at = ref;
             return dtd_fail_err(c, 0);
         }
-        d->input += xt->raw;
-        d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, d->input);
+        d->meter.input += xt->raw;
         text = xt->text + xt->body;
         len = xt->len - xt->body;
     }
@@ -872,9 +864,6 @@ static int dtd_decls(dtd_ctx *c) {
  * left again, also after an error. */
 static int dtd_run(dtd_ctx *c) {
     stax__dtd *d = c->d;
-    /* the same rule as expansion in content: free up to the threshold, then
-     * at most amplification bytes per byte of the subsets and external entities */
-    d->expand_budget = stax__expand_budget(d->threshold, (uint32_t)d->amplification, d->input);
     int rc = dtd_decls(c);
     while (c->top > 0) dtd_leave(c);
     stax__mem_free(&d->mem, d->levels, d->cap_levels * sizeof *d->levels); /* the region's again */
@@ -900,7 +889,7 @@ int stax__dtd_parse(stax__dtd *d, const char *p, size_t n) {
     if (dtd_start(d, &c, DL_INTERNAL, NULL)) return d->status;
     c.p = p;
     c.end = p + n;
-    d->input += n;
+    d->meter.input += n;
     return dtd_run(&c);
 }
 
@@ -916,7 +905,7 @@ int stax__dtd_parse_external(stax__dtd *d, stax_str name, stax_str pubid, stax_s
     c.lv0.xt = xt;
     c.p = xt->text + xt->body;
     c.end = xt->text + xt->len;
-    d->input += xt->raw;
+    d->meter.input += xt->raw;
     rc = dtd_run(&c);
     stax__ext_close(d->ext, xt);
     return rc;

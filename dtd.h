@@ -78,10 +78,9 @@ typedef struct stax__dtd {
     uint32_t max_depth;   /* entity nesting limit */
     uint32_t max_name;
     size_t max_token;     /* a default value's length after expansion */
-    uint64_t expanded;    /* bytes of entity text the DTD parser went through (+1 a reference) */
-    uint64_t expand_budget; /* its limit: set by stax__dtd_parse from the limits below */
-    uint64_t input;       /* the subsets' length, and the bytes of the external entities read */
-    uint64_t amplification, threshold;
+    stax__meter meter;    /* entity text the DTD parser goes through; its input: the subsets'
+                             length, and the bytes of the external entities read */
+    uint64_t amplification, threshold; /* the meter's limits */
 } stax__dtd;
 
 STAXINT void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,

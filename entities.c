@@ -12,33 +12,6 @@
 
 #include <stdarg.h>
 
-/* ================================================================ the expansion meter */
-
-
-
-uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_t input) {
-    /* expanded > budget exactly when expanded > threshold and
-     * expanded / amplification > input + 1 */
-    uint64_t amp = amplification ? amplification : 1;
-#if defined(__GNUC__) || defined(__clang__) /* no 64-bit division: a library call on 32-bit targets */
-    uint64_t room;
-    if (input > UINT64_MAX - 2 || __builtin_mul_overflow(amp, input + 2, &room)) room = UINT64_MAX;
-    else room -= 1;
-#else
-    uint64_t room = input > UINT64_MAX / amp - 2 ? UINT64_MAX : amp * (input + 2) - 1;
-#endif
-    return room > threshold ? room : threshold;
-}
-
-int stax__expand_fail(stax__err *err, const char *at, uint64_t expanded, uint64_t input, uint64_t threshold,
-                      uint32_t amplification) {
-    return stax__err_set(err, STAX_E_LIMIT_ENTITY, at,
-                         "entity expansion over its limits: %llu bytes expanded from %llu bytes of input "
-                         "(entity_threshold %llu, entity_amplification %lu)",
-                         (unsigned long long)expanded, (unsigned long long)input, (unsigned long long)threshold,
-                         (unsigned long)amplification);
-}
-
 /* ================================================================ characters */
 
 size_t stax__char_at(const char *p, size_t n, size_t i, stax__err *err) {
@@ -266,11 +239,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                                    (unsigned long)a->max_depth);
                 break;
             }
-            *a->expanded += e->value.len + 1; /* + 1: a reference to an empty entity is work too */
-            if (*a->expanded > a->budget) {
-                rc = stax__expand_fail(err, at, *a->expanded, a->input, a->threshold, a->amplification);
-                break;
-            }
+            if ((rc = stax__meter_add(a->meter, e->value.len, a->threshold, a->amplification, err, at)) != 0) break;
             stax__frame *f = &a->frames[sp++];
             f->p = p;
             f->n = len;

@@ -10,11 +10,6 @@
  * and positions everywhere. */
 
 
-/* Entity expansion may not pass max(threshold, amplification x input): the
- * budget for a counter of expanded bytes, and the error when it is passed. */
-STAXINT uint64_t stax__expand_budget(uint64_t threshold, uint32_t amplification, uint64_t input);
-STAXINT int stax__expand_fail(stax__err *err, const char *at, uint64_t expanded, uint64_t input, uint64_t threshold,
-                              uint32_t amplification);
 
 /* Validate the character at p[i] (a control, or the first byte of a UTF-8
  * sequence) in p[0, n): its length, or 0 with err set. */
@@ -70,8 +65,8 @@ typedef struct stax__attnorm {
     uint32_t max_name;
     stax__frame *frames;      /* entity nesting: n_frames levels are left */
     uint32_t n_frames, max_depth;
-    uint64_t *expanded, budget;   /* the expansion counter and its budget... */
-    uint64_t input, threshold;    /* ...and what it was made from, for the message */
+    stax__meter *meter;           /* the expansion meter, its input up to date, */
+    uint64_t threshold;           /* and its limits */
     uint32_t amplification;
     size_t max_out, max_token;    /* the output may be max_out bytes at most (STAX_E_LIMIT_TOKEN) */
     int raw;       /* the text is the document's own: Chars checked, CR LF is one space */

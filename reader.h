@@ -142,7 +142,7 @@ struct stax_reader {
     const char *push_ref;      /* its '&' */
     stax__ext ext;             /* external entities (the resolver) */
     const char *fail_ptr;      /* rd_fail: the byte of the error, for messages about external entities */
-    uint64_t expanded;         /* entity bytes expanded so far */
+    stax__meter meter;         /* entity bytes expanded so far (content and attribute values) */
     uint32_t tag_stamp;        /* numbers start tags, to mark the ATTLIST entries a tag gave */
 
     /* input encoding: UTF-8 is read in place; anything else is transcoded to
@@ -207,7 +207,6 @@ STAXINT int stax__rd_fail_err(stax_reader *r, const char *tok, size_t n);
 STAXINT int stax__rd_fail_loaded(stax_reader *r, stax_pos pos);
 STAXINT int stax__rd_nomem(stax_reader *r);
 STAXINT int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
-STAXINT uint64_t stax__rd_budget(const stax_reader *r);
 STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
 
 /* Error at byte `at` of the token that starts at tok (position r->tok_pos):

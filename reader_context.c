@@ -157,14 +157,14 @@ static void ctx_body(ctx_w *w, const stax_reader *r) {
     ctx_u32(w, (unsigned)r->enc);
     ctx_u32(w, (unsigned)r->detected);
     ctx_u8(w, r->bom_len);
-    ctx_u64(w, r->expanded);
+    ctx_u64(w, r->meter.expanded);
     ctx_u64(w, r->ext.bytes);
     ctx_u8(w, (unsigned)r->dtd.has_pe_ref);
     ctx_u8(w, (unsigned)r->dtd.skip_decls);
     ctx_u8(w, (unsigned)r->dtd.standalone);
     ctx_u8(w, (unsigned)r->dtd.has_external);
-    ctx_u64(w, r->dtd.expanded);
-    ctx_u64(w, r->dtd.input);
+    ctx_u64(w, r->dtd.meter.expanded);
+    ctx_u64(w, r->dtd.meter.input);
     ctx_u32(w, r->depth);
     for (uint32_t d = 0; d < r->depth; d++) {
         size_t at = rd_stack_at(r, d), end = d + 1 < r->depth ? rd_stack_at(r, d + 1) : r->stack.len;
@@ -520,14 +520,14 @@ int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     r->has_doctype = (int)has_doctype;
     r->detected = (int)detected;
     r->bom_len = bom;
-    r->expanded = expanded;
+    r->meter.expanded = expanded;
     r->ext.bytes = ext_bytes;
     r->dtd.has_pe_ref = (int)pe_ref;
     r->dtd.skip_decls = (int)skip;
     r->dtd.standalone = (int)standalone;
     r->dtd.has_external = (int)has_external;
-    r->dtd.expanded = dtd_expanded;
-    r->dtd.input = dtd_input;
+    r->dtd.meter.expanded = dtd_expanded;
+    r->dtd.meter.input = dtd_input;
     if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->status;
     if (c.bad || c.n) return ctx_refuse(r, "resume: the context is malformed");
     if (enc == STAX__ENC_UTF8) {

@@ -150,20 +150,12 @@ int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
     return rd_internal(r, "a buffer is smaller than its size rule");
 }
 
-/* The expansion budget of content and attribute values: by the input read so far. */
-uint64_t stax__rd_budget(const stax_reader *r) {
-    return stax__expand_budget(r->opt.entity_threshold, r->opt.entity_amplification, rd_input(r));
-}
-
 /* Count n more expanded bytes against the amplification limits. */
 int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
-    r->expanded += n + 1; /* + 1: a reference to an empty entity is work too */
-    if (r->expanded > stax__rd_budget(r)) {
-        stax__expand_fail(&r->err, tok + at, r->expanded, rd_input(r), r->opt.entity_threshold,
-                          r->opt.entity_amplification);
-        return stax__rd_fail_err(r, tok, at);
-    }
-    return 0;
+    r->meter.input = rd_input(r);
+    return stax__meter_add(&r->meter, n, r->opt.entity_threshold, r->opt.entity_amplification, &r->err, tok + at)
+               ? stax__rd_fail_err(r, tok, at)
+               : 0;
 }
 
 /* ================================================================ one token, the general way */

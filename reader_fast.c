@@ -404,7 +404,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     }
     r->attr_len = (size_t)(a - r->attrs);
     if (pending) {
-        uint64_t expanded0 = r->expanded;
+        uint64_t expanded0 = r->meter.expanded;
         rd_fx_save(r, x);
         int room = stax__rd_room(r, i);
         if (room) {
@@ -418,7 +418,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             b->flags = 0;
             int rc = stax__rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
             if (rc == STAX__ROOM) {
-                r->expanded = expanded0;
+                r->meter.expanded = expanded0;
                 goto decline;
             }
             if (rc) return -1;

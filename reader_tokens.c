@@ -359,9 +359,8 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
     a->frames = r->ents + r->n_ent;
     a->n_frames = r->opt.max_entity_depth - r->n_ent;
     a->max_depth = r->opt.max_entity_depth;
-    a->expanded = &r->expanded;
-    a->budget = stax__rd_budget(r);
-    a->input = rd_input(r);
+    r->meter.input = rd_input(r);
+    a->meter = &r->meter;
     a->threshold = r->opt.entity_threshold;
     a->amplification = r->opt.entity_amplification;
     a->max_out = max_out;
@@ -553,7 +552,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t nl = rd_name(r, tok, n, 1, "element");
     if (!nl) return r->status;
     size_t first = r->attr_len, arena0 = r->arena.len, i = 1 + nl;
-    uint64_t expanded0 = r->expanded;
+    uint64_t expanded0 = r->meter.expanded;
     unsigned flags = 0;
     const stax__dtd_elem_def *el = NULL;
     int rc = 0;
@@ -649,7 +648,7 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
 roll_back:
     r->attr_len = first;
     r->arena.len = arena0;
-    r->expanded = expanded0;
+    r->meter.expanded = expanded0;
     return STAX__ROOM;
 }
 

@@ -614,6 +614,29 @@ int stax__err_short(stax__err *e, int code, const char *at) {
 }
 #endif
 
+/* ================================================================ the expansion meter */
+
+int stax__meter_add(stax__meter *m, size_t n, uint64_t threshold, uint32_t amplification, stax__err *err,
+                    const char *at) {
+    m->expanded += (uint64_t)n + 1;
+    if (m->expanded <= threshold) return 0;
+    /* over the budget exactly when expanded > threshold and expanded / amplification > input + 1 */
+    uint64_t amp = amplification ? amplification : 1, input = m->input;
+#if defined(__GNUC__) || defined(__clang__) /* no 64-bit division: a library call on 32-bit targets */
+    uint64_t room;
+    if (input > UINT64_MAX - 2 || __builtin_mul_overflow(amp, input + 2, &room)) room = UINT64_MAX;
+    else room -= 1;
+#else
+    uint64_t room = input > UINT64_MAX / amp - 2 ? UINT64_MAX : amp * (input + 2) - 1;
+#endif
+    if (m->expanded <= room) return 0;
+    return stax__err_set(err, STAX_E_LIMIT_ENTITY, at,
+                         "entity expansion over its limits: %llu bytes expanded from %llu bytes of input "
+                         "(entity_threshold %llu, entity_amplification %lu)",
+                         (unsigned long long)m->expanded, (unsigned long long)input,
+                         (unsigned long long)threshold, (unsigned long)amplification);
+}
+
 const char *stax_strerror(int status) {
     switch (status) {
     case STAX_OK: return "ok";

@@ -418,4 +418,18 @@ int stax__no_message(const char *fmt, ...);
 #define stax__err_set(e, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__err_short((e), (code), (at)))
 #endif
 
+/* The expansion meter, one for every place entities expand (the reader's
+ * content and attribute values; the DTD's parameter entities and default
+ * values): bytes of entity text gone through, each reference one more (an
+ * empty entity is work too), may not pass max(threshold, amplification x
+ * input), input being the bytes of the document read so far. */
+typedef struct stax__meter {
+    uint64_t expanded;
+    uint64_t input;
+} stax__meter;
+/* Count n more bytes of entity text against the limits (entity_threshold,
+ * entity_amplification): 0, or STAX_E_LIMIT_ENTITY with *err set at `at`. */
+STAXINT int stax__meter_add(stax__meter *m, size_t n, uint64_t threshold, uint32_t amplification, stax__err *err,
+                            const char *at);
+
 #endif /* STAX_INTERNAL_H */
