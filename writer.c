@@ -113,14 +113,20 @@ enum {
 
 typedef struct w_piece {
     int kind;
-    const char *p;
-    size_t n; /* bytes; for W_P_INDENT the number of indent copies */
+    const char *p; /* for W_P_INDENT: NULL when there is no indentation */
+    size_t n;      /* bytes; for W_P_INDENT the number of indent copies */
 } w_piece;
 
+static inline w_piece w_pc(int kind, const char *p, size_t n) {
+    w_piece x;
+    x.kind = kind;
+    x.p = p;
+    x.n = n;
+    return x;
+}
+
 typedef struct w_call {
-    int call;
     int np;
-    uint64_t extra; /* mixed into the signature: the digits of a number call */
     w_piece pc[W_MAX_PIECES];
 } w_call;
 
@@ -827,37 +833,47 @@ static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit)
     return STAX_OK;
 }
 
-static void w_add(w_call *c, int kind, const char *p, size_t n) {
-    c->pc[c->np].kind = kind;
-    c->pc[c->np].p = p;
-    c->pc[c->np].n = n;
-    c->np++;
-}
+static void w_add(w_call *c, int kind, const char *p, size_t n) { c->pc[c->np++] = w_pc(kind, p, n); }
 
 static void w_add_z(w_call *c, const char *z) { w_add(c, W_P_RAW, z, strlen(z)); }
 
-/* A fingerprint of the piece list (kinds and lengths), so that a repeated
- * call with different arguments is told apart from the one that blocked. */
-static uint64_t w_signature(const w_call *c) {
-    uint64_t h = (1469598103934665603u ^ (uint64_t)c->call ^ c->extra) * 1099511628211u;
+/* A fingerprint of the piece list (kinds and lengths, and for the number
+ * calls the digits), so that a repeated call with other arguments is told
+ * apart from the one that blocked. */
+static uint64_t w_signature(int call, const w_call *c) {
+    uint64_t h = (1469598103934665603u ^ (uint64_t)call) * 1099511628211u;
     for (int k = 0; k < c->np; k++) {
-        h = (h ^ (uint64_t)c->pc[k].kind) * 1099511628211u;
-        h = (h ^ (uint64_t)c->pc[k].n) * 1099511628211u;
+        const w_piece *pc = &c->pc[k];
+        h = (h ^ (uint64_t)pc->kind ^ (pc->p ? 0x100u : 0)) * 1099511628211u;
+        h = (h ^ (uint64_t)pc->n) * 1099511628211u;
+        if ((call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM) && pc->kind != W_P_RAW)
+            for (size_t i = 0; i < pc->n; i++) h = (h ^ (unsigned char)pc->p[i]) * 1099511628211u;
     }
     return h;
 }
 
-/* Worst-case output size of a piece list; SIZE_MAX if it overflows. Pieces
- * over SIZE_MAX / 128 (more than any expansion or indent width can multiply
- * safely) take the slow path, which avoids a division on every call. */
+/* The most bytes a piece can become. Its size is at most W_PIECE_MAX (an
+ * indentation: W_FAST_DEPTH copies), so that the sum of a call's pieces
+ * cannot overflow. */
+#define W_PIECE_MAX (SIZE_MAX / 256)
+#define W_FAST_DEPTH (1u << 20)
+
+W_ALWAYS_INLINE int w_piece_small(const w_piece *pc) {
+    return pc->kind == W_P_INDENT ? pc->n < W_FAST_DEPTH : pc->n <= W_PIECE_MAX;
+}
+
+W_ALWAYS_INLINE size_t w_piece_worst(const stax_writer *w, const w_piece *pc) {
+    if (pc->kind == W_P_INDENT) return pc->p ? 1 + pc->n * w->indent_len : 0;
+    return pc->n * w_expansion[pc->kind];
+}
+
+/* Worst-case output size of a piece list; SIZE_MAX when a piece is too large
+ * to add up safely (such a list is validated first, then written). */
 static size_t w_worst(const stax_writer *w, const w_call *c) {
     size_t total = 0;
     for (int k = 0; k < c->np; k++) {
-        const w_piece *pc = &c->pc[k];
-        if (pc->n > SIZE_MAX / 128) return SIZE_MAX;
-        size_t b = pc->kind == W_P_INDENT ? pc->n * w->indent_len + 1 : pc->n * w_expansion[pc->kind];
-        if (b > SIZE_MAX - total) return SIZE_MAX;
-        total += b;
+        if (!w_piece_small(&c->pc[k])) return SIZE_MAX;
+        total += w_piece_worst(w, &c->pc[k]);
     }
     return total;
 }
@@ -873,11 +889,11 @@ static int w_prevalidate(const w_call *c) {
 }
 
 /* Write a call's pieces; see the comment at the top of the file. */
-static int w_run(stax_writer *w, w_call *c, int resuming) {
+static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     int first = 0, validate = 0, st;
     size_t in = 0, unit = 0;
     if (resuming) {
-        if (w_signature(c) != w->rs_sig) return STAX_E_USAGE;
+        if (w_signature(call, c) != w->rs_sig) return STAX_E_USAGE;
         first = w->rs_piece;
         in = w->rs_in;
         unit = w->rs_unit;
@@ -896,13 +912,13 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
         if (pc->kind == W_P_RAW) {
             st = w_put(w, pc->p, pc->n, &in);
         } else if (pc->kind == W_P_INDENT) {
-            st = w_emit_indent(w, pc->n, &in, &unit);
+            st = pc->p ? w_emit_indent(w, pc->n, &in, &unit) : STAX_OK;
         } else {
             st = w_emit_escaped(w, pc->kind, pc->p, pc->n, validate, &in, &unit);
         }
         if (st == STAX_WOULD_BLOCK) {
-            w->rs_call = c->call;
-            w->rs_sig = w_signature(c);
+            w->rs_call = call;
+            w->rs_sig = w_signature(call, c);
             w->rs_piece = k;
             w->rs_in = in;
             w->rs_unit = unit;
@@ -1036,14 +1052,36 @@ static inline void w_tag_closed(stax_writer *w) {
     w->nattrs = 0;
 }
 
-/* ================================================================ fast paths
- * The hot calls (start, attribute, text, end) write straight into the buffer
- * when their worst case fits and no call is being resumed: the same bytes as
- * their piece lists, without building one. Larger or resumed calls take the
- * piece path, and the async tests compare the two byte for byte. */
+/* ================================================================ the fast case
+ * When no call is being resumed and the worst case of the whole call fits in
+ * the free buffer, w_fast writes its pieces straight into the buffer, with no
+ * room check per piece: the reservation (w_fast_begin) was checked once.
+ * Inlined into each hot call, whose piece list is built from constants and
+ * its arguments, so that the compiler folds the list away: the kinds and
+ * most lengths are known where it is inlined. Otherwise (a larger call, a
+ * resumed one) the call's pieces are built once more out of line and run by
+ * w_run. Builds optimized for size (-Os) leave the fast case out (W_FAST_CASE
+ * 0): every call is run by w_run, which writes the same bytes; the async
+ * tests, which push every call through both, compare them. */
+#ifndef W_FAST_CASE
+#if defined(__OPTIMIZE_SIZE__)
+#define W_FAST_CASE 0
+#else
+#define W_FAST_CASE 1
+#endif
+#endif
 
-/* Depth up to which indentation sizes are computed without overflow checks. */
-#define W_FAST_DEPTH (1u << 20)
+/* The loops over a call's pieces are unrolled where w_fast is inlined. */
+#if defined(__clang__)
+#define W_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#define W_UNROLL _Pragma("GCC unroll 16")
+#else
+#define W_UNROLL
+#endif
+
+/* w_fast's answer when the call does not fit: run it with w_run. */
+#define W_NO_ROOM 1
 
 /* Whether markup written now is indented (mirrors w_add_before_markup). */
 static int w_indents_markup(const stax_writer *w) {
@@ -1232,6 +1270,39 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
     return o;
 }
 
+/* The fast case: the pieces pc[0..np) written at once, or W_NO_ROOM. A
+ * refused string (bad UTF-8, a non-Char) returns its status with nothing
+ * committed. */
+W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
+#if W_FAST_CASE
+    size_t need = W_OVERSTORE;
+    W_UNROLL
+    for (int k = 0; k < np; k++) {
+        if (!w_piece_small(&pc[k])) return W_NO_ROOM;
+        need += w_piece_worst(w, &pc[k]);
+    }
+    unsigned char *o, *lim;
+    if (!(o = w_fast_begin(w, need, &lim))) return W_NO_ROOM;
+    int st;
+    W_UNROLL
+    for (int k = 0; k < np; k++) {
+        const w_piece *q = &pc[k];
+        if (q->kind == W_P_RAW) {
+            w_copy(o, q->p, q->n);
+            o += q->n;
+        } else if (q->kind == W_P_INDENT) {
+            if (q->p) o = w_fast_indent(w, o, q->n);
+        } else if (!(o = w_esc_fast(o, (const unsigned char *)q->p, q->n, q->kind == W_P_ATTR, &st))) {
+            return st;
+        }
+    }
+    return w_fast_end(w, o, lim);
+#else
+    (void)w, (void)pc, (void)np;
+    return W_NO_ROOM;
+#endif
+}
+
 /* ================================================================ calls */
 
 /* Common entry: 0 for a fresh call, 1 when repeating the call that blocked,
@@ -1258,23 +1329,16 @@ static W_COLD int w_null_str(stax_writer *w) {
     return STAX_E_USAGE;
 }
 
-static void w_init_call(w_call *c, int call) {
-    c->call = call;
-    c->np = 0;
-    c->extra = 0;
+/* The indentation before markup written now (a piece that writes nothing
+ * when there is none). */
+static inline w_piece w_markup_indent(const stax_writer *w) {
+    return w_pc(W_P_INDENT, w_indents_markup(w) ? w_nl_run(w) : NULL, w->depth);
 }
-
-
 
 /* ">" of a start tag still open, then the indentation before markup. */
 static void w_add_before_markup(stax_writer *w, w_call *c) {
-    if (w->tag_open) w_add(c, W_P_RAW, ">", 1);
-    if (!w->indenting) return;
-    if (w->depth == 0) {
-        if (w->started) w_add(c, W_P_INDENT, NULL, 0);
-    } else if (!(w_top(w)->info & W_EL_MIXED)) {
-        w_add(c, W_P_INDENT, NULL, w->depth);
-    }
+    w_add(c, W_P_RAW, ">", w->tag_open != 0);
+    c->pc[c->np++] = w_markup_indent(w);
 }
 
 /* After a comment, PI or child element completed. */
@@ -1322,8 +1386,7 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
         if (standalone != 0 && standalone != STAX_EVF_STANDALONE_YES && standalone != STAX_EVF_STANDALONE_NO)
             return STAX_E_INVALID;
     }
-    w_call c;
-    w_init_call(&c, W_CALL_DECL);
+    w_call c = {0};
     w_add_z(&c, "<?xml version=\"");
     w_add(&c, W_P_RAW, version.ptr, version.len);
     if (encoding.len) {
@@ -1333,7 +1396,7 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
     if (standalone == STAX_EVF_STANDALONE_YES) w_add_z(&c, "\" standalone=\"yes");
     if (standalone == STAX_EVF_STANDALONE_NO) w_add_z(&c, "\" standalone=\"no");
     w_add_z(&c, "\"?>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_DECL, &c, r)) != STAX_OK) return st;
     w->started = 1;
     return STAX_OK;
 }
@@ -1360,8 +1423,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         if (pubid.len && (!sysid.len || !w_is_pubid(pubid))) return STAX_E_INVALID;
         if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
     }
-    w_call c;
-    w_init_call(&c, W_CALL_DOCTYPE);
+    w_call c = {0};
     w_add_before_markup(w, &c);
     w_add_z(&c, "<!DOCTYPE ");
     w_add(&c, W_P_RAW, name.ptr, name.len);
@@ -1382,10 +1444,29 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         w_add_z(&c, "]");
     }
     w_add_z(&c, ">");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_DOCTYPE, &c, r)) != STAX_OK) return st;
     w->doctype_done = 1;
     w->started = 1;
     return STAX_OK;
+}
+
+/* Each hot call below is one description of its output (w_*_pieces), run
+ * by w_fast where it is inlined, or built again out of line (w_*_run) and run
+ * by w_run. */
+
+/* [>]  [indent]<name */
+W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece *pc) {
+    pc[0] = w_pc(W_P_RAW, ">", w->tag_open != 0);
+    pc[1] = w_markup_indent(w);
+    pc[2] = w_pc(W_P_RAW, "<", 1);
+    pc[3] = w_pc(W_P_RAW, name.ptr, name.len);
+    return 4;
+}
+
+static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
+    w_call c;
+    c.np = w_start_pieces(w, name, c.pc);
+    return w_run(w, W_CALL_START, &c, r);
 }
 
 W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
@@ -1397,24 +1478,10 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
         if (!w_is_name(name)) return STAX_E_INVALID;
         if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
     }
-    int ind = w_indents_markup(w);
-    unsigned char *o, *lim;
-    /* the sums below cannot overflow: each term is far below SIZE_MAX / 4 */
-    if (!r && w->depth < W_FAST_DEPTH && name.len < w->out.cap &&
-        (o = w_fast_begin(w, 3 + name.len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE, &lim))) {
-        if (w->tag_open) *o++ = '>';
-        if (ind) o = w_fast_indent(w, o, w->depth);
-        *o++ = '<';
-        w_copy(o, name.ptr, name.len);
-        if ((st = w_fast_end(w, o + name.len, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, W_CALL_START);
-        w_add_before_markup(w, &c);
-        w_add(&c, W_P_RAW, "<", 1);
-        w_add(&c, W_P_RAW, name.ptr, name.len);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[4];
+    int np = w_start_pieces(w, name, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, name, r);
+    if (st != STAX_OK) return st;
     uint32_t inherit = 0;
     w_peak(w, name.len + sizeof(w_rec));
     w_markup_done(w);
@@ -1425,7 +1492,23 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     return STAX_OK;
 }
 
-/* An attribute named a+b (b: the prefix of a namespace declaration). */
+/*  a+b="value" (b: the prefix of a namespace declaration) */
+W_ALWAYS_INLINE int w_attr_pieces(const char *a, size_t an, stax_str b, stax_str value, w_piece *pc) {
+    pc[0] = w_pc(W_P_RAW, " ", 1);
+    pc[1] = w_pc(W_P_RAW, a, an);
+    pc[2] = w_pc(W_P_RAW, b.ptr, b.len);
+    pc[3] = w_pc(W_P_RAW, "=\"", 2);
+    pc[4] = w_pc(W_P_ATTR, value.ptr, value.len);
+    pc[5] = w_pc(W_P_RAW, "\"", 1);
+    return 6;
+}
+
+static W_NOINLINE int w_attr_run(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
+    w_call c;
+    c.np = w_attr_pieces(a, an, b, value, c.pc);
+    return w_run(w, call, &c, r);
+}
+
 W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
@@ -1433,31 +1516,10 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
         if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
-    unsigned char *o, *lim;
-    if (!r && an < w->out.cap && b.len < w->out.cap && value.len <= SIZE_MAX / 8 / 6 &&
-        (o = w_fast_begin(w, 4 + an + b.len + value.len * 6 + W_OVERSTORE, &lim))) {
-        *o++ = ' ';
-        w_copy(o, a, an);
-        o += an;
-        if (b.len) memcpy(o, b.ptr, b.len);
-        o += b.len;
-        *o++ = '=';
-        *o++ = '"';
-        if (!(o = w_esc_fast(o, (const unsigned char *)value.ptr, value.len, 1, &st))) return st;
-        *o++ = '"';
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, call);
-        if (call == W_CALL_ATTR_NUM) c.extra = w_hash(value.ptr, value.len, NULL, 0);
-        w_add(&c, W_P_RAW, " ", 1);
-        w_add(&c, W_P_RAW, a, an);
-        if (b.len) w_add(&c, W_P_RAW, b.ptr, b.len);
-        w_add(&c, W_P_RAW, "=\"", 2);
-        w_add(&c, W_P_ATTR, value.ptr, value.len);
-        w_add(&c, W_P_RAW, "\"", 1);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[6];
+    int np = w_attr_pieces(a, an, b, value, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_attr_run(w, call, a, an, b, value, r);
+    if (st != STAX_OK) return st;
     w_peak(w, an + b.len + sizeof(w_rec));
     if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
     w->attr_names_len += an + b.len;
@@ -1499,6 +1561,20 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_attr(w, W_CALL_NS, "xmlns", 5, prefix, uri, r);
 }
 
+/* [>]text (outside the root, where it is spaces, tabs and LFs, escaping
+ * leaves it as it is) */
+W_ALWAYS_INLINE int w_text_pieces(const stax_writer *w, stax_str text, w_piece *pc) {
+    pc[0] = w_pc(W_P_RAW, ">", w->tag_open != 0);
+    pc[1] = w_pc(W_P_TEXT, text.ptr, text.len);
+    return 2;
+}
+
+static W_NOINLINE int w_text_run(stax_writer *w, int call, stax_str text, int r) {
+    w_call c;
+    c.np = w_text_pieces(w, text, c.pc);
+    return w_run(w, call, &c, r);
+}
+
 W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
@@ -1507,19 +1583,10 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
     }
-    unsigned char *o, *lim;
-    if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && (o = w_fast_begin(w, 1 + text.len * 5 + W_OVERSTORE, &lim))) {
-        if (w->tag_open) *o++ = '>';
-        if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st))) return st;
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, call);
-        if (call == W_CALL_TEXT_NUM) c.extra = w_hash(text.ptr, text.len, NULL, 0);
-        if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
-        if (text.len) w_add(&c, w->depth ? W_P_TEXT : W_P_RAW, text.ptr, text.len);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[2];
+    int np = w_text_pieces(w, text, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_text_run(w, call, text, r);
+    if (st != STAX_OK) return st;
     w_tag_closed(w);
     if (w->depth) w_top(w)->info |= W_EL_MIXED;
     if (text.len) w->started = 1;
@@ -1531,13 +1598,12 @@ static int w_cdata(stax_writer *w, stax_str text) {
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str(w);
     if (!r && w->depth == 0) return STAX_E_STATE;
-    w_call c;
-    w_init_call(&c, W_CALL_CDATA);
+    w_call c = {0};
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     w_add_z(&c, "<![CDATA[");
     w_add(&c, W_P_CDATA, text.ptr, text.len);
     w_add_z(&c, "]]>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_CDATA, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     w_top(w)->info |= W_EL_MIXED;
     return STAX_OK;
@@ -1560,13 +1626,12 @@ static int w_comment(stax_writer *w, stax_str text) {
     if (w_bad(text)) return w_null_str(w);
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
-    w_call c;
-    w_init_call(&c, W_CALL_COMMENT);
+    w_call c = {0};
     w_add_before_markup(w, &c);
     w_add_z(&c, "<!--");
     w_add(&c, W_P_CHARS, text.ptr, text.len);
     w_add_z(&c, "-->");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_COMMENT, &c, r)) != STAX_OK) return st;
     w_markup_done(w);
     return STAX_OK;
 }
@@ -1580,8 +1645,7 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
         if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
             return STAX_E_INVALID;
     }
-    w_call c;
-    w_init_call(&c, W_CALL_PI);
+    w_call c = {0};
     w_add_before_markup(w, &c);
     w_add_z(&c, "<?");
     w_add(&c, W_P_RAW, target.ptr, target.len);
@@ -1590,59 +1654,46 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
         w_add(&c, W_P_CHARS, data.ptr, data.len);
     }
     w_add_z(&c, "?>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_PI, &c, r)) != STAX_OK) return st;
     w_markup_done(w);
     return STAX_OK;
+}
+
+/* />  or  [>][indent]</name> */
+W_ALWAYS_INLINE int w_end_pieces(const stax_writer *w, w_piece *pc) {
+    const w_rec *rec = w_top(w);
+    int self_close = w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE);
+    int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
+    pc[0] = w_pc(W_P_RAW, ">", w->tag_open && !self_close);
+    pc[1] = w_pc(W_P_INDENT, ind ? w_nl_run(w) : NULL, w->depth - 1);
+    pc[2] = w_pc(W_P_RAW, self_close ? "/>" : "</", 2);
+    pc[3] = w_pc(W_P_RAW, w_top_name(w), self_close ? 0 : rec->len);
+    pc[4] = w_pc(W_P_RAW, ">", !self_close);
+    return 5;
+}
+
+static W_NOINLINE int w_end_run(stax_writer *w, int r) {
+    w_call c;
+    c.np = w_end_pieces(w, c.pc);
+    return w_run(w, W_CALL_END, &c, r);
 }
 
 W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     int r = w_begin(w, W_CALL_END, internal), st;
     if (r < 0) return r;
     if (!r && w->depth == 0) return STAX_E_STATE;
-    w_rec *rec = w_top(w);
-    const char *name = w_top_name(w);
-    int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
-    unsigned char *o, *lim;
-    if (!r && w->depth < W_FAST_DEPTH && rec->len < w->out.cap &&
-        (o = w_fast_begin(w, 4 + (size_t)rec->len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE,
-                          &lim))) {
-        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
-            *o++ = '/';
-            *o++ = '>';
-        } else {
-            if (w->tag_open) *o++ = '>';
-            if (ind) o = w_fast_indent(w, o, w->depth - 1);
-            *o++ = '<';
-            *o++ = '/';
-            w_copy(o, name, rec->len);
-            o += rec->len;
-            *o++ = '>';
-        }
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, W_CALL_END);
-        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
-            w_add(&c, W_P_RAW, "/>", 2);
-        } else {
-            if (w->tag_open)
-                w_add(&c, W_P_RAW, ">", 1);
-            else if (w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP)
-                w_add(&c, W_P_INDENT, NULL, w->depth - 1);
-            w_add(&c, W_P_RAW, "</", 2);
-            w_add(&c, W_P_RAW, name, rec->len);
-            w_add(&c, W_P_RAW, ">", 1);
-        }
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[5];
+    int np = w_end_pieces(w, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_end_run(w, r);
+    if (st != STAX_OK) return st;
     w_tag_closed(w);
-    w->names_len -= rec->len;
+    w->names_len -= w_top(w)->len;
     w->depth--;
     if (w->depth == 0) w->root_done = 1;
     return STAX_OK;
 }
 
-/* The three calls (out of line: the fast path below keeps its registers). */
+/* The three calls (out of line: the fast case below keeps its registers). */
 static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str text) {
     int st = w_start(w, name);
     if (st == STAX_OK) st = w_text(w, W_CALL_TEXT, text);
@@ -1650,11 +1701,22 @@ static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str tex
     return st;
 }
 
+/* [>][indent]<name>text</name> */
+W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, stax_str name, stax_str text, w_piece *pc) {
+    w_start_pieces(w, name, pc);
+    pc[4] = w_pc(W_P_RAW, ">", 1);
+    pc[5] = w_pc(W_P_TEXT, text.ptr, text.len);
+    pc[6] = w_pc(W_P_RAW, "</", 2);
+    pc[7] = w_pc(W_P_RAW, name.ptr, name.len);
+    pc[8] = w_pc(W_P_RAW, ">", 1);
+    return 9;
+}
+
 /* start + text + end in one call. When nothing is pending and all of it fits
- * in the buffer, it is written at once: the same bytes and the same state as
- * the three calls' own fast paths (see them above). Anything else (a blocked
- * call, a bad name or text, a full buffer) goes through the three calls, so
- * errors and blocking behave exactly as theirs. */
+ * in the buffer, its pieces are written at once (the fast case), with the
+ * state the three calls leave behind. Anything else (a blocked call, a bad
+ * name or text, a full buffer) goes through the three calls, so errors and
+ * blocking behave exactly as theirs. */
 W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
     if (w_bad(name) || w_bad(text)) {
         int r = w_begin(w, W_CALL_ELEMENT, 0);
@@ -1662,26 +1724,12 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
     }
     /* start would take it (the rest of its checks are about room) */
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
-    unsigned char *o, *lim;
-    if (startable && w->depth < W_FAST_DEPTH && name.len < w->out.cap && text.len <= SIZE_MAX / 8 / 5 &&
-        w_reserve(w, name.len) == STAX_OK) {
-        int ind = w_indents_markup(w), st;
-        size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
-        if ((o = w_fast_begin(w, need + W_OVERSTORE, &lim)) != NULL) {
-            if (w->tag_open) *o++ = '>';
-            if (ind) o = w_fast_indent(w, o, w->depth);
-            *o++ = '<';
-            w_copy(o, name.ptr, name.len);
-            o += name.len;
-            *o++ = '>';
-            if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st)))
-                return st; /* nothing was committed */
-            *o++ = '<';
-            *o++ = '/';
-            w_copy(o, name.ptr, name.len);
-            o += name.len;
-            *o++ = '>';
-            if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
+    if (startable && w_reserve(w, name.len) == STAX_OK) {
+        w_piece pc[9];
+        int np = w_element_pieces(w, name, text, pc);
+        int st = w_fast(w, pc, np);
+        if (st != W_NO_ROOM) {
+            if (st != STAX_OK) return st; /* nothing was committed */
             /* the state start, text and end leave behind (and what start's w_reserve asked for) */
             w_peak(w, name.len + sizeof(w_rec));
             w_markup_done(w);
@@ -1701,11 +1749,10 @@ static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
     if (w_bad(bytes)) return w_null_str(w);
-    w_call c;
-    w_init_call(&c, W_CALL_RAW);
+    w_call c = {0};
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     if (bytes.len) w_add(&c, W_P_RAW, bytes.ptr, bytes.len);
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_RAW, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     /* raw bytes may be text: never indent next to them */
     if (w->depth) w_top(w)->info |= W_EL_MIXED;
