@@ -40,10 +40,6 @@
 #ifndef STAX_NO_STDIO
 #include <unistd.h>
 #endif
-#if defined(__SSE2__) && !defined(STAX_NO_SIMD)
-#define W_SSE2 1
-#include <emmintrin.h>
-#endif
 #ifndef STAX_NO_THREADS
 #include <pthread.h>
 #include <sched.h>
@@ -231,64 +227,41 @@ static inline char *w_nl_run(const stax_writer *w) { return (char *)(uintptr_t)(
 
 #define W_NL_RUN (1 + W_MAX_INDENT + 15)
 
-/* Byte classes of both escapers (the fast one and the piece path): what each
- * byte needs. 0: copied as it is; 1..7: replaced by w_esc8[code] (CR in CDATA
- * is written as a section break instead, see w_escape); W_F_HIGH: the start
- * of a UTF-8 sequence to check; W_F_BAD: not a Char (refused); W_F_BRACKET:
- * ']' in CDATA, which may start "]]>". One table per piece kind. */
-enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10 };
+/* The escaper's tables. A byte class per piece kind says what each byte
+ * needs: 0 copied as it is; 1..7 and W_F_CDATA_CR replaced by w_esc[code];
+ * W_F_HIGH the start of a UTF-8 sequence to check; W_F_BAD not a Char
+ * (refused); W_F_BRACKET ']' in CDATA, which may start "]]>" (replaced by
+ * w_esc[W_F_BRACKET] when it does). */
+enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10, W_F_CDATA_CR = 11 };
 
-#define W_F_CTRL9 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
-#define W_F_CTRL16 W_F_CTRL9, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+/* Each escape, and its length. Entries are at least 8 bytes: the fast
+ * escaper copies 8 and keeps the length. CDATA cannot hold a reference, and a
+ * raw CR would come back as LF: a CR there closes the section around "&#13;";
+ * "]]>" ends a section, so it is closed between "]]" and ">". */
+static const char w_esc[12][18] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;",
+                                   "", "", "]]]]><![CDATA[>", "]]>&#13;<![CDATA["};
+static const unsigned char w_esc_len[12] = {0, 5, 4, 4, 6, 4, 5, 5, 0, 0, 15, 17};
+
+#define W_F_BAD8 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
 #define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
                 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
-#define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
 #define W_F_Z16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+/* A class table from the codes of its eight special bytes; other controls
+ * are W_F_BAD, bytes from 0x80 W_F_HIGH. */
+#define W_CLASSES(tab, lf, cr, quot, amp, lt, gt, rbracket)                                              \
+    W_F_BAD8, W_F_BAD, tab, lf, W_F_BAD, W_F_BAD, cr, W_F_BAD, W_F_BAD, W_F_BAD8, W_F_BAD8,              \
+    0, 0, quot, 0, 0, 0, amp, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, lt, 0, gt, 0, \
+    W_F_Z16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, rbracket, 0, 0, W_F_Z16, W_F_Z16,                    \
+    W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
 
 /* Checked characters (comments, PIs): TAB LF CR kept, no escapes. */
-static const unsigned char w_class_chars[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 0, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_chars[256] = {W_CLASSES(0, 0, 0, 0, 0, 0, 0, 0)};
 /* Text: & < > CR escaped, TAB LF kept. */
-static const unsigned char w_class_text[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_text[256] = {W_CLASSES(0, 0, 7, 0, 1, 2, 3, 0)};
 /* Attribute values: & < " TAB LF CR escaped. */
-static const unsigned char w_class_attr[256] = {
-    W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_attr[256] = {W_CLASSES(5, 6, 7, 4, 1, 2, 0, 0)};
 /* CDATA content: CR and "]]>" split out of the section. */
-static const unsigned char w_class_cdata[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, W_F_BRACKET, 0, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_cdata[256] = {W_CLASSES(0, 0, W_F_CDATA_CR, 0, 0, 0, 0, W_F_BRACKET)};
 
 static const unsigned char *const w_classes[] = {
     w_class_chars, w_class_chars, w_class_text, w_class_attr, w_class_cdata, w_class_chars,
@@ -633,29 +606,11 @@ static inline int w_fast_end(stax_writer *w, const unsigned char *e, const unsig
 
 /* The escape written for the unit at s[i] (a special byte, or "]]>" in CDATA);
  * *adv receives how many input bytes it stands for. */
-static const char *w_escape(int kind, const unsigned char *s, size_t i, size_t *m, size_t *adv) {
-    *adv = 1;
-    switch (s[i]) {
-    case '&': *m = 5; return "&amp;";
-    case '<': *m = 4; return "&lt;";
-    case '>': *m = 4; return "&gt;";
-    case '"': *m = 6; return "&quot;";
-    case '\t': *m = 4; return "&#9;";
-    case '\n': *m = 5; return "&#10;";
-    case '\r':
-        if (kind == W_P_CDATA) {
-            /* CDATA cannot hold a reference, and a raw CR would come back as LF */
-            *m = 17;
-            return "]]>&#13;<![CDATA[";
-        }
-        *m = 5;
-        return "&#13;";
-    default:
-        /* "]]>" ends the section: close it between "]]" and ">" */
-        *adv = 3;
-        *m = 15;
-        return "]]]]><![CDATA[>";
-    }
+static const char *w_escape(const unsigned char *cls, const unsigned char *s, size_t i, size_t *m, size_t *adv) {
+    unsigned code = cls[s[i]];
+    *adv = code == W_F_BRACKET ? 3 : 1;
+    *m = w_esc_len[code];
+    return w_esc[code];
 }
 
 /* Copy a piece of kind W_P_CHARS/TEXT/ATTR/CDATA from input offset *in, with
@@ -679,21 +634,7 @@ static inline uint64_t w_stops64(uint64_t v, uint64_t c1, uint64_t c2, uint64_t 
            w_has_byte(v, c3);
 }
 
-#ifdef W_SSE2
-/* Index of the lowest set bit of a nonzero mask. */
-static inline size_t w_ctz(unsigned mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return (size_t)__builtin_ctz(mask);
-#else
-    size_t k = 0;
-    while (!(mask & 1u)) {
-        mask >>= 1;
-        k++;
-    }
-    return k;
-#endif
-}
-
+#ifdef STAX__SSE2
 /* For 16 bytes, as a 16-bit mask (a signed compare with 0x20 catches both
  * < 0x20 and >= 0x80). */
 static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) {
@@ -707,19 +648,19 @@ static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) 
  * to the first stop exactly; then 8 at a time, up to the word that holds one
  * (the table loop then looks at it byte by byte). */
 static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
-#ifdef W_SSE2
+#ifdef STAX__SSE2
     const __m128i e1 = _mm_set1_epi8((char)(c1 & 0xFF)), e2 = _mm_set1_epi8((char)(c2 & 0xFF)),
                   e3 = _mm_set1_epi8((char)(c3 & 0xFF));
     while (n - i >= 16) {
         unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), e1, e2, e3);
-        if (mask) return i + w_ctz(mask); /* the first byte to look at */
+        if (mask) return i + stax__ctz32(mask); /* the first byte to look at */
         i += 16;
     }
     if (n >= 16 && i < n) {
         /* the tail: the last 16 bytes of the string, ignoring those before i */
         unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), e1, e2, e3);
         mask >>= i - (n - 16);
-        return mask ? i + w_ctz(mask) : n;
+        return mask ? i + stax__ctz32(mask) : n;
     }
 #endif
     while (n - i >= 8) {
@@ -750,7 +691,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
     size_t i = *in, m, adv;
     int st;
     if (*unit) {
-        const char *e = w_escape(kind, s, i, &m, &adv);
+        const char *e = w_escape(cls, s, i, &m, &adv);
         if ((st = w_put(w, e, m, unit)) != STAX_OK) return st;
         i += adv;
         *unit = 0;
@@ -798,7 +739,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
             }
         }
         if (i >= n) break;
-        const char *e = w_escape(kind, s, i, &m, &adv);
+        const char *e = w_escape(cls, s, i, &m, &adv);
         if (w->out.cap - w->out.len >= m) {
             if ((st = w_append(w, e, m)) != STAX_OK) return st;
         } else {
@@ -1127,9 +1068,6 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
  * The piece path (w_emit_escaped) writes the same bytes; the async tests, which
  * push every call through both, compare them. */
 
-static const char w_esc8[8][8] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;"};
-static const unsigned char w_esc8_len[8] = {0, 5, 4, 4, 6, 4, 5, 5};
-
 /* Handle the byte at s[*i] that stopped the scan; returns the output end, or
  * NULL with *err set. Runs of non-ASCII characters are checked in one go. */
 static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, size_t *i, size_t n,
@@ -1139,8 +1077,8 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
     if (code == 0) {
         *o++ = s[k++];
     } else if (code < W_F_HIGH) {
-        memcpy(o, w_esc8[code], 8);
-        o += w_esc8_len[code];
+        memcpy(o, w_esc[code], 8);
+        o += w_esc_len[code];
         k++;
     } else if (code == W_F_BAD) {
         *err = STAX_E_CHAR;
@@ -1164,7 +1102,7 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
 W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
     const unsigned char *tab = attr ? w_class_attr : w_class_text;
     size_t i = 0;
-#ifdef W_SSE2
+#ifdef STAX__SSE2
     const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), third = _mm_set1_epi8(attr ? '"' : '>');
     if (n < 16) {
         /* short strings, the most common: when nothing needs care, the whole
@@ -1217,7 +1155,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
                     continue;
                 }
             }
-            size_t k = w_ctz(mask), j = i + k;
+            size_t k = stax__ctz32(mask), j = i + k;
             if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
             i = clean = j;
         }
@@ -1242,7 +1180,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             mask = w_stops16(v, amp, lt, third) & ((1u << r) - 1);
         }
         if (!mask) return o + r;
-        size_t k = w_ctz(mask), j = i + k;
+        size_t k = stax__ctz32(mask), j = i + k;
         if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
         i = clean = j;
     }
