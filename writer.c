@@ -148,6 +148,8 @@ typedef struct w_bg {
     size_t len;
     int busy, quit, status, running;
     int err_no;    /* errno of a failed write (set with status) */
+    stax_write_fn fn; /* the sink, as set when the thread started */
+    void *ctx;
     ptrdiff_t took; /* what the failing sink call returned, and was offered */
     size_t offered;
     uint64_t done; /* bytes the sink took */
@@ -178,13 +180,18 @@ struct stax_writer {
     FILE *file;
     stax__buf msink; /* the memory sinks: the caller's buffer, or the growable one */
     uint64_t bytes_out;
-    int status;    /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
-    int gate;      /* nonzero when a call must take w_begin's slow checks (see w_regate) */
-    int first_err; /* the first negative status a call returned */
-    int dead;      /* status is a sink error or STAX_E_INTERNAL: the sink gets nothing more */
-    int sys_errno; /* errno of the sink error in status */
-    int sink_errno;/* set by the fd and FILE* sinks when they fail (from the thread, if there is one) */
-    const char *why; /* a reason for the refusal being returned (for the message), or NULL */
+    int sink_errno; /* the fd and FILE* sinks' errno when they fail (on the thread, if there is one) */
+
+    /* The error state. After a sink error or STAX_E_INTERNAL, fn is NULL:
+     * the sink gets nothing more. */
+    struct {
+        int status; /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
+        int first;  /* the first negative status a call returned */
+        int err_no; /* errno of the sink error in status */
+        char msg[96]; /* stax_writer_message */
+    } err;
+    int gate; /* nonzero when a call must take w_begin's slow checks: a summary of err.status,
+                 the sink, rs_call and the finish state (see w_regate) */
 
     /* options */
     unsigned flags;
@@ -214,8 +221,6 @@ struct stax_writer {
     size_t rs_in, rs_unit;
 
     w_bg *bg; /* STAX_WRITE_BACKGROUND only */
-
-    char msg[96]; /* stax_writer_message */
 
     /* With indentation only, W_NL_RUN bytes after the struct (w_nl_run):
      * "\n", then the indent string repeated (the first copy, at + 1, is the
@@ -274,7 +279,7 @@ static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
 /* gate summarizes what w_begin checks, so that the usual call tests one field:
  * it is recomputed wherever one of those fields changes. */
 static void w_regate(stax_writer *w) {
-    w->gate = w->status != STAX_OK || w->sink == W_SINK_NONE || w->rs_call != W_CALL_NONE || w->finished ||
+    w->gate = w->err.status != STAX_OK || w->sink == W_SINK_NONE || w->rs_call != W_CALL_NONE || w->finished ||
               w->in_finish;
 }
 
@@ -284,71 +289,87 @@ static void w_regate(stax_writer *w) {
  * writer stops for good. */
 static W_COLD int w_internal(stax_writer *w, const char *what) {
     STAX__INTERNAL_HIT();
-    if (!w->dead) {
-        w->status = STAX_E_INTERNAL;
-        w->dead = 1;
-        stax__fmt(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
+    if (w->err.status == STAX_OK || w->fn) {
+        w->err.status = STAX_E_INTERNAL;
+        w->fn = NULL;
+        stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (%s): please report it", what);
         w_regate(w);
     }
-    if (!w->first_err) w->first_err = STAX_E_INTERNAL;
+    if (!w->err.first) w->err.first = STAX_E_INTERNAL;
     return STAX_E_INTERNAL;
 }
 
 /* A sink error: sticky, with its errno and a message. */
 static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
-    w->status = st;
-    w->dead = 1;
-    w->sys_errno = err_no;
+    w->err.status = st;
+    w->fn = NULL;
+    w->err.err_no = err_no;
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
     case W_SINK_FD:
         if (err_no)
-            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed (errno %d)", w->fd, err_no);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed (errno %d)", w->fd, err_no);
         else
-            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed: no byte written", w->fd);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed: no byte written", w->fd);
         break;
     case W_SINK_FILE:
         if (err_no)
-            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (errno %d)", err_no);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (errno %d)", err_no);
         else
-            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (ferror)");
+            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (ferror)");
         break;
     case W_SINK_MEM_FIXED:
-        stax__fmt(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
+        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink is full (%zu bytes)", w->msink.cap);
         break;
     case W_SINK_MEM_GROW:
-        stax__fmt(w->msg, sizeof w->msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
+        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
         break;
     default:
         if (st == STAX_E_INTERNAL)
-            stax__fmt(w->msg, sizeof w->msg, "internal error (memory sink): please report it");
+            stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (memory sink): please report it");
         else if (took > 0)
-            stax__fmt(w->msg, sizeof w->msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
         else
-            stax__fmt(w->msg, sizeof w->msg, "the sink returned %td (%s)", took, stax_strerror(st));
+            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink returned %td (%s)", took, stax_strerror(st));
     }
-    if (!w->first_err) w->first_err = st;
+    if (!w->err.first) w->err.first = st;
     return st;
 }
+
+/* Refusals that say more than their status: the calls return these, and
+ * w_refused turns each into its status, with the reason in the message. */
+enum { W_E_NULL_STR = -1001, W_E_FRAC = -1002, W_E_THREAD = -1003 };
+
+static const struct {
+    int status;
+    const char *why;
+} w_reasons[] = {
+    {STAX_E_USAGE, "a string is NULL with a nonzero length"},
+    {STAX_E_USAGE, "frac_digits over 19"},
+    {STAX_E_NOMEM, "the background thread could not be started"},
+};
 
 /* A call returned st < 0. A sticky error (a sink error, STAX_E_INTERNAL)
  * was recorded where it happened; a refusal is remembered as the first error
  * if it is one, with its message, and becomes sticky with STAX_WRITE_STICKY. */
 static W_COLD int w_refused(stax_writer *w, int call, int st) {
-    const char *why = w->why;
-    w->why = NULL;
-    if (w->status != STAX_OK) return st;
-    if (!w->first_err) {
-        w->first_err = st;
+    const char *why = NULL;
+    if (st <= W_E_NULL_STR && st >= W_E_THREAD) {
+        why = w_reasons[W_E_NULL_STR - st].why;
+        st = w_reasons[W_E_NULL_STR - st].status;
+    }
+    if (w->err.status != STAX_OK) return st;
+    if (!w->err.first) {
+        w->err.first = st;
         if (st == STAX_E_LIMIT_STACK)
-            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
+            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
                       w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves",
                       w->stack_max);
         else
-            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
     }
     if (w->flags & STAX_WRITE_STICKY) {
-        w->status = st;
+        w->err.status = st;
         w_regate(w);
     }
     return st;
@@ -436,7 +457,7 @@ static void *w_bg_main(void *arg) {
         /* The sink is blocking by contract; one that takes nothing is given
          * the processor and asked again rather than failed. */
         while (st == STAX_OK && done < n) {
-            ptrdiff_t k = w->fn(w->ctx, p + done, n - done);
+            ptrdiff_t k = g->fn(g->ctx, p + done, n - done);
             if (k < 0 || (size_t)k > n - done) {
                 st = k < 0 ? w_sink_error(k) : STAX_E_IO;
                 g->took = k; /* the main thread reads these after the lock below */
@@ -469,7 +490,7 @@ static int w_bg_wait(stax_writer *w) {
     size_t offered = g->offered;
     w->bytes_out = g->done;
     pthread_mutex_unlock(&g->mu);
-    if (st != STAX_OK && !w->dead) return w_sink_failed(w, st, err_no, offered, took);
+    if (st != STAX_OK && w->fn) return w_sink_failed(w, st, err_no, offered, took);
     return st;
 }
 
@@ -1246,7 +1267,7 @@ W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
 /* Common entry: 0 for a fresh call, 1 when repeating the call that blocked,
  * or a negative status. `internal` lets finish end elements. */
 static int w_begin_slow(stax_writer *w, int call, int internal) {
-    if (w->status != STAX_OK) return w->status;
+    if (w->err.status != STAX_OK) return w->err.status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : STAX_E_STATE;
     if (w->finished || (w->in_finish && !internal)) return STAX_E_STATE;
@@ -1262,10 +1283,7 @@ static inline int w_begin(stax_writer *w, int call, int internal) {
  * it is read. */
 static inline int w_bad(stax_str s) { return STAX_UNLIKELY(s.ptr == NULL && s.len != 0); }
 
-static W_COLD int w_null_str(stax_writer *w) {
-    w->why = "a string is NULL with a nonzero length";
-    return STAX_E_USAGE;
-}
+static W_COLD int w_null_str(void) { return W_E_NULL_STR; }
 
 /* The indentation before markup written now (a piece that writes nothing
  * when there is none). */
@@ -1311,7 +1329,7 @@ static inline int w_is_name(stax_str s) {
 static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
     int r = w_begin(w, W_CALL_DECL, 0), st;
     if (r < 0) return r;
-    if (w_bad(version) || w_bad(encoding)) return w_null_str(w);
+    if (w_bad(version) || w_bad(encoding)) return w_null_str();
     if (version.len == 0) version.ptr = "1.0", version.len = 3;
     if (!r) {
         if (w->started) return STAX_E_STATE;
@@ -1353,7 +1371,7 @@ static int w_is_pubid(stax_str s) {
 static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
     int r = w_begin(w, W_CALL_DOCTYPE, 0), st;
     if (r < 0) return r;
-    if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str(w);
+    if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str();
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
         if (w->depth || w->root_done || w->doctype_done) return STAX_E_STATE;
@@ -1410,7 +1428,7 @@ static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
 W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     int r = w_begin(w, W_CALL_START, 0), st;
     if (r < 0) return r;
-    if (w_bad(name)) return w_null_str(w);
+    if (w_bad(name)) return w_null_str();
     if (!r) {
         if (w->depth == 0 && w->root_done) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
@@ -1468,7 +1486,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
 W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str value) {
     int r = w_begin(w, call, 0);
     if (r < 0) return r;
-    if (w_bad(name) || w_bad(value)) return w_null_str(w);
+    if (w_bad(name) || w_bad(value)) return w_null_str();
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
@@ -1483,7 +1501,7 @@ static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     int r = w_begin(w, W_CALL_NS, 0);
     if (r < 0) return r;
-    if (w_bad(prefix) || w_bad(uri)) return w_null_str(w);
+    if (w_bad(prefix) || w_bad(uri)) return w_null_str();
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
@@ -1516,7 +1534,7 @@ static W_NOINLINE int w_text_run(stax_writer *w, int call, stax_str text, int r)
 W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
@@ -1534,7 +1552,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
 static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) return STAX_E_STATE;
     w_call c = {0};
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
@@ -1561,7 +1579,7 @@ static int w_has_pair(stax_str s, char a, char b) {
 static int w_comment(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_COMMENT, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
     w_call c = {0};
@@ -1577,7 +1595,7 @@ static int w_comment(stax_writer *w, stax_str text) {
 static int w_pi(stax_writer *w, stax_str target, stax_str data) {
     int r = w_begin(w, W_CALL_PI, 0), st;
     if (r < 0) return r;
-    if (w_bad(target) || w_bad(data)) return w_null_str(w);
+    if (w_bad(target) || w_bad(data)) return w_null_str();
     if (!r) {
         /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
         if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
@@ -1658,7 +1676,7 @@ W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, stax_str name, stax_s
 W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
     if (w_bad(name) || w_bad(text)) {
         int r = w_begin(w, W_CALL_ELEMENT, 0);
-        return r < 0 ? r : w_null_str(w);
+        return r < 0 ? r : w_null_str();
     }
     /* start would take it (the rest of its checks are about room) */
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
@@ -1686,7 +1704,7 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
 static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
-    if (w_bad(bytes)) return w_null_str(w);
+    if (w_bad(bytes)) return w_null_str();
     w_call c = {0};
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     if (bytes.len) w_add(&c, W_P_RAW, bytes.ptr, bytes.len);
@@ -1792,7 +1810,7 @@ static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
  * nothing), then return the sticky status. After a sink error nothing can. */
 static int w_flush(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK && (w->dead || w->sink == W_SINK_NONE)) return w->status;
+    if (w->err.status != STAX_OK && !w->fn) return w->err.status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
@@ -1804,12 +1822,12 @@ static int w_flush(stax_writer *w) {
         if (fflush(w->file) != 0) st = w_sink_failed(w, STAX_E_IO, errno, 0, 0);
     }
 #endif
-    return st == STAX_OK ? w->status : st;
+    return st == STAX_OK ? w->err.status : st;
 }
 
 static int w_finish(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w_flush(w);
+    if (w->err.status != STAX_OK) return w_flush(w);
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
@@ -1868,8 +1886,7 @@ static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int n
     if (frac > 19) {
         st = w_begin(w, call, 0);
         if (st >= 0) {
-            w->why = "frac_digits over 19";
-            st = STAX_E_USAGE;
+            st = W_E_FRAC;
         }
         return w_result(w, call, st);
     }
@@ -1902,10 +1919,10 @@ int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f
 
 /* ================================================================ state */
 
-int stax_writer_status(const stax_writer *w) { return w ? w->status : STAX_E_USAGE; }
-int stax_writer_first_error(const stax_writer *w) { return w ? w->first_err : STAX_E_USAGE; }
-int stax_writer_errno(const stax_writer *w) { return w ? w->sys_errno : 0; }
-const char *stax_writer_message(const stax_writer *w) { return w ? w->msg : "no writer"; }
+int stax_writer_status(const stax_writer *w) { return w ? w->err.status : STAX_E_USAGE; }
+int stax_writer_first_error(const stax_writer *w) { return w ? w->err.first : STAX_E_USAGE; }
+int stax_writer_errno(const stax_writer *w) { return w ? w->err.err_no : 0; }
+const char *stax_writer_message(const stax_writer *w) { return w ? w->err.msg : "no writer"; }
 uint32_t stax_writer_depth(const stax_writer *w) { return w ? w->depth : 0; }
 
 uint64_t stax_writer_bytes_out(const stax_writer *w) {
@@ -2184,6 +2201,8 @@ static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
 #ifndef STAX_NO_THREADS
     if (w->bg) {
         w_bg *g = w->bg;
+        g->fn = fn;
+        g->ctx = ctx;
         if (pthread_mutex_init(&g->mu, NULL) != 0) goto fail;
         if (pthread_cond_init(&g->cv, NULL) != 0) {
             pthread_mutex_destroy(&g->mu);
@@ -2201,8 +2220,7 @@ fail:
     w->sink = W_SINK_NONE;
     w_regate(w);
     w->fn = NULL;
-    w->why = "the background thread could not be started";
-    return STAX_E_NOMEM;
+    return W_E_THREAD;
 #else
     return STAX_OK;
 #endif
