@@ -154,59 +154,55 @@ static int ignore_piece(void *ctx, const stax_select_piece *p) {
     return 0;
 }
 
-/* Run paths over doc (one feed): the select's first status other than STAX_OK, message in msg. */
-static int select_over(const char *doc, const stax_select_options *so, const char *paths, char *msg, size_t cap) {
+/* Run paths and columns over doc, one event at a time: the select's first
+ * status other than STAX_OK, its message in msg. */
+static int select_over(const char *doc, const stax_select_options *so, const char *paths, const char *columns,
+                       char *msg, size_t cap) {
     stax_select *s = stax_select_new(so);
     cr_assert_not_null(s);
-    int sst = stax_select_compile(s, stax_strz(paths), stax_strz(""));
+    int st = stax_select_compile(s, stax_strz(paths), stax_strz(columns));
     stax_select_set_output(s, ignore_piece, NULL);
-    stax_reader *r = stax_reader_new(NULL);
-    cr_assert_not_null(r);
-    stax_reader_feed(r, doc, strlen(doc));
-    const stax_batch *b;
-    int st, ended = 0;
-    while (sst == STAX_OK && ((st = stax_reader_next(r, &b)) == STAX_OK || (st == STAX_NEED_INPUT && !ended))) {
-        if (st == STAX_OK)
-            sst = stax_select_batch(s, b);
-        else
-            ended = stax_reader_end(r) == STAX_OK;
-    }
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, stax_reader_new(NULL), doc, strlen(doc));
+    while (st == STAX_OK && stax_test_cursor_next(&c)) st = stax_select_event(s, c.b, c.i);
     snprintf(msg, cap, "%s", stax_select_message(s));
-    stax_reader_free(r);
+    stax_reader_free(c.r);
     stax_select_free(s);
-    return sst;
+    return st;
 }
 
 Test(limits, every_select_limit_gives_its_status_and_names_its_option) {
     struct {
-        uint32_t max_depth;
-        size_t max_held, max_state, xml_memory;
-        unsigned flags;
-        const char *path;
+        stax_select_options so;
+        const char *path, *columns;
         int status;
         const char *says;
     } cases[] = {
-        {30, 0, 0, 0, 0, "//b", STAX_E_LIMIT_DEPTH, "max_depth (30 levels)"},
-        {0, 4096, 0, 0, 0, "//a", STAX_E_LIMIT_HELD, "max_held (4096 bytes)"},
-        {0, 0, 2048, 0, 0, "//a[1]/b", STAX_E_LIMIT_STATE, "max_state (2048 bytes)"},
-        {0, 0, 0, STAX_WRITER_MIN_MEMORY + 2048, STAX_SELECT_XML, "/a", STAX_E_LIMIT_XML_MEMORY, "xml_memory (3072 bytes)"},
+        {{.max_depth = 30}, "//b", "", STAX_E_LIMIT_DEPTH, "max_depth (30 levels)"},
+        {{.max_held = 4096}, "//a", "", STAX_E_LIMIT_HELD, "max_held (4096 bytes)"},
+        {{.max_held = 3000}, "//a", "b,.", STAX_E_LIMIT_HELD, "max_held (3000 bytes)"},
+        {{.max_held = 20000, .flags = STAX_SELECT_XML}, "//a", "", STAX_E_LIMIT_HELD, "max_held (20000 bytes)"},
+        {{.max_state = 2048}, "//a[1]/b", "", STAX_E_LIMIT_STATE, "max_state (2048 bytes)"},
+        {{.xml_memory = STAX_WRITER_MIN_MEMORY + 2048, .flags = STAX_SELECT_XML}, "/a", "", STAX_E_LIMIT_XML_MEMORY,
+         "xml_memory (3072 bytes)"},
     };
     /* 200 nested <a>, each with 30 bytes of text: deep, and with values that wait */
     char *doc = repeat("", "<a>abcdefghijklmnopqrstuvwxyzabcd", 200, "");
     char *full = repeat(doc, "</a>", 200, "");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        stax_select_options so;
-        memset(&so, 0, sizeof so);
-        so.max_depth = cases[k].max_depth;
-        so.max_held = cases[k].max_held;
-        so.max_state = cases[k].max_state;
-        so.xml_memory = cases[k].xml_memory;
-        so.flags = cases[k].flags;
         char msg[256];
-        int st = select_over(full, &so, cases[k].path, msg, sizeof msg);
+        int st = select_over(full, &cases[k].so, cases[k].path, cases[k].columns, msg, sizeof msg);
         cr_assert_eq(st, cases[k].status, "case %zu: %s, %s", k, stax_test_status_name(st), msg);
         cr_assert(strstr(msg, cases[k].says), "case %zu: '%s' lacks '%s'", k, msg, cases[k].says);
     }
     free(full);
     free(doc);
+    /* each has a text of its own, which names its option */
+    const int limits[] = {STAX_E_LIMIT_HELD, STAX_E_LIMIT_STATE, STAX_E_LIMIT_XML_MEMORY, STAX_E_LIMIT_STACK};
+    const char *const names[] = {"max_held", "max_state", "xml_memory", "stack_size"};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        cr_assert(strstr(stax_strerror(limits[k]), names[k]), "%s", stax_strerror(limits[k]));
+        for (int other = -50; other <= 4; other++)
+            if (other != limits[k]) cr_assert_str_neq(stax_strerror(limits[k]), stax_strerror(other));
+    }
 }
