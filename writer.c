@@ -103,7 +103,8 @@ enum {
     W_P_TEXT,   /* character data: & < > CR escaped */
     W_P_ATTR,   /* attribute value: & < " TAB LF CR escaped */
     W_P_CDATA,  /* CDATA content: "]]>" and CR split out of the section */
-    W_P_INDENT  /* "\n" and n copies of the indent string */
+    W_P_INDENT, /* "\n" and n copies of the indent string */
+    W_P_BYTE    /* p[0], written when n is 1 (n is 0 or 1): a markup byte that may be left out */
 };
 
 
@@ -274,7 +275,7 @@ static const unsigned char *const w_classes[] = {
 
 /* The most output bytes one input byte can turn into, per piece kind: "&quot;"
  * for 1 byte in an attribute, "]]>&#13;<![CDATA[" for a CR in CDATA. */
-static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
+static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1, 1};
 
 /* gate summarizes what w_begin checks, so that the usual call tests one field:
  * it is recomputed wherever one of those fields changes. */
@@ -808,7 +809,7 @@ static uint64_t w_signature(int call, const w_call *c) {
         const w_piece *pc = &c->pc[k];
         h = (h ^ (uint64_t)pc->kind ^ (pc->p ? 0x100u : 0)) * 1099511628211u;
         h = (h ^ (uint64_t)pc->n) * 1099511628211u;
-        if ((call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM) && pc->kind != W_P_RAW)
+        if ((call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM) && pc->kind != W_P_INDENT)
             for (size_t i = 0; i < pc->n; i++) h = (h ^ (unsigned char)pc->p[i]) * 1099511628211u;
     }
     return h;
@@ -843,7 +844,7 @@ static size_t w_worst(const stax_writer *w, const w_call *c) {
 static int w_prevalidate(const w_call *c) {
     for (int k = 0; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT) continue;
+        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT || pc->kind == W_P_BYTE) continue;
         int err = STAX_OK;
         if (stax__check_chars(pc->p, pc->n, &err) != pc->n) return err;
     }
@@ -867,11 +868,12 @@ static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     size_t mark = w->out.len;
     for (int k = first; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
+        int raw = pc->kind == W_P_RAW || pc->kind == W_P_BYTE;
+        if (raw && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
             if ((st = w_append(w, pc->p, pc->n)) != STAX_OK) return st;
             continue;
         }
-        if (pc->kind == W_P_RAW) {
+        if (raw) {
             st = w_put(w, pc->p, pc->n, &in);
         } else if (pc->kind == W_P_INDENT) {
             st = pc->p ? w_emit_indent(w, pc->n, &in, &unit) : STAX_OK;
@@ -1249,6 +1251,9 @@ W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
         if (q->kind == W_P_RAW) {
             w_copy(o, q->p, q->n);
             o += q->n;
+        } else if (q->kind == W_P_BYTE) {
+            *o = (unsigned char)q->p[0]; /* inside the reservation even when n is 0 */
+            o += q->n;
         } else if (q->kind == W_P_INDENT) {
             if (q->p) o = w_fast_indent(w, o, q->n);
         } else if (!(o = w_esc_fast(o, (const unsigned char *)q->p, q->n, q->kind == W_P_ATTR, &st))) {
@@ -1293,7 +1298,7 @@ static inline w_piece w_markup_indent(const stax_writer *w) {
 
 /* ">" of a start tag still open, then the indentation before markup. */
 static void w_add_before_markup(stax_writer *w, w_call *c) {
-    w_add(c, W_P_RAW, ">", w->tag_open != 0);
+    w_add(c, W_P_BYTE, ">", w->tag_open != 0);
     c->pc[c->np++] = w_markup_indent(w);
 }
 
@@ -1321,7 +1326,10 @@ static inline int w_is_name(stax_str s) {
     const unsigned char *p = (const unsigned char *)s.ptr;
     unsigned ok = p[0] < 0x80 ? stax__class[p[0]] & STAX__C_NSTART : 0;
     unsigned rest = STAX__C_ANAME;
-    for (size_t i = 1; i < s.len; i++) rest &= stax__class[p[i]];
+    size_t i = 1;
+    for (; i + 4 <= s.len; i += 4)
+        rest &= stax__class[p[i]] & stax__class[p[i + 1]] & stax__class[p[i + 2]] & stax__class[p[i + 3]];
+    for (; i < s.len; i++) rest &= stax__class[p[i]];
     if (ok && rest) return 1;
     return stax__check_name(s.ptr, s.len) == 0;
 }
@@ -1412,7 +1420,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
 
 /* [>]  [indent]<name */
 W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece *pc) {
-    pc[0] = w_pc(W_P_RAW, ">", w->tag_open != 0);
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
     pc[1] = w_markup_indent(w);
     pc[2] = w_pc(W_P_RAW, "<", 1);
     pc[3] = w_pc(W_P_RAW, name.ptr, name.len);
@@ -1448,20 +1456,26 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     return STAX_OK;
 }
 
+/* The kind of a call's value: the digits of a number call need no escaping
+ * and no check. */
+W_ALWAYS_INLINE int w_value_kind(int call, int kind) {
+    return call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM || call == W_CALL_ELEMENT_NUM ? W_P_RAW : kind;
+}
+
 /*  a+b="value" (b: the prefix of a namespace declaration) */
-W_ALWAYS_INLINE int w_attr_pieces(const char *a, size_t an, stax_str b, stax_str value, w_piece *pc) {
+W_ALWAYS_INLINE int w_attr_pieces(int call, const char *a, size_t an, stax_str b, stax_str value, w_piece *pc) {
     pc[0] = w_pc(W_P_RAW, " ", 1);
     pc[1] = w_pc(W_P_RAW, a, an);
     pc[2] = w_pc(W_P_RAW, b.ptr, b.len);
     pc[3] = w_pc(W_P_RAW, "=\"", 2);
-    pc[4] = w_pc(W_P_ATTR, value.ptr, value.len);
+    pc[4] = w_pc(w_value_kind(call, W_P_ATTR), value.ptr, value.len);
     pc[5] = w_pc(W_P_RAW, "\"", 1);
     return 6;
 }
 
 static W_NOINLINE int w_attr_run(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     w_call c;
-    c.np = w_attr_pieces(a, an, b, value, c.pc);
+    c.np = w_attr_pieces(call, a, an, b, value, c.pc);
     return w_run(w, call, &c, r);
 }
 
@@ -1473,7 +1487,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
     w_piece pc[6];
-    int np = w_attr_pieces(a, an, b, value, pc);
+    int np = w_attr_pieces(call, a, an, b, value, pc);
     if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_attr_run(w, call, a, an, b, value, r);
     if (st != STAX_OK) return st;
     w_peak(w, an + b.len + sizeof(w_rec));
@@ -1519,15 +1533,15 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
 
 /* [>]text (outside the root, where it is spaces, tabs and LFs, escaping
  * leaves it as it is) */
-W_ALWAYS_INLINE int w_text_pieces(const stax_writer *w, stax_str text, w_piece *pc) {
-    pc[0] = w_pc(W_P_RAW, ">", w->tag_open != 0);
-    pc[1] = w_pc(W_P_TEXT, text.ptr, text.len);
+W_ALWAYS_INLINE int w_text_pieces(const stax_writer *w, int call, stax_str text, w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_pc(w_value_kind(call, W_P_TEXT), text.ptr, text.len);
     return 2;
 }
 
 static W_NOINLINE int w_text_run(stax_writer *w, int call, stax_str text, int r) {
     w_call c;
-    c.np = w_text_pieces(w, text, c.pc);
+    c.np = w_text_pieces(w, call, text, c.pc);
     return w_run(w, call, &c, r);
 }
 
@@ -1540,7 +1554,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
     }
     w_piece pc[2];
-    int np = w_text_pieces(w, text, pc);
+    int np = w_text_pieces(w, call, text, pc);
     if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_text_run(w, call, text, r);
     if (st != STAX_OK) return st;
     w_tag_closed(w);
@@ -1620,11 +1634,11 @@ W_ALWAYS_INLINE int w_end_pieces(const stax_writer *w, w_piece *pc) {
     const w_rec *rec = w_top(w);
     int self_close = w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE);
     int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
-    pc[0] = w_pc(W_P_RAW, ">", w->tag_open && !self_close);
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open && !self_close);
     pc[1] = w_pc(W_P_INDENT, ind ? w_nl_run(w) : NULL, w->depth - 1);
     pc[2] = w_pc(W_P_RAW, self_close ? "/>" : "</", 2);
     pc[3] = w_pc(W_P_RAW, w_top_name(w), self_close ? 0 : rec->len);
-    pc[4] = w_pc(W_P_RAW, ">", !self_close);
+    pc[4] = w_pc(W_P_BYTE, ">", !self_close);
     return 5;
 }
 
@@ -1650,18 +1664,18 @@ W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
 }
 
 /* The three calls (out of line: the fast case below keeps its registers). */
-static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str text) {
+static W_NOINLINE int w_element_slow(stax_writer *w, int call, stax_str name, stax_str text) {
     int st = w_start(w, name);
-    if (st == STAX_OK) st = w_text(w, W_CALL_TEXT, text);
+    if (st == STAX_OK) st = w_text(w, call == W_CALL_ELEMENT_NUM ? W_CALL_TEXT_NUM : W_CALL_TEXT, text);
     if (st == STAX_OK) st = w_end(w, 0);
     return st;
 }
 
 /* [>][indent]<name>text</name> */
-W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, stax_str name, stax_str text, w_piece *pc) {
+W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str name, stax_str text, w_piece *pc) {
     w_start_pieces(w, name, pc);
     pc[4] = w_pc(W_P_RAW, ">", 1);
-    pc[5] = w_pc(W_P_TEXT, text.ptr, text.len);
+    pc[5] = w_pc(w_value_kind(call, W_P_TEXT), text.ptr, text.len);
     pc[6] = w_pc(W_P_RAW, "</", 2);
     pc[7] = w_pc(W_P_RAW, name.ptr, name.len);
     pc[8] = w_pc(W_P_RAW, ">", 1);
@@ -1673,7 +1687,7 @@ W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, stax_str name, stax_s
  * state the three calls leave behind. Anything else (a blocked call, a bad
  * name or text, a full buffer) goes through the three calls, so errors and
  * blocking behave exactly as theirs. */
-W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
+W_ALWAYS_INLINE int w_element(stax_writer *w, int call, stax_str name, stax_str text) {
     if (w_bad(name) || w_bad(text)) {
         int r = w_begin(w, W_CALL_ELEMENT, 0);
         return r < 0 ? r : w_null_str();
@@ -1682,7 +1696,7 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
     if (startable && w_reserve(w, name.len) == STAX_OK) {
         w_piece pc[9];
-        int np = w_element_pieces(w, name, text, pc);
+        int np = w_element_pieces(w, call, name, text, pc);
         int st = w_fast(w, pc, np);
         if (st != W_NO_ROOM) {
             if (st != STAX_OK) return st; /* nothing was committed */
@@ -1698,7 +1712,7 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
         int err = STAX_OK;
         if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
     }
-    return w_element_slow(w, name, text);
+    return w_element_slow(w, call, name, text);
 }
 
 static int w_raw(stax_writer *w, stax_str bytes) {
@@ -1870,7 +1884,7 @@ int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
 }
 int stax_writer_end(stax_writer *w) { return w_result(w, W_CALL_END, w_end(w, 0)); }
 int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
-    return w_result(w, W_CALL_ELEMENT, w_element(w, name, text));
+    return w_result(w, W_CALL_ELEMENT, w_element(w, W_CALL_ELEMENT, name, text));
 }
 int stax_writer_raw(stax_writer *w, stax_str bytes) { return w_result(w, W_CALL_RAW, w_raw(w, bytes)); }
 int stax_writer_flush(stax_writer *w) { return w_result(w, W_CALL_FLUSH, w_flush(w)); }
@@ -1896,7 +1910,7 @@ static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int n
     else if (call == W_CALL_TEXT_NUM)
         st = w_text(w, call, digits);
     else
-        st = w_element(w, name, digits);
+        st = w_element(w, call, name, digits);
     return w_result(w, call, st);
 }
 
