@@ -3,8 +3,12 @@
  *
  * HOW A CALL IS WRITTEN
  * Every output call checks its state and arguments, then describes its output
- * as a short list of pieces (literal bytes, text to escape, an indentation)
- * and hands the list to w_run. That split gives three properties at once:
+ * once, as a short list of pieces (literal bytes, text to escape, an
+ * indentation), and one executor writes the list: w_fast, its fast case, when
+ * no call is being resumed and the worst case of the whole call fits in the
+ * free buffer (one reservation, no room check per piece); else w_run, which
+ * checks room per piece and can stop and resume. That split gives four
+ * properties at once:
  * - A refused call writes nothing: when the worst-case output fits in the free
  *   part of the buffer, validation happens while escaping and a bad byte just
  *   rolls the buffer back (nothing of the call reached the sink); otherwise the
@@ -15,14 +19,17 @@
  *   unit already written); the repeated call rebuilds the same pieces and
  *   continues at that point, so nothing is lost or written twice, and no part
  *   is rescanned (a 1 GiB text resumed a thousand times stays linear).
- * - Fast: runs of bytes that need no escaping are found with a table scan and
- *   copied with one memcpy.
+ * - Fast: the hot calls inline w_fast, so that their constant pieces fold
+ *   away; runs of bytes that need no escaping are found 16 bytes at a time and
+ *   copied as they are.
+ * - Said once: the fast case and the resumable path run the same list, so
+ *   they write the same bytes (the async tests compare them).
  *
  * WRITES INTO WRITER MEMORY
  * The output buffer(s), the element stack and the memory sinks are written
  * only through stax__out windows (stax_internal.h) or reservations checked in
- * code: stax__out_put for the piece path and the memory sinks; for the fast
- * paths, a reservation (w_fast_begin) of the call's worst case plus
+ * code: stax__out_put for w_run and the memory sinks; for the fast case
+ * (w_fast), a reservation (w_fast_begin) of the call's worst case plus
  * W_OVERSTORE bytes, checked once per call, inside which the fast escaper
  * stores whole 16-byte blocks (each store within 16 bytes before and 32 after
  * the output position, which only moves forward), and w_fast_end checks that
@@ -53,7 +60,7 @@
 #define W_MIN_STACK 64u      /* the smallest stack_size */
 #define W_STACK_UNLIMITED (SIZE_MAX / 8 * 8) /* stack_max without stack_size: a multiple of sizeof(w_rec) */
 #define W_ALIGN 16u
-/* Bytes past the end of a fast path's exact output that it may store into
+/* Bytes past the end of the fast case's exact output that it may store into
  * (whole 16-byte blocks, two at a time, and 8-byte escapes, trimmed
  * afterwards): part of every fast-path reservation, inside the buffer. */
 #define W_OVERSTORE 32u
@@ -603,7 +610,7 @@ static inline void w_copy(void *dst, const void *src, size_t n) {
     }
 }
 
-/* The fast paths' reservation: `need` bytes (the call's worst case plus
+/* The fast case's reservation: `need` bytes (the call's worst case plus
  * W_OVERSTORE) of the free buffer, checked once. Returns where to store, and
  * *lim, the reservation's end; NULL when they do not fit (the call takes the
  * piece path). */
@@ -615,7 +622,7 @@ static inline unsigned char *w_fast_begin(stax_writer *w, size_t need, unsigned 
     return p;
 }
 
-/* Take the fast path's output [.., e): it must end W_OVERSTORE bytes before
+/* Take the fast case's output [.., e): it must end W_OVERSTORE bytes before
  * the reservation's end, where the worst case ends. */
 static inline int w_fast_end(stax_writer *w, const unsigned char *e, const unsigned char *lim) {
     if (STAX_UNLIKELY(lim - e < (ptrdiff_t)W_OVERSTORE))
