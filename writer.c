@@ -55,7 +55,7 @@
 #ifndef STAX_NO_WRITER
 #define W_DEFAULT_BUFFER 65536u
 #define W_MAX_INDENT 64u
-#define W_MAX_PIECES 12
+#define W_MAX_PIECES 16 /* the most a call describes (doctype: 14) */
 #define W_STACK_INITIAL 256u /* first allocation of the stack; what memory_size counts for stack_size 0 */
 #define W_MIN_STACK 64u      /* the smallest stack_size */
 #define W_STACK_UNLIMITED (SIZE_MAX / 8 * 8) /* stack_max without stack_size: a multiple of sizeof(w_rec) */
@@ -131,8 +131,14 @@ static inline w_piece w_pc(int kind, const char *p, size_t n) {
 
 typedef struct w_call {
     int np;
+    int over; /* w_add found the list full: a bug, refused as STAX_E_INTERNAL by w_run */
     w_piece pc[W_MAX_PIECES];
 } w_call;
+
+static void w_init(w_call *c) {
+    c->np = 0;
+    c->over = 0;
+}
 
 /* One entry of the element stack: an open element (info: W_EL_* flags) or an
  * attribute of the open start tag (info: hash of its name). The names
@@ -803,7 +809,12 @@ static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit)
     return STAX_OK;
 }
 
-static void w_add(w_call *c, int kind, const char *p, size_t n) { c->pc[c->np++] = w_pc(kind, p, n); }
+static void w_add(w_call *c, int kind, const char *p, size_t n) {
+    if (STAX_UNLIKELY(c->np >= W_MAX_PIECES))
+        c->over = 1;
+    else
+        c->pc[c->np++] = w_pc(kind, p, n);
+}
 
 static void w_add_z(w_call *c, const char *z) { w_add(c, W_P_RAW, z, strlen(z)); }
 
@@ -862,6 +873,7 @@ static int w_prevalidate(const w_call *c) {
 static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     int first = 0, validate = 0, st;
     size_t in = 0, unit = 0;
+    if (STAX_UNLIKELY(c->over)) return w_internal(w, "piece list");
     if (resuming) {
         if (w_signature(call, c) != w->rs_sig) return STAX_E_USAGE;
         first = w->rs_piece;
@@ -1305,8 +1317,9 @@ static inline w_piece w_markup_indent(const stax_writer *w) {
 
 /* ">" of a start tag still open, then the indentation before markup. */
 static void w_add_before_markup(stax_writer *w, w_call *c) {
+    w_piece ind = w_markup_indent(w);
     w_add(c, W_P_BYTE, ">", w->tag_open != 0);
-    c->pc[c->np++] = w_markup_indent(w);
+    w_add(c, W_P_INDENT, ind.p, ind.n);
 }
 
 /* After a comment, PI or child element completed. */
@@ -1357,7 +1370,8 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
         if (standalone != 0 && standalone != STAX_EVF_STANDALONE_YES && standalone != STAX_EVF_STANDALONE_NO)
             return STAX_E_INVALID;
     }
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     w_add_z(&c, "<?xml version=\"");
     w_add(&c, W_P_RAW, version.ptr, version.len);
     if (encoding.len) {
@@ -1394,7 +1408,8 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         if (pubid.len && (!sysid.len || !w_is_pubid(pubid))) return STAX_E_INVALID;
         if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
     }
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     w_add_before_markup(w, &c);
     w_add_z(&c, "<!DOCTYPE ");
     w_add(&c, W_P_RAW, name.ptr, name.len);
@@ -1436,6 +1451,7 @@ W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece 
 
 static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
     w_call c;
+    w_init(&c);
     c.np = w_start_pieces(w, name, c.pc);
     return w_run(w, W_CALL_START, &c, r);
 }
@@ -1482,6 +1498,7 @@ W_ALWAYS_INLINE int w_attr_pieces(int call, const char *a, size_t an, stax_str b
 
 static W_NOINLINE int w_attr_run(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     w_call c;
+    w_init(&c);
     c.np = w_attr_pieces(call, a, an, b, value, c.pc);
     return w_run(w, call, &c, r);
 }
@@ -1548,6 +1565,7 @@ W_ALWAYS_INLINE int w_text_pieces(const stax_writer *w, int call, stax_str text,
 
 static W_NOINLINE int w_text_run(stax_writer *w, int call, stax_str text, int r) {
     w_call c;
+    w_init(&c);
     c.np = w_text_pieces(w, call, text, c.pc);
     return w_run(w, call, &c, r);
 }
@@ -1575,7 +1593,8 @@ static int w_cdata(stax_writer *w, stax_str text) {
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) return STAX_E_STATE;
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     w_add_z(&c, "<![CDATA[");
     w_add(&c, W_P_CDATA, text.ptr, text.len);
@@ -1603,7 +1622,8 @@ static int w_comment(stax_writer *w, stax_str text) {
     if (w_bad(text)) return w_null_str();
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     w_add_before_markup(w, &c);
     w_add_z(&c, "<!--");
     w_add(&c, W_P_CHARS, text.ptr, text.len);
@@ -1622,7 +1642,8 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
         if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
             return STAX_E_INVALID;
     }
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     w_add_before_markup(w, &c);
     w_add_z(&c, "<?");
     w_add(&c, W_P_RAW, target.ptr, target.len);
@@ -1651,6 +1672,7 @@ W_ALWAYS_INLINE int w_end_pieces(const stax_writer *w, w_piece *pc) {
 
 static W_NOINLINE int w_end_run(stax_writer *w, int r) {
     w_call c;
+    w_init(&c);
     c.np = w_end_pieces(w, c.pc);
     return w_run(w, W_CALL_END, &c, r);
 }
@@ -1726,7 +1748,8 @@ static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
     if (w_bad(bytes)) return w_null_str();
-    w_call c = {0};
+    w_call c;
+    w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     if (bytes.len) w_add(&c, W_P_RAW, bytes.ptr, bytes.len);
     if ((st = w_run(w, W_CALL_RAW, &c, r)) != STAX_OK) return st;
