@@ -111,7 +111,8 @@ enum {
     W_P_ATTR,   /* attribute value: & < " TAB LF CR escaped */
     W_P_CDATA,  /* CDATA content: "]]>" and CR split out of the section */
     W_P_INDENT, /* "\n" and n copies of the indent string */
-    W_P_BYTE    /* p[0], written when n is 1 (n is 0 or 1): a markup byte that may be left out */
+    W_P_BYTE,   /* p[0], written when n is 1 (n is 0 or 1): a markup byte that may be left out */
+    W_P_DIGITS  /* a number call's digits as they are: n <= 32, and 32 bytes readable at p */
 };
 
 
@@ -288,7 +289,7 @@ static const unsigned char *const w_classes[] = {
 
 /* The most output bytes one input byte can turn into, per piece kind: "&quot;"
  * for 1 byte in an attribute, "]]>&#13;<![CDATA[" for a CR in CDATA. */
-static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1, 1};
+static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1, 1, 1};
 
 /* gate summarizes what w_begin checks, so that the usual call tests one field:
  * it is recomputed wherever one of those fields changes. */
@@ -862,7 +863,7 @@ static size_t w_worst(const stax_writer *w, const w_call *c) {
 static int w_prevalidate(const w_call *c) {
     for (int k = 0; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT || pc->kind == W_P_BYTE) continue;
+        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT || pc->kind == W_P_BYTE || pc->kind == W_P_DIGITS) continue;
         int err = STAX_OK;
         if (stax__check_chars(pc->p, pc->n, &err) != pc->n) return err;
     }
@@ -887,7 +888,7 @@ static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     size_t mark = w->out.len;
     for (int k = first; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        int raw = pc->kind == W_P_RAW || pc->kind == W_P_BYTE;
+        int raw = pc->kind == W_P_RAW || pc->kind == W_P_BYTE || pc->kind == W_P_DIGITS;
         if (raw && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
             if ((st = w_append(w, pc->p, pc->n)) != STAX_OK) return st;
             continue;
@@ -1273,6 +1274,9 @@ W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
         } else if (q->kind == W_P_BYTE) {
             *o = (unsigned char)q->p[0]; /* inside the reservation even when n is 0 */
             o += q->n;
+        } else if (q->kind == W_P_DIGITS) {
+            memcpy(o, q->p, 32); /* [o, o + 32): inside the reservation */
+            o += q->n;
         } else if (q->kind == W_P_INDENT) {
             if (q->p) o = w_fast_indent(w, o, q->n);
         } else if (!(o = w_esc_fast(o, (const unsigned char *)q->p, q->n, q->kind == W_P_ATTR, &st))) {
@@ -1480,9 +1484,9 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
 }
 
 /* The kind of a call's value: the digits of a number call need no escaping
- * and no check. */
+ * and no check (w_number keeps 32 bytes readable after them). */
 W_ALWAYS_INLINE int w_value_kind(int call, int kind) {
-    return call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM || call == W_CALL_ELEMENT_NUM ? W_P_RAW : kind;
+    return call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM || call == W_CALL_ELEMENT_NUM ? W_P_DIGITS : kind;
 }
 
 /*  a+b="value" (b: the prefix of a namespace declaration) */
@@ -1507,7 +1511,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
-        if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
+        if (w->nattrs && w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
     w_piece pc[6];
@@ -1925,8 +1929,9 @@ int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_fin
  * (nothing written), after the checks every call makes first (a sticky
  * error, a blocked call). */
 static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
-    char buf[W_NUM_MAX];
+    char buf[W_NUM_MAX + 32]; /* the digits end at W_NUM_MAX: W_P_DIGITS reads 32 bytes from their start */
     int st;
+    memset(buf + W_NUM_MAX, 0, 32);
     if (frac > 19) {
         st = w_begin(w, call, 0);
         if (st >= 0) {
