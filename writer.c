@@ -1343,6 +1343,10 @@ static int w_ascii_ieq(const char *p, size_t n, const char *z) {
     return i == n && z[i] == '\0';
 }
 
+static inline unsigned w_name4(const unsigned char *p) {
+    return stax__class[p[0]] & stax__class[p[1]] & stax__class[p[2]] & stax__class[p[3]];
+}
+
 /* Names are checked on every start tag: ASCII ones with the class table
  * inline (STAX__C_ANAME has no byte >= 0x80), others by the shared checker. */
 static inline int w_is_name(stax_str s) {
@@ -1350,10 +1354,13 @@ static inline int w_is_name(stax_str s) {
     const unsigned char *p = (const unsigned char *)s.ptr;
     unsigned ok = p[0] < 0x80 ? stax__class[p[0]] & STAX__C_NSTART : 0;
     unsigned rest = STAX__C_ANAME;
-    size_t i = 1;
-    for (; i + 4 <= s.len; i += 4)
-        rest &= stax__class[p[i]] & stax__class[p[i + 1]] & stax__class[p[i + 2]] & stax__class[p[i + 3]];
-    for (; i < s.len; i++) rest &= stax__class[p[i]];
+    if (s.len > 4) {
+        /* four bytes a step, the last four overlapping the step before */
+        for (size_t i = 1; i + 4 <= s.len; i += 4) rest &= w_name4(p + i);
+        rest &= w_name4(p + s.len - 4);
+    } else {
+        for (size_t i = 1; i < s.len; i++) rest &= stax__class[p[i]];
+    }
     if (ok && rest) return 1;
     return stax__check_name(s.ptr, s.len) == 0;
 }
