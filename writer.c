@@ -1067,7 +1067,7 @@ static inline void w_tag_closed(stax_writer *w) {
 /* w_fast's answer when the call does not fit: run it with w_run. */
 #define W_NO_ROOM 1
 
-/* Whether markup written now is indented (mirrors w_add_before_markup). */
+/* Whether markup written now is indented (read by w_markup_indent). */
 static int w_indents_markup(const stax_writer *w) {
     if (!w->indenting) return 0;
     return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
@@ -1319,9 +1319,10 @@ static inline w_piece w_markup_indent(const stax_writer *w) {
     return w_pc(W_P_INDENT, w_indents_markup(w) ? w_nl_run(w) : NULL, w->depth);
 }
 
-/* ">" of a start tag still open, then the indentation before markup. */
-static void w_add_before_markup(stax_writer *w, w_call *c) {
+/* A list for markup: ">" of a start tag still open, then the indentation before markup. */
+static void w_init_markup(stax_writer *w, w_call *c) {
     w_piece ind = w_markup_indent(w);
+    w_init(c);
     w_add(c, W_P_BYTE, ">", w->tag_open != 0);
     w_add(c, W_P_INDENT, ind.p, ind.n);
 }
@@ -1420,8 +1421,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
     }
     w_call c;
-    w_init(&c);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<!DOCTYPE ");
     w_add(&c, W_P_RAW, name.ptr, name.len);
     if (pubid.len) {
@@ -1634,8 +1634,7 @@ static int w_comment(stax_writer *w, stax_str text) {
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
     w_call c;
-    w_init(&c);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<!--");
     w_add(&c, W_P_CHARS, text.ptr, text.len);
     w_add_z(&c, "-->");
@@ -1654,8 +1653,7 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
             return STAX_E_INVALID;
     }
     w_call c;
-    w_init(&c);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<?");
     w_add(&c, W_P_RAW, target.ptr, target.len);
     if (data.len) {
