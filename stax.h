@@ -839,9 +839,10 @@ typedef struct stax_writer_options {
 #define STAX_WRITE_SELF_CLOSE 0x1u /* an element with no content is written <a/> (default <a></a>) */
 #define STAX_WRITE_BACKGROUND 0x2u /* a background thread calls the sink with full buffers while the
                                       writer fills a second one (2 x buffer_size). The sink must be
-                                      blocking; it is called from that thread. Measure it: with 64 KiB
-                                      buffers the hand-overs cost more than they saved in our runs
-                                      (docs/writer.md). Not in STAX_NO_THREADS builds
+                                      blocking; it is called from that thread. It pays with a sink that
+                                      works on the bytes (compressing, encrypting) and 1 MiB buffers;
+                                      with 4 or 64 KiB buffers, or a plain file or pipe, writing inline
+                                      was as fast or faster (docs/writer.md). Not in STAX_NO_THREADS builds
                                       (stax_writer_check_options: STAX_E_USAGE) */
 #define STAX_WRITE_STICKY 0x4u     /* a refused call (a negative status) stops the writer: every later
                                       call, finish included, returns that status. It still writes

@@ -3,8 +3,12 @@
  *
  * HOW A CALL IS WRITTEN
  * Every output call checks its state and arguments, then describes its output
- * as a short list of pieces (literal bytes, text to escape, an indentation)
- * and hands the list to w_run. That split gives three properties at once:
+ * once, as a short list of pieces (literal bytes, text to escape, an
+ * indentation), and one executor writes the list: w_fast, its fast case, when
+ * no call is being resumed and the worst case of the whole call fits in the
+ * free buffer (one reservation, no room check per piece); else w_run, which
+ * checks room per piece and can stop and resume. That split gives four
+ * properties at once:
  * - A refused call writes nothing: when the worst-case output fits in the free
  *   part of the buffer, validation happens while escaping and a bad byte just
  *   rolls the buffer back (nothing of the call reached the sink); otherwise the
@@ -15,14 +19,17 @@
  *   unit already written); the repeated call rebuilds the same pieces and
  *   continues at that point, so nothing is lost or written twice, and no part
  *   is rescanned (a 1 GiB text resumed a thousand times stays linear).
- * - Fast: runs of bytes that need no escaping are found with a table scan and
- *   copied with one memcpy.
+ * - Fast: the hot calls inline w_fast, so that their constant pieces fold
+ *   away; runs of bytes that need no escaping are found 16 bytes at a time and
+ *   copied as they are.
+ * - Said once: the fast case and the resumable path run the same list, so
+ *   they write the same bytes (the async tests compare them).
  *
  * WRITES INTO WRITER MEMORY
  * The output buffer(s), the element stack and the memory sinks are written
  * only through stax__out windows (stax_internal.h) or reservations checked in
- * code: stax__out_put for the piece path and the memory sinks; for the fast
- * paths, a reservation (w_fast_begin) of the call's worst case plus
+ * code: stax__out_put for w_run and the memory sinks; for the fast case
+ * (w_fast), a reservation (w_fast_begin) of the call's worst case plus
  * W_OVERSTORE bytes, checked once per call, inside which the fast escaper
  * stores whole 16-byte blocks (each store within 16 bytes before and 32 after
  * the output position, which only moves forward), and w_fast_end checks that
@@ -40,10 +47,6 @@
 #ifndef STAX_NO_STDIO
 #include <unistd.h>
 #endif
-#if defined(__SSE2__) && !defined(STAX_NO_SIMD)
-#define W_SSE2 1
-#include <emmintrin.h>
-#endif
 #ifndef STAX_NO_THREADS
 #include <pthread.h>
 #include <sched.h>
@@ -52,12 +55,12 @@
 #ifndef STAX_NO_WRITER
 #define W_DEFAULT_BUFFER 65536u
 #define W_MAX_INDENT 64u
-#define W_MAX_PIECES 12
+#define W_MAX_PIECES 16 /* the most a call describes (doctype: 14) */
 #define W_STACK_INITIAL 256u /* first allocation of the stack; what memory_size counts for stack_size 0 */
 #define W_MIN_STACK 64u      /* the smallest stack_size */
 #define W_STACK_UNLIMITED (SIZE_MAX / 8 * 8) /* stack_max without stack_size: a multiple of sizeof(w_rec) */
 #define W_ALIGN 16u
-/* Bytes past the end of a fast path's exact output that it may store into
+/* Bytes past the end of the fast case's exact output that it may store into
  * (whole 16-byte blocks, two at a time, and 8-byte escapes, trimmed
  * afterwards): part of every fast-path reservation, inside the buffer. */
 #define W_OVERSTORE 32u
@@ -107,22 +110,36 @@ enum {
     W_P_TEXT,   /* character data: & < > CR escaped */
     W_P_ATTR,   /* attribute value: & < " TAB LF CR escaped */
     W_P_CDATA,  /* CDATA content: "]]>" and CR split out of the section */
-    W_P_INDENT  /* "\n" and n copies of the indent string */
+    W_P_INDENT, /* "\n" and n copies of the indent string */
+    W_P_BYTE,   /* p[0], written when n is 1 (n is 0 or 1): a markup byte that may be left out */
+    W_P_DIGITS  /* a number call's digits as they are: n <= 32, and 32 bytes readable at p */
 };
 
 
 typedef struct w_piece {
     int kind;
-    const char *p;
-    size_t n; /* bytes; for W_P_INDENT the number of indent copies */
+    const char *p; /* for W_P_INDENT: NULL when there is no indentation */
+    size_t n;      /* bytes; for W_P_INDENT the number of indent copies */
 } w_piece;
 
+static inline w_piece w_pc(int kind, const char *p, size_t n) {
+    w_piece x;
+    x.kind = kind;
+    x.p = p;
+    x.n = n;
+    return x;
+}
+
 typedef struct w_call {
-    int call;
     int np;
-    uint64_t extra; /* mixed into the signature: the digits of a number call */
+    int over; /* w_add found the list full: a bug, refused as STAX_E_INTERNAL by w_run */
     w_piece pc[W_MAX_PIECES];
 } w_call;
+
+static void w_init(w_call *c) {
+    c->np = 0;
+    c->over = 0;
+}
 
 /* One entry of the element stack: an open element (info: W_EL_* flags) or an
  * attribute of the open start tag (info: hash of its name). The names
@@ -146,6 +163,8 @@ typedef struct w_bg {
     size_t len;
     int busy, quit, status, running;
     int err_no;    /* errno of a failed write (set with status) */
+    stax_write_fn fn; /* the sink, as set when the thread started */
+    void *ctx;
     ptrdiff_t took; /* what the failing sink call returned, and was offered */
     size_t offered;
     uint64_t done; /* bytes the sink took */
@@ -176,13 +195,18 @@ struct stax_writer {
     FILE *file;
     stax__buf msink; /* the memory sinks: the caller's buffer, or the growable one */
     uint64_t bytes_out;
-    int status;    /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
-    int gate;      /* nonzero when a call must take w_begin's slow checks (see w_regate) */
-    int first_err; /* the first negative status a call returned */
-    int dead;      /* status is a sink error or STAX_E_INTERNAL: the sink gets nothing more */
-    int sys_errno; /* errno of the sink error in status */
-    int sink_errno;/* set by the fd and FILE* sinks when they fail (from the thread, if there is one) */
-    const char *why; /* a reason for the refusal being returned (for the message), or NULL */
+    int sink_errno; /* the fd and FILE* sinks' errno when they fail (on the thread, if there is one) */
+
+    /* The error state. After a sink error or STAX_E_INTERNAL, fn is NULL:
+     * the sink gets nothing more. */
+    struct {
+        int status; /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
+        int first;  /* the first negative status a call returned */
+        int err_no; /* errno of the sink error in status */
+        char msg[96]; /* stax_writer_message */
+    } err;
+    int gate; /* nonzero when a call must take w_begin's slow checks: a summary of err.status,
+                 the sink, rs_call and the finish state (see w_regate) */
 
     /* options */
     unsigned flags;
@@ -213,8 +237,6 @@ struct stax_writer {
 
     w_bg *bg; /* STAX_WRITE_BACKGROUND only */
 
-    char msg[96]; /* stax_writer_message */
-
     /* With indentation only, W_NL_RUN bytes after the struct (w_nl_run):
      * "\n", then the indent string repeated (the first copy, at + 1, is the
      * indent string itself): one copy writes a newline and the usual
@@ -225,64 +247,41 @@ static inline char *w_nl_run(const stax_writer *w) { return (char *)(uintptr_t)(
 
 #define W_NL_RUN (1 + W_MAX_INDENT + 15)
 
-/* Byte classes of both escapers (the fast one and the piece path): what each
- * byte needs. 0: copied as it is; 1..7: replaced by w_esc8[code] (CR in CDATA
- * is written as a section break instead, see w_escape); W_F_HIGH: the start
- * of a UTF-8 sequence to check; W_F_BAD: not a Char (refused); W_F_BRACKET:
- * ']' in CDATA, which may start "]]>". One table per piece kind. */
-enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10 };
+/* The escaper's tables. A byte class per piece kind says what each byte
+ * needs: 0 copied as it is; 1..7 and W_F_CDATA_CR replaced by w_esc[code];
+ * W_F_HIGH the start of a UTF-8 sequence to check; W_F_BAD not a Char
+ * (refused); W_F_BRACKET ']' in CDATA, which may start "]]>" (replaced by
+ * w_esc[W_F_BRACKET] when it does). */
+enum { W_F_HIGH = 8, W_F_BAD = 9, W_F_BRACKET = 10, W_F_CDATA_CR = 11 };
 
-#define W_F_CTRL9 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
-#define W_F_CTRL16 W_F_CTRL9, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
+/* Each escape, and its length. Entries are at least 8 bytes: the fast
+ * escaper copies 8 and keeps the length. CDATA cannot hold a reference, and a
+ * raw CR would come back as LF: a CR there closes the section around "&#13;";
+ * "]]>" ends a section, so it is closed between "]]" and ">". */
+static const char w_esc[12][18] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;",
+                                   "", "", "]]]]><![CDATA[>", "]]>&#13;<![CDATA["};
+static const unsigned char w_esc_len[12] = {0, 5, 4, 4, 6, 4, 5, 5, 0, 0, 15, 17};
+
+#define W_F_BAD8 W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD, W_F_BAD
 #define W_F_H16 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, \
                 W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH, W_F_HIGH
-#define W_F_H128 W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
 #define W_F_Z16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+/* A class table from the codes of its eight special bytes; other controls
+ * are W_F_BAD, bytes from 0x80 W_F_HIGH. */
+#define W_CLASSES(tab, lf, cr, quot, amp, lt, gt, rbracket)                                              \
+    W_F_BAD8, W_F_BAD, tab, lf, W_F_BAD, W_F_BAD, cr, W_F_BAD, W_F_BAD, W_F_BAD8, W_F_BAD8,              \
+    0, 0, quot, 0, 0, 0, amp, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, lt, 0, gt, 0, \
+    W_F_Z16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, rbracket, 0, 0, W_F_Z16, W_F_Z16,                    \
+    W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16, W_F_H16
 
 /* Checked characters (comments, PIs): TAB LF CR kept, no escapes. */
-static const unsigned char w_class_chars[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 0, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_chars[256] = {W_CLASSES(0, 0, 0, 0, 0, 0, 0, 0)};
 /* Text: & < > CR escaped, TAB LF kept. */
-static const unsigned char w_class_text[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_text[256] = {W_CLASSES(0, 0, 7, 0, 1, 2, 3, 0)};
 /* Attribute values: & < " TAB LF CR escaped. */
-static const unsigned char w_class_attr[256] = {
-    W_F_CTRL9, 5, 6, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_attr[256] = {W_CLASSES(5, 6, 7, 4, 1, 2, 0, 0)};
 /* CDATA content: CR and "]]>" split out of the section. */
-static const unsigned char w_class_cdata[256] = {
-    W_F_CTRL9, 0, 0, W_F_BAD, W_F_BAD, 7, W_F_BAD, W_F_BAD, W_F_CTRL16,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_Z16,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, W_F_BRACKET, 0, 0,
-    W_F_Z16,
-    W_F_Z16,
-    W_F_H128,
-};
+static const unsigned char w_class_cdata[256] = {W_CLASSES(0, 0, W_F_CDATA_CR, 0, 0, 0, 0, W_F_BRACKET)};
 
 static const unsigned char *const w_classes[] = {
     w_class_chars, w_class_chars, w_class_text, w_class_attr, w_class_cdata, w_class_chars,
@@ -290,12 +289,12 @@ static const unsigned char *const w_classes[] = {
 
 /* The most output bytes one input byte can turn into, per piece kind: "&quot;"
  * for 1 byte in an attribute, "]]>&#13;<![CDATA[" for a CR in CDATA. */
-static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1};
+static const size_t w_expansion[] = {1, 1, 5, 6, 17, 1, 1, 1};
 
 /* gate summarizes what w_begin checks, so that the usual call tests one field:
  * it is recomputed wherever one of those fields changes. */
 static void w_regate(stax_writer *w) {
-    w->gate = w->status != STAX_OK || w->sink == W_SINK_NONE || w->rs_call != W_CALL_NONE || w->finished ||
+    w->gate = w->err.status != STAX_OK || w->sink == W_SINK_NONE || w->rs_call != W_CALL_NONE || w->finished ||
               w->in_finish;
 }
 
@@ -305,71 +304,87 @@ static void w_regate(stax_writer *w) {
  * writer stops for good. */
 static W_COLD int w_internal(stax_writer *w, const char *what) {
     STAX__INTERNAL_HIT();
-    if (!w->dead) {
-        w->status = STAX_E_INTERNAL;
-        w->dead = 1;
-        stax__fmt(w->msg, sizeof w->msg, "internal error (%s): please report it", what);
+    if (w->err.status == STAX_OK || w->fn) {
+        w->err.status = STAX_E_INTERNAL;
+        w->fn = NULL;
+        stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (%s): please report it", what);
         w_regate(w);
     }
-    if (!w->first_err) w->first_err = STAX_E_INTERNAL;
+    if (!w->err.first) w->err.first = STAX_E_INTERNAL;
     return STAX_E_INTERNAL;
 }
 
 /* A sink error: sticky, with its errno and a message. */
 static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
-    w->status = st;
-    w->dead = 1;
-    w->sys_errno = err_no;
+    w->err.status = st;
+    w->fn = NULL;
+    w->err.err_no = err_no;
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
     case W_SINK_FD:
         if (err_no)
-            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed (errno %d)", w->fd, err_no);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed (errno %d)", w->fd, err_no);
         else
-            stax__fmt(w->msg, sizeof w->msg, "write to fd %d failed: no byte written", w->fd);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed: no byte written", w->fd);
         break;
     case W_SINK_FILE:
         if (err_no)
-            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (errno %d)", err_no);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (errno %d)", err_no);
         else
-            stax__fmt(w->msg, sizeof w->msg, "writing to the FILE* failed (ferror)");
+            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (ferror)");
         break;
     case W_SINK_MEM_FIXED:
-        stax__fmt(w->msg, sizeof w->msg, "the memory sink is full (%zu bytes)", w->msink.cap);
+        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink is full (%zu bytes)", w->msink.cap);
         break;
     case W_SINK_MEM_GROW:
-        stax__fmt(w->msg, sizeof w->msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
+        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
         break;
     default:
         if (st == STAX_E_INTERNAL)
-            stax__fmt(w->msg, sizeof w->msg, "internal error (memory sink): please report it");
+            stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (memory sink): please report it");
         else if (took > 0)
-            stax__fmt(w->msg, sizeof w->msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
+            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
         else
-            stax__fmt(w->msg, sizeof w->msg, "the sink returned %td (%s)", took, stax_strerror(st));
+            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink returned %td (%s)", took, stax_strerror(st));
     }
-    if (!w->first_err) w->first_err = st;
+    if (!w->err.first) w->err.first = st;
     return st;
 }
+
+/* Refusals that say more than their status: the calls return these, and
+ * w_refused turns each into its status, with the reason in the message. */
+enum { W_E_NULL_STR = -1001, W_E_FRAC = -1002, W_E_THREAD = -1003 };
+
+static const struct {
+    int status;
+    const char *why;
+} w_reasons[] = {
+    {STAX_E_USAGE, "a string is NULL with a nonzero length"},
+    {STAX_E_USAGE, "frac_digits over 19"},
+    {STAX_E_NOMEM, "the background thread could not be started"},
+};
 
 /* A call returned st < 0. A sticky error (a sink error, STAX_E_INTERNAL)
  * was recorded where it happened; a refusal is remembered as the first error
  * if it is one, with its message, and becomes sticky with STAX_WRITE_STICKY. */
 static W_COLD int w_refused(stax_writer *w, int call, int st) {
-    const char *why = w->why;
-    w->why = NULL;
-    if (w->status != STAX_OK) return st;
-    if (!w->first_err) {
-        w->first_err = st;
+    const char *why = NULL;
+    if (st <= W_E_NULL_STR && st >= W_E_THREAD) {
+        why = w_reasons[W_E_NULL_STR - st].why;
+        st = w_reasons[W_E_NULL_STR - st].status;
+    }
+    if (w->err.status != STAX_OK) return st;
+    if (!w->err.first) {
+        w->err.first = st;
         if (st == STAX_E_LIMIT_STACK)
-            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
+            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
                       w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves",
                       w->stack_max);
         else
-            stax__fmt(w->msg, sizeof w->msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
     }
     if (w->flags & STAX_WRITE_STICKY) {
-        w->status = st;
+        w->err.status = st;
         w_regate(w);
     }
     return st;
@@ -457,7 +472,7 @@ static void *w_bg_main(void *arg) {
         /* The sink is blocking by contract; one that takes nothing is given
          * the processor and asked again rather than failed. */
         while (st == STAX_OK && done < n) {
-            ptrdiff_t k = w->fn(w->ctx, p + done, n - done);
+            ptrdiff_t k = g->fn(g->ctx, p + done, n - done);
             if (k < 0 || (size_t)k > n - done) {
                 st = k < 0 ? w_sink_error(k) : STAX_E_IO;
                 g->took = k; /* the main thread reads these after the lock below */
@@ -490,7 +505,7 @@ static int w_bg_wait(stax_writer *w) {
     size_t offered = g->offered;
     w->bytes_out = g->done;
     pthread_mutex_unlock(&g->mu);
-    if (st != STAX_OK && !w->dead) return w_sink_failed(w, st, err_no, offered, took);
+    if (st != STAX_OK && w->fn) return w_sink_failed(w, st, err_no, offered, took);
     return st;
 }
 
@@ -602,7 +617,7 @@ static inline void w_copy(void *dst, const void *src, size_t n) {
     }
 }
 
-/* The fast paths' reservation: `need` bytes (the call's worst case plus
+/* The fast case's reservation: `need` bytes (the call's worst case plus
  * W_OVERSTORE) of the free buffer, checked once. Returns where to store, and
  * *lim, the reservation's end; NULL when they do not fit (the call takes the
  * piece path). */
@@ -614,7 +629,7 @@ static inline unsigned char *w_fast_begin(stax_writer *w, size_t need, unsigned 
     return p;
 }
 
-/* Take the fast path's output [.., e): it must end W_OVERSTORE bytes before
+/* Take the fast case's output [.., e): it must end W_OVERSTORE bytes before
  * the reservation's end, where the worst case ends. */
 static inline int w_fast_end(stax_writer *w, const unsigned char *e, const unsigned char *lim) {
     if (STAX_UNLIKELY(lim - e < (ptrdiff_t)W_OVERSTORE))
@@ -627,29 +642,11 @@ static inline int w_fast_end(stax_writer *w, const unsigned char *e, const unsig
 
 /* The escape written for the unit at s[i] (a special byte, or "]]>" in CDATA);
  * *adv receives how many input bytes it stands for. */
-static const char *w_escape(int kind, const unsigned char *s, size_t i, size_t *m, size_t *adv) {
-    *adv = 1;
-    switch (s[i]) {
-    case '&': *m = 5; return "&amp;";
-    case '<': *m = 4; return "&lt;";
-    case '>': *m = 4; return "&gt;";
-    case '"': *m = 6; return "&quot;";
-    case '\t': *m = 4; return "&#9;";
-    case '\n': *m = 5; return "&#10;";
-    case '\r':
-        if (kind == W_P_CDATA) {
-            /* CDATA cannot hold a reference, and a raw CR would come back as LF */
-            *m = 17;
-            return "]]>&#13;<![CDATA[";
-        }
-        *m = 5;
-        return "&#13;";
-    default:
-        /* "]]>" ends the section: close it between "]]" and ">" */
-        *adv = 3;
-        *m = 15;
-        return "]]]]><![CDATA[>";
-    }
+static const char *w_escape(const unsigned char *cls, const unsigned char *s, size_t i, size_t *m, size_t *adv) {
+    unsigned code = cls[s[i]];
+    *adv = code == W_F_BRACKET ? 3 : 1;
+    *m = w_esc_len[code];
+    return w_esc[code];
 }
 
 /* Copy a piece of kind W_P_CHARS/TEXT/ATTR/CDATA from input offset *in, with
@@ -673,21 +670,7 @@ static inline uint64_t w_stops64(uint64_t v, uint64_t c1, uint64_t c2, uint64_t 
            w_has_byte(v, c3);
 }
 
-#ifdef W_SSE2
-/* Index of the lowest set bit of a nonzero mask. */
-static inline size_t w_ctz(unsigned mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return (size_t)__builtin_ctz(mask);
-#else
-    size_t k = 0;
-    while (!(mask & 1u)) {
-        mask >>= 1;
-        k++;
-    }
-    return k;
-#endif
-}
-
+#ifdef STAX__SSE2
 /* For 16 bytes, as a 16-bit mask (a signed compare with 0x20 catches both
  * < 0x20 and >= 0x80). */
 static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) {
@@ -701,19 +684,19 @@ static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) 
  * to the first stop exactly; then 8 at a time, up to the word that holds one
  * (the table loop then looks at it byte by byte). */
 static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
-#ifdef W_SSE2
+#ifdef STAX__SSE2
     const __m128i e1 = _mm_set1_epi8((char)(c1 & 0xFF)), e2 = _mm_set1_epi8((char)(c2 & 0xFF)),
                   e3 = _mm_set1_epi8((char)(c3 & 0xFF));
     while (n - i >= 16) {
         unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), e1, e2, e3);
-        if (mask) return i + w_ctz(mask); /* the first byte to look at */
+        if (mask) return i + stax__ctz32(mask); /* the first byte to look at */
         i += 16;
     }
     if (n >= 16 && i < n) {
         /* the tail: the last 16 bytes of the string, ignoring those before i */
         unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), e1, e2, e3);
         mask >>= i - (n - 16);
-        return mask ? i + w_ctz(mask) : n;
+        return mask ? i + stax__ctz32(mask) : n;
     }
 #endif
     while (n - i >= 8) {
@@ -744,7 +727,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
     size_t i = *in, m, adv;
     int st;
     if (*unit) {
-        const char *e = w_escape(kind, s, i, &m, &adv);
+        const char *e = w_escape(cls, s, i, &m, &adv);
         if ((st = w_put(w, e, m, unit)) != STAX_OK) return st;
         i += adv;
         *unit = 0;
@@ -792,7 +775,7 @@ static int w_emit_escaped(stax_writer *w, int kind, const char *p, size_t n, int
             }
         }
         if (i >= n) break;
-        const char *e = w_escape(kind, s, i, &m, &adv);
+        const char *e = w_escape(cls, s, i, &m, &adv);
         if (w->out.cap - w->out.len >= m) {
             if ((st = w_append(w, e, m)) != STAX_OK) return st;
         } else {
@@ -828,36 +811,51 @@ static int w_emit_indent(stax_writer *w, size_t count, size_t *in, size_t *unit)
 }
 
 static void w_add(w_call *c, int kind, const char *p, size_t n) {
-    c->pc[c->np].kind = kind;
-    c->pc[c->np].p = p;
-    c->pc[c->np].n = n;
-    c->np++;
+    if (STAX_UNLIKELY(c->np >= W_MAX_PIECES))
+        c->over = 1;
+    else
+        c->pc[c->np++] = w_pc(kind, p, n);
 }
 
 static void w_add_z(w_call *c, const char *z) { w_add(c, W_P_RAW, z, strlen(z)); }
 
-/* A fingerprint of the piece list (kinds and lengths), so that a repeated
- * call with different arguments is told apart from the one that blocked. */
-static uint64_t w_signature(const w_call *c) {
-    uint64_t h = (1469598103934665603u ^ (uint64_t)c->call ^ c->extra) * 1099511628211u;
+/* A fingerprint of the piece list (kinds and lengths, and for the number
+ * calls the digits), so that a repeated call with other arguments is told
+ * apart from the one that blocked. */
+static uint64_t w_signature(int call, const w_call *c) {
+    uint64_t h = (1469598103934665603u ^ (uint64_t)call) * 1099511628211u;
     for (int k = 0; k < c->np; k++) {
-        h = (h ^ (uint64_t)c->pc[k].kind) * 1099511628211u;
-        h = (h ^ (uint64_t)c->pc[k].n) * 1099511628211u;
+        const w_piece *pc = &c->pc[k];
+        h = (h ^ (uint64_t)pc->kind ^ (pc->p ? 0x100u : 0)) * 1099511628211u;
+        h = (h ^ (uint64_t)pc->n) * 1099511628211u;
+        if ((call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM) && pc->kind != W_P_INDENT)
+            for (size_t i = 0; i < pc->n; i++) h = (h ^ (unsigned char)pc->p[i]) * 1099511628211u;
     }
     return h;
 }
 
-/* Worst-case output size of a piece list; SIZE_MAX if it overflows. Pieces
- * over SIZE_MAX / 128 (more than any expansion or indent width can multiply
- * safely) take the slow path, which avoids a division on every call. */
+/* The most bytes a piece can become. Its size is at most W_PIECE_MAX (an
+ * indentation: W_FAST_DEPTH copies), so that the sum of a call's pieces
+ * cannot overflow. */
+#define W_PIECE_MAX (SIZE_MAX / 256)
+#define W_FAST_DEPTH (1u << 20)
+
+W_ALWAYS_INLINE int w_piece_small(const w_piece *pc) {
+    return pc->kind == W_P_INDENT ? pc->n < W_FAST_DEPTH : pc->n <= W_PIECE_MAX;
+}
+
+W_ALWAYS_INLINE size_t w_piece_worst(const stax_writer *w, const w_piece *pc) {
+    if (pc->kind == W_P_INDENT) return pc->p ? 1 + pc->n * w->indent_len : 0;
+    return pc->n * w_expansion[pc->kind];
+}
+
+/* Worst-case output size of a piece list; SIZE_MAX when a piece is too large
+ * to add up safely (such a list is validated first, then written). */
 static size_t w_worst(const stax_writer *w, const w_call *c) {
     size_t total = 0;
     for (int k = 0; k < c->np; k++) {
-        const w_piece *pc = &c->pc[k];
-        if (pc->n > SIZE_MAX / 128) return SIZE_MAX;
-        size_t b = pc->kind == W_P_INDENT ? pc->n * w->indent_len + 1 : pc->n * w_expansion[pc->kind];
-        if (b > SIZE_MAX - total) return SIZE_MAX;
-        total += b;
+        if (!w_piece_small(&c->pc[k])) return SIZE_MAX;
+        total += w_piece_worst(w, &c->pc[k]);
     }
     return total;
 }
@@ -865,7 +863,7 @@ static size_t w_worst(const stax_writer *w, const w_call *c) {
 static int w_prevalidate(const w_call *c) {
     for (int k = 0; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT) continue;
+        if (pc->kind == W_P_RAW || pc->kind == W_P_INDENT || pc->kind == W_P_BYTE || pc->kind == W_P_DIGITS) continue;
         int err = STAX_OK;
         if (stax__check_chars(pc->p, pc->n, &err) != pc->n) return err;
     }
@@ -873,11 +871,12 @@ static int w_prevalidate(const w_call *c) {
 }
 
 /* Write a call's pieces; see the comment at the top of the file. */
-static int w_run(stax_writer *w, w_call *c, int resuming) {
+static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     int first = 0, validate = 0, st;
     size_t in = 0, unit = 0;
+    if (STAX_UNLIKELY(c->over)) return w_internal(w, "piece list");
     if (resuming) {
-        if (w_signature(c) != w->rs_sig) return STAX_E_USAGE;
+        if (w_signature(call, c) != w->rs_sig) return STAX_E_USAGE;
         first = w->rs_piece;
         in = w->rs_in;
         unit = w->rs_unit;
@@ -889,20 +888,21 @@ static int w_run(stax_writer *w, w_call *c, int resuming) {
     size_t mark = w->out.len;
     for (int k = first; k < c->np; k++) {
         const w_piece *pc = &c->pc[k];
-        if (pc->kind == W_P_RAW && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
+        int raw = pc->kind == W_P_RAW || pc->kind == W_P_BYTE || pc->kind == W_P_DIGITS;
+        if (raw && unit == 0 && in == 0 && w->out.cap - w->out.len >= pc->n) {
             if ((st = w_append(w, pc->p, pc->n)) != STAX_OK) return st;
             continue;
         }
-        if (pc->kind == W_P_RAW) {
+        if (raw) {
             st = w_put(w, pc->p, pc->n, &in);
         } else if (pc->kind == W_P_INDENT) {
-            st = w_emit_indent(w, pc->n, &in, &unit);
+            st = pc->p ? w_emit_indent(w, pc->n, &in, &unit) : STAX_OK;
         } else {
             st = w_emit_escaped(w, pc->kind, pc->p, pc->n, validate, &in, &unit);
         }
         if (st == STAX_WOULD_BLOCK) {
-            w->rs_call = c->call;
-            w->rs_sig = w_signature(c);
+            w->rs_call = call;
+            w->rs_sig = w_signature(call, c);
             w->rs_piece = k;
             w->rs_in = in;
             w->rs_unit = unit;
@@ -1036,16 +1036,38 @@ static inline void w_tag_closed(stax_writer *w) {
     w->nattrs = 0;
 }
 
-/* ================================================================ fast paths
- * The hot calls (start, attribute, text, end) write straight into the buffer
- * when their worst case fits and no call is being resumed: the same bytes as
- * their piece lists, without building one. Larger or resumed calls take the
- * piece path, and the async tests compare the two byte for byte. */
+/* ================================================================ the fast case
+ * When no call is being resumed and the worst case of the whole call fits in
+ * the free buffer, w_fast writes its pieces straight into the buffer, with no
+ * room check per piece: the reservation (w_fast_begin) was checked once.
+ * Inlined into each hot call, whose piece list is built from constants and
+ * its arguments, so that the compiler folds the list away: the kinds and
+ * most lengths are known where it is inlined. Otherwise (a larger call, a
+ * resumed one) the call's pieces are built once more out of line and run by
+ * w_run. Builds optimized for size (-Os) leave the fast case out (W_FAST_CASE
+ * 0): every call is run by w_run, which writes the same bytes; the async
+ * tests, which push every call through both, compare them. */
+#ifndef W_FAST_CASE
+#if defined(__OPTIMIZE_SIZE__)
+#define W_FAST_CASE 0
+#else
+#define W_FAST_CASE 1
+#endif
+#endif
 
-/* Depth up to which indentation sizes are computed without overflow checks. */
-#define W_FAST_DEPTH (1u << 20)
+/* The loops over a call's pieces are unrolled where w_fast is inlined. */
+#if defined(__clang__)
+#define W_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#define W_UNROLL _Pragma("GCC unroll 16")
+#else
+#define W_UNROLL
+#endif
 
-/* Whether markup written now is indented (mirrors w_add_before_markup). */
+/* w_fast's answer when the call does not fit: run it with w_run. */
+#define W_NO_ROOM 1
+
+/* Whether markup written now is indented (read by w_markup_indent). */
 static int w_indents_markup(const stax_writer *w) {
     if (!w->indenting) return 0;
     return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
@@ -1089,9 +1111,6 @@ static inline unsigned char *w_fast_indent(const stax_writer *w, unsigned char *
  * The piece path (w_emit_escaped) writes the same bytes; the async tests, which
  * push every call through both, compare them. */
 
-static const char w_esc8[8][8] = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&#9;", "&#10;", "&#13;"};
-static const unsigned char w_esc8_len[8] = {0, 5, 4, 4, 6, 4, 5, 5};
-
 /* Handle the byte at s[*i] that stopped the scan; returns the output end, or
  * NULL with *err set. Runs of non-ASCII characters are checked in one go. */
 static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, size_t *i, size_t n,
@@ -1101,8 +1120,8 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
     if (code == 0) {
         *o++ = s[k++];
     } else if (code < W_F_HIGH) {
-        memcpy(o, w_esc8[code], 8);
-        o += w_esc8_len[code];
+        memcpy(o, w_esc[code], 8);
+        o += w_esc_len[code];
         k++;
     } else if (code == W_F_BAD) {
         *err = STAX_E_CHAR;
@@ -1126,7 +1145,7 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
 W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
     const unsigned char *tab = attr ? w_class_attr : w_class_text;
     size_t i = 0;
-#ifdef W_SSE2
+#ifdef STAX__SSE2
     const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), third = _mm_set1_epi8(attr ? '"' : '>');
     if (n < 16) {
         /* short strings, the most common: when nothing needs care, the whole
@@ -1179,7 +1198,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
                     continue;
                 }
             }
-            size_t k = w_ctz(mask), j = i + k;
+            size_t k = stax__ctz32(mask), j = i + k;
             if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
             i = clean = j;
         }
@@ -1204,7 +1223,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             mask = w_stops16(v, amp, lt, third) & ((1u << r) - 1);
         }
         if (!mask) return o + r;
-        size_t k = w_ctz(mask), j = i + k;
+        size_t k = stax__ctz32(mask), j = i + k;
         if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
         i = clean = j;
     }
@@ -1232,12 +1251,51 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
     return o;
 }
 
+/* The fast case: the pieces pc[0..np) written at once, or W_NO_ROOM. A
+ * refused string (bad UTF-8, a non-Char) returns its status with nothing
+ * committed. */
+W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
+#if W_FAST_CASE
+    size_t need = W_OVERSTORE;
+    W_UNROLL
+    for (int k = 0; k < np; k++) {
+        if (!w_piece_small(&pc[k])) return W_NO_ROOM;
+        need += w_piece_worst(w, &pc[k]);
+    }
+    unsigned char *o, *lim;
+    if (!(o = w_fast_begin(w, need, &lim))) return W_NO_ROOM;
+    int st;
+    W_UNROLL
+    for (int k = 0; k < np; k++) {
+        const w_piece *q = &pc[k];
+        if (q->kind == W_P_RAW) {
+            w_copy(o, q->p, q->n);
+            o += q->n;
+        } else if (q->kind == W_P_BYTE) {
+            *o = (unsigned char)q->p[0]; /* inside the reservation even when n is 0 */
+            o += q->n;
+        } else if (q->kind == W_P_DIGITS) {
+            memcpy(o, q->p, 32); /* [o, o + 32): inside the reservation */
+            o += q->n;
+        } else if (q->kind == W_P_INDENT) {
+            if (q->p) o = w_fast_indent(w, o, q->n);
+        } else if (!(o = w_esc_fast(o, (const unsigned char *)q->p, q->n, q->kind == W_P_ATTR, &st))) {
+            return st;
+        }
+    }
+    return w_fast_end(w, o, lim);
+#else
+    (void)w, (void)pc, (void)np;
+    return W_NO_ROOM;
+#endif
+}
+
 /* ================================================================ calls */
 
 /* Common entry: 0 for a fresh call, 1 when repeating the call that blocked,
  * or a negative status. `internal` lets finish end elements. */
 static int w_begin_slow(stax_writer *w, int call, int internal) {
-    if (w->status != STAX_OK) return w->status;
+    if (w->err.status != STAX_OK) return w->err.status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : STAX_E_STATE;
     if (w->finished || (w->in_finish && !internal)) return STAX_E_STATE;
@@ -1253,28 +1311,20 @@ static inline int w_begin(stax_writer *w, int call, int internal) {
  * it is read. */
 static inline int w_bad(stax_str s) { return STAX_UNLIKELY(s.ptr == NULL && s.len != 0); }
 
-static W_COLD int w_null_str(stax_writer *w) {
-    w->why = "a string is NULL with a nonzero length";
-    return STAX_E_USAGE;
+static W_COLD int w_null_str(void) { return W_E_NULL_STR; }
+
+/* The indentation before markup written now (a piece that writes nothing
+ * when there is none). */
+static inline w_piece w_markup_indent(const stax_writer *w) {
+    return w_pc(W_P_INDENT, w_indents_markup(w) ? w_nl_run(w) : NULL, w->depth);
 }
 
-static void w_init_call(w_call *c, int call) {
-    c->call = call;
-    c->np = 0;
-    c->extra = 0;
-}
-
-
-
-/* ">" of a start tag still open, then the indentation before markup. */
-static void w_add_before_markup(stax_writer *w, w_call *c) {
-    if (w->tag_open) w_add(c, W_P_RAW, ">", 1);
-    if (!w->indenting) return;
-    if (w->depth == 0) {
-        if (w->started) w_add(c, W_P_INDENT, NULL, 0);
-    } else if (!(w_top(w)->info & W_EL_MIXED)) {
-        w_add(c, W_P_INDENT, NULL, w->depth);
-    }
+/* A list for markup: ">" of a start tag still open, then the indentation before markup. */
+static void w_init_markup(stax_writer *w, w_call *c) {
+    w_piece ind = w_markup_indent(w);
+    w_init(c);
+    w_add(c, W_P_BYTE, ">", w->tag_open != 0);
+    w_add(c, W_P_INDENT, ind.p, ind.n);
 }
 
 /* After a comment, PI or child element completed. */
@@ -1294,6 +1344,10 @@ static int w_ascii_ieq(const char *p, size_t n, const char *z) {
     return i == n && z[i] == '\0';
 }
 
+static inline unsigned w_name4(const unsigned char *p) {
+    return stax__class[p[0]] & stax__class[p[1]] & stax__class[p[2]] & stax__class[p[3]];
+}
+
 /* Names are checked on every start tag: ASCII ones with the class table
  * inline (STAX__C_ANAME has no byte >= 0x80), others by the shared checker. */
 static inline int w_is_name(stax_str s) {
@@ -1301,7 +1355,13 @@ static inline int w_is_name(stax_str s) {
     const unsigned char *p = (const unsigned char *)s.ptr;
     unsigned ok = p[0] < 0x80 ? stax__class[p[0]] & STAX__C_NSTART : 0;
     unsigned rest = STAX__C_ANAME;
-    for (size_t i = 1; i < s.len; i++) rest &= stax__class[p[i]];
+    if (s.len > 4) {
+        /* four bytes a step, the last four overlapping the step before */
+        for (size_t i = 1; i + 4 <= s.len; i += 4) rest &= w_name4(p + i);
+        rest &= w_name4(p + s.len - 4);
+    } else {
+        for (size_t i = 1; i < s.len; i++) rest &= stax__class[p[i]];
+    }
     if (ok && rest) return 1;
     return stax__check_name(s.ptr, s.len) == 0;
 }
@@ -1309,7 +1369,7 @@ static inline int w_is_name(stax_str s) {
 static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsigned standalone) {
     int r = w_begin(w, W_CALL_DECL, 0), st;
     if (r < 0) return r;
-    if (w_bad(version) || w_bad(encoding)) return w_null_str(w);
+    if (w_bad(version) || w_bad(encoding)) return w_null_str();
     if (version.len == 0) version.ptr = "1.0", version.len = 3;
     if (!r) {
         if (w->started) return STAX_E_STATE;
@@ -1323,7 +1383,7 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
             return STAX_E_INVALID;
     }
     w_call c;
-    w_init_call(&c, W_CALL_DECL);
+    w_init(&c);
     w_add_z(&c, "<?xml version=\"");
     w_add(&c, W_P_RAW, version.ptr, version.len);
     if (encoding.len) {
@@ -1333,7 +1393,7 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
     if (standalone == STAX_EVF_STANDALONE_YES) w_add_z(&c, "\" standalone=\"yes");
     if (standalone == STAX_EVF_STANDALONE_NO) w_add_z(&c, "\" standalone=\"no");
     w_add_z(&c, "\"?>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_DECL, &c, r)) != STAX_OK) return st;
     w->started = 1;
     return STAX_OK;
 }
@@ -1352,7 +1412,7 @@ static int w_is_pubid(stax_str s) {
 static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sysid, stax_str subset) {
     int r = w_begin(w, W_CALL_DOCTYPE, 0), st;
     if (r < 0) return r;
-    if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str(w);
+    if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str();
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
         if (w->depth || w->root_done || w->doctype_done) return STAX_E_STATE;
@@ -1361,8 +1421,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
     }
     w_call c;
-    w_init_call(&c, W_CALL_DOCTYPE);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<!DOCTYPE ");
     w_add(&c, W_P_RAW, name.ptr, name.len);
     if (pubid.len) {
@@ -1382,39 +1441,45 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
         w_add_z(&c, "]");
     }
     w_add_z(&c, ">");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_DOCTYPE, &c, r)) != STAX_OK) return st;
     w->doctype_done = 1;
     w->started = 1;
     return STAX_OK;
 }
 
+/* Each hot call below is one description of its output (w_*_pieces), run
+ * by w_fast where it is inlined, or built again out of line (w_*_run) and run
+ * by w_run. */
+
+/* [>]  [indent]<name */
+W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_markup_indent(w);
+    pc[2] = w_pc(W_P_RAW, "<", 1);
+    pc[3] = w_pc(W_P_RAW, name.ptr, name.len);
+    return 4;
+}
+
+static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
+    w_call c;
+    w_init(&c);
+    c.np = w_start_pieces(w, name, c.pc);
+    return w_run(w, W_CALL_START, &c, r);
+}
+
 W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     int r = w_begin(w, W_CALL_START, 0), st;
     if (r < 0) return r;
-    if (w_bad(name)) return w_null_str(w);
+    if (w_bad(name)) return w_null_str();
     if (!r) {
         if (w->depth == 0 && w->root_done) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
         if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
     }
-    int ind = w_indents_markup(w);
-    unsigned char *o, *lim;
-    /* the sums below cannot overflow: each term is far below SIZE_MAX / 4 */
-    if (!r && w->depth < W_FAST_DEPTH && name.len < w->out.cap &&
-        (o = w_fast_begin(w, 3 + name.len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE, &lim))) {
-        if (w->tag_open) *o++ = '>';
-        if (ind) o = w_fast_indent(w, o, w->depth);
-        *o++ = '<';
-        w_copy(o, name.ptr, name.len);
-        if ((st = w_fast_end(w, o + name.len, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, W_CALL_START);
-        w_add_before_markup(w, &c);
-        w_add(&c, W_P_RAW, "<", 1);
-        w_add(&c, W_P_RAW, name.ptr, name.len);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[4];
+    int np = w_start_pieces(w, name, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, name, r);
+    if (st != STAX_OK) return st;
     uint32_t inherit = 0;
     w_peak(w, name.len + sizeof(w_rec));
     w_markup_done(w);
@@ -1425,39 +1490,41 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     return STAX_OK;
 }
 
-/* An attribute named a+b (b: the prefix of a namespace declaration). */
+/* The kind of a call's value: the digits of a number call need no escaping
+ * and no check (w_number keeps 32 bytes readable after them). */
+W_ALWAYS_INLINE int w_value_kind(int call, int kind) {
+    return call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM || call == W_CALL_ELEMENT_NUM ? W_P_DIGITS : kind;
+}
+
+/*  a+b="value" (b: the prefix of a namespace declaration) */
+W_ALWAYS_INLINE int w_attr_pieces(int call, const char *a, size_t an, stax_str b, stax_str value, w_piece *pc) {
+    pc[0] = w_pc(W_P_RAW, " ", 1);
+    pc[1] = w_pc(W_P_RAW, a, an);
+    pc[2] = w_pc(W_P_RAW, b.ptr, b.len);
+    pc[3] = w_pc(W_P_RAW, "=\"", 2);
+    pc[4] = w_pc(w_value_kind(call, W_P_ATTR), value.ptr, value.len);
+    pc[5] = w_pc(W_P_RAW, "\"", 1);
+    return 6;
+}
+
+static W_NOINLINE int w_attr_run(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
+    w_call c;
+    w_init(&c);
+    c.np = w_attr_pieces(call, a, an, b, value, c.pc);
+    return w_run(w, call, &c, r);
+}
+
 W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, stax_str b, stax_str value, int r) {
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
-        if (w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
+        if (w->nattrs && w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
-    unsigned char *o, *lim;
-    if (!r && an < w->out.cap && b.len < w->out.cap && value.len <= SIZE_MAX / 8 / 6 &&
-        (o = w_fast_begin(w, 4 + an + b.len + value.len * 6 + W_OVERSTORE, &lim))) {
-        *o++ = ' ';
-        w_copy(o, a, an);
-        o += an;
-        if (b.len) memcpy(o, b.ptr, b.len);
-        o += b.len;
-        *o++ = '=';
-        *o++ = '"';
-        if (!(o = w_esc_fast(o, (const unsigned char *)value.ptr, value.len, 1, &st))) return st;
-        *o++ = '"';
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, call);
-        if (call == W_CALL_ATTR_NUM) c.extra = w_hash(value.ptr, value.len, NULL, 0);
-        w_add(&c, W_P_RAW, " ", 1);
-        w_add(&c, W_P_RAW, a, an);
-        if (b.len) w_add(&c, W_P_RAW, b.ptr, b.len);
-        w_add(&c, W_P_RAW, "=\"", 2);
-        w_add(&c, W_P_ATTR, value.ptr, value.len);
-        w_add(&c, W_P_RAW, "\"", 1);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[6];
+    int np = w_attr_pieces(call, a, an, b, value, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_attr_run(w, call, a, an, b, value, r);
+    if (st != STAX_OK) return st;
     w_peak(w, an + b.len + sizeof(w_rec));
     if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
     w->attr_names_len += an + b.len;
@@ -1468,7 +1535,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
 W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str value) {
     int r = w_begin(w, call, 0);
     if (r < 0) return r;
-    if (w_bad(name) || w_bad(value)) return w_null_str(w);
+    if (w_bad(name) || w_bad(value)) return w_null_str();
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         if (!w_is_name(name)) return STAX_E_INVALID;
@@ -1483,7 +1550,7 @@ static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     int r = w_begin(w, W_CALL_NS, 0);
     if (r < 0) return r;
-    if (w_bad(prefix) || w_bad(uri)) return w_null_str(w);
+    if (w_bad(prefix) || w_bad(uri)) return w_null_str();
     if (!r) {
         if (!w->tag_open) return STAX_E_STATE;
         int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
@@ -1499,27 +1566,33 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_attr(w, W_CALL_NS, "xmlns", 5, prefix, uri, r);
 }
 
+/* [>]text (outside the root, where it is spaces, tabs and LFs, escaping
+ * leaves it as it is) */
+W_ALWAYS_INLINE int w_text_pieces(const stax_writer *w, int call, stax_str text, w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_pc(w_value_kind(call, W_P_TEXT), text.ptr, text.len);
+    return 2;
+}
+
+static W_NOINLINE int w_text_run(stax_writer *w, int call, stax_str text, int r) {
+    w_call c;
+    w_init(&c);
+    c.np = w_text_pieces(w, call, text, c.pc);
+    return w_run(w, call, &c, r);
+}
+
 W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
     }
-    unsigned char *o, *lim;
-    if (!r && w->depth && text.len <= SIZE_MAX / 8 / 5 && (o = w_fast_begin(w, 1 + text.len * 5 + W_OVERSTORE, &lim))) {
-        if (w->tag_open) *o++ = '>';
-        if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st))) return st;
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, call);
-        if (call == W_CALL_TEXT_NUM) c.extra = w_hash(text.ptr, text.len, NULL, 0);
-        if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
-        if (text.len) w_add(&c, w->depth ? W_P_TEXT : W_P_RAW, text.ptr, text.len);
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[2];
+    int np = w_text_pieces(w, call, text, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_text_run(w, call, text, r);
+    if (st != STAX_OK) return st;
     w_tag_closed(w);
     if (w->depth) w_top(w)->info |= W_EL_MIXED;
     if (text.len) w->started = 1;
@@ -1529,15 +1602,15 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
 static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) return STAX_E_STATE;
     w_call c;
-    w_init_call(&c, W_CALL_CDATA);
+    w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     w_add_z(&c, "<![CDATA[");
     w_add(&c, W_P_CDATA, text.ptr, text.len);
     w_add_z(&c, "]]>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_CDATA, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     w_top(w)->info |= W_EL_MIXED;
     return STAX_OK;
@@ -1557,16 +1630,15 @@ static int w_has_pair(stax_str s, char a, char b) {
 static int w_comment(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_COMMENT, 0), st;
     if (r < 0) return r;
-    if (w_bad(text)) return w_null_str(w);
+    if (w_bad(text)) return w_null_str();
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
         return STAX_E_INVALID;
     w_call c;
-    w_init_call(&c, W_CALL_COMMENT);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<!--");
     w_add(&c, W_P_CHARS, text.ptr, text.len);
     w_add_z(&c, "-->");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_COMMENT, &c, r)) != STAX_OK) return st;
     w_markup_done(w);
     return STAX_OK;
 }
@@ -1574,15 +1646,14 @@ static int w_comment(stax_writer *w, stax_str text) {
 static int w_pi(stax_writer *w, stax_str target, stax_str data) {
     int r = w_begin(w, W_CALL_PI, 0), st;
     if (r < 0) return r;
-    if (w_bad(target) || w_bad(data)) return w_null_str(w);
+    if (w_bad(target) || w_bad(data)) return w_null_str();
     if (!r) {
         /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
         if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
             return STAX_E_INVALID;
     }
     w_call c;
-    w_init_call(&c, W_CALL_PI);
-    w_add_before_markup(w, &c);
+    w_init_markup(w, &c);
     w_add_z(&c, "<?");
     w_add(&c, W_P_RAW, target.ptr, target.len);
     if (data.len) {
@@ -1590,98 +1661,83 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
         w_add(&c, W_P_CHARS, data.ptr, data.len);
     }
     w_add_z(&c, "?>");
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_PI, &c, r)) != STAX_OK) return st;
     w_markup_done(w);
     return STAX_OK;
+}
+
+/* />  or  [>][indent]</name> */
+W_ALWAYS_INLINE int w_end_pieces(const stax_writer *w, w_piece *pc) {
+    const w_rec *rec = w_top(w);
+    int self_close = w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE);
+    int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open && !self_close);
+    pc[1] = w_pc(W_P_INDENT, ind ? w_nl_run(w) : NULL, w->depth - 1);
+    pc[2] = w_pc(W_P_RAW, self_close ? "/>" : "</", 2);
+    pc[3] = w_pc(W_P_RAW, w_top_name(w), self_close ? 0 : rec->len);
+    pc[4] = w_pc(W_P_BYTE, ">", !self_close);
+    return 5;
+}
+
+static W_NOINLINE int w_end_run(stax_writer *w, int r) {
+    w_call c;
+    w_init(&c);
+    c.np = w_end_pieces(w, c.pc);
+    return w_run(w, W_CALL_END, &c, r);
 }
 
 W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     int r = w_begin(w, W_CALL_END, internal), st;
     if (r < 0) return r;
     if (!r && w->depth == 0) return STAX_E_STATE;
-    w_rec *rec = w_top(w);
-    const char *name = w_top_name(w);
-    int ind = !w->tag_open && w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP;
-    unsigned char *o, *lim;
-    if (!r && w->depth < W_FAST_DEPTH && rec->len < w->out.cap &&
-        (o = w_fast_begin(w, 4 + (size_t)rec->len + (ind ? (size_t)w->depth * w->indent_len : 0) + W_OVERSTORE,
-                          &lim))) {
-        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
-            *o++ = '/';
-            *o++ = '>';
-        } else {
-            if (w->tag_open) *o++ = '>';
-            if (ind) o = w_fast_indent(w, o, w->depth - 1);
-            *o++ = '<';
-            *o++ = '/';
-            w_copy(o, name, rec->len);
-            o += rec->len;
-            *o++ = '>';
-        }
-        if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
-    } else {
-        w_call c;
-        w_init_call(&c, W_CALL_END);
-        if (w->tag_open && (w->flags & STAX_WRITE_SELF_CLOSE)) {
-            w_add(&c, W_P_RAW, "/>", 2);
-        } else {
-            if (w->tag_open)
-                w_add(&c, W_P_RAW, ">", 1);
-            else if (w->indenting && (rec->info & (W_EL_MIXED | W_EL_MARKUP)) == W_EL_MARKUP)
-                w_add(&c, W_P_INDENT, NULL, w->depth - 1);
-            w_add(&c, W_P_RAW, "</", 2);
-            w_add(&c, W_P_RAW, name, rec->len);
-            w_add(&c, W_P_RAW, ">", 1);
-        }
-        if ((st = w_run(w, &c, r)) != STAX_OK) return st;
-    }
+    w_piece pc[5];
+    int np = w_end_pieces(w, pc);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_end_run(w, r);
+    if (st != STAX_OK) return st;
     w_tag_closed(w);
-    w->names_len -= rec->len;
+    w->names_len -= w_top(w)->len;
     w->depth--;
     if (w->depth == 0) w->root_done = 1;
     return STAX_OK;
 }
 
-/* The three calls (out of line: the fast path below keeps its registers). */
-static W_NOINLINE int w_element_slow(stax_writer *w, stax_str name, stax_str text) {
+/* The three calls (out of line: the fast case below keeps its registers). */
+static W_NOINLINE int w_element_slow(stax_writer *w, int call, stax_str name, stax_str text) {
     int st = w_start(w, name);
-    if (st == STAX_OK) st = w_text(w, W_CALL_TEXT, text);
+    if (st == STAX_OK) st = w_text(w, call == W_CALL_ELEMENT_NUM ? W_CALL_TEXT_NUM : W_CALL_TEXT, text);
     if (st == STAX_OK) st = w_end(w, 0);
     return st;
 }
 
+/* [>][indent]<name>text</name> */
+W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str name, stax_str text, w_piece *pc) {
+    w_start_pieces(w, name, pc);
+    pc[4] = w_pc(W_P_RAW, ">", 1);
+    pc[5] = w_pc(w_value_kind(call, W_P_TEXT), text.ptr, text.len);
+    pc[6] = w_pc(W_P_RAW, "</", 2);
+    pc[7] = w_pc(W_P_RAW, name.ptr, name.len);
+    pc[8] = w_pc(W_P_RAW, ">", 1);
+    return 9;
+}
+
 /* start + text + end in one call. When nothing is pending and all of it fits
- * in the buffer, it is written at once: the same bytes and the same state as
- * the three calls' own fast paths (see them above). Anything else (a blocked
- * call, a bad name or text, a full buffer) goes through the three calls, so
- * errors and blocking behave exactly as theirs. */
-W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
+ * in the buffer, its pieces are written at once (the fast case), with the
+ * state the three calls leave behind. Anything else (a blocked call, a bad
+ * name or text, a full buffer) goes through the three calls, so errors and
+ * blocking behave exactly as theirs. */
+W_ALWAYS_INLINE int w_element(stax_writer *w, int call, stax_str name, stax_str text) {
     if (w_bad(name) || w_bad(text)) {
         int r = w_begin(w, W_CALL_ELEMENT, 0);
-        return r < 0 ? r : w_null_str(w);
+        return r < 0 ? r : w_null_str();
     }
     /* start would take it (the rest of its checks are about room) */
     int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
-    unsigned char *o, *lim;
-    if (startable && w->depth < W_FAST_DEPTH && name.len < w->out.cap && text.len <= SIZE_MAX / 8 / 5 &&
-        w_reserve(w, name.len) == STAX_OK) {
-        int ind = w_indents_markup(w), st;
-        size_t need = 1 + (ind ? 1 + (size_t)w->depth * w->indent_len : 0) + 2 + 2 * name.len + 3 + 5 * text.len;
-        if ((o = w_fast_begin(w, need + W_OVERSTORE, &lim)) != NULL) {
-            if (w->tag_open) *o++ = '>';
-            if (ind) o = w_fast_indent(w, o, w->depth);
-            *o++ = '<';
-            w_copy(o, name.ptr, name.len);
-            o += name.len;
-            *o++ = '>';
-            if (!(o = w_esc_fast(o, (const unsigned char *)text.ptr, text.len, 0, &st)))
-                return st; /* nothing was committed */
-            *o++ = '<';
-            *o++ = '/';
-            w_copy(o, name.ptr, name.len);
-            o += name.len;
-            *o++ = '>';
-            if ((st = w_fast_end(w, o, lim)) != STAX_OK) return st;
+    if (startable && w_reserve(w, name.len) == STAX_OK) {
+        w_piece pc[9];
+        int np = w_element_pieces(w, call, name, text, pc);
+        int st = w_fast(w, pc, np);
+        if (st != W_NO_ROOM) {
+            if (st != STAX_OK) return st; /* nothing was committed */
             /* the state start, text and end leave behind (and what start's w_reserve asked for) */
             w_peak(w, name.len + sizeof(w_rec));
             w_markup_done(w);
@@ -1694,18 +1750,18 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, stax_str name, stax_str text) {
         int err = STAX_OK;
         if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
     }
-    return w_element_slow(w, name, text);
+    return w_element_slow(w, call, name, text);
 }
 
 static int w_raw(stax_writer *w, stax_str bytes) {
     int r = w_begin(w, W_CALL_RAW, 0), st;
     if (r < 0) return r;
-    if (w_bad(bytes)) return w_null_str(w);
+    if (w_bad(bytes)) return w_null_str();
     w_call c;
-    w_init_call(&c, W_CALL_RAW);
+    w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
     if (bytes.len) w_add(&c, W_P_RAW, bytes.ptr, bytes.len);
-    if ((st = w_run(w, &c, r)) != STAX_OK) return st;
+    if ((st = w_run(w, W_CALL_RAW, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     /* raw bytes may be text: never indent next to them */
     if (w->depth) w_top(w)->info |= W_EL_MIXED;
@@ -1807,7 +1863,7 @@ static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
  * nothing), then return the sticky status. After a sink error nothing can. */
 static int w_flush(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK && (w->dead || w->sink == W_SINK_NONE)) return w->status;
+    if (w->err.status != STAX_OK && !w->fn) return w->err.status;
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
@@ -1819,12 +1875,12 @@ static int w_flush(stax_writer *w) {
         if (fflush(w->file) != 0) st = w_sink_failed(w, STAX_E_IO, errno, 0, 0);
     }
 #endif
-    return st == STAX_OK ? w->status : st;
+    return st == STAX_OK ? w->err.status : st;
 }
 
 static int w_finish(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
-    if (w->status != STAX_OK) return w_flush(w);
+    if (w->err.status != STAX_OK) return w_flush(w);
     if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
@@ -1867,7 +1923,7 @@ int stax_writer_pi(stax_writer *w, stax_str target, stax_str data) {
 }
 int stax_writer_end(stax_writer *w) { return w_result(w, W_CALL_END, w_end(w, 0)); }
 int stax_writer_element(stax_writer *w, stax_str name, stax_str text) {
-    return w_result(w, W_CALL_ELEMENT, w_element(w, name, text));
+    return w_result(w, W_CALL_ELEMENT, w_element(w, W_CALL_ELEMENT, name, text));
 }
 int stax_writer_raw(stax_writer *w, stax_str bytes) { return w_result(w, W_CALL_RAW, w_raw(w, bytes)); }
 int stax_writer_flush(stax_writer *w) { return w_result(w, W_CALL_FLUSH, w_flush(w)); }
@@ -1878,13 +1934,13 @@ int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_fin
  * (nothing written), after the checks every call makes first (a sticky
  * error, a blocked call). */
 static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
-    char buf[W_NUM_MAX];
+    char buf[W_NUM_MAX + 32]; /* the digits end at W_NUM_MAX: W_P_DIGITS reads 32 bytes from their start */
     int st;
+    memset(buf + W_NUM_MAX, 0, 32);
     if (frac > 19) {
         st = w_begin(w, call, 0);
         if (st >= 0) {
-            w->why = "frac_digits over 19";
-            st = STAX_E_USAGE;
+            st = W_E_FRAC;
         }
         return w_result(w, call, st);
     }
@@ -1894,7 +1950,7 @@ static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int n
     else if (call == W_CALL_TEXT_NUM)
         st = w_text(w, call, digits);
     else
-        st = w_element(w, name, digits);
+        st = w_element(w, call, name, digits);
     return w_result(w, call, st);
 }
 
@@ -1917,10 +1973,10 @@ int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f
 
 /* ================================================================ state */
 
-int stax_writer_status(const stax_writer *w) { return w ? w->status : STAX_E_USAGE; }
-int stax_writer_first_error(const stax_writer *w) { return w ? w->first_err : STAX_E_USAGE; }
-int stax_writer_errno(const stax_writer *w) { return w ? w->sys_errno : 0; }
-const char *stax_writer_message(const stax_writer *w) { return w ? w->msg : "no writer"; }
+int stax_writer_status(const stax_writer *w) { return w ? w->err.status : STAX_E_USAGE; }
+int stax_writer_first_error(const stax_writer *w) { return w ? w->err.first : STAX_E_USAGE; }
+int stax_writer_errno(const stax_writer *w) { return w ? w->err.err_no : 0; }
+const char *stax_writer_message(const stax_writer *w) { return w ? w->err.msg : "no writer"; }
 uint32_t stax_writer_depth(const stax_writer *w) { return w ? w->depth : 0; }
 
 uint64_t stax_writer_bytes_out(const stax_writer *w) {
@@ -2199,6 +2255,8 @@ static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
 #ifndef STAX_NO_THREADS
     if (w->bg) {
         w_bg *g = w->bg;
+        g->fn = fn;
+        g->ctx = ctx;
         if (pthread_mutex_init(&g->mu, NULL) != 0) goto fail;
         if (pthread_cond_init(&g->cv, NULL) != 0) {
             pthread_mutex_destroy(&g->mu);
@@ -2216,8 +2274,7 @@ fail:
     w->sink = W_SINK_NONE;
     w_regate(w);
     w->fn = NULL;
-    w->why = "the background thread could not be started";
-    return STAX_E_NOMEM;
+    return W_E_THREAD;
 #else
     return STAX_OK;
 #endif

@@ -1,11 +1,14 @@
 /* Writer benchmark, stax side: write the books document (writer_books.h)
  * through the stax writer to a null sink or to a file.
  *
- *   writer_bench MIB OUT|-null [-bg] [-records | -records-snprintf]
+ *   writer_bench MIB OUT|-null|- [-bg] [-buf BYTES] [-slow] [-records | -records-snprintf]
  *
- * -bg: STAX_WRITE_BACKGROUND with two 1 MiB buffers, so that formatting
- * overlaps with the writes (with 64 KiB buffers the hand-overs cost more than
- * they save: see docs/benchmarks.md).
+ * OUT "-": standard output (a pipe in bench/writer_sinks_run.sh).
+ * -bg: STAX_WRITE_BACKGROUND, so that formatting overlaps with the writes.
+ * -buf BYTES: the buffer size (default 64 KiB; 1 MiB with -bg).
+ * -slow: a sink that does work on every byte before writing it (an FNV-1a
+ * hash, about as slow as a fast compressor), as a compressing or encrypting
+ * sink does; with -null it writes nothing.
  * -records: the record-writing variant, with numbers computed per record
  * (books_numbers_of) and written with the number calls
  * (stax_writer_attr_uint, stax_writer_element_dec, ...); -records-snprintf: the
@@ -22,6 +25,24 @@
 static ptrdiff_t null_sink(void *ctx, const void *data, size_t len) {
     (void)data;
     *(unsigned long long *)ctx += len;
+    return (ptrdiff_t)len;
+}
+
+/* The -slow sink: hash every byte, then write them all (fd < 0: nowhere). */
+typedef struct slow_sink {
+    int fd;
+    unsigned hash;
+} slow_sink;
+
+static ptrdiff_t slow_write(void *ctx, const void *data, size_t len) {
+    slow_sink *s = (slow_sink *)ctx;
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < len; i++) s->hash = (s->hash ^ p[i]) * 16777619u;
+    for (size_t done = 0; s->fd >= 0 && done < len;) {
+        ssize_t k = write(s->fd, p + done, len - done);
+        if (k <= 0) return STAX_E_IO;
+        done += (size_t)k;
+    }
     return (ptrdiff_t)len;
 }
 
@@ -105,11 +126,17 @@ static void record(stax_writer *w, int fmt, const books_record *r, unsigned long
 int main(int argc, char **argv) {
     unsigned long records;
     const char *out;
-    int bg = 0, recs = 0, fmt = 0;
+    int bg = 0, recs = 0, fmt = 0, slow = 0;
+    size_t buf = 0;
     for (; argc > 3; argc--) {
         const char *a = argv[argc - 1];
-        if (!strcmp(a, "-bg"))
+        if (argc > 4 && !strcmp(argv[argc - 2], "-buf")) {
+            buf = (size_t)strtoul(a, NULL, 10);
+            argc--;
+        } else if (!strcmp(a, "-bg"))
             bg = 1;
+        else if (!strcmp(a, "-slow"))
+            slow = 1;
         else if (!strcmp(a, "-records"))
             recs = 1;
         else if (!strcmp(a, "-records-snprintf"))
@@ -125,19 +152,28 @@ int main(int argc, char **argv) {
         o.flags |= STAX_WRITE_BACKGROUND;
         o.buffer_size = 1 << 20;
     }
+    if (buf) o.buffer_size = buf;
     stax_writer *w = stax_writer_new(&o);
+    if (!w) {
+        fprintf(stderr, "writer_bench: options refused\n");
+        return 2;
+    }
     unsigned long long total = 0;
     int fd = -1;
-    if (!strcmp(out, "-null")) {
-        stax_writer_set_sink(w, null_sink, &total);
-    } else {
+    if (strcmp(out, "-null") && strcmp(out, "-")) {
         fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0) {
             perror(out);
             return 2;
         }
-        stax_writer_set_fd(w, fd);
     }
+    slow_sink ss = {strcmp(out, "-") ? fd : 1, 2166136261u};
+    if (slow)
+        stax_writer_set_sink(w, slow_write, &ss);
+    else if (!strcmp(out, "-null"))
+        stax_writer_set_sink(w, null_sink, &total);
+    else
+        stax_writer_set_fd(w, ss.fd);
     stax_writer_xml_decl(w, stax_strz(NULL), stax_strz("UTF-8"), 0);
     stax_writer_start_z(w, "books");
     books_record *table = books_table();

@@ -806,51 +806,6 @@ Test(select, a_fixed_block_too_small_says_so) {
     free(doc);
 }
 
-/* Every limit of the select: its own STAX_E_LIMIT_* status, and a message
- * that names the option and its value. */
-Test(select, every_limit_is_a_limit_status_with_the_option_in_its_message) {
-    struct {
-        size_t max_depth, max_held, max_state, xml_memory;
-        unsigned flags;
-        const char *path, *columns;
-        int status;
-        const char *msg;
-    } cases[] = {
-        {30, 0, 0, 0, 0, "//b", "", STAX_E_LIMIT_DEPTH, "max_depth (30 levels)"},
-        {0, 4096, 0, 0, 0, "//a", "", STAX_E_LIMIT_HELD, "max_held (4096 bytes)"},
-        {0, 3000, 0, 0, 0, "//a", "b,.", STAX_E_LIMIT_HELD, "max_held (3000 bytes)"},
-        {0, 0, 2048, 0, 0, "//a[1]/b", "", STAX_E_LIMIT_STATE, "max_state (2048 bytes)"},
-        {0, 0, 0, STAX_WRITER_MIN_MEMORY + 2048, STAX_SELECT_XML, "/a", "", STAX_E_LIMIT_XML_MEMORY,
-         "xml_memory (3072 bytes)"},
-        {0, 20000, 0, 0, STAX_SELECT_XML, "//a", "", STAX_E_LIMIT_HELD, "max_held (20000 bytes)"},
-    };
-    char *doc = nested_doc(200, 30);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        stax_select_options so;
-        memset(&so, 0, sizeof so);
-        so.max_depth = (uint32_t)cases[k].max_depth;
-        so.max_held = cases[k].max_held;
-        so.max_state = cases[k].max_state;
-        so.xml_memory = cases[k].xml_memory;
-        so.flags = cases[k].flags;
-        sel_run r = run_select(doc, 7, NULL, &so, cases[k].path, cases[k].columns, 0, 0);
-        cr_assert_eq(r.status, cases[k].status, "case %zu: %s, %s", k, stax_test_status_name(r.status), r.msg);
-        cr_assert(strstr(r.msg, cases[k].msg), "case %zu: '%s' lacks '%s'", k, r.msg, cases[k].msg);
-        free(r.out);
-    }
-    free(doc);
-    /* each has its own text, none shared with another status */
-    const int limits[] = {STAX_E_LIMIT_HELD, STAX_E_LIMIT_STATE, STAX_E_LIMIT_XML_MEMORY};
-    for (size_t k = 0; k < 3; k++) {
-        cr_assert_str_neq(stax_strerror(limits[k]), stax_strerror(12345));
-        for (int other = -50; other <= 4; other++)
-            if (other != limits[k]) cr_assert_str_neq(stax_strerror(limits[k]), stax_strerror(other));
-    }
-    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_HELD), "max_held"));
-    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_STATE), "max_state"));
-    cr_assert(strstr(stax_strerror(STAX_E_LIMIT_XML_MEMORY), "xml_memory"));
-}
-
 /* Feed doc to s by batches: the first status other than STAX_OK. */
 static int feed_select(stax_select *s, const char *doc) {
     stax_reader *r = stax_reader_new(NULL);
