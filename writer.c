@@ -39,7 +39,7 @@
  * A check that fails although the reservation was sized to be enough is a
  * bug: STAX_E_INTERNAL (sticky), after STAX__INTERNAL_HIT().
  */
-#include "stax_internal.h"
+#include "scan.h" /* the SIMD switch and ctz helper of the escaper */
 
 #include <errno.h>
 #include <stdio.h> /* FILE: the FILE* sink field exists in every build */
