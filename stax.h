@@ -64,9 +64,20 @@
  *
  * ERRORS
  *   Functions return STAX_OK (0), a positive progress code, or a negative
- *   error. A reader's first error is sticky: every later call returns it.
- *   The writer's refusals are not (it goes on, unless STAX_WRITE_STICKY):
- *   its section says exactly which of its errors are sticky.
+ *   status. One rule for the reader, the writer and select: the first error
+ *   is sticky, and every later call on the object returns it (until
+ *   stax_reader_reset or stax_select_reset; a writer has no reset). The
+ *   exceptions, each named again where it applies:
+ *   - the writer's refusals (STAX_E_STATE, STAX_E_INVALID, STAX_E_DUP_ATTR,
+ *     STAX_E_ENCODING, STAX_E_CHAR, STAX_E_LIMIT_STACK, STAX_E_NOMEM of its
+ *     stack, STAX_E_USAGE) change nothing and are not sticky, unless
+ *     STAX_WRITE_STICKY;
+ *   - stax_reader_save's STAX_E_FULL and STAX_E_NOSAVE change nothing and are
+ *     not sticky;
+ *   - the functions that only answer (check_options, memory_size,
+ *     effective_options, stax_context_position) have no object to stick to.
+ *   Every limit is a STAX_E_LIMIT_* status whose message names the option
+ *   and its value (stax_reader_message, stax_writer_message, ...).
  */
 #ifndef STAX_H
 #define STAX_H
