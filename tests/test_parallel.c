@@ -244,3 +244,90 @@ Test(parallel, generated_shapes, .timeout = 900) {
         free(doc);
     }
 }
+
+/* ---------------------------------------------------------------- the tool */
+
+/* `stax ARGS FILE` with stdout and stderr, and its exit status, as one string. */
+static char *tool(const char *args, const char *file) {
+    char cmd[1024], *out = (char *)malloc(1 << 16);
+    cr_assert_not_null(out);
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", stax_test_bin(), args, file);
+    int rc = stax_test_shell(cmd, out, 1 << 16);
+    size_t n = strlen(out);
+    snprintf(out + n, (1 << 16) - n, "exit %d\n", rc);
+    return out;
+}
+
+/* check and count with -j 4 (and -j 0, -j 2) and small parts print what -j 1 prints. */
+static void tool_same(const char *file) {
+    static const char *const modes[] = {"-j 4 --part-size 7", "-j 2 --part-size 100", "-j 0 --part-size 1", "-j 3"};
+    static const char *const cmds[] = {"check", "count", "--namespaces count"};
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "-j 1 %s", cmds[c]);
+        char *serial = tool(args, file);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            snprintf(args, sizeof args, "%s %s", modes[m], cmds[c]);
+            char *par = tool(args, file);
+            cr_assert_str_eq(par, serial, "stax %s %s", args, file);
+            free(par);
+        }
+        free(serial);
+    }
+}
+
+static void write_file(const char *path, const char *doc) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs(doc, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(parallel, tool_output_equals_one_thread, .timeout = 600) {
+    stax_test_fixture *fx;
+    size_t n = stax_test_load_fixtures(&fx);
+    char path[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "fixtures/%s", fx[i].name);
+        tool_same(path);
+    }
+    stax_test_free_fixtures(fx, n);
+    static const char *const docs[] = {
+        "<r><a>1111</a><a>2222</a><a>3&bad;</a><a>4444</a><a>5<</a><a>6666</a></r>",
+        "<r><a>1</a><!-- <a>2</a> <a>3</a> -- <a>4</a> --><a>5</a></r>",
+        "<r><a v='<a>x</a>'>1</a><![CDATA[<a>x</a>]]><?p <a>?><a>3</a></r>",
+        "<r xmlns:p='urn:p'><a>1</a><a xmlns:q='urn:q'><q:b/></a><p:a>2</p:a><x:a/></r>",
+    };
+    char dir[] = "/tmp/stax-parallel-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        snprintf(path, sizeof path, "%s/doc%zu.xml", dir, i);
+        write_file(path, docs[i]);
+        tool_same(path);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* The serial read's error wins over a later one, and a compressed input is
+ * refused, with -j as without it. */
+Test(parallel, tool_errors_and_refusals) {
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/bad.xml", dir);
+    write_file(path, "<r><a>1</a><a>2</a><a>3&bad;</a><a>4</a><a>5<</a></r>");
+    char *out = tool("-j 4 --part-size 5 check", path);
+    cr_assert(strstr(out, ":1:24: undefined entity 'bad'") != NULL, "%s", out);
+    cr_assert(strstr(out, "exit 1\n") != NULL, "%s", out);
+    free(out);
+    write_file(path, "\x1f\x8b\x08\x00");
+    out = tool("-j 2 check", path);
+    cr_assert(strstr(out, "gzip-compressed") != NULL, "%s", out);
+    cr_assert(strstr(out, "exit 2\n") != NULL, "%s", out);
+    free(out);
+    out = tool("-j x check", path);
+    cr_assert(strstr(out, "-j takes a number") != NULL, "%s", out);
+    free(out);
+    unlink(path);
+    rmdir(dir);
+}
