@@ -290,10 +290,12 @@ static stax_str ctx_gstr(ctx_r *c, size_t max) {
 }
 
 static int ctx_is_name(stax_str s) { return s.len && stax__check_name(s.ptr, s.len) == 0; }
+#if !defined(STAX_NO_DTD) || !defined(STAX_NO_NAMESPACES) /* (what holds text: the DTD, the bindings) */
 static int ctx_is_text(stax_str s) {
     int err = 0;
     return stax__check_chars(s.ptr, s.len, &err) == s.len;
 }
+#endif
 
 static int ctx_known_encoding(unsigned enc) {
     if (enc >= STAX__ENC_UTF8 && enc <= STAX__ENC_CP1252) return 1;
