@@ -3,6 +3,7 @@
  * are local to their file or inline here). The stages, one file each, each calling only the
  * ones below it (tools/check-layers.sh checks it; docs/internals.md):
  *
+ *   parallel.c       one document on several threads, above save and resume
  *   reader_context.c save and resume: the document context, written and restored
  *   reader_batch.c   the public API, options and memory layout, batches, and
  *                    the driver (rd_fill) that moves between the stages

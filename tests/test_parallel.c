@@ -331,3 +331,40 @@ Test(parallel, tool_errors_and_refusals) {
     unlink(path);
     rmdir(dir);
 }
+
+/* The whole of a file (NULL when it cannot be read), its length in *len. */
+static char *load(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *doc = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (doc = (char *)malloc((size_t)n + 1)) != NULL)
+        *len = fread(doc, 1, (size_t)n, f);
+    fclose(f);
+    return doc;
+}
+
+/* A sample of the W3C suite's documents (well-formed and not), with a cut at
+ * every candidate point (parts of 1 byte) and at others. */
+Test(parallel, w3c_sample, .timeout = 900) {
+    const char *dir = getenv("STAX_XMLCONF") ? getenv("STAX_XMLCONF") : "build/xmlconf";
+    char cmd[4096], *list = (char *)malloc(1 << 20);
+    cr_assert_not_null(list);
+    snprintf(cmd, sizeof cmd, "find %s/package/xmlconf/xmltest %s/package/xmlconf/ibm/valid %s/package/xmlconf/oasis "
+             "-name '*.xml' 2>/dev/null | sort | awk 'NR %% 3 == 0' | head -n 500", dir, dir, dir);
+    stax_test_shell(cmd, list, 1 << 20);
+    if (!*list) cr_skip_test("W3C suite not fetched (make conformance fetches it)");
+    static const size_t sizes[] = {1, 7, 61};
+    size_t docs = 0;
+    for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
+        size_t len = 0;
+        char *doc = load(line, &len);
+        if (!doc) continue;
+        same_as_serial(line, doc, len, NULL, sizes, 3);
+        docs++;
+        free(doc);
+    }
+    free(list);
+    cr_log_info("W3C sample: %zu documents", docs);
+    cr_assert_gt(docs, 300);
+}
