@@ -220,6 +220,19 @@ Test(parallel, serial_fallbacks) {
     cr_assert_lt(stax_parallel_read(NULL, 0, &o, &res), 0);
     cr_assert_str_eq(res.message, "no root element");
     cr_assert_geq(stax_parallel_threads(0), 1);
+    /* a reader in a fixed block: one block, so one reader, on this thread */
+    stax_reader_options fixed;
+    memset(&fixed, 0, sizeof fixed);
+    fixed.memory_size = 1u << 16;
+    fixed.memory = malloc(fixed.memory_size);
+    cr_assert_not_null(fixed.memory);
+    a = parallel_dump(STAX_DOC(doc), &fixed, 4, 3, &res);
+    cr_assert_eq(res.parts, 1);
+    serial = stax_test_events_ex(STAX_DOC(doc), 0, &fixed, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+    cr_assert_str_eq(a, serial);
+    free(a);
+    free(serial);
+    free(fixed.memory);
 }
 
 /* build/gen's document of a shape, 256 KiB (NUL-terminated). */
