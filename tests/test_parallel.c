@@ -271,15 +271,17 @@ static char *tool(const char *args, const char *file) {
     return out;
 }
 
-/* check and count with -j 4 (and -j 0, -j 2) and small parts print what -j 1 prints. */
-static void tool_same(const char *file) {
-    static const char *const modes[] = {"-j 4 --part-size 7", "-j 2 --part-size 100", "-j 0 --part-size 1", "-j 3"};
+static const char *const small_parts[] = {"-j 4 --part-size 7", "-j 2 --part-size 100", "-j 0 --part-size 1", "-j 3",
+                                           NULL};
+
+/* check and count with each of modes (-j 4, -j 0, ... and small parts) print what -j 1 prints. */
+static void tool_same_in(const char *file, const char *const *modes) {
     static const char *const cmds[] = {"check", "count", "--namespaces count"};
     for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
         char args[256];
         snprintf(args, sizeof args, "-j 1 %s", cmds[c]);
         char *serial = tool(args, file);
-        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        for (size_t m = 0; modes[m]; m++) {
             snprintf(args, sizeof args, "%s %s", modes[m], cmds[c]);
             char *par = tool(args, file);
             cr_assert_str_eq(par, serial, "stax %s %s", args, file);
@@ -288,6 +290,8 @@ static void tool_same(const char *file) {
         free(serial);
     }
 }
+
+static void tool_same(const char *file) { tool_same_in(file, small_parts); }
 
 static void write_file(const char *path, const char *doc) {
     FILE *f = fopen(path, "wb");
@@ -380,4 +384,22 @@ Test(parallel, w3c_sample, .timeout = 900) {
     free(list);
     cr_log_info("W3C sample: %zu documents", docs);
     cr_assert_gt(docs, 300);
+}
+
+/* The generated shapes through the tool, in parts of 16 KiB and 1000 bytes. */
+Test(parallel, tool_generated_shapes, .timeout = 600) {
+    static const char *shapes[] = {"mixed-dump", "record", "attrs", "text", "deep", "mixed", "nonascii"};
+    static const char *const modes[] = {"-j 4 --part-size 16K", "-j 2 --part-size 1000", NULL};
+    if (access("build/gen", X_OK) != 0) cr_skip_test("build/gen not built (make build/gen)");
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/shape.xml", dir);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char *doc = generated(shapes[i]);
+        write_file(path, doc);
+        free(doc);
+        tool_same_in(path, modes);
+    }
+    unlink(path);
+    rmdir(dir);
 }
