@@ -136,6 +136,8 @@ typedef struct cli_par {
     size_t nslots;
     char *map;            /* the mapped file: the pages of parts done are given back */
     size_t dropped, page;
+    stax_cli_progress progress; /* counts the parts done */
+    uint64_t counted;
 } cli_par;
 
 static void *cli_par_slot(cli_par *p, size_t part) { return p->slots + (part % p->nslots) * p->state->len; }
@@ -159,6 +161,10 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
      * the parts in flight (a page given back is read again if touched). */
     size_t upto = (size_t)base.offset / p->page * p->page;
     if (upto > p->dropped && madvise(p->map + p->dropped, upto - p->dropped, MADV_DONTNEED) == 0) p->dropped = upto;
+    if (base.offset > p->counted) {
+        stax_cli_progress_add(&p->progress, (size_t)(base.offset - p->counted));
+        p->counted = base.offset;
+    }
     return 0;
 }
 
@@ -207,7 +213,10 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     po.batch = cli_par_batch;
     po.done = cli_par_done;
     stax_parallel_result res;
+    stax_cli_progress_begin(&p.progress, o->progress, fd, o->name);
     int st = p.slots ? stax_parallel_read(map, size, &po, &res) : STAX_E_NOMEM;
+    if (st == STAX_OK) stax_cli_progress_add(&p.progress, size - (size_t)p.counted);
+    stax_cli_progress_end(&p.progress);
     int rc;
     if (st >= CLI_PAR_RESULT) {
         rc = st - CLI_PAR_RESULT == STAX_CLI_STOP ? 0 : st - CLI_PAR_RESULT;

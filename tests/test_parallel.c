@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cli/cli.h"
 #include "harness.h"
 
 /* What one part gathered: its event lines (no positions) and their
@@ -400,6 +401,49 @@ Test(parallel, tool_generated_shapes, .timeout = 600) {
         free(doc);
         tool_same_in(path, modes);
     }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* --progress with -j: the parts done, drawn in place, up to the whole file, then erased. */
+Test(parallel, tool_progress) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<db>");
+    while (b.len < (1u << 20)) stax_test_buf_puts(&b, "<rec><name>a name</name><v>123</v></rec>\n");
+    stax_test_buf_puts(&b, "</db>\n");
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/big.xml", dir);
+    write_file(path, b.p);
+    stax_test_buf_free(&b);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "big.xml";
+    o.progress = 2;
+    o.jobs = 2;
+    o.part_size = 1u << 18;
+    o.quiet = 0;
+    /* stderr into a pipe (the few progress lines fit in it) */
+    int fds[2], keep = dup(2);
+    cr_assert_eq(pipe(fds), 0);
+    fflush(stderr);
+    dup2(fds[1], 2);
+    int rc = stax_cmd_check(&o, fileno(f));
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+    close(fds[1]);
+    fclose(f);
+    char text[4096] = {0};
+    ssize_t got = read(fds[0], text, sizeof text - 1);
+    close(fds[0]);
+    cr_assert_eq(rc, 0);
+    size_t n = got > 0 ? (size_t)got : 0;
+    cr_assert(strstr(text, "\rbig.xml: 256.") != NULL, "%s", text);
+    cr_assert(strstr(text, "(100%)") != NULL, "%s", text);
+    cr_assert(n > 4 && strcmp(text + n - 4, "\r\033[K") == 0, "not erased at the end: %s", text);
     unlink(path);
     rmdir(dir);
 }
