@@ -3,6 +3,7 @@
  * are local to their file or inline here). The stages, one file each, each calling only the
  * ones below it (tools/check-layers.sh checks it; docs/internals.md):
  *
+ *   parallel.c       one document on several threads, above save and resume
  *   reader_context.c save and resume: the document context, written and restored
  *   reader_batch.c   the public API, options and memory layout, batches, and
  *                    the driver (rd_fill) that moves between the stages
@@ -352,5 +353,9 @@ STAXINT int stax__rd_fast(stax_reader *r);
  * fuzzing: contexts whose body is garbage must be refused by the checks
  * after it, never by the checksum alone). */
 STAXINT void stax__context_seal(void *buf, size_t len);
+/* Where a context holds its position (offset, line, column: three u64 after
+ * the 20-byte header); parallel.c moves a context to another cut with it. */
+#define STAX__CTX_POS_AT 20u
+#define STAX__CTX_POS_LEN 24u
 
 #endif /* STAX_READER_H */

@@ -390,7 +390,7 @@ static void rd_fixed_defaults(stax_reader_options *o) {
 
 /* Options with defaults applied, checked: STAX_OK, STAX_E_USAGE or STAX_E_NOMEM. */
 static int rd_options(const stax_reader_options *opt, stax_reader_options *o, const char **why) {
-    static const char *unused;
+    const char *unused; /* not static: readers are made on several threads at once */
     if (!why) why = &unused;
     *why = "";
     if (opt) *o = *opt;

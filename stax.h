@@ -546,6 +546,71 @@ STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
 STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
 #endif /* STAX_NO_RESUME */
 
+/* ONE DOCUMENT ON SEVERAL THREADS (docs/parallel.md)
+ * stax_parallel_read reads a document in memory in parts, each on its own
+ * thread, and gives exactly the serial result: the same events in the same
+ * order, and the same first error with its message and position. The prolog
+ * is read first; the rest is cut into parts of about part_size bytes at a '<'
+ * followed by a name start character. Each part is read from the context the
+ * previous one is expected to end with (the one saved at the first cut, moved
+ * to the part's offset); when the previous part ends, its real end context is
+ * compared with that guess, and a part whose guess was wrong is read again
+ * from the real one. A wrong guess costs time, never correctness.
+ *
+ * The callbacks: begin(ud, k) before part k is read (again: drop what was
+ * gathered for it), batch(ud, k, b) with its batches, on a worker thread;
+ * done(ud, k, base) on the calling thread, in document order, once part k's
+ * batches are known to be the serial ones. Event positions in part k's
+ * batches count lines and columns from the part's start: base is where that
+ * start really is, and stax_parallel_pos(base, pos) the event's real
+ * position (offsets are always real). A callback that returns non-zero
+ * stops the read, which returns that value (only once its part is known to
+ * be serial: a part read from a wrong guess is dropped with what it
+ * returned). Several parts' callbacks run at once, each part's on one thread
+ * at a time; at most stax_parallel_slots(threads) parts are between begin and
+ * done, so state kept per part can live in slot k % stax_parallel_slots().
+ *
+ * One thread (threads 1 and part_size 0), a reader in a fixed block, or a
+ * build without threads or save and resume (STAX_NO_THREADS, STAX_NO_RESUME)
+ * reads the whole document as part 0 on the calling thread. */
+typedef struct stax_parallel_options {
+    const stax_reader_options *reader; /* every part's reader (NULL: defaults); memory must be NULL */
+    unsigned threads;                  /* [1] worker threads; 0: one per online core */
+    size_t part_size;                  /* [4 MiB] bytes in a part, about */
+    void *ud;                          /* passed to the callbacks */
+    int (*begin)(void *ud, size_t part);                    /* may be NULL */
+    int (*batch)(void *ud, size_t part, const stax_batch *b); /* may be NULL */
+    int (*done)(void *ud, size_t part, stax_pos base);      /* may be NULL */
+} stax_parallel_options;
+
+/* What a parallel read found. */
+typedef struct stax_parallel_result {
+    int status;          /* STAX_OK (the document is well-formed), a reader error,
+                            or what a callback returned */
+    stax_pos err_pos;    /* a reader error's position */
+    char message[256];   /* a reader error's message (the reader's, cut to fit) */
+    size_t parts;        /* parts read (part 0 holds the prolog) */
+    size_t rereads;      /* parts read again because their guessed context was wrong */
+} stax_parallel_result;
+
+/* Read data[0, len) as described above; res (may be NULL) gets the result.
+ * Returns res->status. STAX_E_USAGE for a NULL opt or data with len > 0,
+ * STAX_E_NOMEM when a reader or a thread cannot be had. */
+STAXDEF int stax_parallel_read(const void *data, size_t len, const stax_parallel_options *opt,
+                               stax_parallel_result *res);
+
+/* The threads a read with this setting uses (0: the online cores), and the
+ * parts that can be between begin and done at once: that + 2. */
+STAXDEF unsigned stax_parallel_threads(unsigned threads);
+static inline size_t stax_parallel_slots(unsigned threads) { return (size_t)stax_parallel_threads(threads) + 2; }
+
+/* The real position of an event at pos in a part that starts at base. */
+static inline stax_pos stax_parallel_pos(stax_pos base, stax_pos pos) {
+    if (pos.line == 1) pos.column += base.column - 1;
+    pos.line += base.line - 1;
+    return pos;
+}
+
 /* Compare a stax_str with a NUL-terminated string. */
 static inline int stax_str_eq(stax_str s, const char *z) {
     size_t i = 0;

@@ -22,6 +22,8 @@ typedef struct stax_cli_opts {
     const char *resume;  /* --resume FILE.ctx: go on from that context (NULL: from the start) */
     const char *context; /* --context FILE.ctx: where --save-every writes (default: --resume's) */
     size_t save_every;   /* --save-every N: a context after each N bytes read (0: none) */
+    int jobs;            /* -j N: check and count on N threads (0: unset, one; -1: one per core) */
+    size_t part_size;    /* --part-size N: with -j, bytes in a part (0: the library's default) */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -46,6 +48,9 @@ typedef struct stax_cli_state {
     const char *command;
     void *data;
     size_t len;
+    /* -j: adds a part's state (len bytes, gathered from zeros by the batch
+     * function) to data; NULL when the command keeps none */
+    void (*merge)(void *data, const void *part);
 } stax_cli_state;
 /* stax_cli_run for a command that can save and resume (o->resume,
  * o->save_every): with state NULL those options are refused. */

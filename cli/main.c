@@ -25,6 +25,9 @@ static void usage(FILE *f) {
           "                  (at the next point it can be saved), atomically, to the --context file\n"
           "  --context FILE  where --save-every writes (default: the --resume file)\n"
           "  --resume FILE   check, count: go on from the context in FILE (seeks FILE's input)\n"
+          "  -j N            check, count: read a regular file on N threads (0: one per core;\n"
+          "                  default 1); the output is that of one thread\n"
+          "  --part-size N   with -j: bytes in a part, about (default 4M)\n"
           "  --progress      show a progress line on stderr (default: when stderr is a terminal\n"
           "                  and stdout is not the same terminal being written to)\n"
           "  --quiet         no progress line\n"
@@ -82,7 +85,18 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
     } else if ((!strcmp(a, "--resume") || !strcmp(a, "--context")) && *i + 1 < argc) {
         if (a[2] == 'r') o->resume = argv[++*i];
         else o->context = argv[++*i];
-    } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--save-every")) {
+    } else if (!strcmp(a, "-j")) {
+        char *end;
+        const char *val = *i + 1 < argc ? argv[++*i] : "";
+        errno = 0;
+        unsigned long n = strtoul(val, &end, 10);
+        if (!*val || *end || val[0] == '-' || errno || n > 1024) {
+            fprintf(stderr, "stax: -j takes a number of threads, 0..1024 (0: one per core), not '%s'\n", val);
+            return 2;
+        }
+        o->jobs = n ? (int)n : -1;
+    } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--save-every") ||
+               !strcmp(a, "--part-size")) {
         size_t v;
         if (*i + 1 >= argc) {
             fprintf(stderr, "stax: %s needs a value\n", a);
@@ -95,6 +109,7 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
         }
         if (a[2] == 'c') o->chunk = v;
         else if (a[2] == 's') o->save_every = v;
+        else if (a[2] == 'p') o->part_size = v;
         else o->memory = v;
     } else {
         return 0;

@@ -1,10 +1,13 @@
 /* The streaming driver every subcommand shares: reader setup from the
  * options, chunked feeding, and error reporting as NAME:LINE:COL: message. */
+#define _DEFAULT_SOURCE /* madvise (MADV_DONTNEED): glibc's posix_madvise ignores it */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define STAX_CLI_READ_SIZE (256u * 1024) /* fewer tokens cut by a read: those take the slower way */
@@ -99,12 +102,14 @@ static void cli_report_compressed(const stax_cli_opts *o, int f) {
     free(quoted);
 }
 
-static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
+static void cli_report_at(const stax_cli_opts *o, stax_pos p, const char *msg, int st) {
     if (o->quiet) return;
-    stax_pos p = stax_reader_error_pos(r);
     fprintf(stderr, "%s:%llu:%llu: %s (byte %llu)\n", o->name ? o->name : "-", (unsigned long long)p.line,
-            (unsigned long long)p.column, stax_reader_message(r)[0] ? stax_reader_message(r) : stax_strerror(st),
-            (unsigned long long)p.offset);
+            (unsigned long long)p.column, msg[0] ? msg : stax_strerror(st), (unsigned long long)p.offset);
+}
+
+static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
+    cli_report_at(o, stax_reader_error_pos(r), stax_reader_message(r), st);
 }
 
 /* Map a reader status to the tool's exit code. */
@@ -118,7 +123,122 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
     return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
 }
 
+/* ---------------------------------------------------------------- -j */
+
+/* A batch function's result, as the parallel read returns it (apart from
+ * the reader's statuses). */
+#define CLI_PAR_RESULT 1000
+
+typedef struct cli_par {
+    stax_cli_batch_fn fn;
+    const stax_cli_state *state;
+    unsigned char *slots; /* state->len bytes for each part in flight */
+    size_t nslots;
+    char *map;            /* the mapped file: the pages of parts done are given back */
+    size_t dropped, page;
+    stax_cli_progress progress; /* counts the parts done */
+    uint64_t counted;
+} cli_par;
+
+static void *cli_par_slot(cli_par *p, size_t part) { return p->slots + (part % p->nslots) * p->state->len; }
+
+static int cli_par_begin(void *ud, size_t part) {
+    cli_par *p = ud;
+    memset(cli_par_slot(p, part), 0, p->state->len);
+    return 0;
+}
+
+static int cli_par_batch(void *ud, size_t part, const stax_batch *b) {
+    cli_par *p = ud;
+    int rc = p->fn ? p->fn(cli_par_slot(p, part), NULL, b) : 0;
+    return rc ? CLI_PAR_RESULT + rc : 0;
+}
+
+static int cli_par_done(void *ud, size_t part, stax_pos base) {
+    cli_par *p = ud;
+    if (p->state->merge) p->state->merge(p->state->data, cli_par_slot(p, part));
+    /* No reader goes back before the start of a part done: RSS stays that of
+     * the parts in flight (a page given back is read again if touched). */
+    size_t upto = (size_t)base.offset / p->page * p->page;
+    if (upto > p->dropped && madvise(p->map + p->dropped, upto - p->dropped, MADV_DONTNEED) == 0) p->dropped = upto;
+    if (base.offset > p->counted) {
+        stax_cli_progress_add(&p->progress, (size_t)(base.offset - p->counted));
+        p->counted = base.offset;
+    }
+    return 0;
+}
+
+/* Whether -j can read this input in parts: a regular file, with none of the
+ * options that need one reader (--resume, --save-every, --memory, and
+ * --external, whose resolver is one for the whole document). */
+static int cli_par_wanted(const stax_cli_opts *o, int fd, const stax_cli_state *state, struct stat *sb) {
+    return o->jobs != 0 && o->jobs != 1 && state && (state->merge || !state->len) && !o->resume && !o->save_every &&
+           !o->memory && !o->external && fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) && sb->st_size > 0 &&
+           (uint64_t)sb->st_size <= SIZE_MAX;
+}
+
+/* The file mapped and read in parts on o->jobs threads: the exit code, or
+ * -1 when it cannot be mapped (then it is read as a stream). */
+static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cli_batch_fn fn, int *err,
+                            const stax_cli_state *state) {
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) return -1;
+    int f = cli_compressed_format((const unsigned char *)map, size);
+    if (f >= 0) {
+        munmap(map, size);
+        cli_report_compressed(o, f);
+        if (err) *err = STAX_E_IO;
+        return 2;
+    }
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
+    cli_par p;
+    memset(&p, 0, sizeof p);
+    unsigned threads = o->jobs < 0 ? 0 : (unsigned)o->jobs;
+    p.fn = fn;
+    p.state = state;
+    p.map = map;
+    long page = sysconf(_SC_PAGESIZE);
+    p.page = page > 0 ? (size_t)page : 4096;
+    p.nslots = stax_parallel_slots(threads);
+    p.slots = calloc(p.nslots, state->len ? state->len : 1);
+    stax_parallel_options po;
+    memset(&po, 0, sizeof po);
+    po.reader = &ro;
+    po.threads = threads;
+    po.part_size = o->part_size;
+    po.ud = &p;
+    po.begin = cli_par_begin;
+    po.batch = cli_par_batch;
+    po.done = cli_par_done;
+    stax_parallel_result res;
+    stax_cli_progress_begin(&p.progress, o->progress, fd, o->name);
+    int st = p.slots ? stax_parallel_read(map, size, &po, &res) : STAX_E_NOMEM;
+    if (st == STAX_OK) stax_cli_progress_add(&p.progress, size - (size_t)p.counted);
+    stax_cli_progress_end(&p.progress);
+    int rc;
+    if (st >= CLI_PAR_RESULT) {
+        rc = st - CLI_PAR_RESULT == STAX_CLI_STOP ? 0 : st - CLI_PAR_RESULT;
+        st = STAX_END;
+    } else {
+        if (st == STAX_E_NOMEM && !p.slots) res.message[0] = '\0';
+        if (st == STAX_OK) st = STAX_END;
+        if (st < 0) cli_report_at(o, res.err_pos, res.message, st);
+        rc = cli_exit_code(st);
+    }
+    if (err) *err = st;
+    free(p.slots);
+    munmap(map, size);
+    return rc;
+}
+
 int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *state) {
+    struct stat sb;
+    if (cli_par_wanted(o, fd, state, &sb)) {
+        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, fn, err, state);
+        if (rc >= 0) return rc;
+    }
     if ((o->resume || o->save_every) && !state) {
         if (!o->quiet) fprintf(stderr, "stax: --resume and --save-every work with check and count only\n");
         return 2;
@@ -245,7 +365,7 @@ out:
 }
 
 int stax_cmd_check(const stax_cli_opts *o, int fd) {
-    stax_cli_state st = {"check", NULL, 0};
+    stax_cli_state st = {"check", NULL, 0, NULL};
     return stax_cli_run_state(o, fd, NULL, NULL, NULL, &st);
 }
 
@@ -274,10 +394,22 @@ static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     return 0;
 }
 
+static void cli_count_merge(void *data, const void *part) {
+    cli_counts *c = data;
+    const cli_counts *p = part;
+    c->elements += p->elements;
+    c->attributes += p->attributes;
+    c->text += p->text;
+    c->cdata += p->cdata;
+    c->comments += p->comments;
+    c->pis += p->pis;
+    c->bytes_text += p->bytes_text;
+}
+
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     cli_counts c;
     memset(&c, 0, sizeof c);
-    stax_cli_state st = {"count", &c, sizeof c};
+    stax_cli_state st = {"count", &c, sizeof c, cli_count_merge};
     int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
     if (rc == 0)
         fprintf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",

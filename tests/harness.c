@@ -303,6 +303,10 @@ static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_fla
     if (null_seen) stax_test_buf_puts(s, "NULL-STRING\n");
 }
 
+void stax_test_dump_event(stax_test_buf *out, const stax_batch *b, size_t i, unsigned dump_flags) {
+    dump_event(out, b, i, dump_flags);
+}
+
 typedef struct run {
     sbuf out;
     unsigned dump_flags;

@@ -136,6 +136,9 @@ void stax_test_buf_puts(stax_test_buf *b, const char *z);
 void stax_test_buf_printf(stax_test_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void stax_test_buf_free(stax_test_buf *b);
 
+/* Event i of b as one dump line (the format of stax_test_events_ex). */
+void stax_test_dump_event(stax_test_buf *out, const stax_batch *b, size_t i, unsigned dump_flags);
+
 /* An allocator hook (alloc_ud: a stax_test_meter) that counts the bytes held
  * and their peak, to show that a run stays in flat memory and frees all. */
 typedef struct stax_test_meter {

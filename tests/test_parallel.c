@@ -1,0 +1,449 @@
+/* stax_parallel_read: the events (type, name, attributes, text, line,
+ * column, offset), their order and the final status and message are those
+ * of the serial read, for every document, thread count and part size. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../cli/cli.h"
+#include "harness.h"
+
+/* What one part gathered: its event lines (no positions) and their
+ * positions, relative to the part's start. */
+typedef struct part_log {
+    stax_test_buf lines;
+    stax_pos *pos;
+    size_t n, cap;
+} part_log;
+
+typedef struct par_run {
+    part_log *slot;
+    size_t nslots;
+    stax_test_buf out; /* the events of the parts done, with real positions */
+    size_t next_done;  /* done comes in order: the part expected next */
+    int order_broken;
+} par_run;
+
+static int on_begin(void *ud, size_t part) {
+    par_run *u = (par_run *)ud;
+    part_log *l = &u->slot[part % u->nslots];
+    l->lines.len = 0;
+    l->n = 0;
+    return 0;
+}
+
+static int on_batch(void *ud, size_t part, const stax_batch *b) {
+    par_run *u = (par_run *)ud;
+    part_log *l = &u->slot[part % u->nslots];
+    for (size_t i = 0; i < b->count; i++) {
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 64;
+            l->pos = (stax_pos *)__real_realloc(l->pos, l->cap * sizeof *l->pos);
+            cr_assert_not_null(l->pos);
+        }
+        l->pos[l->n++] = stax_ev_pos(b, i);
+        stax_test_dump_event(&l->lines, b, i, 0);
+    }
+    return 0;
+}
+
+static int on_done(void *ud, size_t part, stax_pos base) {
+    par_run *u = (par_run *)ud;
+    if (part != u->next_done++) u->order_broken = 1;
+    part_log *l = &u->slot[part % u->nslots];
+    const char *p = l->lines.p;
+    for (size_t i = 0; i < l->n; i++) {
+        const char *nl = strchr(p, '\n');
+        stax_pos q = stax_parallel_pos(base, l->pos[i]);
+        stax_test_buf_put(&u->out, p, (size_t)(nl - p));
+        stax_test_buf_printf(&u->out, " @%llu:%llu:%llu\n", (unsigned long long)q.line, (unsigned long long)q.column,
+                             (unsigned long long)q.offset);
+        p = nl + 1;
+        if (strncmp(p, "NULL-STRING\n", 12) == 0) p += 12;
+    }
+    return 0;
+}
+
+/* The parallel read's dump, in the format of stax_test_events_ex with
+ * STAX_DUMP_POS | STAX_DUMP_MESSAGE; *res gets the result. */
+static char *parallel_dump(const char *doc, size_t len, const stax_reader_options *ro, unsigned threads,
+                           size_t part_size, stax_parallel_result *res) {
+    par_run u;
+    memset(&u, 0, sizeof u);
+    u.nslots = stax_parallel_slots(threads);
+    u.slot = (part_log *)calloc(u.nslots, sizeof *u.slot);
+    cr_assert_not_null(u.slot);
+    stax_parallel_options o;
+    memset(&o, 0, sizeof o);
+    o.reader = ro;
+    o.threads = threads;
+    o.part_size = part_size;
+    o.ud = &u;
+    o.begin = on_begin;
+    o.batch = on_batch;
+    o.done = on_done;
+    int st = stax_parallel_read(doc, len, &o, res);
+    cr_assert_eq(st, res->status);
+    if (st == STAX_OK) {
+        stax_test_buf_puts(&u.out, "END-OF-DOCUMENT\n");
+    } else {
+        stax_test_buf_printf(&u.out, "ERROR %s @%llu:%llu:%llu: %s\n", stax_test_status_name(st),
+                             (unsigned long long)res->err_pos.line, (unsigned long long)res->err_pos.column,
+                             (unsigned long long)res->err_pos.offset, res->message);
+    }
+    cr_assert_not(u.order_broken, "done out of document order");
+    for (size_t i = 0; i < u.nslots; i++) {
+        stax_test_buf_free(&u.slot[i].lines);
+        __real_free(u.slot[i].pos);
+    }
+    free(u.slot);
+    if (!u.out.p) stax_test_buf_puts(&u.out, "");
+    return u.out.p;
+}
+
+static const unsigned thread_counts[] = {1, 2, 3, 4, 7};
+static const size_t part_sizes[] = {1, 2, 3, 7, 16, 61, 256, 4096};
+
+/* The last line of a dump (the status line). */
+static const char *status_line(const char *dump) { return stax_test_last_line(dump); }
+
+/* Compare with the serial read at every thread count and part size: the whole
+ * dump for a well-formed document; the status line (status, position,
+ * message) for one that is not, whose events before the error may end a
+ * batch early. Returns how many parts were read again, summed. */
+static size_t same_as_serial(const char *name, const char *doc, size_t len, const stax_reader_options *ro,
+                             const size_t *sizes, size_t n_sizes) {
+    int sst = 0;
+    char *serial = stax_test_events_ex(doc, len, 0, ro, STAX_DUMP_POS | STAX_DUMP_MESSAGE, &sst);
+    size_t rereads = 0;
+    for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++)
+        for (size_t s = 0; s < n_sizes; s++) {
+            stax_parallel_result res;
+            char *par = parallel_dump(doc, len, ro, thread_counts[t], sizes[s], &res);
+            rereads += res.rereads;
+            if (sst == STAX_END)
+                cr_assert_str_eq(par, serial, "%s, %u threads, parts of %zu bytes: the events differ", name,
+                                 thread_counts[t], sizes[s]);
+            else
+                cr_assert_str_eq(status_line(par), status_line(serial), "%s, %u threads, parts of %zu: the error differs",
+                                 name, thread_counts[t], sizes[s]);
+            free(par);
+        }
+    free(serial);
+    return rereads;
+}
+
+#define SAME(name, doc) same_as_serial((name), STAX_DOC(doc), NULL, part_sizes, sizeof part_sizes / sizeof part_sizes[0])
+
+Test(parallel, fixtures, .timeout = 600) {
+    stax_test_fixture *fx;
+    size_t n = stax_test_load_fixtures(&fx);
+    cr_assert_gt(n, 10);
+    stax_reader_options ns;
+    memset(&ns, 0, sizeof ns);
+    ns.flags = STAX_READ_NAMESPACES;
+    for (size_t i = 0; i < n; i++) {
+        same_as_serial(fx[i].name, fx[i].data, fx[i].len, NULL, part_sizes, sizeof part_sizes / sizeof part_sizes[0]);
+        same_as_serial(fx[i].name, fx[i].data, fx[i].len, &ns, part_sizes + 2, 3);
+    }
+    stax_test_free_fixtures(fx, n);
+}
+
+/* Record-like text where a cut may fall: inside comments, CDATA sections,
+ * PIs and attribute values, each holding whole fake records. */
+Test(parallel, fake_records_in_markup) {
+    SAME("comments", "<r><a>1</a><!-- <a>x</a><a>y</a> --><a>2</a><!--<a>--><a>3</a></r>");
+    SAME("cdata", "<r><a>1</a><![CDATA[<a>x</a><a>y</a>]]><a>2</a><![CDATA[<b>]]><a>3</a></r>");
+    SAME("pis", "<r><a>1</a><?p <a>x</a><a>y</a>?><a>2</a><?q <a?><a>3</a></r>");
+    SAME("attributes", "<r><a v='<a>x</a>'>1</a><a v=\"<b>y</b>\" w='<c'>2</a><a>3</a></r>");
+    SAME("text split by a cut", "<r><a>one two three four five six seven eight</a><a>nine</a></r>");
+}
+
+Test(parallel, depths_and_namespaces) {
+    SAME("depths", "<r><a>1</a><g><a>2</a><g><a>3</a></g></g><a>4</a><h><i><j><a>5</a></j></i></h></r>");
+    stax_reader_options ns;
+    memset(&ns, 0, sizeof ns);
+    ns.flags = STAX_READ_NAMESPACES;
+    static const char doc[] = "<r xmlns='urn:r' xmlns:p='urn:p'><a>1</a><a xmlns:q='urn:q'><q:b/></a>"
+                              "<p:a>2</p:a><a xmlns='urn:other'><b/></a><a xmlns:p='urn:p2'><p:c/></a></r>";
+    same_as_serial("namespaces", STAX_DOC(doc), &ns, part_sizes, sizeof part_sizes / sizeof part_sizes[0]);
+    same_as_serial("namespaces, without", STAX_DOC(doc), NULL, part_sizes, sizeof part_sizes / sizeof part_sizes[0]);
+}
+
+Test(parallel, dtd_entities) {
+    SAME("entities", "<!DOCTYPE r [<!ENTITY rec '<a>e</a>'><!ENTITY t 'text'><!ATTLIST a d CDATA 'dflt'>]>"
+                     "<r><a>&t;</a>&rec;<a x='&t;'>2</a>&rec;&rec;<a>&#60;&lt;</a></r>");
+}
+
+/* Errors: in part 3 and in part 5 (the earlier wins), inside a comment that
+ * spans a cut, and at the end. */
+Test(parallel, errors) {
+    static const size_t eight[] = {8};
+    char doc[512];
+    int n = snprintf(doc, sizeof doc, "<r><a>1111</a><a>2222</a><a>3&bad;</a><a>4444</a><a>5<</a><a>6666</a></r>");
+    size_t r = same_as_serial("errors in 3 and 5", doc, (size_t)n, NULL, eight, 1);
+    (void)r;
+    SAME("error in a comment over cuts", "<r><a>1</a><!-- <a>2</a> <a>3</a> -- <a>4</a> --><a>5</a></r>");
+    SAME("mismatch late", "<r><a>1</a><a>2</a><a>3</a><a>4</a></b>");
+    SAME("truncated", "<r><a>1</a><a>2</a><a>3</a><a>4</a>");
+    SAME("bad utf-8 in a part", "<r><a>1</a><a>\xC3\x28</a><a>3</a></r>");
+    SAME("two roots", "<r><a>1</a></r><r/>");
+    SAME("text after the root", "<r><a>1</a></r> x <a/>");
+}
+
+/* The cut at every candidate point of the fixtures is covered by part size 1;
+ * here, that a record-like document is not read again at any cut. */
+Test(parallel, records_are_guessed_right) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<?xml version='1.0'?>\n<db>\n");
+    for (int i = 0; i < 2000; i++) stax_test_buf_printf(&b, "  <rec id='%d'><name>n%d</name><v>%d</v></rec>\n", i, i, i * 7);
+    stax_test_buf_puts(&b, "</db>\n");
+    static const size_t sizes[] = {1000, 4096};
+    cr_assert_eq(same_as_serial("records", b.p, b.len, NULL, sizes, 2), 0);
+    stax_test_buf_free(&b);
+}
+
+/* The reads that are left on one core still give the same result. */
+Test(parallel, serial_fallbacks) {
+    static const char doc[] = "<r><a>1</a><a>2</a></r>";
+    stax_parallel_result res;
+    char *a = parallel_dump(STAX_DOC(doc), NULL, 1, 0, &res);
+    cr_assert_eq(res.parts, 1);
+    char *serial = stax_test_events_ex(STAX_DOC(doc), 0, NULL, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+    cr_assert_str_eq(a, serial);
+    free(a);
+    free(serial);
+    cr_assert_eq(stax_parallel_read(NULL, 3, NULL, NULL), STAX_E_USAGE);
+    stax_parallel_options o;
+    memset(&o, 0, sizeof o);
+    cr_assert_lt(stax_parallel_read(NULL, 0, &o, &res), 0);
+    cr_assert_str_eq(res.message, "no root element");
+    cr_assert_geq(stax_parallel_threads(0), 1);
+    /* a reader in a fixed block: one block, so one reader, on this thread */
+    stax_reader_options fixed;
+    memset(&fixed, 0, sizeof fixed);
+    fixed.memory_size = 1u << 16;
+    fixed.memory = malloc(fixed.memory_size);
+    cr_assert_not_null(fixed.memory);
+    a = parallel_dump(STAX_DOC(doc), &fixed, 4, 3, &res);
+    cr_assert_eq(res.parts, 1);
+    serial = stax_test_events_ex(STAX_DOC(doc), 0, &fixed, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+    cr_assert_str_eq(a, serial);
+    free(a);
+    free(serial);
+    free(fixed.memory);
+}
+
+/* build/gen's document of a shape, 256 KiB (NUL-terminated). */
+static char *generated(const char *shape) {
+    char cmd[256];
+    size_t cap = (1u << 18) + 2;
+    char *out = (char *)malloc(cap);
+    cr_assert_not_null(out);
+    snprintf(cmd, sizeof cmd, "build/gen -s %s 0.25 7", shape);
+    cr_assert_eq(stax_test_shell(cmd, out, cap), 0, "%s failed", cmd);
+    cr_assert_eq(strlen(out), (size_t)1 << 18, "%s: not 256 KiB", cmd);
+    return out;
+}
+
+Test(parallel, generated_shapes, .timeout = 900) {
+    static const char *shapes[] = {"mixed-dump", "record", "attrs", "text", "deep", "mixed", "nonascii"};
+    static const size_t sizes[] = {997, 65536};
+    if (access("build/gen", X_OK) != 0) cr_skip_test("build/gen not built (make build/gen)");
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char *doc = generated(shapes[i]);
+        same_as_serial(shapes[i], doc, strlen(doc), NULL, sizes, 2);
+        free(doc);
+    }
+}
+
+/* ---------------------------------------------------------------- the tool */
+
+/* `stax ARGS FILE` with stdout and stderr, and its exit status, as one string. */
+static char *tool(const char *args, const char *file) {
+    char cmd[1024], *out = (char *)malloc(1 << 16);
+    cr_assert_not_null(out);
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", stax_test_bin(), args, file);
+    int rc = stax_test_shell(cmd, out, 1 << 16);
+    size_t n = strlen(out);
+    snprintf(out + n, (1 << 16) - n, "exit %d\n", rc);
+    return out;
+}
+
+static const char *const small_parts[] = {"-j 4 --part-size 7", "-j 2 --part-size 100", "-j 0 --part-size 1", "-j 3",
+                                           NULL};
+
+/* check and count with each of modes (-j 4, -j 0, ... and small parts) print what -j 1 prints. */
+static void tool_same_in(const char *file, const char *const *modes) {
+    static const char *const cmds[] = {"check", "count", "--namespaces count"};
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "-j 1 %s", cmds[c]);
+        char *serial = tool(args, file);
+        for (size_t m = 0; modes[m]; m++) {
+            snprintf(args, sizeof args, "%s %s", modes[m], cmds[c]);
+            char *par = tool(args, file);
+            cr_assert_str_eq(par, serial, "stax %s %s", args, file);
+            free(par);
+        }
+        free(serial);
+    }
+}
+
+static void tool_same(const char *file) { tool_same_in(file, small_parts); }
+
+static void write_file(const char *path, const char *doc) {
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs(doc, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(parallel, tool_output_equals_one_thread, .timeout = 600) {
+    stax_test_fixture *fx;
+    size_t n = stax_test_load_fixtures(&fx);
+    char path[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "fixtures/%s", fx[i].name);
+        tool_same(path);
+    }
+    stax_test_free_fixtures(fx, n);
+    static const char *const docs[] = {
+        "<r><a>1111</a><a>2222</a><a>3&bad;</a><a>4444</a><a>5<</a><a>6666</a></r>",
+        "<r><a>1</a><!-- <a>2</a> <a>3</a> -- <a>4</a> --><a>5</a></r>",
+        "<r><a v='<a>x</a>'>1</a><![CDATA[<a>x</a>]]><?p <a>?><a>3</a></r>",
+        "<r xmlns:p='urn:p'><a>1</a><a xmlns:q='urn:q'><q:b/></a><p:a>2</p:a><x:a/></r>",
+    };
+    char dir[] = "/tmp/stax-parallel-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        snprintf(path, sizeof path, "%s/doc%zu.xml", dir, i);
+        write_file(path, docs[i]);
+        tool_same(path);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* The serial read's error wins over a later one, and a compressed input is
+ * refused, with -j as without it. */
+Test(parallel, tool_errors_and_refusals) {
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/bad.xml", dir);
+    write_file(path, "<r><a>1</a><a>2</a><a>3&bad;</a><a>4</a><a>5<</a></r>");
+    char *out = tool("-j 4 --part-size 5 check", path);
+    cr_assert(strstr(out, ":1:24: undefined entity 'bad'") != NULL, "%s", out);
+    cr_assert(strstr(out, "exit 1\n") != NULL, "%s", out);
+    free(out);
+    write_file(path, "\x1f\x8b\x08\x00");
+    out = tool("-j 2 check", path);
+    cr_assert(strstr(out, "gzip-compressed") != NULL, "%s", out);
+    cr_assert(strstr(out, "exit 2\n") != NULL, "%s", out);
+    free(out);
+    out = tool("-j x check", path);
+    cr_assert(strstr(out, "-j takes a number") != NULL, "%s", out);
+    free(out);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The whole of a file (NULL when it cannot be read), its length in *len. */
+static char *load(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *doc = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (doc = (char *)malloc((size_t)n + 1)) != NULL)
+        *len = fread(doc, 1, (size_t)n, f);
+    fclose(f);
+    return doc;
+}
+
+/* A sample of the W3C suite's documents (well-formed and not), with a cut at
+ * every candidate point (parts of 1 byte) and at others. */
+Test(parallel, w3c_sample, .timeout = 900) {
+    const char *dir = getenv("STAX_XMLCONF") ? getenv("STAX_XMLCONF") : "build/xmlconf";
+    char cmd[4096], *list = (char *)malloc(1 << 20);
+    cr_assert_not_null(list);
+    snprintf(cmd, sizeof cmd, "find %s/package/xmlconf/xmltest %s/package/xmlconf/ibm/valid %s/package/xmlconf/oasis "
+             "-name '*.xml' 2>/dev/null | sort | awk 'NR %% 3 == 0' | head -n 500", dir, dir, dir);
+    stax_test_shell(cmd, list, 1 << 20);
+    if (!*list) cr_skip_test("W3C suite not fetched (make conformance fetches it)");
+    static const size_t sizes[] = {1, 7, 61};
+    size_t docs = 0;
+    for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
+        size_t len = 0;
+        char *doc = load(line, &len);
+        if (!doc) continue;
+        same_as_serial(line, doc, len, NULL, sizes, 3);
+        docs++;
+        free(doc);
+    }
+    free(list);
+    cr_log_info("W3C sample: %zu documents", docs);
+    cr_assert_gt(docs, 300);
+}
+
+/* The generated shapes through the tool, in parts of 16 KiB and 1000 bytes. */
+Test(parallel, tool_generated_shapes, .timeout = 600) {
+    static const char *shapes[] = {"mixed-dump", "record", "attrs", "text", "deep", "mixed", "nonascii"};
+    static const char *const modes[] = {"-j 4 --part-size 16K", "-j 2 --part-size 1000", NULL};
+    if (access("build/gen", X_OK) != 0) cr_skip_test("build/gen not built (make build/gen)");
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/shape.xml", dir);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char *doc = generated(shapes[i]);
+        write_file(path, doc);
+        free(doc);
+        tool_same_in(path, modes);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* --progress with -j: the parts done, drawn in place, up to the whole file, then erased. */
+Test(parallel, tool_progress) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<db>");
+    while (b.len < (1u << 20)) stax_test_buf_puts(&b, "<rec><name>a name</name><v>123</v></rec>\n");
+    stax_test_buf_puts(&b, "</db>\n");
+    char dir[] = "/tmp/stax-parallel-XXXXXX", path[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/big.xml", dir);
+    write_file(path, b.p);
+    stax_test_buf_free(&b);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "big.xml";
+    o.progress = 2;
+    o.jobs = 2;
+    o.part_size = 1u << 18;
+    o.quiet = 0;
+    /* stderr into a pipe (the few progress lines fit in it) */
+    int fds[2], keep = dup(2);
+    cr_assert_eq(pipe(fds), 0);
+    fflush(stderr);
+    dup2(fds[1], 2);
+    int rc = stax_cmd_check(&o, fileno(f));
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+    close(fds[1]);
+    fclose(f);
+    char text[4096] = {0};
+    ssize_t got = read(fds[0], text, sizeof text - 1);
+    close(fds[0]);
+    cr_assert_eq(rc, 0);
+    size_t n = got > 0 ? (size_t)got : 0;
+    cr_assert(strstr(text, "\rbig.xml: 256.") != NULL, "%s", text);
+    cr_assert(strstr(text, "(100%)") != NULL, "%s", text);
+    cr_assert(n > 4 && strcmp(text + n - 4, "\r\033[K") == 0, "not erased at the end: %s", text);
+    unlink(path);
+    rmdir(dir);
+}
