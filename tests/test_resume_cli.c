@@ -67,9 +67,7 @@ static void teardown(void) {
     cr_assert_eq(system(line), 0);
 }
 
-TestSuite(resume_cli, .init = setup, .fini = teardown);
-
-Test(resume_cli, count_goes_on_after_a_cut) {
+Test(resume_cli, count_goes_on_after_a_cut, .init = setup, .fini = teardown) {
     stax_test_buf doc = make_doc("</db>\n");
     write_file("full.xml", doc.p, doc.len);
     write_file("cut.xml", doc.p, doc.len * 3 / 5);
@@ -90,7 +88,7 @@ Test(resume_cli, count_goes_on_after_a_cut) {
     stax_test_buf_free(&doc);
 }
 
-Test(resume_cli, check_gives_the_same_error) {
+Test(resume_cli, check_gives_the_same_error, .init = setup, .fini = teardown) {
     stax_test_buf doc = make_doc("  <rec><x:name>unclosed</rec>\n</db>\n");
     write_file("bad.xml", doc.p, doc.len);
     write_file("cut.xml", doc.p, doc.len / 2);
@@ -108,7 +106,7 @@ Test(resume_cli, check_gives_the_same_error) {
     stax_test_buf_free(&good);
 }
 
-Test(resume_cli, refusals_exit_2) {
+Test(resume_cli, refusals_exit_2, .init = setup, .fini = teardown) {
     stax_test_buf doc = make_doc("</db>\n");
     write_file("full.xml", doc.p, doc.len);
     char out[4096];
