@@ -27,23 +27,14 @@ static inline unsigned rd_pop16(unsigned m) {
  * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
 static inline size_t rd_scan_value(const char *p, size_t n, char q) {
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i sp = _mm_set1_epi8(0x20), lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&'), vq = _mm_set1_epi8(q);
+#ifdef STAX__V16
+    const stax__v16 lt = stax__v16_set('<'), amp = stax__v16_set('&'), vq = stax__v16_set(q);
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_cmpeq_epi8(v, vq)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
-        if (mask) return i + stax__ctz32(mask);
-    }
-#elif defined(STAX__NEON)
-    const uint8x16_t vq = vdupq_n_u8((uint8_t)q);
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint8x16_t m = vorrq_u8(vorrq_u8(stax__neon_low_or_high(v), vceqq_u8(v, vq)),
-                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('<')), vceqq_u8(v, vdupq_n_u8('&'))));
-        uint64_t mask = stax__neon_mask(m);
-        if (mask) return i + stax__neon_first(mask);
+        stax__v16 v = stax__v16_load(p + i);
+        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_low_or_high(v), stax__v16_eq(v, vq)),
+                                   stax__v16_or(stax__v16_eq(v, lt), stax__v16_eq(v, amp)));
+        stax__m16 mask = stax__v16_mask(m);
+        if (mask) return i + stax__m16_first(mask);
     }
 #endif
     while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
@@ -53,16 +44,10 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q) {
 /* Whether a[0, n) == b[0, n), where 16 bytes may be read from both (wide)
  * when n <= 16: the short names of most tags take one compare. */
 static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
-#ifdef STAX__SSE2
+#ifdef STAX__V16
     if (wide && n <= 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a), y = _mm_loadu_si128((const __m128i *)(const void *)b);
-        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) | (0xFFFFu << n);
-        return (eq & 0xFFFFu) == 0xFFFFu;
-    }
-#elif defined(STAX__NEON)
-    if (wide && n <= 16) {
-        uint64_t ne = ~stax__neon_mask(vceqq_u8(vld1q_u8((const uint8_t *)a), vld1q_u8((const uint8_t *)b)));
-        return n == 16 ? ne == 0 : (ne & ((1ull << (4 * n)) - 1)) == 0;
+        stax__m16 want = stax__m16_low(n);
+        return (stax__v16_mask(stax__v16_eq(stax__v16_load(a), stax__v16_load(b))) & want) == want;
     }
 #endif
     (void)wide;

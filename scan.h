@@ -41,6 +41,68 @@ static inline uint8x16_t stax__neon_low_or_high(uint8x16_t v) {
 }
 #endif
 
+/* ------------------------------------------------------------- the 16-byte block
+ * One block type with SSE2 and NEON behind it, so that every 16-byte kernel
+ * (the scanners below, the fast path's, the writer's escaper) is written
+ * once; where neither is there (STAX__V16 undefined) the kernels take their
+ * byte loops. A compare gives a block of 0x00/0xFF bytes; stax__v16_mask
+ * turns it into a stax__m16 with STAX__M16_BITS bits a byte (1 from SSE2's
+ * movemask, 4 from NEON's narrowing shift), lowest byte first. */
+#if defined(STAX__SSE2)
+#define STAX__V16 1
+#define STAX__M16_BITS 1
+typedef __m128i stax__v16;
+typedef unsigned stax__m16;
+static inline stax__v16 stax__v16_load(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+static inline void stax__v16_store(void *p, stax__v16 v) { _mm_storeu_si128((__m128i *)p, v); }
+static inline stax__v16 stax__v16_set(char c) { return _mm_set1_epi8(c); }
+/* a[0, 8) then b[0, 8), from two 64-bit words */
+static inline stax__v16 stax__v16_words(uint64_t a, uint64_t b) { return _mm_set_epi64x((long long)b, (long long)a); }
+static inline stax__v16 stax__v16_eq(stax__v16 a, stax__v16 b) { return _mm_cmpeq_epi8(a, b); }
+static inline stax__v16 stax__v16_or(stax__v16 a, stax__v16 b) { return _mm_or_si128(a, b); }
+/* b and not a */
+static inline stax__v16 stax__v16_andnot(stax__v16 a, stax__v16 b) { return _mm_andnot_si128(a, b); }
+/* Bytes below 0x20 or from 0x80 (a signed compare). */
+static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); }
+static inline stax__m16 stax__v16_mask(stax__v16 m) { return (unsigned)_mm_movemask_epi8(m); }
+/* The index of the first set byte of a mask that has one. */
+static inline size_t stax__m16_first(stax__m16 m) { return stax__ctz32(m); }
+#elif defined(STAX__NEON)
+#define STAX__V16 1
+#define STAX__M16_BITS 4
+typedef uint8x16_t stax__v16;
+typedef uint64_t stax__m16;
+static inline stax__v16 stax__v16_load(const void *p) { return vld1q_u8((const uint8_t *)p); }
+static inline void stax__v16_store(void *p, stax__v16 v) { vst1q_u8((uint8_t *)p, v); }
+static inline stax__v16 stax__v16_set(char c) { return vdupq_n_u8((uint8_t)c); }
+static inline stax__v16 stax__v16_words(uint64_t a, uint64_t b) {
+    return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a), vcreate_u64(b)));
+}
+static inline stax__v16 stax__v16_eq(stax__v16 a, stax__v16 b) { return vceqq_u8(a, b); }
+static inline stax__v16 stax__v16_or(stax__v16 a, stax__v16 b) { return vorrq_u8(a, b); }
+static inline stax__v16 stax__v16_andnot(stax__v16 a, stax__v16 b) { return vbicq_u8(b, a); }
+static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return stax__neon_low_or_high(v); }
+static inline stax__m16 stax__v16_mask(stax__v16 m) { return stax__neon_mask(m); }
+static inline size_t stax__m16_first(stax__m16 m) { return stax__neon_first(m); }
+#endif
+#ifdef STAX__V16
+/* The mask of the first k bytes (k <= 16). */
+static inline stax__m16 stax__m16_low(size_t k) {
+    return k * STAX__M16_BITS >= sizeof(stax__m16) * 8 ? (stax__m16)~(stax__m16)0
+                                                       : (stax__m16)(((stax__m16)1 << (k * STAX__M16_BITS)) - 1);
+}
+/* The first set byte of m1, else 16 + that of m2 (one of them has one). */
+static inline size_t stax__m16_first2(stax__m16 m1, stax__m16 m2) {
+#if STAX__M16_BITS == 1
+    return stax__ctz32(m1 | m2 << 16);
+#else
+    return m1 ? stax__m16_first(m1) : 16 + stax__m16_first(m2);
+#endif
+}
+/* The mask without its first k bytes: byte k becomes byte 0. */
+static inline stax__m16 stax__m16_drop(stax__m16 m, size_t k) { return m >> (k * STAX__M16_BITS); }
+#endif
+
 /* Wider loops (scan.c) are chosen at run time on x86-64 with GCC or clang. */
 #if defined(STAX__SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define STAX__X86_DISPATCH 1
@@ -69,25 +131,15 @@ STAXINT size_t stax__scan_utf8(int level, const char *p, size_t n);
 /* Text: & ] CR, controls other than TAB and LF, and every byte >= 0x80. */
 static inline size_t stax__scan_text(const char *p, size_t n) {
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
-    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']');
+#ifdef STAX__V16
+    const stax__v16 tab = stax__v16_set(9), lf = stax__v16_set(10), amp = stax__v16_set('&'), rb = stax__v16_set(']');
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf));
-        __m128i m = _mm_andnot_si128(ok, _mm_cmplt_epi8(v, sp)); /* signed: also >= 0x80 */
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, amp), _mm_cmpeq_epi8(v, rb)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
-        if (mask) return i + stax__ctz32(mask);
-    }
-#elif defined(STAX__NEON)
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint8x16_t ok = vorrq_u8(vceqq_u8(v, vdupq_n_u8(9)), vceqq_u8(v, vdupq_n_u8(10)));
-        uint8x16_t m = vbicq_u8(stax__neon_low_or_high(v), ok);
-        m = vorrq_u8(m, vorrq_u8(vceqq_u8(v, vdupq_n_u8('&')), vceqq_u8(v, vdupq_n_u8(']'))));
-        uint64_t mask = stax__neon_mask(m);
-        if (mask) return i + stax__neon_first(mask);
+        stax__v16 v = stax__v16_load(p + i);
+        stax__v16 ok = stax__v16_or(stax__v16_eq(v, tab), stax__v16_eq(v, lf));
+        stax__v16 m = stax__v16_andnot(ok, stax__v16_low_or_high(v));
+        m = stax__v16_or(m, stax__v16_or(stax__v16_eq(v, amp), stax__v16_eq(v, rb)));
+        stax__m16 mask = stax__v16_mask(m);
+        if (mask) return i + stax__m16_first(mask);
     }
 #endif
     while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_TEXT_STOP)) i++;
@@ -97,21 +149,13 @@ static inline size_t stax__scan_text(const char *p, size_t n) {
 /* Attribute values: < & TAB LF CR, other controls, bytes >= 0x80. */
 static inline size_t stax__scan_attr(const char *p, size_t n) {
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i sp = _mm_set1_epi8(0x20), lt = _mm_set1_epi8('<'), amp = _mm_set1_epi8('&');
+#ifdef STAX__V16
+    const stax__v16 lt = stax__v16_set('<'), amp = stax__v16_set('&');
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
-        if (mask) return i + stax__ctz32(mask);
-    }
-#elif defined(STAX__NEON)
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint8x16_t m = vorrq_u8(stax__neon_low_or_high(v),
-                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('<')), vceqq_u8(v, vdupq_n_u8('&'))));
-        uint64_t mask = stax__neon_mask(m);
-        if (mask) return i + stax__neon_first(mask);
+        stax__v16 v = stax__v16_load(p + i);
+        stax__v16 m = stax__v16_or(stax__v16_low_or_high(v), stax__v16_or(stax__v16_eq(v, lt), stax__v16_eq(v, amp)));
+        stax__m16 mask = stax__v16_mask(m);
+        if (mask) return i + stax__m16_first(mask);
     }
 #endif
     while (i < n && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
@@ -121,19 +165,12 @@ static inline size_t stax__scan_attr(const char *p, size_t n) {
 /* The first a or b. */
 static inline size_t stax__scan2(const char *p, size_t n, char a, char b) {
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+#ifdef STAX__V16
+    const stax__v16 va = stax__v16_set(a), vb = stax__v16_set(b);
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
-        if (mask) return i + stax__ctz32(mask);
-    }
-#elif defined(STAX__NEON)
-    const uint8x16_t va = vdupq_n_u8((uint8_t)a), vb = vdupq_n_u8((uint8_t)b);
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint64_t mask = stax__neon_mask(vorrq_u8(vceqq_u8(v, va), vceqq_u8(v, vb)));
-        if (mask) return i + stax__neon_first(mask);
+        stax__v16 v = stax__v16_load(p + i);
+        stax__m16 mask = stax__v16_mask(stax__v16_or(stax__v16_eq(v, va), stax__v16_eq(v, vb)));
+        if (mask) return i + stax__m16_first(mask);
     }
 #endif
     while (i < n && p[i] != a && p[i] != b) i++;
@@ -143,23 +180,14 @@ static inline size_t stax__scan2(const char *p, size_t n, char a, char b) {
 /* Inside a tag: > < and both quotes. */
 static inline size_t stax__scan_tag(const char *p, size_t n) {
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i gt = _mm_set1_epi8('>'), lt = _mm_set1_epi8('<');
-    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\'');
+#ifdef STAX__V16
+    const stax__v16 gt = stax__v16_set('>'), lt = stax__v16_set('<'), dq = stax__v16_set('"'), sq = stax__v16_set('\'');
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, gt), _mm_cmpeq_epi8(v, lt)),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
-        if (mask) return i + stax__ctz32(mask);
-    }
-#elif defined(STAX__NEON)
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint8x16_t m = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8('>')), vceqq_u8(v, vdupq_n_u8('<'))),
-                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('"')), vceqq_u8(v, vdupq_n_u8('\''))));
-        uint64_t mask = stax__neon_mask(m);
-        if (mask) return i + stax__neon_first(mask);
+        stax__v16 v = stax__v16_load(p + i);
+        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_eq(v, gt), stax__v16_eq(v, lt)),
+                                   stax__v16_or(stax__v16_eq(v, dq), stax__v16_eq(v, sq)));
+        stax__m16 mask = stax__v16_mask(m);
+        if (mask) return i + stax__m16_first(mask);
     }
 #endif
     for (; i < n; i++) {

@@ -670,13 +670,12 @@ static inline uint64_t w_stops64(uint64_t v, uint64_t c1, uint64_t c2, uint64_t 
            w_has_byte(v, c3);
 }
 
-#ifdef STAX__SSE2
-/* For 16 bytes, as a 16-bit mask (a signed compare with 0x20 catches both
- * < 0x20 and >= 0x80). */
-static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) {
-    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, e1)),
-                                _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
-    return (unsigned)_mm_movemask_epi8(stop);
+#ifdef STAX__V16
+/* For 16 bytes, as a block mask (scan.h). */
+static inline stax__m16 w_stops16(stax__v16 v, stax__v16 e1, stax__v16 e2, stax__v16 e3) {
+    stax__v16 stop = stax__v16_or(stax__v16_or(stax__v16_low_or_high(v), stax__v16_eq(v, e1)),
+                                  stax__v16_or(stax__v16_eq(v, e2), stax__v16_eq(v, e3)));
+    return stax__v16_mask(stop);
 }
 #endif
 
@@ -684,19 +683,18 @@ static inline unsigned w_stops16(__m128i v, __m128i e1, __m128i e2, __m128i e3) 
  * to the first stop exactly; then 8 at a time, up to the word that holds one
  * (the table loop then looks at it byte by byte). */
 static size_t w_skip_plain(const unsigned char *s, size_t i, size_t n, uint64_t c1, uint64_t c2, uint64_t c3) {
-#ifdef STAX__SSE2
-    const __m128i e1 = _mm_set1_epi8((char)(c1 & 0xFF)), e2 = _mm_set1_epi8((char)(c2 & 0xFF)),
-                  e3 = _mm_set1_epi8((char)(c3 & 0xFF));
+#ifdef STAX__V16
+    const stax__v16 e1 = stax__v16_set((char)(c1 & 0xFF)), e2 = stax__v16_set((char)(c2 & 0xFF)),
+                    e3 = stax__v16_set((char)(c3 & 0xFF));
     while (n - i >= 16) {
-        unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), e1, e2, e3);
-        if (mask) return i + stax__ctz32(mask); /* the first byte to look at */
+        stax__m16 mask = w_stops16(stax__v16_load(s + i), e1, e2, e3);
+        if (mask) return i + stax__m16_first(mask); /* the first byte to look at */
         i += 16;
     }
     if (n >= 16 && i < n) {
         /* the tail: the last 16 bytes of the string, ignoring those before i */
-        unsigned mask = w_stops16(_mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)), e1, e2, e3);
-        mask >>= i - (n - 16);
-        return mask ? i + stax__ctz32(mask) : n;
+        stax__m16 mask = stax__m16_drop(w_stops16(stax__v16_load(s + n - 16), e1, e2, e3), i - (n - 16));
+        return mask ? i + stax__m16_first(mask) : n;
     }
 #endif
     while (n - i >= 8) {
@@ -1145,8 +1143,8 @@ static unsigned char *w_esc_special(unsigned char *o, const unsigned char *s, si
 W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char *s, size_t n, int attr, int *err) {
     const unsigned char *tab = attr ? w_class_attr : w_class_text;
     size_t i = 0;
-#ifdef STAX__SSE2
-    const __m128i amp = _mm_set1_epi8('&'), lt = _mm_set1_epi8('<'), third = _mm_set1_epi8(attr ? '"' : '>');
+#ifdef STAX__V16
+    const stax__v16 amp = stax__v16_set('&'), lt = stax__v16_set('<'), third = stax__v16_set(attr ? '"' : '>');
     if (n < 16) {
         /* short strings, the most common: when nothing needs care, the whole
          * string is tested as one block and copied with two overlapping stores */
@@ -1154,7 +1152,7 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             uint64_t a, b;
             memcpy(&a, s, 8);
             memcpy(&b, s + n - 8, 8);
-            if (!w_stops16(_mm_set_epi64x((long long)b, (long long)a), amp, lt, third)) {
+            if (!w_stops16(stax__v16_words(a, b), amp, lt, third)) {
                 memcpy(o, &a, 8);
                 memcpy(o + n - 8, &b, 8);
                 return o + n;
@@ -1163,7 +1161,8 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
             uint32_t a, b;
             memcpy(&a, s, 4);
             memcpy(&b, s + n - 4, 4);
-            if (!w_stops16(_mm_set_epi32((int)b, (int)a, (int)b, (int)a), amp, lt, third)) {
+            uint64_t ab = (uint64_t)a | (uint64_t)b << 32; /* (both block layers are little-endian) */
+            if (!w_stops16(stax__v16_words(ab, ab), amp, lt, third)) {
                 memcpy(o, &a, 4);
                 memcpy(o + n - 4, &b, 4);
                 return o + n;
@@ -1177,53 +1176,55 @@ W_ALWAYS_INLINE unsigned char *w_esc_fast(unsigned char *o, const unsigned char 
     size_t clean = 0; /* the output is a plain copy of the input from here on */
     for (;;) {
         while (n - i >= 16) {
-            unsigned mask;
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            _mm_storeu_si128((__m128i *)(void *)o, v);
+            size_t k;
+            stax__v16 v = stax__v16_load(s + i);
+            stax__v16_store(o, v);
             if (n - i >= 32) {
                 /* two blocks a step while both are plain */
-                __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-                _mm_storeu_si128((__m128i *)(void *)(o + 16), v2);
-                mask = w_stops16(v, amp, lt, third) | w_stops16(v2, amp, lt, third) << 16;
-                if (!mask) {
+                stax__v16 v2 = stax__v16_load(s + i + 16);
+                stax__v16_store(o + 16, v2);
+                stax__m16 m1 = w_stops16(v, amp, lt, third), m2 = w_stops16(v2, amp, lt, third);
+                if (!(m1 | m2)) {
                     i += 32;
                     o += 32;
                     continue;
                 }
+                k = stax__m16_first2(m1, m2);
             } else {
-                mask = w_stops16(v, amp, lt, third);
+                stax__m16 mask = w_stops16(v, amp, lt, third);
                 if (!mask) {
                     i += 16;
                     o += 16;
                     continue;
                 }
+                k = stax__m16_first(mask);
             }
-            size_t k = stax__ctz32(mask), j = i + k;
+            size_t j = i + k;
             if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
             i = clean = j;
         }
         size_t r = n - i;
         if (r == 0) return o;
-        __m128i v;
-        unsigned mask;
+        stax__v16 v;
+        stax__m16 mask;
         if (n >= 16 && clean + 16 <= n) {
             /* the last 16 bytes of the input, stored over output that already
              * equals their first 16 - r */
             size_t back = 16 - r;
-            v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-            _mm_storeu_si128((__m128i *)(void *)(o - back), v);
-            mask = w_stops16(v, amp, lt, third) >> back;
+            v = stax__v16_load(s + n - 16);
+            stax__v16_store(o - back, v);
+            mask = stax__m16_drop(w_stops16(v, amp, lt, third), back);
         } else {
             /* the tail, padded with spaces (kept as they are, then trimmed) */
             unsigned char t[16];
-            _mm_storeu_si128((__m128i *)(void *)t, _mm_set1_epi8(' '));
+            stax__v16_store(t, stax__v16_set(' '));
             w_copy(t, s + i, r);
-            v = _mm_loadu_si128((const __m128i *)(const void *)t);
-            _mm_storeu_si128((__m128i *)(void *)o, v);
-            mask = w_stops16(v, amp, lt, third) & ((1u << r) - 1);
+            v = stax__v16_load(t);
+            stax__v16_store(o, v);
+            mask = w_stops16(v, amp, lt, third) & stax__m16_low(r);
         }
         if (!mask) return o + r;
-        size_t k = stax__ctz32(mask), j = i + k;
+        size_t k = stax__m16_first(mask), j = i + k;
         if (!(o = w_esc_special(o + k, s, &j, n, tab, err))) return NULL;
         i = clean = j;
     }
