@@ -50,6 +50,8 @@ void crx_log(const char *fmt, ...);
 /* Every assertion takes an optional format and its arguments after its
  * operands; the trailing 0 stands for "no format" when there are none. */
 #define cr_assert(...) CRX_TRUE_(__VA_ARGS__, 0)
+#define cr_assert_not(...) CRX_NOT_(__VA_ARGS__, 0)
+#define CRX_NOT_(e, ...) CRX_TRUE_(!(e), __VA_ARGS__)
 #define CRX_TRUE_(cond, ...)                                                                                     \
     do {                                                                                                         \
         if (!(cond)) crx_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                           \
