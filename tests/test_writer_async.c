@@ -211,7 +211,9 @@ Test(writer_async, nonblocking_pipe_with_poll_and_slow_reader) {
     pthread_join(th, NULL);
     close(p[0]);
     expect_same(r.out.p, r.out.len, want, want_len, "pipe");
-    cr_assert(pipe_waits > 10, "the pipe blocked only %lu times", pipe_waits);
+    /* that the would-block path ran: how often depends on the two threads'
+     * speeds (6 times under qemu on a loaded machine, hundreds natively) */
+    cr_assert(pipe_waits > 0, "the pipe never blocked");
     stax_writer_free(w);
     free(r.out.p);
     free(want);

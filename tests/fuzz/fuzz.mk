@@ -29,6 +29,10 @@ FUZZ_ARGS = -timeout=10 -rss_limit_mb=2048 -max_len=4096
 FUZZ_DICT_reader = -dict=tests/fuzz/xml.dict
 FUZZ_DICT_resume = $(FUZZ_DICT_reader)
 FUZZ_SMOKE_TIME ?= 10
+# The smoke runs look for crashes and sanitizer reports in a few seconds, on a
+# loaded 2-core CI machine: a unit is allowed a minute there. Slow inputs are
+# the long runs' finding (FUZZ_ARGS' 10 s, make fuzz-TARGET).
+FUZZ_SMOKE_TIMEOUT ?= 60
 FUZZ_TIME ?= 600
 
 FUZZ_OBJ = $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/obj/%.o)
@@ -59,7 +63,7 @@ fuzz-smoke: fuzz-build
 		mkdir -p $(FUZZ_BUILD)/smoke/$$t; \
 		d=; [ $$t = reader ] && d='$(FUZZ_DICT_reader)'; \
 		log=$(FUZZ_BUILD)/smoke/$$t.log; \
-		if $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $$d $(FUZZ_ARGS) -max_total_time=$(FUZZ_SMOKE_TIME) \
+		if $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $$d $(FUZZ_ARGS) -timeout=$(FUZZ_SMOKE_TIMEOUT) -max_total_time=$(FUZZ_SMOKE_TIME) \
 			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/smoke/$$t- \
 			$(FUZZ_BUILD)/smoke/$$t tests/fuzz/corpus/$$t >$$log 2>&1; then \
 			echo "fuzz-smoke $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs, ok"; \
