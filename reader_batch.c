@@ -22,8 +22,8 @@ static int rd_finish(stax_reader *r) {
     return STAX_END;
 }
 
-/* The mode to read on in after the carry or an entity's text changed:
- * entity text comes first, then the carry's bytes, then the window's. */
+/* Read on from what comes next, once the carry or the entity stack
+ * changed: an entity's text first, then the carry's bytes, then the window. */
 static void rd_read_on(stax_reader *r) {
     r->doc.mode = !r->doc.n_ent && r->buf.carry.len ? RM_CARRY : RM_WINDOW;
 }
