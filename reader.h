@@ -54,7 +54,22 @@
 /* ================================================================ state */
 
 enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE };
-enum rd_doc { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+enum rd_part { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+
+/* Where the driver (rd_fill, a switch over it) stands: rd_doc.mode, set by
+ * each step for the next. A new document starts in RM_DETECT. */
+enum rd_mode {
+    RM_DETECT,     /* the input's encoding is not known yet */
+    RM_WINDOW,     /* tokens in the window: the caller's chunk, decoded input or entity text */
+    RM_CARRY,      /* a token straddles chunks: extend the carry from the window */
+    RM_STASH,      /* the batch ended before a token the window does not finish: its tail goes to the carry */
+    RM_PUSH,       /* an external entity referred to (push_ent) is read on an empty batch */
+    RM_ENTITY_END, /* an entity's text is used up: back to the window it interrupted */
+    RM_SWITCH,     /* the XML declaration named an encoding to decode (switch_enc): switch after it */
+    RM_REFILL,     /* a window of decoded input is used up: decode more */
+    RM_DRY,        /* the window is used up: more input, or the end */
+    RM_DONE        /* the document ended: STAX_END */
+};
 
 typedef struct rd_frame {
     int kind;
@@ -62,6 +77,7 @@ typedef struct rd_frame {
     int sub;     /* DOCTYPE: 0 outside the subset, 1 inside, 2 in a comment, 3 in a PI */
     int cut;     /* the token is a piece of a longer text/CDATA */
     int known;   /* text: the token ends at scan (RD_REST_* flags + 1) */
+    int at_eof;  /* text: the token ends with the input (a reference it cuts is truncated) */
     size_t scan; /* bytes from the token start already known not to end it */
 } rd_frame;
 
@@ -79,24 +95,64 @@ typedef struct rd_frame {
  * compares names 16 bytes at a time. */
 #define RD_STACK_SLACK 16u
 
-struct stax_reader {
-    stax__mem mem;
+/* The reader is three parts. The configuration is fixed when the reader is
+ * made: the options and the sizes that follow from them (rd_layout). The
+ * buffers have those sizes: the memory they come from, the batch's tables,
+ * the carry, arena and element stack, the read and transcoding buffers, and
+ * the modules that keep their tables in memory of their own (the DTD, the
+ * namespace bindings, the texts of external entities). The document state is
+ * everything one document changes; stax_reader_reset zeroes it whole, gives
+ * the few fields that do not start at zero their first values (rd_doc_init),
+ * and empties the buffers and the modules' tables, keeping their memory. */
+typedef struct rd_config {
     stax_reader_options opt;
+    int simd;           /* stax__simd_level(), read once */
+    int forced;         /* opt.encoding: the declaration is not consulted */
+    size_t ev_cap;      /* events in a batch */
+    size_t attr_cap;    /* attributes in a batch */
+    size_t carry_max;   /* the carry: max_token + RD_CARRY_SLACK */
+    size_t arena_max;   /* the arena: max_token + RD_ARENA_SLACK */
+    size_t stack_max;   /* the element stack's names: max_depth * max_name + RD_STACK_SLACK */
+} rd_config;
+
+typedef struct rd_buffers {
+    stax__mem mem;
+    /* the batch: its tables (the pointers in batch), filled per call */
+    stax_event *events;
+    stax_attr *attrs;
+    stax_qname *ev_ns, *attr_ns; /* (STAX_READ_NAMESPACES) */
+    size_t *attr_at;    /* each attribute's name: byte offset in its tag (0: defaulted) */
+    stax_batch batch;
+    stax__buf arena;    /* decoded strings of the batch */
+    stax__buf carry;    /* the partial token that straddles chunks: at most carry_max bytes */
+    /* open elements: names back to back in stack, where each starts in stack_off */
+    stax__buf stack;
+    size_t *stack_off;
+    uint32_t stack_off_cap;
+    stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
+    char *rbuf;         /* the pull source reads into it */
+    size_t rbuf_cap;
+    char *tbuf;         /* transcoded input: the window when the input is not UTF-8 */
+    size_t tbuf_cap;
+    /* the modules, each emptied by its own reset */
+    stax__dtd dtd;
+    stax__ns ns;        /* (STAX_READ_NAMESPACES) */
+    stax__ext ext;      /* external entities: the resolver, the texts being read */
+} rd_buffers;
+
+typedef struct rd_doc {
     int status;
     stax__err err;      /* the message (err.msg) of the sticky error; scratch for entities and the DTD */
     stax_pos err_pos;
 
-    /* input window: the caller's chunk or the pull buffer */
+    /* input window: the caller's chunk, the pull buffer, decoded input or entity text */
     const char *in;
     size_t in_len, in_pos;
-    int fed;            /* a chunk was handed in and not yet given back */
+    int mode;           /* enum rd_mode */
+    int fed;            /* a chunk was handed in and not yet given back (stax_reader_feed's turn) */
     int ended;          /* stax_reader_end was called */
-    int stash_deferred; /* the window's tail goes to the carry on the next call */
 
-    /* the partial token that straddles chunks: at most carry_max bytes */
-    stax__buf carry;
     size_t carry_off;   /* the carry's bytes start here: tokens read from it move nothing */
-    size_t carry_max;
     rd_frame fr;        /* framing state of the token at in_pos (or in the carry) */
     size_t rest;        /* what is left of a text token that a reference ended early: the
                            next token is its next `rest` bytes (RD_REST_* in rest_flags) */
@@ -105,80 +161,56 @@ struct stax_reader {
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
     int win_nocr;       /* the window holds no CR: positions take the LF-only path */
-    int simd;           /* stax__simd_level(), read once */
 
-    /* document state */
-    int doc;
+    int part;           /* enum rd_part: where in the document */
     int has_doctype;
     int in_cdata;       /* a CDATA section was cut; the next token continues it */
-    int tok_at_eof;     /* the text token being parsed ends with the input */
     int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
-    int done;
 
-    /* open elements: names back to back in stack, where each starts in stack_off */
-    stax__buf stack;
-    size_t stack_max;
-    size_t *stack_off;
-    uint32_t depth, stack_off_cap;
+    uint32_t depth;     /* open elements (their names: buf.stack) */
+    size_t attr_len;    /* attributes in the batch */
 
-    /* the batch */
-    stax_event *events;
-    size_t ev_cap;
-    stax_attr *attrs;
-    size_t attr_len, attr_cap;
-    stax_batch batch;
-    stax__buf arena;    /* decoded strings of the batch */
-    size_t arena_max;
-
-    /* the DTD, and the entities being expanded (each an input window of its own) */
-    stax__dtd dtd;
+    /* entities being expanded (each an input window of its own, in buf.ents) */
     stax__entity *last_ge;              /* the general entity content referred to last (a cache) */
     const stax__dtd_elem_def *last_el;  /* the ATTLIST element a start tag found last (a cache) */
-    stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
     uint32_t n_ent;
     stax_pos ent_pos;          /* the outermost reference: events from expansion carry it */
     stax__entity *push_ent;    /* a reference just parsed, expanded once its token is consumed
                                   (an external one: on an empty batch) */
     stax_pos push_pos;
     const char *push_ref;      /* its '&' */
-    stax__ext ext;             /* external entities (the resolver) */
-    const char *fail_ptr;      /* rd_fail: the byte of the error, for messages about external entities */
     stax__meter meter;         /* entity bytes expanded so far (content and attribute values) */
     uint32_t tag_stamp;        /* numbers start tags, to mark the ATTLIST entries a tag gave */
 
     /* input encoding: UTF-8 is read in place; anything else is transcoded to
-     * UTF-8 into tbuf, which is then the window, while the caller's chunk is raw */
+     * UTF-8 into buf.tbuf, which is then the window, while the caller's chunk is raw */
     int enc;            /* 0 until detected; STAX__ENC_UTF8: direct; else transcoding */
     int detected;       /* what the BOM or first bytes said */
     size_t bom_len;
-    int forced;         /* opt.encoding: the declaration is not consulted */
     int switch_enc;     /* the XML declaration asked for a decoder: switch after it */
     const uint32_t *switch_table;
     stax__decoder dec;
     const char *raw;
     size_t raw_len, raw_pos;
     uint64_t raw_base;  /* input offset of raw[0] */
-    char *tbuf;
-    size_t tbuf_cap;
     int dec_err;        /* an invalid unit follows the transcoded text */
     uint64_t dec_err_off;
     unsigned char head[4];
     size_t head_len;
 
-    /* namespaces (STAX_READ_NAMESPACES) */
-    stax__ns ns;
-    stax_qname *ev_ns, *attr_ns;
-    size_t *attr_at;    /* each attribute's name: byte offset in its tag (0: defaulted) */
-
     /* pull source */
     stax_read_fn src;
     void *src_ctx;
-    char *rbuf;
-    size_t rbuf_cap;
 #ifndef STAX_NO_STDIO
     int fd;
     FILE *file;
 #endif
+} rd_doc;
+
+struct stax_reader {
+    rd_config cfg;
+    rd_buffers buf;
+    rd_doc doc;
 };
 
 
@@ -188,6 +220,8 @@ struct stax_reader {
 #ifdef STAX_NO_MESSAGES /* short messages: the sentences are not compiled in */
 #define stax__rd_fail_at(r, code, at, ...) \
     (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_at)((r), (code), (at), "%s", ""))
+#define stax__rd_fail_near(r, code, at, byte, ...) \
+    (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_near)((r), (code), (at), (byte), "%s", ""))
 #define stax__rd_fail_tok(r, code, tok, at, ...) \
     (STAX__NO_MESSAGE(__VA_ARGS__), (stax__rd_fail_tok)((r), (code), (tok), (at)))
 STAXINT int(stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at);
@@ -204,20 +238,23 @@ STAXINT int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* stax__rd_fail_at for an error at byte `byte` (in the text of an entity
+ * being read, where the message names its line and column). */
+STAXINT int (stax__rd_fail_near)(stax_reader *r, int code, stax_pos at, const char *byte, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 STAXINT int stax__rd_fail_err(stax_reader *r, const char *tok, size_t n);
 STAXINT int stax__rd_fail_loaded(stax_reader *r, stax_pos pos);
 STAXINT int stax__rd_nomem(stax_reader *r);
 STAXINT int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max);
 STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at);
 
-/* Error at byte `at` of the token that starts at tok (position r->tok_pos):
+/* Error at byte `at` of the token that starts at tok (position r->doc.tok_pos):
  * stax__rd_fail_tok (reader_core.c) finds the position, so that each of the
  * many call sites only passes the token. */
 #define rd_fail(r, code, tok, at, ...) stax__rd_fail_tok((r), (code), (tok), (at), __VA_ARGS__)
-static inline stax_reader *rd_mark(stax_reader *r, const char *p) {
-    r->fail_ptr = p;
-    return r;
-}
 
 
 /* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
@@ -225,46 +262,46 @@ static inline stax_reader *rd_mark(stax_reader *r, const char *p) {
  * UTF-16 two, or four for a code point above U+FFFF. */
 static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
     uint64_t off = pos->offset;
-    if (STAX_LIKELY(r->win_nocr && p >= r->in && p + n <= r->in + r->in_len)) stax__pos_advance_nocr(pos, p, n);
+    if (STAX_LIKELY(r->doc.win_nocr && p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len)) stax__pos_advance_nocr(pos, p, n);
     else stax__pos_advance(pos, p, n);
-    if (r->enc <= STAX__ENC_UTF8) return;
+    if (r->doc.enc <= STAX__ENC_UTF8) return;
     uint64_t cps = 0, astral = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
         cps += (c & 0xC0) != 0x80;
         astral += c >= 0xF0;
     }
-    int wide = r->enc == STAX__ENC_UTF16LE || r->enc == STAX__ENC_UTF16BE;
+    int wide = r->doc.enc == STAX__ENC_UTF16LE || r->doc.enc == STAX__ENC_UTF16BE;
     pos->offset = off + (wide ? 2 * (cps + astral) : cps);
 }
 
 
 /* The input the expansion limits measure: the document so far, and the
  * external entities read. */
-static inline uint64_t rd_input(const stax_reader *r) { return r->pos.offset + r->ext.bytes; }
+static inline uint64_t rd_input(const stax_reader *r) { return r->doc.pos.offset + r->buf.ext.bytes; }
 
 static inline stax_pos rd_pos_in(const stax_reader *r, const char *tok, size_t at) {
-    stax_pos p = r->tok_pos;
-    if (r->n_ent) return p;
+    stax_pos p = r->doc.tok_pos;
+    if (r->doc.n_ent) return p;
     rd_advance(r, &p, tok, at);
     return p;
 }
 
 /* The bytes the carry holds (from carry_off on). */
 static inline char *rd_carry_ptr(const stax_reader *r) {
-    return r->carry_off ? r->carry.ptr + r->carry_off : r->carry.ptr; /* (no arithmetic on a NULL carry) */
+    return r->doc.carry_off ? r->buf.carry.ptr + r->doc.carry_off : r->buf.carry.ptr; /* (no arithmetic on a NULL carry) */
 }
-static inline size_t rd_carry_len(const stax_reader *r) { return r->carry.len - r->carry_off; }
+static inline size_t rd_carry_len(const stax_reader *r) { return r->buf.carry.len - r->doc.carry_off; }
 
 /* The ATTLIST of the element named name, or NULL: the element found last
  * first (nested and repeated elements), then the DTD's hash table when an
  * element with an ATTLIST has a name of that length. */
 static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char *name, size_t len) {
-    const stax__dtd_elem_def *el = r->last_el;
+    const stax__dtd_elem_def *el = r->doc.last_el;
     if (el && el->name.len == len && memcmp(el->name.ptr, name, len) == 0) return el;
-    if (!(r->dtd.elem_lens & ((uint64_t)1 << (len & 63)))) return NULL;
-    el = stax__dtd_elem(&r->dtd, name, len);
-    if (el) r->last_el = el;
+    if (!(r->buf.dtd.elem_lens & ((uint64_t)1 << (len & 63)))) return NULL;
+    el = stax__dtd_elem(&r->buf.dtd, name, len);
+    if (el) r->doc.last_el = el;
     return el;
 }
 
@@ -272,7 +309,7 @@ static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char
 
 /* A check that the code guarantees failed: a bug, never the document's fault. */
 #define rd_internal(r, what) \
-    stax__rd_fail_at((r), STAX_E_INTERNAL, (r)->tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
+    stax__rd_fail_at((r), STAX_E_INTERNAL, (r)->doc.tok_pos, "internal error: %s (%s:%d)", (what), __FILE__, __LINE__)
 
 /* ================================================================ batch output */
 
@@ -280,15 +317,15 @@ static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char
  * full, which stax__rd_room makes impossible. */
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     static const stax_str none = {0, 0};
-    if (STAX_UNLIKELY(r->batch.count >= r->ev_cap)) return rd_internal(r, "event table full"), (stax_event *)NULL;
-    if (r->ev_ns) memset(&r->ev_ns[r->batch.count], 0, sizeof *r->ev_ns);
-    stax_event *e = &r->events[r->batch.count++];
+    if (STAX_UNLIKELY(r->buf.batch.count >= r->cfg.ev_cap)) return rd_internal(r, "event table full"), (stax_event *)NULL;
+    if (r->buf.ev_ns) memset(&r->buf.ev_ns[r->buf.batch.count], 0, sizeof *r->buf.ev_ns);
+    stax_event *e = &r->buf.events[r->buf.batch.count++];
     e->type = (uint8_t)type;
     e->flags = 0;
     e->reserved = 0;
     e->attr_count = 0;
     e->attr_first = 0;
-    e->depth = r->depth;
+    e->depth = r->doc.depth;
     e->name = e->text = none;
     e->pubid = e->sysid = none;
     e->pos = pos;
@@ -298,7 +335,7 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
 
 /* Open elements: stack_off[d] is where the name of element d starts in
  * stack, shifted left one bit; the bit says the name has bytes >= 0x80. */
-static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->stack_off[d] >> 1; }
+static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->buf.stack_off[d] >> 1; }
 
 /* Parse results that are not errors: the token must be parsed again with
  * more room (an empty batch). */
@@ -308,7 +345,7 @@ static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->s
  * or a decoding error that the text decoded so far runs into (it is reported
  * when a token needs what is past it, however the bytes came). */
 static inline int rd_behind(const stax_reader *r) {
-    return r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err);
+    return r->doc.enc > STAX__ENC_UTF8 && (r->doc.raw_pos < r->doc.raw_len || r->doc.dec_err);
 }
 
 /* ================================================================ the stages */
@@ -320,7 +357,7 @@ STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
 /* reader_tokens.c */
 STAXINT size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
 STAXINT size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i);
-STAXINT size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut);
+STAXINT size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
 STAXINT int stax__rd_push(stax_reader *r, const char *name, size_t len);
 STAXINT int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
                           size_t arena0, stax_str *out);
@@ -330,13 +367,13 @@ STAXINT int stax__rd_pop_entity(stax_reader *r);
 
 /* reader_frame.c */
 STAXINT void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
-STAXINT void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof);
+STAXINT void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used);
 STAXINT ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
 
 /* What one step of the driver (or of intake under it) leaves the driver to
  * do: go on with the next step; end the batch here (it holds events and is
  * ready, or must end before the next token); wait for more input (nothing
- * more can be read now); or stop on the error in r->status. */
+ * more can be read now); or stop on the error in r->doc.status. */
 enum rd_step { RD_NEXT, RD_BATCH, RD_WAIT, RD_FAIL };
 
 /* reader_input.c: RD_NEXT, RD_WAIT or RD_FAIL */

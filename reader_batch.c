@@ -12,86 +12,82 @@
 
 /* End of input: the document must be complete. */
 static int rd_finish(stax_reader *r) {
-    if (r->depth > 0)
-        return stax__rd_fail_at(r, STAX_E_TRUNCATED, r->pos, "the input ends inside element '%.*s'",
-                          stax__clip(r->stack.len - rd_stack_at(r, r->depth - 1), 64), r->stack.ptr + rd_stack_at(r, r->depth - 1));
-    if (r->doc != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->pos, "no root element");
-    r->done = 1;
+    if (r->doc.depth > 0) {
+        size_t at = rd_stack_at(r, r->doc.depth - 1);
+        return stax__rd_fail_at(r, STAX_E_TRUNCATED, r->doc.pos, "the input ends inside element '%.*s'",
+                                stax__clip(r->buf.stack.len - at, 64), r->buf.stack.ptr + at);
+    }
+    if (r->doc.part != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
+    r->doc.mode = RM_DONE;
     return STAX_END;
 }
 
-/* Where the driver stands, worked out from the state at each step (the
- * state says it once: the carry's bytes, the entity stack, the window). */
-enum rd_mode {
-    RM_DETECT,     /* the input's encoding is not known yet */
-    RM_SWITCH,     /* the XML declaration named an 8-bit encoding: decode from here */
-    RM_ENTITY_END, /* an entity's text is used up: back to the window it interrupted */
-    RM_CARRY,      /* a token straddles chunks: extend it from the window */
-    RM_WINDOW,     /* tokens in the window: the caller's chunk, decoded input or entity text */
-    RM_REFILL,     /* a window of decoded input is used up: decode more */
-    RM_DRY         /* the window is used up */
-};
-
-static enum rd_mode rd_mode_of(const stax_reader *r) {
-    if (STAX_UNLIKELY(!r->enc)) return RM_DETECT;
-    if (STAX_UNLIKELY(r->switch_enc)) return RM_SWITCH;
-    if (r->n_ent) return r->in_pos < r->in_len ? RM_WINDOW : RM_ENTITY_END;
-    if (r->carry.len) return RM_CARRY;
-    if (r->in_pos < r->in_len) return RM_WINDOW;
-    return r->enc > STAX__ENC_UTF8 ? RM_REFILL : RM_DRY;
+/* Read on from what comes next, once the carry or the entity stack
+ * changed: an entity's text first, then the carry's bytes, then the window. */
+static void rd_read_on(stax_reader *r) {
+    r->doc.mode = !r->doc.n_ent && r->buf.carry.len ? RM_CARRY : RM_WINDOW;
 }
 
 /* The window is used up and nothing is pending: more input, or the end. */
 static int rd_dry(stax_reader *r) {
-    if (!r->ended) return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
-    if (r->batch.count) return STAX_OK;
+    if (!r->doc.ended) return r->buf.batch.count ? STAX_OK : STAX_NEED_INPUT;
+    if (r->buf.batch.count) return STAX_OK;
     return rd_finish(r);
 }
 
 /* The token at the window's position, the general way: framed, then parsed.
  * An rd_step. */
 static int rd_general_token(stax_reader *r) {
-    const char *tok = r->in + r->in_pos;
-    size_t avail = r->in_len - r->in_pos;
-    stax__rd_frame_start(r, &r->fr, (unsigned char)tok[0]);
-    r->tok_pos = r->n_ent ? r->ent_pos : r->pos;
-    ptrdiff_t end = stax__rd_frame_end(r, &r->fr, tok, avail);
+    const char *tok = r->doc.in + r->doc.in_pos;
+    size_t avail = r->doc.in_len - r->doc.in_pos;
+    stax__rd_frame_start(r, &r->doc.fr, (unsigned char)tok[0]);
+    r->doc.tok_pos = r->doc.n_ent ? r->doc.ent_pos : r->doc.pos;
+    ptrdiff_t end = stax__rd_frame_end(r, &r->doc.fr, tok, avail);
     if (end < 0) return RD_FAIL;
-    if (end == 0 && r->n_ent) {
+    if (end == 0 && r->doc.n_ent) {
         /* entity text is complete in memory: only text may run to its end */
-        if (r->fr.kind != K_TEXT) {
-            stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
-                             stax__clip(r->ents[r->n_ent - 1].e->name.len, 64), r->ents[r->n_ent - 1].e->name.ptr);
+        if (r->doc.fr.kind != K_TEXT) {
+            stax__rd_fail_at(r, STAX_E_SYNTAX, r->doc.ent_pos, "markup does not end inside the replacement text of entity '%.*s'",
+                             stax__clip(r->buf.ents[r->doc.n_ent - 1].e->name.len, 64), r->buf.ents[r->doc.n_ent - 1].e->name.ptr);
             return RD_FAIL;
         }
         end = (ptrdiff_t)avail;
     }
     if (end == 0) {
         int behind = rd_behind(r);
-        if (r->ended && !behind && r->fr.kind != K_TEXT) /* it runs past the end of input: the carry reports it */
-            return stax__rd_stash(r) ? RD_FAIL : RD_NEXT;
-        if (r->ended && !behind) {
-            end = (ptrdiff_t)avail, r->tok_at_eof = 1; /* text up to the end of input */
-        } else if (r->batch.count) {
-            r->stash_deferred = 1;
+        if (r->doc.ended && !behind && r->doc.fr.kind != K_TEXT) { /* it runs past the end of input: the carry reports it */
+            if (stax__rd_stash(r)) return RD_FAIL;
+            r->doc.mode = RM_CARRY;
+            return RD_NEXT;
+        }
+        if (r->doc.ended && !behind) {
+            end = (ptrdiff_t)avail, r->doc.fr.at_eof = 1; /* text up to the end of input */
+        } else if (r->buf.batch.count) {
+            r->doc.mode = RM_STASH;
             return RD_BATCH;
         } else { /* the carry holds it now: the next step extends it, or waits for input */
-            return stax__rd_stash(r) ? RD_FAIL : RD_NEXT;
+            if (stax__rd_stash(r)) return RD_FAIL;
+            r->doc.mode = RM_CARRY;
+            return RD_NEXT;
         }
     }
     int room = stax__rd_room(r, (size_t)end);
     if (room < 0) return RD_FAIL;
     if (room) return RD_BATCH;
-    size_t used = stax__rd_parse(r, &r->fr, tok, (size_t)end, 0);
-    int at_eof = r->tok_at_eof;
-    r->tok_at_eof = 0;
+    size_t used = stax__rd_parse(r, &r->doc.fr, tok, (size_t)end, 0);
     if (used == RD_RETRY) return RD_BATCH; /* the batch ends before the token */
     if (!used) return RD_FAIL;
     stax__rd_consume(r, tok, used);
-    stax__rd_frame_consumed(r, &r->fr, (size_t)end, used, at_eof);
-    r->in_pos += used;
-    if (STAX_UNLIKELY(r->switch_enc) && r->batch.count) return RD_BATCH; /* switch with an empty batch */
-    if (r->push_ent && stax__rd_push_entity(r)) return RD_FAIL;
+    stax__rd_frame_consumed(r, &r->doc.fr, (size_t)end, used);
+    r->doc.in_pos += used;
+    if (STAX_UNLIKELY(r->doc.switch_enc)) {
+        r->doc.mode = RM_SWITCH;
+        return r->buf.batch.count ? RD_BATCH : RD_NEXT; /* switch with an empty batch */
+    }
+    if (r->doc.push_ent) { /* its text is the window now, or it waits for an empty batch */
+        if (stax__rd_push_entity(r)) return RD_FAIL;
+        if (r->doc.push_ent) r->doc.mode = RM_PUSH;
+    }
     return RD_NEXT;
 }
 
@@ -101,24 +97,24 @@ static int rd_general_token(stax_reader *r) {
  * many of them as were taken from it (*taken). */
 static void rd_carry_give_back(stax_reader *r, size_t *taken, size_t extra) {
     size_t back = extra < *taken ? extra : *taken;
-    r->in_pos -= back;
-    r->carry.len -= back;
+    r->doc.in_pos -= back;
+    r->buf.carry.len -= back;
     *taken -= back;
 }
 
 /* The end of the input in the carry: text ends there, anything else is cut off. */
 static ptrdiff_t rd_carry_at_end(stax_reader *r) {
-    if (r->fr.kind == K_TEXT) {
-        r->tok_at_eof = 1;
+    if (r->doc.fr.kind == K_TEXT) {
+        r->doc.fr.at_eof = 1;
         return (ptrdiff_t)rd_carry_len(r);
     }
-    stax_pos at = r->tok_pos;
+    stax_pos at = r->doc.tok_pos;
     rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
     return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside %s",
-                      r->fr.kind == K_COMMENT ? "a comment"
-                      : r->fr.kind == K_PI ? "a processing instruction"
-                      : r->fr.kind == K_CDATA || r->fr.kind == K_CDATA_CONT ? "a CDATA section"
-                      : r->fr.kind == K_DOCTYPE ? "the DOCTYPE"
+                      r->doc.fr.kind == K_COMMENT ? "a comment"
+                      : r->doc.fr.kind == K_PI ? "a processing instruction"
+                      : r->doc.fr.kind == K_CDATA || r->doc.fr.kind == K_CDATA_CONT ? "a CDATA section"
+                      : r->doc.fr.kind == K_DOCTYPE ? "the DOCTYPE"
                       : "a tag"), -1;
 }
 
@@ -130,23 +126,22 @@ static ptrdiff_t rd_carry_at_end(stax_reader *r) {
  * RD_NEXT when a token was parsed, RD_WAIT when the window ran out,
  * RD_BATCH when the batch must end first, RD_FAIL on error. */
 static int rd_resume_carry(stax_reader *r) {
-    r->tok_pos = r->pos; /* the carry always starts at the first unconsumed byte */
+    r->doc.tok_pos = r->doc.pos; /* the carry always starts at the first unconsumed byte */
     size_t taken = 0;    /* bytes at the end of the carry copied from the window at in_pos - taken */
-    r->tok_at_eof = 0;
     ptrdiff_t end;
-    while ((end = stax__rd_frame_end(r, &r->fr, rd_carry_ptr(r), rd_carry_len(r))) == 0) {
-        size_t avail = r->in_len - r->in_pos;
+    while ((end = stax__rd_frame_end(r, &r->doc.fr, rd_carry_ptr(r), rd_carry_len(r))) == 0) {
+        size_t avail = r->doc.in_len - r->doc.in_pos;
         if (!avail) {
-            if (!r->ended || rd_behind(r)) return RD_WAIT;
+            if (!r->doc.ended || rd_behind(r)) return RD_WAIT;
             end = rd_carry_at_end(r);
             break;
         }
         size_t len = rd_carry_len(r), step = len > 4096 ? len : 4096;
         if (step > avail) step = avail;
-        if (step > r->carry_max - len) step = r->carry_max - len;
+        if (step > r->cfg.carry_max - len) step = r->cfg.carry_max - len;
         if (!step) return rd_internal(r, "a token is still undecided when the carry is full"), RD_FAIL;
-        if (stax__rd_carry_append(r, r->in + r->in_pos, step)) return RD_FAIL;
-        r->in_pos += step;
+        if (stax__rd_carry_append(r, r->doc.in + r->doc.in_pos, step)) return RD_FAIL;
+        r->doc.in_pos += step;
         taken += step;
     }
     if (end < 0) return RD_FAIL;
@@ -155,97 +150,115 @@ static int rd_resume_carry(stax_reader *r) {
     int room = stax__rd_room(r, tl);
     size_t used = 0;
     if (room < 0) return RD_FAIL;
-    if (!room && (used = stax__rd_parse(r, &r->fr, rd_carry_ptr(r), tl, 1)) == RD_RETRY) room = 1;
+    if (!room && (used = stax__rd_parse(r, &r->doc.fr, rd_carry_ptr(r), tl, 1)) == RD_RETRY) room = 1;
     if (room) { /* the token is framed again on the next call */
-        r->tok_at_eof = 0;
-        stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+        stax__rd_frame_start(r, &r->doc.fr, (unsigned char)*rd_carry_ptr(r));
         return RD_BATCH;
     }
-    int at_eof = r->tok_at_eof;
-    r->tok_at_eof = 0;
     if (!used) return RD_FAIL;
     stax__rd_consume(r, rd_carry_ptr(r), used);
-    stax__rd_frame_consumed(r, &r->fr, tl, used, at_eof); /* what is left of the token stays: it is the next one */
-    if (r->push_ent && stax__rd_push_entity(r)) return RD_FAIL;
-    r->carry_off += used;
-    if (r->carry_off == r->carry.len) r->carry.len = r->carry_off = 0;
-    else stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+    stax__rd_frame_consumed(r, &r->doc.fr, tl, used); /* what is left of the token stays: it is the next one */
+    if (r->doc.push_ent && stax__rd_push_entity(r)) return RD_FAIL;
+    r->doc.carry_off += used;
+    if (r->doc.carry_off == r->buf.carry.len) r->buf.carry.len = r->doc.carry_off = 0;
+    else stax__rd_frame_start(r, &r->doc.fr, (unsigned char)*rd_carry_ptr(r));
+    if (STAX_UNLIKELY(r->doc.switch_enc)) r->doc.mode = RM_SWITCH;
+    else if (r->doc.push_ent) r->doc.mode = RM_PUSH;
+    else rd_read_on(r);
     return RD_NEXT;
 }
 
-/* Fill the batch. Returns STAX_OK (batch ready), STAX_NEED_INPUT, STAX_END or an error. */
+/* Fill the batch: one step of the mode at a time, each step setting the
+ * mode it leaves the reader in. Returns STAX_OK (batch ready),
+ * STAX_NEED_INPUT, STAX_END or an error. */
 static int rd_fill(stax_reader *r) {
     for (;;) {
         int rc;
-        if (STAX_UNLIKELY(r->push_ent)) { /* an external entity, read on an empty batch */
-            if (r->batch.count) return STAX_OK;
-            if (stax__rd_push_entity(r)) return r->status;
-            continue;
-        }
-        switch (rd_mode_of(r)) {
+        switch ((enum rd_mode)r->doc.mode) {
         case RM_DETECT:
             rc = stax__rd_detect(r);
-            if (rc == RD_FAIL) return r->status;
+            if (rc == RD_FAIL) return r->doc.status;
             if (rc == RD_WAIT) return STAX_NEED_INPUT;
-            if (r->carry.len) stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r)); /* the first bytes, gathered */
+            if (r->buf.carry.len) stax__rd_frame_start(r, &r->doc.fr, (unsigned char)*rd_carry_ptr(r)); /* the first bytes, gathered */
+            rd_read_on(r);
+            continue;
+        case RM_STASH:
+            if (stax__rd_stash(r)) return r->doc.status;
+            rd_read_on(r);
+            continue;
+        case RM_PUSH: /* an external entity, read on an empty batch */
+            if (r->buf.batch.count) return STAX_OK;
+            if (stax__rd_push_entity(r)) return r->doc.status;
+            rd_read_on(r);
             continue;
         case RM_SWITCH: {
-            int e = r->switch_enc;
-            r->switch_enc = 0;
+            int e = r->doc.switch_enc;
+            r->doc.switch_enc = 0;
             /* bytes kept in the carry after the declaration were not decoded yet
              * (at most the 3 the declaration's framing may have looked past it) */
             char pre[64];
             size_t pre_len = rd_carry_len(r);
             if (pre_len > sizeof pre) return rd_internal(r, "more than a few bytes carried after the declaration");
             if (pre_len) memcpy(pre, rd_carry_ptr(r), pre_len);
-            r->carry.len = r->carry_off = 0;
-            if (stax__rd_start_transcoding(r, e, r->switch_table, pre, pre_len)) return r->status;
+            r->buf.carry.len = r->doc.carry_off = 0;
+            if (stax__rd_start_transcoding(r, e, r->doc.switch_table, pre, pre_len)) return r->doc.status;
+            r->doc.mode = RM_WINDOW;
             continue;
         }
         case RM_ENTITY_END:
-            if (stax__rd_pop_entity(r)) return r->status;
+            if (stax__rd_pop_entity(r)) return r->doc.status;
+            rd_read_on(r);
             continue;
         case RM_REFILL:
-            if (r->batch.count) return STAX_OK; /* the batch may point into the window */
+            if (r->buf.batch.count) return STAX_OK; /* the batch may point into the window */
             rc = stax__rd_refill(r);
-            if (rc == RD_FAIL) return r->status;
-            if (rc == RD_NEXT) continue;
+            if (rc == RD_FAIL) return r->doc.status;
+            if (rc == RD_NEXT) {
+                r->doc.mode = RM_WINDOW;
+                continue;
+            }
             return rd_dry(r);
         case RM_DRY:
-            if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+            if (r->buf.batch.count >= r->cfg.opt.batch_events) return STAX_OK;
             return rd_dry(r);
         case RM_CARRY:
             rc = rd_resume_carry(r);
-            if (rc == RD_FAIL) return r->status;
+            if (rc == RD_FAIL) return r->doc.status;
             if (rc == RD_BATCH) return STAX_OK;
             if (rc == RD_NEXT) continue; /* an entity may have started, or the carry may hold more */
-            if (r->enc > STAX__ENC_UTF8 && (r->raw_pos < r->raw_len || r->dec_err || r->ended)) {
-                if (r->batch.count) return STAX_OK;
+            if (r->doc.enc > STAX__ENC_UTF8 && (r->doc.raw_pos < r->doc.raw_len || r->doc.dec_err || r->doc.ended)) {
+                if (r->buf.batch.count) return STAX_OK;
                 rc = stax__rd_refill(r);
-                if (rc == RD_FAIL) return r->status;
+                if (rc == RD_FAIL) return r->doc.status;
                 if (rc == RD_NEXT) continue;
-                if (!r->ended) return STAX_NEED_INPUT;
+                if (!r->doc.ended) return STAX_NEED_INPUT;
                 /* nothing more will come: let the carry path see the end of input */
-                if (rd_resume_carry(r) == RD_FAIL) return r->status;
+                if (rd_resume_carry(r) == RD_FAIL) return r->doc.status;
                 continue;
             }
-            return r->batch.count ? STAX_OK : STAX_NEED_INPUT;
+            return r->buf.batch.count ? STAX_OK : STAX_NEED_INPUT;
         case RM_WINDOW:
-            if (r->batch.count >= r->opt.batch_events) return STAX_OK;
+            if (STAX_UNLIKELY(r->doc.in_pos >= r->doc.in_len)) { /* used up */
+                r->doc.mode = r->doc.n_ent ? RM_ENTITY_END : r->doc.enc > STAX__ENC_UTF8 ? RM_REFILL : RM_DRY;
+                continue;
+            }
+            if (r->buf.batch.count >= r->cfg.opt.batch_events) return STAX_OK;
 #ifndef STAX_NO_FAST_PATH /* the general path alone gives the same events */
-            if (r->enc == STAX__ENC_UTF8 && !r->n_ent && r->win_nocr && !r->rest && !r->dtd.n_atts) {
+            if (r->doc.enc == STAX__ENC_UTF8 && !r->doc.n_ent && r->doc.win_nocr && !r->doc.rest && !r->buf.dtd.n_atts) {
                 int k = stax__rd_fast(r);
-                if (k < 0) return r->status;
+                if (k < 0) return r->doc.status;
                 if (k > 0) {
-                    if (r->batch.count + 2 > r->opt.batch_events) return STAX_OK;
+                    if (r->buf.batch.count + 2 > r->cfg.opt.batch_events) return STAX_OK;
                     continue;
                 }
             }
 #endif
             rc = rd_general_token(r);
             if (rc == RD_NEXT) continue;
-            return rc == RD_BATCH ? STAX_OK : r->status;
+            return rc == RD_BATCH ? STAX_OK : r->doc.status;
+        case RM_DONE: return STAX_END;
         }
+        return rd_internal(r, "no such mode");
     }
 }
 
@@ -454,6 +467,16 @@ int stax_reader_effective_options(const stax_reader_options *opt, stax_reader_op
 
 /* ================================================================ public API */
 
+/* The document state of a new document: zero, but for these. */
+static void rd_doc_init(stax_reader *r) {
+    memset(&r->doc, 0, sizeof r->doc);
+    r->doc.pos.line = r->doc.pos.column = 1;
+    r->doc.tok_pos = r->doc.pos; /* errors before the first token are at 1:1 */
+#ifndef STAX_NO_STDIO
+    r->doc.fd = -1;
+#endif
+}
+
 stax_reader *stax_reader_new(const stax_reader_options *opt) {
     stax_reader_options o;
     if (rd_options(opt, &o, NULL) != STAX_OK) return NULL;
@@ -468,54 +491,51 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     stax_reader *r = (stax_reader *)stax__mem_alloc(&m, sizeof *r);
     if (!r) return NULL;
     memset(r, 0, sizeof *r);
-    r->mem = m;
-    r->opt = o;
-    r->pos.line = 1;
-    r->pos.column = 1;
-    r->tok_pos = r->pos; /* errors before the first token are at 1:1 */
-#ifndef STAX_NO_STDIO
-    r->fd = -1;
-#endif
-    if (o.encoding) r->forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
-    r->simd = stax__simd_level();
-    r->ev_cap = o.batch_events;
-    r->attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
-    r->carry_max = sz[L_CARRY];
-    r->arena_max = sz[L_ARENA];
-    r->stack_max = sz[L_STACK];
+    r->buf.mem = m;
+    r->cfg.opt = o;
+    rd_doc_init(r);
+    if (o.encoding) r->cfg.forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+    r->cfg.simd = stax__simd_level();
+    r->cfg.ev_cap = o.batch_events;
+    r->cfg.attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
+    r->cfg.carry_max = sz[L_CARRY];
+    r->cfg.arena_max = sz[L_ARENA];
+    r->cfg.stack_max = sz[L_STACK];
     /* in the order of rd_layout */
-    r->events = (stax_event *)stax__mem_alloc(&r->mem, sz[L_EVENTS]);
-    r->attrs = (stax_attr *)stax__mem_alloc(&r->mem, sz[L_ATTRS]);
-    if (!r->events || !r->attrs) goto fail;
-    r->batch.events = r->events;
-    r->batch.attrs = r->attrs;
+    r->buf.events = (stax_event *)stax__mem_alloc(&r->buf.mem, sz[L_EVENTS]);
+    r->buf.attrs = (stax_attr *)stax__mem_alloc(&r->buf.mem, sz[L_ATTRS]);
+    if (!r->buf.events || !r->buf.attrs) goto fail;
+    r->buf.batch.events = r->buf.events;
+    r->buf.batch.attrs = r->buf.attrs;
     if (o.flags & STAX_READ_NAMESPACES) {
-        r->ev_ns = (stax_qname *)stax__mem_alloc(&r->mem, sz[L_EV_NS]);
-        r->attr_ns = (stax_qname *)stax__mem_alloc(&r->mem, sz[L_ATTR_NS]);
-        r->attr_at = (size_t *)stax__mem_alloc(&r->mem, sz[L_ATTR_AT]);
-        if (!r->ev_ns || !r->attr_ns || !r->attr_at) goto fail;
-        r->batch.ev_ns = r->ev_ns;
-        r->batch.attr_ns = r->attr_ns;
+        r->buf.ev_ns = (stax_qname *)stax__mem_alloc(&r->buf.mem, sz[L_EV_NS]);
+        r->buf.attr_ns = (stax_qname *)stax__mem_alloc(&r->buf.mem, sz[L_ATTR_NS]);
+        r->buf.attr_at = (size_t *)stax__mem_alloc(&r->buf.mem, sz[L_ATTR_AT]);
+        if (!r->buf.ev_ns || !r->buf.attr_ns || !r->buf.attr_at) goto fail;
+        r->buf.batch.ev_ns = r->buf.ev_ns;
+        r->buf.batch.attr_ns = r->buf.attr_ns;
     }
-    r->ents = (stax__frame *)stax__mem_alloc(&r->mem, sz[L_ENTS]);
-    if (!r->ents) goto fail;
-    stax__dtd_init(&r->dtd, &r->mem, &o, r->ents, &r->err);
-    stax__ext_init(&r->ext, &r->mem, &o);
-    if (o.resolve) r->dtd.ext = &r->ext;
+    r->buf.ents = (stax__frame *)stax__mem_alloc(&r->buf.mem, sz[L_ENTS]);
+    if (!r->buf.ents) goto fail;
+    stax__dtd_init(&r->buf.dtd, &r->buf.mem, &o, r->buf.ents, &r->doc.err);
+    stax__ext_init(&r->buf.ext, &r->buf.mem, &o);
+    if (o.resolve) r->buf.dtd.ext = &r->buf.ext;
     if (o.flags & STAX_READ_NAMESPACES) {
-        r->dtd.no_colons = 1;
-        if (stax__ns_init(&r->ns, &r->mem, o.max_ns_bytes)) goto fail;
+        r->buf.dtd.no_colons = 1;
+        if (stax__ns_init(&r->buf.ns, &r->buf.mem, o.max_ns_bytes)) goto fail;
     }
-    if (r->mem.block) { /* everything now, so that reading never runs out */
-        if (stax__rd_reserve(r, &r->carry, sz[L_CARRY], sz[L_CARRY]) || stax__rd_reserve(r, &r->arena, sz[L_ARENA], sz[L_ARENA]) ||
-            stax__rd_reserve(r, &r->stack, sz[L_STACK], sz[L_STACK]))
+    if (r->buf.mem.block) { /* everything now, so that reading never runs out */
+        if (stax__rd_reserve(r, &r->buf.carry, sz[L_CARRY], sz[L_CARRY]) ||
+            stax__rd_reserve(r, &r->buf.arena, sz[L_ARENA], sz[L_ARENA]) || stax__rd_reserve(r, &r->buf.stack, sz[L_STACK], sz[L_STACK]))
             goto fail;
-        r->stack_off = (size_t *)stax__mem_alloc(&r->mem, sz[L_STACK_OFF]);
-        r->rbuf = (char *)stax__mem_alloc(&r->mem, sz[L_RBUF]);
-        r->tbuf = (char *)stax__mem_alloc(&r->mem, sz[L_TBUF]);
-        if (!r->stack_off || !r->rbuf || !r->tbuf || stax__dtd_reserve(&r->dtd) || stax__ext_reserve(&r->ext)) goto fail;
-        r->stack_off_cap = o.max_depth;
-        r->rbuf_cap = r->tbuf_cap = o.read_buffer;
+        r->buf.stack_off = (size_t *)stax__mem_alloc(&r->buf.mem, sz[L_STACK_OFF]);
+        r->buf.rbuf = (char *)stax__mem_alloc(&r->buf.mem, sz[L_RBUF]);
+        r->buf.tbuf = (char *)stax__mem_alloc(&r->buf.mem, sz[L_TBUF]);
+        if (!r->buf.stack_off || !r->buf.rbuf || !r->buf.tbuf || stax__dtd_reserve(&r->buf.dtd) ||
+            stax__ext_reserve(&r->buf.ext))
+            goto fail;
+        r->buf.stack_off_cap = o.max_depth;
+        r->buf.rbuf_cap = r->buf.tbuf_cap = o.read_buffer;
     }
     return r;
 fail:
@@ -525,104 +545,69 @@ fail:
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
-    stax__dtd_free(&r->dtd);
-    stax__ns_free(&r->ns);
-    stax__ext_free(&r->ext);
-    stax__mem m = r->mem;
+    stax__dtd_free(&r->buf.dtd);
+    stax__ns_free(&r->buf.ns);
+    stax__ext_free(&r->buf.ext);
+    stax__mem m = r->buf.mem;
     size_t sz[L_COUNT];
-    rd_layout(&r->opt, sz);
-    stax__mem_free(&m, r->ev_ns, sz[L_EV_NS]);
-    stax__mem_free(&m, r->attr_ns, sz[L_ATTR_NS]);
-    stax__mem_free(&m, r->attr_at, sz[L_ATTR_AT]);
-    stax__mem_free(&m, r->events, sz[L_EVENTS]);
-    stax__mem_free(&m, r->attrs, sz[L_ATTRS]);
-    stax__mem_free(&m, r->ents, sz[L_ENTS]);
-    stax__buf_free(&m, &r->arena);
-    stax__buf_free(&m, &r->carry);
-    stax__buf_free(&m, &r->stack);
-    stax__mem_free(&m, r->stack_off, (size_t)r->stack_off_cap * sizeof *r->stack_off);
-    stax__mem_free(&m, r->rbuf, r->rbuf_cap);
-    stax__mem_free(&m, r->tbuf, r->tbuf_cap);
+    rd_layout(&r->cfg.opt, sz);
+    stax__mem_free(&m, r->buf.ev_ns, sz[L_EV_NS]);
+    stax__mem_free(&m, r->buf.attr_ns, sz[L_ATTR_NS]);
+    stax__mem_free(&m, r->buf.attr_at, sz[L_ATTR_AT]);
+    stax__mem_free(&m, r->buf.events, sz[L_EVENTS]);
+    stax__mem_free(&m, r->buf.attrs, sz[L_ATTRS]);
+    stax__mem_free(&m, r->buf.ents, sz[L_ENTS]);
+    stax__buf_free(&m, &r->buf.arena);
+    stax__buf_free(&m, &r->buf.carry);
+    stax__buf_free(&m, &r->buf.stack);
+    stax__mem_free(&m, r->buf.stack_off, (size_t)r->buf.stack_off_cap * sizeof *r->buf.stack_off);
+    stax__mem_free(&m, r->buf.rbuf, r->buf.rbuf_cap);
+    stax__mem_free(&m, r->buf.tbuf, r->buf.tbuf_cap);
     stax__mem_free(&m, r, sizeof *r);
 }
 
-size_t stax_reader_memory_peak(const stax_reader *r) { return r ? r->mem.peak : 0; }
+size_t stax_reader_memory_peak(const stax_reader *r) { return r ? r->buf.mem.peak : 0; }
+
+/* The buffers emptied and the modules' tables cleared, their memory kept. */
+static void rd_buffers_empty(stax_reader *r) {
+    r->buf.batch.count = 0;
+    r->buf.arena.len = r->buf.carry.len = r->buf.stack.len = 0;
+    stax__dtd_reset(&r->buf.dtd, &r->cfg.opt);
+    stax__ext_reset(&r->buf.ext);
+    if (r->buf.ev_ns) stax__ns_reset(&r->buf.ns);
+}
 
 int stax_reader_reset(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
-    stax_reader k = *r; /* what is kept: the memory, the options, every buffer */
-    memset(r, 0, sizeof *r);
-    r->mem = k.mem;
-    r->opt = k.opt;
-    r->simd = k.simd;
-    r->forced = k.forced;
-    r->pos.line = r->pos.column = 1;
-    r->tok_pos = r->pos;
-#ifndef STAX_NO_STDIO
-    r->fd = -1;
-#endif
-    r->carry = k.carry;
-    r->carry.len = 0;
-    r->carry_max = k.carry_max;
-    r->arena = k.arena;
-    r->arena.len = 0;
-    r->arena_max = k.arena_max;
-    r->stack = k.stack;
-    r->stack.len = 0;
-    r->stack_max = k.stack_max;
-    r->stack_off = k.stack_off;
-    r->stack_off_cap = k.stack_off_cap;
-    r->events = k.events;
-    r->ev_cap = k.ev_cap;
-    r->attrs = k.attrs;
-    r->attr_cap = k.attr_cap;
-    r->batch.events = k.events;
-    r->batch.attrs = k.attrs;
-    r->ents = k.ents;
-    r->ext = k.ext;
-    stax__ext_reset(&r->ext);
-    r->tbuf = k.tbuf;
-    r->tbuf_cap = k.tbuf_cap;
-    r->rbuf = k.rbuf;
-    r->rbuf_cap = k.rbuf_cap;
-    r->dtd = k.dtd;
-    r->dtd.err = &r->err; /* the reader's own, now at the same place */
-    stax__dtd_reset(&r->dtd, &r->opt);
-    if (k.ev_ns) {
-        r->ev_ns = k.ev_ns;
-        r->attr_ns = k.attr_ns;
-        r->attr_at = k.attr_at;
-        r->batch.ev_ns = k.ev_ns;
-        r->batch.attr_ns = k.attr_ns;
-        r->ns = k.ns;
-        stax__ns_reset(&r->ns);
-    }
+    rd_doc_init(r);
+    rd_buffers_empty(r);
     return STAX_OK;
 }
 
 /* A new chunk: the window itself, or (transcoding) the raw input behind it. */
 static void rd_set_input(stax_reader *r, const char *data, size_t len) {
-    r->fed = 1;
-    if (r->enc > STAX__ENC_UTF8) {
-        r->raw_base += r->raw_len;
-        r->raw = data;
-        r->raw_len = len;
-        r->raw_pos = 0;
+    r->doc.fed = 1;
+    if (r->doc.mode == RM_DRY) r->doc.mode = RM_WINDOW;
+    if (r->doc.enc > STAX__ENC_UTF8) {
+        r->doc.raw_base += r->doc.raw_len;
+        r->doc.raw = data;
+        r->doc.raw_len = len;
+        r->doc.raw_pos = 0;
         return;
     }
-    r->in = data;
-    r->in_len = len;
-    r->in_pos = 0;
-    r->win_nocr = len && !memchr(data, '\r', len);
+    r->doc.in = data;
+    r->doc.in_len = len;
+    r->doc.in_pos = 0;
+    r->doc.win_nocr = len && !memchr(data, '\r', len);
 }
 
 int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
     if (!r) return STAX_E_USAGE;
-    if (r->status < 0) return r->status;
-    if (r->fed || r->ended || r->src || (!data && len)) {
-        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos,
-                          r->src ? "stax_reader_feed on a reader with a pull source"
-                          : r->ended ? "stax_reader_feed after stax_reader_end"
+    if (r->doc.status < 0) return r->doc.status;
+    if (r->doc.fed || r->doc.ended || r->doc.src || (!data && len)) {
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos,
+                          r->doc.src ? "stax_reader_feed on a reader with a pull source"
+                          : r->doc.ended ? "stax_reader_feed after stax_reader_end"
                           : !data ? "stax_reader_feed with NULL data"
                                   : "stax_reader_feed before the reader asked for more input");
     }
@@ -632,66 +617,65 @@ int stax_reader_feed(stax_reader *r, const void *data, size_t len) {
 
 /* No chunk follows the one fed last (or, when none is being read, none at all). */
 static int rd_end(stax_reader *r) {
-    r->ended = 1;
-    if (!r->fed) rd_set_input(r, NULL, 0); /* else the chunk being read is the last one */
+    r->doc.ended = 1;
+    if (!r->doc.fed) rd_set_input(r, NULL, 0); /* else the chunk being read is the last one */
     return STAX_OK;
 }
 
 int stax_reader_end(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
-    if (r->status < 0) return r->status;
-    if (r->src || r->ended)
-        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos,
-                          r->src ? "stax_reader_end on a reader with a pull source" : "stax_reader_end called twice");
+    if (r->doc.status < 0) return r->doc.status;
+    if (r->doc.src || r->doc.ended)
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos,
+                          r->doc.src ? "stax_reader_end on a reader with a pull source" : "stax_reader_end called twice");
     return rd_end(r);
 }
 
 static int rd_pull(stax_reader *r) {
-    if (!r->rbuf) {
-        r->rbuf = (char *)stax__mem_alloc(&r->mem, r->opt.read_buffer);
-        if (!r->rbuf) return stax__rd_nomem(r);
-        r->rbuf_cap = r->opt.read_buffer;
+    if (!r->buf.rbuf) {
+        r->buf.rbuf = (char *)stax__mem_alloc(&r->buf.mem, r->cfg.opt.read_buffer);
+        if (!r->buf.rbuf) return stax__rd_nomem(r);
+        r->buf.rbuf_cap = r->cfg.opt.read_buffer;
     }
-    ptrdiff_t n = r->src(r->src_ctx, r->rbuf, r->rbuf_cap);
-    if (n < 0) return stax__rd_fail_at(r, STAX_E_IO, r->pos, "read error from the input source");
+    ptrdiff_t n = r->doc.src(r->doc.src_ctx, r->buf.rbuf, r->buf.rbuf_cap);
+    if (n < 0) return stax__rd_fail_at(r, STAX_E_IO, r->doc.pos, "read error from the input source");
     if (n == 0) return rd_end(r);
-    rd_set_input(r, r->rbuf, (size_t)n > r->rbuf_cap ? r->rbuf_cap : (size_t)n);
+    rd_set_input(r, r->buf.rbuf, (size_t)n > r->buf.rbuf_cap ? r->buf.rbuf_cap : (size_t)n);
     return STAX_OK;
 }
 
 int stax_reader_next(stax_reader *r, const stax_batch **out) {
     if (!r || !out) return STAX_E_USAGE;
-    *out = &r->batch;
-    r->batch.count = 0;
-    r->attr_len = 0;
-    r->arena.len = 0;
-    stax__ext_release(&r->ext); /* the texts of external entities that ended in the last batch */
-    if (r->ev_ns) stax__ns_reclaim(&r->ns);
-    if (r->status < 0) return r->status;
-    if (r->done) return STAX_END;
+    *out = &r->buf.batch;
+    r->buf.batch.count = 0;
+    r->doc.attr_len = 0;
+    r->buf.arena.len = 0;
+    stax__ext_release(&r->buf.ext); /* the texts of external entities that ended in the last batch */
+    if (r->buf.ev_ns) stax__ns_reclaim(&r->buf.ns);
+    if (r->doc.status < 0) return r->doc.status;
+    if (r->doc.mode == RM_DONE) return STAX_END;
     for (;;) {
-        if (!r->fed) {
-            if (!r->src) return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_next before any input was fed");
-            if (rd_pull(r)) return r->status;
+        if (!r->doc.fed) {
+            if (!r->doc.src) return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos, "stax_reader_next before any input was fed");
+            if (rd_pull(r)) return r->doc.status;
         }
-        if (r->stash_deferred && stax__rd_stash(r)) return r->status;
         int st = rd_fill(r);
-        if (st < 0 && r->batch.count) return STAX_OK; /* the error comes with the next call */
+        if (st < 0 && r->buf.batch.count) return STAX_OK; /* the error comes with the next call */
         if (st == STAX_NEED_INPUT) {
-            r->fed = 0;
-            if (r->src) continue;
+            r->doc.fed = 0;
+            if (r->doc.src) continue;
         }
-        if (st == STAX_END && r->batch.count) return STAX_OK;
+        if (st == STAX_END && r->buf.batch.count) return STAX_OK;
         return st;
     }
 }
 
 static int rd_set_source(stax_reader *r, stax_read_fn fn, void *ctx) {
     if (!r || !fn) return STAX_E_USAGE;
-    if (r->fed || r->src || r->pos.offset || r->carry.len)
-        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "a pull source must be set before any input");
-    r->src = fn;
-    r->src_ctx = ctx;
+    if (r->doc.fed || r->doc.src || r->doc.pos.offset || r->buf.carry.len)
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos, "a pull source must be set before any input");
+    r->doc.src = fn;
+    r->doc.src_ctx = ctx;
     return STAX_OK;
 }
 
@@ -701,7 +685,7 @@ int stax_reader_set_source(stax_reader *r, stax_read_fn fn, void *ctx) { return 
 static ptrdiff_t rd_read_fd(void *ctx, void *buf, size_t cap) {
     stax_reader *r = (stax_reader *)ctx;
     for (;;) {
-        ssize_t n = read(r->fd, buf, cap);
+        ssize_t n = read(r->doc.fd, buf, cap);
         if (n >= 0) return (ptrdiff_t)n;
         if (errno != EINTR) return -1;
     }
@@ -709,57 +693,57 @@ static ptrdiff_t rd_read_fd(void *ctx, void *buf, size_t cap) {
 
 static ptrdiff_t rd_read_file(void *ctx, void *buf, size_t cap) {
     stax_reader *r = (stax_reader *)ctx;
-    size_t n = fread(buf, 1, cap, r->file);
-    if (n == 0 && ferror(r->file)) return -1;
+    size_t n = fread(buf, 1, cap, r->doc.file);
+    if (n == 0 && ferror(r->doc.file)) return -1;
     return (ptrdiff_t)n;
 }
 
 int stax_reader_set_fd(stax_reader *r, int fd) {
     if (!r || fd < 0) return STAX_E_USAGE;
-    r->fd = fd;
+    r->doc.fd = fd;
     return rd_set_source(r, rd_read_fd, r);
 }
 
 int stax_reader_set_file(stax_reader *r, FILE *f) {
     if (!r || !f) return STAX_E_USAGE;
-    r->file = f;
+    r->doc.file = f;
     return rd_set_source(r, rd_read_file, r);
 }
 #endif
 
-int stax_reader_status(const stax_reader *r) { return r ? r->status : STAX_E_USAGE; }
+int stax_reader_status(const stax_reader *r) { return r ? r->doc.status : STAX_E_USAGE; }
 
 const char *stax_reader_message(const stax_reader *r) {
     if (!r) return "no reader";
-    return r->status < 0 ? r->err.msg : "";
+    return r->doc.status < 0 ? r->doc.err.msg : "";
 }
 
 stax_pos stax_reader_error_pos(const stax_reader *r) {
     stax_pos none = {0, 0, 0};
-    return r && r->status < 0 ? r->err_pos : none;
+    return r && r->doc.status < 0 ? r->doc.err_pos : none;
 }
 
-uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->depth : 0; }
+uint32_t stax_reader_depth(const stax_reader *r) { return r ? r->doc.depth : 0; }
 
 size_t stax_reader_notations(const stax_reader *r, const stax_decl **out) {
     if (!out) return 0;
-    *out = r ? r->dtd.notations : NULL;
-    return r ? r->dtd.n_not : 0;
+    *out = r ? r->buf.dtd.notations : NULL;
+    return r ? r->buf.dtd.n_not : 0;
 }
 
 int stax_reader_ns_lookup(const stax_reader *r, stax_str prefix, stax_str *uri) {
-    if (!r || !r->ev_ns || !uri) return -1;
-    return stax__ns_lookup(&r->ns, prefix, uri);
+    if (!r || !r->buf.ev_ns || !uri) return -1;
+    return stax__ns_lookup(&r->buf.ns, prefix, uri);
 }
 
 size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out) {
     if (!out) return 0;
-    *out = r ? r->dtd.pis : NULL;
-    return r ? r->dtd.n_pis : 0;
+    *out = r ? r->buf.dtd.pis : NULL;
+    return r ? r->buf.dtd.n_pis : 0;
 }
 
 size_t stax_reader_unparsed_entities(const stax_reader *r, const stax_decl **out) {
     if (!out) return 0;
-    *out = r ? r->dtd.unparsed : NULL;
-    return r ? r->dtd.n_unp : 0;
+    *out = r ? r->buf.dtd.unparsed : NULL;
+    return r ? r->buf.dtd.n_unp : 0;
 }

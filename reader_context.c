@@ -22,40 +22,42 @@
  * every text as UTF-8 Chars; a context that does not end exactly where its
  * last field does is refused.
  *
- * The document state of struct stax_reader, field by field:
- *   saved:     pos (offset, line, column), doc, has_doctype, depth and the
- *              element stack (stack, stack_off: rebuilt by stax__rd_push), expanded
- *              (the content expansion meter), ext.bytes (external bytes read,
- *              part of the meter's input), enc, detected and bom_len (only the
- *              XML declaration reads these two: kept so that the encoding
- *              state is whole), the
+ * The document state of struct stax_reader (its doc part, and the DTD,
+ * namespace and external-entity tables in buf), field by field:
+ *   saved:     pos (offset, line, column), part, has_doctype, depth and the
+ *              element stack (buf.stack, buf.stack_off: rebuilt by
+ *              stax__rd_push), meter.expanded (the content expansion meter),
+ *              ext.bytes (external bytes read, part of the meter's input),
+ *              enc, detected and bom_len (only the XML declaration reads
+ *              these two: kept so that the encoding state is whole), the
  *              namespace bindings in scope (ns), and of the DTD: its
  *              entities, ATTLISTs (elements and attdefs, in declaration
  *              order), notations, unparsed entities (in declaration order),
  *              PIs, has_pe_ref, skip_decls, standalone, has_external,
  *              expanded and input.
  *   required empty at a save point, so not saved: status/err/err_pos (no
- *              error), done, n_ent/ents/ent_pos (no entity open), push_ent/
- *              push_pos/push_ref (no reference pending), rest/rest_flags (no
- *              text token cut by a reference), in_cdata and text_cont (no
- *              CDATA section or text run split), switch_enc/switch_table (in
- *              content the declaration is long past), a caller's encoding
- *              table (STAX__ENC_TABLE: it cannot be written down).
- *   about bytes after the offset, made again from them: in/in_len/in_pos,
- *              fed, ended, stash_deferred, carry/carry_off, fr, tok_at_eof,
- *              win_nocr, raw/raw_len/raw_pos (raw_base becomes the offset),
- *              dec (restarted at the offset: a token starts on a whole unit),
- *              dec_err/dec_err_off, head/head_len (detection is over).
- *   per batch or per call: batch, events, attrs, attr_len, arena, ev_ns,
- *              attr_ns, attr_at, tok_pos (set to pos), fail_ptr.
+ *              error), mode RM_DONE, n_ent/ents/ent_pos (no entity open),
+ *              push_ent/push_pos/push_ref (no reference pending), rest/
+ *              rest_flags (no text token cut by a reference), in_cdata and
+ *              text_cont (no CDATA section or text run split), switch_enc/
+ *              switch_table (in content the declaration is long past), a
+ *              caller's encoding table (STAX__ENC_TABLE: it cannot be written
+ *              down).
+ *   about bytes after the offset, made again from them: mode (RM_WINDOW:
+ *              read what is fed), in/in_len/in_pos, fed, ended, the carry
+ *              and carry_off, fr, win_nocr, raw/raw_len/raw_pos (raw_base
+ *              becomes the offset), dec (restarted at the offset: a token
+ *              starts on a whole unit), dec_err/dec_err_off, head/head_len
+ *              (detection is over).
+ *   per batch or per call: batch, attr_len, arena, tok_pos (set to pos).
  *   caches, rebuilt empty: last_ge, last_el, tag_stamp (0, with every
  *              attdef's stamp 0: the next start tag counts from 1).
- *   configuration and buffers (the new reader's own): mem, opt, simd, forced,
- *              carry_max, arena_max, stack_max, stack_off_cap, ev_cap,
- *              attr_cap, tbuf, rbuf, src, fd, file, dtd's limits and region,
- *              ext's buffer. The new reader's options must have the same
- *              flags and a resolver when the original had one (and only
- *              then); its limits may differ, and the context must fit them.
+ *   configuration and buffers (the new reader's own): cfg (opt, simd,
+ *              forced, the capacities), buf's memory and tables, src, fd,
+ *              file, the DTD's limits and region, ext's buffer. The new
+ *              reader's options must have the same flags and a resolver when
+ *              the original had one (and only then); its limits may differ,
+ *              and the context must fit them.
  */
 #include "reader.h"
 
@@ -147,44 +149,44 @@ static void ctx_put_dtd(ctx_w *w, const stax__dtd *d) {
 
 /* Everything between the header and the checksum. */
 static void ctx_body(ctx_w *w, const stax_reader *r) {
-    ctx_u64(w, r->pos.offset);
-    ctx_u64(w, r->pos.line);
-    ctx_u64(w, r->pos.column);
-    ctx_u32(w, r->opt.flags & CTX_FLAGS);
-    ctx_u8(w, r->opt.resolve != NULL);
-    ctx_u8(w, (unsigned)r->doc);
-    ctx_u8(w, (unsigned)r->has_doctype);
-    ctx_u32(w, (unsigned)r->enc);
-    ctx_u32(w, (unsigned)r->detected);
-    ctx_u8(w, r->bom_len);
-    ctx_u64(w, r->meter.expanded);
-    ctx_u64(w, r->ext.bytes);
-    ctx_u8(w, (unsigned)r->dtd.has_pe_ref);
-    ctx_u8(w, (unsigned)r->dtd.skip_decls);
-    ctx_u8(w, (unsigned)r->dtd.standalone);
-    ctx_u8(w, (unsigned)r->dtd.has_external);
-    ctx_u64(w, r->dtd.meter.expanded);
-    ctx_u64(w, r->dtd.meter.input);
-    ctx_u32(w, r->depth);
-    for (uint32_t d = 0; d < r->depth; d++) {
-        size_t at = rd_stack_at(r, d), end = d + 1 < r->depth ? rd_stack_at(r, d + 1) : r->stack.len;
-        stax_str name = {r->stack.ptr + at, end - at};
+    ctx_u64(w, r->doc.pos.offset);
+    ctx_u64(w, r->doc.pos.line);
+    ctx_u64(w, r->doc.pos.column);
+    ctx_u32(w, r->cfg.opt.flags & CTX_FLAGS);
+    ctx_u8(w, r->cfg.opt.resolve != NULL);
+    ctx_u8(w, (unsigned)r->doc.part);
+    ctx_u8(w, (unsigned)r->doc.has_doctype);
+    ctx_u32(w, (unsigned)r->doc.enc);
+    ctx_u32(w, (unsigned)r->doc.detected);
+    ctx_u8(w, r->doc.bom_len);
+    ctx_u64(w, r->doc.meter.expanded);
+    ctx_u64(w, r->buf.ext.bytes);
+    ctx_u8(w, (unsigned)r->buf.dtd.has_pe_ref);
+    ctx_u8(w, (unsigned)r->buf.dtd.skip_decls);
+    ctx_u8(w, (unsigned)r->buf.dtd.standalone);
+    ctx_u8(w, (unsigned)r->buf.dtd.has_external);
+    ctx_u64(w, r->buf.dtd.meter.expanded);
+    ctx_u64(w, r->buf.dtd.meter.input);
+    ctx_u32(w, r->doc.depth);
+    for (uint32_t d = 0; d < r->doc.depth; d++) {
+        size_t at = rd_stack_at(r, d), end = d + 1 < r->doc.depth ? rd_stack_at(r, d + 1) : r->buf.stack.len;
+        stax_str name = {r->buf.stack.ptr + at, end - at};
         ctx_str(w, name);
     }
-    size_t nb = r->ev_ns ? r->ns.n : 0;
+    size_t nb = r->buf.ev_ns ? r->buf.ns.n : 0;
     ctx_u32(w, nb);
 #ifndef STAX_NO_NAMESPACES
     for (size_t i = 0; i < nb; i++) {
         stax_str prefix, uri;
         uint32_t depth;
-        stax__ns_binding(&r->ns, i, &prefix, &uri, &depth);
+        stax__ns_binding(&r->buf.ns, i, &prefix, &uri, &depth);
         ctx_str(w, prefix);
         ctx_str(w, uri);
         ctx_u32(w, depth);
     }
 #endif
 #ifndef STAX_NO_DTD
-    ctx_put_dtd(w, &r->dtd);
+    ctx_put_dtd(w, &r->buf.dtd);
 #else
     for (int i = 0; i < 5; i++) ctx_u32(w, 0); /* entities, unparsed, elements, notations, PIs */
 #endif
@@ -199,9 +201,9 @@ static void ctx_whole(ctx_w *w, const stax_reader *r, size_t total) {
 
 /* Whether r stands at a point a context can be saved at. */
 static int ctx_saveable(const stax_reader *r) {
-    return r->status == 0 && !r->done && (r->doc == DOC_CONTENT || r->doc == DOC_EPILOG) && !r->n_ent &&
-           !r->push_ent && !r->rest && !r->in_cdata && !r->text_cont && !r->switch_enc && r->enc &&
-           r->enc != STAX__ENC_TABLE;
+    return r->doc.status == 0 && r->doc.mode != RM_DONE && (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG) && !r->doc.n_ent &&
+           !r->doc.push_ent && !r->doc.rest && !r->doc.in_cdata && !r->doc.text_cont && !r->doc.switch_enc && r->doc.enc &&
+           r->doc.enc != STAX__ENC_TABLE;
 }
 
 int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len) {
@@ -304,7 +306,7 @@ static int ctx_known_encoding(unsigned enc) {
 }
 
 /* The refusal: the reader is as stax_reader_reset leaves it, with the error. */
-#define ctx_refuse(r, ...) (stax_reader_reset(r), stax__rd_fail_at((r), STAX_E_CONTEXT, (r)->pos, __VA_ARGS__))
+#define ctx_refuse(r, ...) (stax_reader_reset(r), stax__rd_fail_at((r), STAX_E_CONTEXT, (r)->doc.pos, __VA_ARGS__))
 
 #ifndef STAX_NO_DTD
 /* A string of the DTD, kept in its region ("" stays a static empty string). */
@@ -321,8 +323,8 @@ static int ctx_keep(stax__dtd *d, stax_str *s) {
 
 /* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd. */
 static int ctx_get_entities(ctx_r *c, stax_reader *r) {
-    stax__dtd *d = &r->dtd;
-    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    stax__dtd *d = &r->buf.dtd;
+    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax__entity e;
         memset(&e, 0, sizeof e);
@@ -356,8 +358,8 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r) {
 }
 
 static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
-    stax__dtd *d = &r->dtd;
-    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    stax__dtd *d = &r->buf.dtd;
+    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_str name = ctx_gstr(c, name_lim);
         uint32_t k = ctx_g32(c);
@@ -381,8 +383,8 @@ static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
 }
 
 static int ctx_get_decls(ctx_r *c, stax_reader *r) {
-    stax__dtd *d = &r->dtd;
-    size_t lim = r->opt.max_dtd, name_lim = r->opt.max_name;
+    stax__dtd *d = &r->buf.dtd;
+    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_decl nd;
         nd.name = ctx_gstr(c, name_lim);
@@ -412,15 +414,15 @@ static int ctx_get_decls(ctx_r *c, stax_reader *r) {
 /* The DTD's part of the body: 0, or the refusal. */
 static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
 #ifndef STAX_NO_DTD
-    if (r->has_doctype && c->n >= 4 && stax__dtd_reserve(&r->dtd)) return ctx_refuse(r, "resume: out of memory for the DTD");
+    if (r->doc.has_doctype && c->n >= 4 && stax__dtd_reserve(&r->buf.dtd)) return ctx_refuse(r, "resume: out of memory for the DTD");
     int rc = 0;
-    if (!r->has_doctype) {
+    if (!r->doc.has_doctype) {
         for (int i = 0; i < 5 && !c->bad; i++)
             if (ctx_g32(c)) rc = 1;
     } else if (!(rc = ctx_get_entities(c, r)) && !(rc = ctx_get_attlists(c, r))) {
         rc = ctx_get_decls(c, r);
     }
-    if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->opt.max_dtd);
+    if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->cfg.opt.max_dtd);
     if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
     return 0;
 #else
@@ -433,25 +435,26 @@ static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
 /* The open elements and the bindings in scope: 0, or the refusal. */
 static int ctx_get_stack(ctx_r *c, stax_reader *r) {
     uint32_t depth = ctx_g32(c);
-    if (c->bad || depth > r->opt.max_depth) return ctx_refuse(r, "resume: %u open elements, over max_depth (%u)", (unsigned)depth, (unsigned)r->opt.max_depth);
-    if ((depth > 0) != (r->doc == DOC_CONTENT)) return ctx_refuse(r, "resume: the context's element stack is malformed");
+    if (c->bad || depth > r->cfg.opt.max_depth)
+        return ctx_refuse(r, "resume: %u open elements, over max_depth (%u)", (unsigned)depth, (unsigned)r->cfg.opt.max_depth);
+    if ((depth > 0) != (r->doc.part == DOC_CONTENT)) return ctx_refuse(r, "resume: the context's element stack is malformed");
     for (uint32_t d = 0; d < depth; d++) {
-        stax_str name = ctx_gstr(c, r->opt.max_name);
+        stax_str name = ctx_gstr(c, r->cfg.opt.max_name);
         if (c->bad || !ctx_is_name(name)) return ctx_refuse(r, "resume: the context's element stack is malformed (or a name is over max_name)");
-        if (stax__rd_push(r, name.ptr, name.len)) return r->status;
+        if (stax__rd_push(r, name.ptr, name.len)) return r->doc.status;
     }
     uint32_t nb = ctx_g32(c), last = 1;
-    if (nb && !r->ev_ns) return ctx_refuse(r, "resume: the context has namespace bindings and the reader reads without namespaces");
+    if (nb && !r->buf.ev_ns) return ctx_refuse(r, "resume: the context has namespace bindings and the reader reads without namespaces");
 #ifndef STAX_NO_NAMESPACES
     for (uint32_t i = 0; i < nb; i++) {
-        stax_str prefix = ctx_gstr(c, r->opt.max_ns_bytes), uri = ctx_gstr(c, r->opt.max_ns_bytes);
+        stax_str prefix = ctx_gstr(c, r->cfg.opt.max_ns_bytes), uri = ctx_gstr(c, r->cfg.opt.max_ns_bytes);
         uint32_t at = ctx_g32(c);
         if (c->bad || at < last || at > depth || !ctx_is_text(prefix) || !ctx_is_text(uri))
             return ctx_refuse(r, "resume: the context's namespace bindings are malformed");
         last = at;
-        int rc = stax__ns_push(&r->ns, prefix, uri, at, 1);
+        int rc = stax__ns_push(&r->buf.ns, prefix, uri, at, 1);
         if (rc == STAX_E_NOMEM) return ctx_refuse(r, "resume: out of memory for the namespace bindings");
-        if (rc) return ctx_refuse(r, "resume: the namespace bindings in scope are over max_ns_bytes (%zu)", r->opt.max_ns_bytes);
+        if (rc) return ctx_refuse(r, "resume: the namespace bindings in scope are over max_ns_bytes (%zu)", r->cfg.opt.max_ns_bytes);
     }
 #else
     (void)last;
@@ -489,9 +492,9 @@ int stax_context_position(const void *buf, size_t len, stax_pos *pos) {
 
 int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     if (!r) return STAX_E_USAGE;
-    if (r->status < 0) return r->status;
-    if (r->fed || r->ended || r->enc || r->head_len || r->doc != DOC_START || r->pos.offset || r->carry.len)
-        return stax__rd_fail_at(r, STAX_E_USAGE, r->pos, "stax_reader_resume after input was read");
+    if (r->doc.status < 0) return r->doc.status;
+    if (r->doc.fed || r->doc.ended || r->doc.enc || r->doc.head_len || r->doc.part != DOC_START || r->doc.pos.offset || r->buf.carry.len)
+        return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos, "stax_reader_resume after input was read");
     const char *why = "";
     size_t n = 0;
     const unsigned char *b = ctx_open(buf, len, &n, &why);
@@ -510,33 +513,34 @@ int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
         !ctx_known_encoding(enc) || !ctx_known_encoding(detected) || bom > 3 || (pe_ref | skip | standalone | has_external) > 1 ||
         resolver > 1 || (flags & ~(unsigned)CTX_FLAGS))
         return ctx_refuse(r, "resume: the context is malformed");
-    if (flags != (r->opt.flags & CTX_FLAGS))
+    if (flags != (r->cfg.opt.flags & CTX_FLAGS))
         return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS)");
-    if (resolver != (r->opt.resolve != NULL))
+    if (resolver != (r->cfg.opt.resolve != NULL))
         return ctx_refuse(r, "resume: the context was saved %s a resolver", resolver ? "with" : "without");
-    r->pos = pos;
-    r->tok_pos = pos;
-    r->doc = (int)doc;
-    r->has_doctype = (int)has_doctype;
-    r->detected = (int)detected;
-    r->bom_len = bom;
-    r->meter.expanded = expanded;
-    r->ext.bytes = ext_bytes;
-    r->dtd.has_pe_ref = (int)pe_ref;
-    r->dtd.skip_decls = (int)skip;
-    r->dtd.standalone = (int)standalone;
-    r->dtd.has_external = (int)has_external;
-    r->dtd.meter.expanded = dtd_expanded;
-    r->dtd.meter.input = dtd_input;
-    if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->status;
+    r->doc.pos = pos;
+    r->doc.tok_pos = pos;
+    r->doc.part = (int)doc;
+    r->doc.has_doctype = (int)has_doctype;
+    r->doc.detected = (int)detected;
+    r->doc.bom_len = bom;
+    r->doc.meter.expanded = expanded;
+    r->buf.ext.bytes = ext_bytes;
+    r->buf.dtd.has_pe_ref = (int)pe_ref;
+    r->buf.dtd.skip_decls = (int)skip;
+    r->buf.dtd.standalone = (int)standalone;
+    r->buf.dtd.has_external = (int)has_external;
+    r->buf.dtd.meter.expanded = dtd_expanded;
+    r->buf.dtd.meter.input = dtd_input;
+    if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->doc.status;
     if (c.bad || c.n) return ctx_refuse(r, "resume: the context is malformed");
     if (enc == STAX__ENC_UTF8) {
-        r->enc = (int)enc;
+        r->doc.enc = (int)enc;
     } else { /* decoding restarts at the offset: the next feed is raw input from there */
-        stax__decoder_init(&r->dec, (int)enc, NULL);
-        r->enc = (int)enc;
-        r->raw_base = pos.offset;
+        stax__decoder_init(&r->doc.dec, (int)enc, NULL);
+        r->doc.enc = (int)enc;
+        r->doc.raw_base = pos.offset;
     }
+    r->doc.mode = RM_WINDOW; /* (nothing fed yet: then more input) */
     return STAX_OK;
 }
 

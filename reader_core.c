@@ -31,12 +31,12 @@ static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
     }
     return k;
 }static void rd_short_message(stax_reader *r) {
-    char *m = r->err.msg;
-    size_t k = rd_put(m, 0, stax_strerror(r->status));
+    char *m = r->doc.err.msg;
+    size_t k = rd_put(m, 0, stax_strerror(r->doc.status));
     k = rd_put(m, k, " at line ");
-    k = rd_put_u64(m, k, r->err_pos.line);
+    k = rd_put_u64(m, k, r->doc.err_pos.line);
     k = rd_put(m, k, ", column ");
-    k = rd_put_u64(m, k, r->err_pos.column);
+    k = rd_put_u64(m, k, r->doc.err_pos.column);
     m[k] = '\0';
 }
 #define rd_where(r, at) rd_short_message(r)
@@ -46,13 +46,13 @@ static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
  * innermost external entity, with the line and column in it of the byte at
  * (when it lies in its text; else of where reading stands in it). */
 static void rd_where(stax_reader *r, const char *at) {
-    for (uint32_t k = r->n_ent; k-- > 0;) {
-        const stax__xtext *xt = r->ents[k].xt;
+    for (uint32_t k = r->doc.n_ent; k-- > 0;) {
+        const stax__xtext *xt = r->buf.ents[k].xt;
         if (!xt) continue;
         const char *p;
-        if (k + 1 < r->n_ent) p = r->ents[k + 1].p + r->ents[k + 1].ref; /* the reference that led out of it */
-        else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->in + r->in_pos;
-        stax__ext_where(xt, p, r->err.msg, sizeof r->err.msg);
+        if (k + 1 < r->doc.n_ent) p = r->buf.ents[k + 1].p + r->buf.ents[k + 1].ref; /* the reference that led out of it */
+        else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->doc.in + r->doc.in_pos;
+        stax__ext_where(xt, p, r->doc.err.msg, sizeof r->doc.err.msg);
         return;
     }
 }
@@ -60,10 +60,9 @@ static void rd_where(stax_reader *r, const char *at) {
 
 #ifdef STAX_NO_MESSAGES
 static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at) {
-    r->fail_ptr = NULL;
-    if (r->status < 0) return r->status;
-    r->status = code;
-    r->err_pos = *at;
+    if (r->doc.status < 0) return r->doc.status;
+    r->doc.status = code;
+    r->doc.err_pos = *at;
     rd_short_message(r);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
@@ -74,19 +73,25 @@ int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, .
     return rd_fail_msg(r, code, &at);
 }
 
+int (stax__rd_fail_near)(stax_reader *r, int code, stax_pos at, const char *byte, const char *fmt, ...) {
+    (void)fmt;
+    (void)byte;
+    return rd_fail_msg(r, code, &at);
+}
+
 int (stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at) {
     stax_pos pos = rd_pos_in(r, tok, at);
     return rd_fail_msg(r, code, &pos);
 }
 #else
-static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char *fmt, va_list ap) {
-    const char *byte = r->fail_ptr;
-    r->fail_ptr = NULL;
-    if (r->status < 0) return r->status;
-    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
-    r->status = code;
-    r->err_pos = *at;
-    if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
+/* byte: the byte of the error, or NULL; inside an external entity the
+ * message names the line and column of it (rd_where). */
+static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char *byte, const char *fmt, va_list ap) {
+    if (r->doc.status < 0) return r->doc.status;
+    stax__vfmt(r->doc.err.msg, sizeof r->doc.err.msg, fmt, ap);
+    r->doc.status = code;
+    r->doc.err_pos = *at;
+    if (STAX_UNLIKELY(r->doc.n_ent)) rd_where(r, byte);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
@@ -94,7 +99,15 @@ static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char 
 int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int rc = rd_fail_msg(r, code, &at, fmt, ap);
+    int rc = rd_fail_msg(r, code, &at, NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int (stax__rd_fail_near)(stax_reader *r, int code, stax_pos at, const char *byte, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = rd_fail_msg(r, code, &at, byte, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -103,48 +116,47 @@ int (stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at, co
     stax_pos pos = rd_pos_in(r, tok, at);
     va_list ap;
     va_start(ap, fmt);
-    r->fail_ptr = tok + at;
-    int rc = rd_fail_msg(r, code, &pos, fmt, ap);
+    int rc = rd_fail_msg(r, code, &pos, tok + at, fmt, ap);
     va_end(ap);
     return rc;
 }
 #endif
 
-/* The error in r->err (from entities.c or the DTD), at its byte of the token
+/* The error in r->doc.err (from entities.c or the DTD), at its byte of the token
  * [tok, tok+n) (at its start when the byte lies elsewhere, e.g. in entity text). */
 int stax__rd_fail_err(stax_reader *r, const char *tok, size_t n) {
-    size_t at = r->err.at >= tok && r->err.at <= tok + n ? (size_t)(r->err.at - tok) : 0;
-    int code = r->err.code;
-    if (r->status < 0) return r->status;
-    r->status = code;
-    r->err_pos = rd_pos_in(r, tok, at);
-    if (STAX_UNLIKELY(r->n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->err.at);
+    size_t at = r->doc.err.at >= tok && r->doc.err.at <= tok + n ? (size_t)(r->doc.err.at - tok) : 0;
+    int code = r->doc.err.code;
+    if (r->doc.status < 0) return r->doc.status;
+    r->doc.status = code;
+    r->doc.err_pos = rd_pos_in(r, tok, at);
+    if (STAX_UNLIKELY(r->doc.n_ent) || STAX__SHORT_MESSAGES) rd_where(r, r->doc.err.at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }
 
-/* An error of the external-entity loader (already in r->err, its message
+/* An error of the external-entity loader (already in r->doc.err, its message
  * naming the entity), at pos. */
 int stax__rd_fail_loaded(stax_reader *r, stax_pos pos) {
-    if (r->status < 0) return r->status;
-    r->status = r->err.code;
-    r->err_pos = pos;
+    if (r->doc.status < 0) return r->doc.status;
+    r->doc.status = r->doc.err.code;
+    r->doc.err_pos = pos;
     if (STAX__SHORT_MESSAGES) rd_where(r, NULL);
-    if (r->status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
-    return r->status;
+    if (r->doc.status == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
+    return r->doc.status;
 }
 
 /* ================================================================ memory helpers */
 
 int stax__rd_nomem(stax_reader *r) {
-    return stax__rd_fail_at(r, STAX_E_NOMEM, r->tok_pos, "out of memory");
+    return stax__rd_fail_at(r, STAX_E_NOMEM, r->doc.tok_pos, "out of memory");
 }
 
 /* Make room for n more bytes in b (at most max in all). Returns 0, or the
  * error: STAX_E_NOMEM when the allocator refuses; STAX_E_INTERNAL when the
  * size rules say max is always enough. */
 int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
-    int rc = stax__buf_reserve(&r->mem, b, n, max);
+    int rc = stax__buf_reserve(&r->buf.mem, b, n, max);
     if (!rc) return 0;
     if (rc == STAX_E_NOMEM) return stax__rd_nomem(r);
     return rd_internal(r, "a buffer is smaller than its size rule");
@@ -152,8 +164,8 @@ int stax__rd_reserve(stax_reader *r, stax__buf *b, size_t n, size_t max) {
 
 /* Count n more expanded bytes against the amplification limits. */
 int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at) {
-    r->meter.input = rd_input(r);
-    return stax__meter_add(&r->meter, n, r->opt.entity_threshold, r->opt.entity_amplification, &r->err, tok + at)
+    r->doc.meter.input = rd_input(r);
+    return stax__meter_add(&r->doc.meter, n, r->cfg.opt.entity_threshold, r->cfg.opt.entity_amplification, &r->doc.err, tok + at)
                ? stax__rd_fail_err(r, tok, at)
                : 0;
 }
@@ -164,27 +176,27 @@ int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at
  * batch must end first, 0 if there is room, -1 on error. Grows buffers only
  * while the batch is empty (growing moves them). */
 int stax__rd_room(stax_reader *r, size_t n) {
-    int empty = r->batch.count == 0;
+    int empty = r->buf.batch.count == 0;
     /* a token gives at most two events (START and END of <a/>, TEXT and ENTITY_REF) */
-    if (!empty && r->batch.count + 2 > r->opt.batch_events) return 1;
-    if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
+    if (!empty && r->buf.batch.count + 2 > r->cfg.opt.batch_events) return 1;
+    if (r->cfg.attr_cap - r->doc.attr_len < r->cfg.opt.max_attrs) {
         if (!empty) return 1;
-        r->attr_len = 0;
+        r->doc.attr_len = 0;
     }
     /* what a token can write to the arena is never more than its length
      * (attribute values that expand entities aside: see stax__rd_parse) */
     size_t need = n + RD_ARENA_SLACK;
-    if (r->arena.cap - r->arena.len < need) {
+    if (r->buf.arena.cap - r->buf.arena.len < need) {
         if (!empty) return 1;
         /* the whole arena at once: only what batches write of it is touched */
-        r->arena.len = 0;
-        if (stax__rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return -1;
+        r->buf.arena.len = 0;
+        if (stax__rd_reserve(r, &r->buf.arena, r->cfg.arena_max, r->cfg.arena_max)) return -1;
     }
     return 0;
 }
 
 /* Consume n bytes of the token that was just parsed. */
 void stax__rd_consume(stax_reader *r, const char *tok, size_t n) {
-    if (r->n_ent) return; /* entity text: events carry the reference's position */
-    rd_advance(r, &r->pos, tok, n);
+    if (r->doc.n_ent) return; /* entity text: events carry the reference's position */
+    rd_advance(r, &r->doc.pos, tok, n);
 }

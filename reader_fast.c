@@ -128,20 +128,20 @@ typedef struct rd_fx {
 } rd_fx;
 
 static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
-    r->in_pos = (size_t)(x->p - r->in);
-    r->pos.offset = x->off;
-    r->pos.line = x->line;
-    r->pos.column = x->col;
-    r->batch.count = (size_t)(x->ev - r->events);
+    r->doc.in_pos = (size_t)(x->p - r->doc.in);
+    r->doc.pos.offset = x->off;
+    r->doc.pos.line = x->line;
+    r->doc.pos.column = x->col;
+    r->buf.batch.count = (size_t)(x->ev - r->buf.events);
 }
 
 static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
-    x->p = r->in + r->in_pos;
-    x->end = r->in + r->in_len;
-    x->off = r->pos.offset;
-    x->line = r->pos.line;
-    x->col = r->pos.column;
-    x->ev = r->events + r->batch.count;
+    x->p = r->doc.in + r->doc.in_pos;
+    x->end = r->doc.in + r->doc.in_len;
+    x->off = r->doc.pos.offset;
+    x->line = r->doc.pos.line;
+    x->col = r->doc.pos.column;
+    x->ev = r->buf.events + r->buf.batch.count;
 }
 
 /* An event at the current position, with the fields every type has. */
@@ -185,7 +185,7 @@ static inline void rd_fx_advance(rd_fx *x, size_t n, size_t lfs, size_t line_at,
  * reference, a CR, anything to report); -1: an error. */
 static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
-    size_t avail = (size_t)(x->end - p), lim = avail < r->opt.max_text + 1 ? avail : r->opt.max_text + 1, end, run = 0;
+    size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1, end, run = 0;
     stax__tscan t;
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
@@ -236,8 +236,8 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     }
 #endif
     t.nonws = 0;
-    for (end = stax__scan_text_run(r->simd, p, 0, lim, &t); end < lim && p[end] != '<';
-         end = stax__scan_text_run(r->simd, p, end, lim, &t)) {
+    for (end = stax__scan_text_run(r->cfg.simd, p, 0, lim, &t); end < lim && p[end] != '<';
+         end = stax__scan_text_run(r->cfg.simd, p, end, lim, &t)) {
         if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
             if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
             t.nonws = 1;
@@ -245,15 +245,15 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
             continue;
         }
         size_t re;
-        long cp = p[end] == '&' && r->doc == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+        long cp = p[end] == '&' && r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
         if (cp < 0) return 0; /* a control, a CR, an entity, anything to report */
         if (!d0) { /* decoding starts: the text goes to the arena */
-            if (r->arena.cap - r->arena.len < lim + RD_ARENA_SLACK) {
+            if (r->buf.arena.cap - r->buf.arena.len < lim + RD_ARENA_SLACK) {
                 rd_fx_save(r, x);
                 int room = stax__rd_room(r, lim);
                 if (room) return room < 0 ? -1 : 0;
             }
-            o = stax__buf_out(&r->arena);
+            o = stax__buf_out(&r->buf.arena);
             d0 = o.p;
         }
         char u[4];
@@ -266,23 +266,23 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
 #if defined(STAX__SSE2) || defined(STAX__NEON)
 found:
 #endif
-    if (t.hi && stax__scan_utf8(r->simd, p, end) != end) return 0; /* the general way reports it */
-    if (r->doc != DOC_CONTENT) {
+    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end) != end) return 0; /* the general way reports it */
+    if (r->doc.part != DOC_CONTENT) {
         if (t.nonws) return 0; /* text outside the root: an error */
     } else {
-        int keep = t.nonws || r->text_cont || !(r->opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
-        r->text_cont = 0;
+        int keep = t.nonws || r->doc.text_cont || !(r->cfg.opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
+        r->doc.text_cont = 0;
         const char *txt = p;
         size_t tl = end;
         if (d0) {
             stax__out_put(&o, p + run, end - run);
             if (o.over) return rd_fx_save(r, x), rd_internal(r, "decoded text longer than its token"), -1;
-            stax__buf_commit(&r->arena, &o);
+            stax__buf_commit(&r->buf.arena, &o);
             txt = d0;
             tl = (size_t)(o.p - d0);
         }
         if (keep) {
-            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, r->depth);
+            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, r->doc.depth);
             e->name = e->text;
             e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
             e->text.ptr = txt;
@@ -326,17 +326,17 @@ static inline uint64_t rd_name_bit(const char *s, size_t n) {
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     const unsigned char *u = (const unsigned char *)p;
-    size_t avail = (size_t)(x->end - p), n = avail < r->opt.max_token ? avail : r->opt.max_token, i;
+    size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token, i;
     size_t lfs = 0, line_at = 0;
-    if (r->doc == DOC_EPILOG || r->depth >= r->opt.max_depth) return 0;
+    if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
     if (!(stax__class[u[1]] & STAX__C_NSTART) || u[1] >= 0x80) return 0;
     i = rd_name_end(p, n, 2);
-    size_t nl = i - 1, first = r->attr_len, arena0 = r->arena.len;
-    if (i >= n || nl > r->opt.max_name) return 0;
+    size_t nl = i - 1, first = r->doc.attr_len, arena0 = r->buf.arena.len;
+    if (i >= n || nl > r->cfg.opt.max_name) return 0;
     unsigned flags = 0;
     int pending = 0;
     uint64_t seen = 0;
-    stax_attr *a = r->attrs + first, *a0 = a;
+    stax_attr *a = r->buf.attrs + first, *a0 = a;
     for (;;) {
         size_t ws = i;
         if (i < n && p[i] == ' ') i++; /* the usual single space, then any other */
@@ -355,7 +355,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         if (ws == i || !(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) goto decline;
         size_t an = i;
         i = rd_name_end(p, n, i + 1);
-        if (i >= n || i - an > r->opt.max_name || (size_t)(a - a0) >= r->opt.max_attrs) goto decline;
+        if (i >= n || i - an > r->cfg.opt.max_name || (size_t)(a - a0) >= r->cfg.opt.max_attrs) goto decline;
         stax_str name = {p + an, i - an};
         if (p[i] != '=') {
             i = rd_tag_ws(p, n, i, &lfs, &line_at);
@@ -387,52 +387,52 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         a++;
         i = ve + 1;
     }
-    r->attr_len = (size_t)(a - r->attrs);
+    r->doc.attr_len = (size_t)(a - r->buf.attrs);
     if (pending) {
-        uint64_t expanded0 = r->meter.expanded;
+        uint64_t expanded0 = r->doc.meter.expanded;
         rd_fx_save(r, x);
         int room = stax__rd_room(r, i);
         if (room) {
             if (room < 0) return -1;
             goto decline;
         }
-        r->tok_pos = r->pos;
+        r->doc.tok_pos = r->doc.pos;
         for (stax_attr *b = a0; b < a; b++) {
             if (!(b->flags & RD_ATTRF_PENDING)) continue;
             size_t vs = (size_t)(b->value.ptr - p);
             b->flags = 0;
             int rc = stax__rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
             if (rc == STAX__ROOM) {
-                r->meter.expanded = expanded0;
+                r->doc.meter.expanded = expanded0;
                 goto decline;
             }
             if (rc) return -1;
         }
     }
     if (!flags) { /* the push, inline while the stack has room: the name is ASCII */
-        size_t at = r->stack.len;
-        if (STAX_LIKELY(r->depth < r->stack_off_cap && n >= 17 &&
-                        r->stack.cap - r->stack.len >= nl + RD_STACK_SLACK &&
-                        stax__buf_put16(&r->stack, p + 1, nl) == 0)) { /* the tag has 16 bytes after '<' */
-            r->stack_off[r->depth++] = at << 1;
+        size_t at = r->buf.stack.len;
+        if (STAX_LIKELY(r->doc.depth < r->buf.stack_off_cap && n >= 17 &&
+                        r->buf.stack.cap - r->buf.stack.len >= nl + RD_STACK_SLACK &&
+                        stax__buf_put16(&r->buf.stack, p + 1, nl) == 0)) { /* the tag has 16 bytes after '<' */
+            r->buf.stack_off[r->doc.depth++] = at << 1;
         } else {
             rd_fx_save(r, x);
             if (stax__rd_push(r, p + 1, nl)) return -1;
         }
     }
     stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
-    e = rd_fx_emit(x, STAX_EV_START, r->depth + (flags != 0)); /* <a/> was not pushed */
+    e = rd_fx_emit(x, STAX_EV_START, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)(a - a0);
     if (flags) {
-        stax_event *end = rd_fx_emit(x, STAX_EV_END, r->depth + 1);
+        stax_event *end = rd_fx_emit(x, STAX_EV_END, r->doc.depth + 1);
         end->name = e->name;
-        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+        r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
-        r->doc = DOC_CONTENT;
+        r->doc.part = DOC_CONTENT;
     }
     if (pending) { /* values may hold non-ASCII characters */
         stax_pos at = {x->off, x->line, x->col};
@@ -444,8 +444,8 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     }
     return 1;
 decline:
-    r->attr_len = first;
-    r->arena.len = arena0;
+    r->doc.attr_len = first;
+    r->buf.arena.len = arena0;
     return 0;
 }
 
@@ -453,17 +453,17 @@ decline:
 static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p);
-    if (!r->depth) return 0;
-    size_t top = r->stack_off[r->depth - 1], off = top >> 1, ol = r->stack.len - off;
+    if (!r->doc.depth) return 0;
+    size_t top = r->buf.stack_off[r->doc.depth - 1], off = top >> 1, ol = r->buf.stack.len - off;
     if (ol + 3 > avail || p[ol + 2] != '>' ||
-        !rd_same(p + 2, r->stack.ptr + off, ol, avail >= 18 && r->stack.cap - off >= 16))
+        !rd_same(p + 2, r->buf.stack.ptr + off, ol, avail >= 18 && r->buf.stack.cap - off >= 16))
         return 0;
-    stax_event *e = rd_fx_emit(x, STAX_EV_END, r->depth);
+    stax_event *e = rd_fx_emit(x, STAX_EV_END, r->doc.depth);
     e->name.ptr = p + 2;
     e->name.len = ol;
-    r->depth--;
-    r->stack.len = off;
-    if (r->depth == 0) r->doc = DOC_EPILOG;
+    r->doc.depth--;
+    r->buf.stack.len = off;
+    if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
     size_t cont = 0;
     if (top & 1)
         for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
@@ -477,12 +477,12 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
  * has room. Returns how many were read, or -1 after an error. */
 int stax__rd_fast(stax_reader *r) {
     int done = 0, rc = 0;
-    if (r->ev_ns || r->dtd.n_atts || r->in_cdata) return 0;
+    if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata) return 0;
     rd_fx x;
     rd_fx_load(r, &x);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
-    x.ev_last = r->events + (r->opt.batch_events - 2);
-    if (r->batch.count && x.ev > x.ev_last) return 0;
+    x.ev_last = r->buf.events + (r->cfg.opt.batch_events - 2);
+    if (r->buf.batch.count && x.ev > x.ev_last) return 0;
     for (;;) {
         if (x.end - x.p < 3) break;
         const char *p = x.p;
@@ -493,9 +493,9 @@ int stax__rd_fast(stax_reader *r) {
         } else if (p[1] == '!' || p[1] == '?') {
             break;
         } else {
-            if (r->attr_cap - r->attr_len < r->opt.max_attrs) {
-                if (x.ev != r->events) break;
-                r->attr_len = 0;
+            if (r->cfg.attr_cap - r->doc.attr_len < r->cfg.opt.max_attrs) {
+                if (x.ev != r->buf.events) break;
+                r->doc.attr_len = 0;
             }
             rc = rd_fx_start(r, &x);
         }

@@ -33,7 +33,7 @@ static const char *rd_find3(const char *p, size_t n, char a, char b, char c) {
 static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) {
     size_t cut = max;
     if (text) {
-        size_t lim = r->opt.max_name + 16, k = cut;
+        size_t lim = r->cfg.opt.max_name + 16, k = cut;
         while (k > 0 && cut - k < lim) {
             char c = p[k - 1];
             if (c == ';' || c == '<') break;
@@ -95,7 +95,7 @@ static int rd_plain_value(const char *p, size_t lim, size_t *i) {
  * (names, spaces, values of printable ASCII without references, no
  * attribute twice); n: the bytes of the token at hand. */
 static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size_t n) {
-    size_t lim = n < r->opt.max_token ? n : r->opt.max_token, mn = r->opt.max_name;
+    size_t lim = n < r->cfg.opt.max_token ? n : r->cfg.opt.max_token, mn = r->cfg.opt.max_name;
     const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
                      : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
     const char *name_what = NULL;
@@ -109,8 +109,8 @@ static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size
                 break;
             }
             if (i + k >= lim || stax__check_name(p + i, k)) break; /* cut by lim, or not a name */
-            if (++attrs > r->opt.max_attrs)
-                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->opt.max_attrs);
+            if (++attrs > r->cfg.opt.max_attrs)
+                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->cfg.opt.max_attrs);
             size_t at = i;
             i += k;
             if (!rd_plain_value(p, lim, &i)) break;
@@ -129,19 +129,18 @@ static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size
     }
     if (name_what)
         return rd_fail(r, STAX_E_LIMIT_NAME, p, 0, "%s name longer than max_name (%lu bytes)", name_what, (unsigned long)mn);
-    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->opt.max_token);
+    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->cfg.opt.max_token);
 }
 
 /* Frame the token at p (n bytes available, the token starts at p[0]).
  * Returns its length, 0 if more bytes are needed (state kept in f), or -1
  * after an error. */
 static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
-    size_t max_text = r->opt.max_text, max_tok = r->opt.max_token;
+    size_t max_text = r->cfg.opt.max_text, max_tok = r->cfg.opt.max_token;
     switch (f->kind) {
     case K_TEXT: {
         if (f->known) {
             if (n < f->scan) return 0;
-            r->tok_at_eof = (f->known - 1) & RD_REST_EOF ? 1 : 0;
             return (ptrdiff_t)f->scan;
         }
         size_t lim = n < max_text + 1 ? n : max_text + 1;
@@ -286,7 +285,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
  * (which are cut) longer than max_token is an error however it was chunked. */
 ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     ptrdiff_t e = rd_frame_scan(r, f, p, n);
-    if (e > 0 && (size_t)e > r->opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
+    if (e > 0 && (size_t)e > r->cfg.opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
         return rd_limit_token(r, f, p, n), -1;
     return e;
 }
@@ -294,13 +293,14 @@ ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t 
 /* The kind of the token that starts with byte c. */
 void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
     memset(f, 0, sizeof *f);
-    if (r->in_cdata) f->kind = K_CDATA_CONT;
+    if (r->doc.in_cdata) f->kind = K_CDATA_CONT;
     else if (c == '<') f->kind = K_MARKUP;
     else f->kind = K_TEXT;
-    if (r->rest && f->kind == K_TEXT) { /* the rest of a text token: its end is known */
-        f->known = 1 + r->rest_flags;
-        f->scan = r->rest;
-        f->cut = (r->rest_flags & RD_REST_CUT) != 0;
+    if (r->doc.rest && f->kind == K_TEXT) { /* the rest of a text token: its end is known */
+        f->known = 1 + r->doc.rest_flags;
+        f->scan = r->doc.rest;
+        f->cut = (r->doc.rest_flags & RD_REST_CUT) != 0;
+        f->at_eof = (r->doc.rest_flags & RD_REST_EOF) != 0;
     }
 }
 
@@ -308,8 +308,8 @@ void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c) {
  * When a reference ended a text token early, the rest of it is the next
  * token, ending where it ended: framing it again costs nothing, and however
  * small the pieces a reference leaves, each byte is scanned for '<' once.
- * at_eof: the token ended with the input. */
-void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used, int at_eof) {
-    r->rest = f->kind == K_TEXT && used < n ? n - used : 0;
-    r->rest_flags = r->rest ? (f->cut ? RD_REST_CUT : 0) | (at_eof ? RD_REST_EOF : 0) : 0;
+ * The rest keeps the token's cut and at_eof. */
+void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used) {
+    r->doc.rest = f->kind == K_TEXT && used < n ? n - used : 0;
+    r->doc.rest_flags = r->doc.rest ? (f->cut ? RD_REST_CUT : 0) | (f->at_eof ? RD_REST_EOF : 0) : 0;
 }

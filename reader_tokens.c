@@ -10,8 +10,8 @@
  * to change). stax__rd_room made room for the whole token. */
 static int rd_arena_copy(stax_reader *r, stax_str *s) {
     if (!s->len) return 0;
-    char *d = r->arena.ptr + r->arena.len;
-    if (stax__buf_put(&r->arena, s->ptr, s->len)) return rd_internal(r, "arena smaller than the token");
+    char *d = r->buf.arena.ptr + r->buf.arena.len;
+    if (stax__buf_put(&r->buf.arena, s->ptr, s->len)) return rd_internal(r, "arena smaller than the token");
     s->ptr = d;
     return 0;
 }
@@ -24,12 +24,12 @@ static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp
  * and either *cp (>= 0: a character to insert) or *cp = -1 with the entity
  * name in *name and the entity of that name in *found (NULL when none is
  * declared). Returns 0 or an error. */
-static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, size_t *end, long *cp,
+static int rd_reference(stax_reader *r, const char *tok, size_t n, int at_eof, size_t i, size_t *end, long *cp,
                         stax_str *name, stax__entity **found) {
     stax__ref ref;
     *found = NULL;
-    if (stax__ref_parse(tok, n, i, r->opt.max_name, STAX__REF_NAME_LATER, &ref, &r->err)) {
-        if (ref.stop >= n && r->tok_at_eof)
+    if (stax__ref_parse(tok, n, i, r->cfg.opt.max_name, STAX__REF_NAME_LATER, &ref, &r->doc.err)) {
+        if (ref.stop >= n && at_eof)
             return rd_fail(r, STAX_E_TRUNCATED, tok, n, "the input ends inside a reference");
         return stax__rd_fail_err(r, tok, n);
     }
@@ -39,10 +39,10 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, size_t i, siz
     if (ref.cp >= 0) return 0;
     /* text that refers to entities mostly refers to one again and again; a
      * declared entity's name was checked when it was declared */
-    stax__entity *e = r->last_ge;
+    stax__entity *e = r->doc.last_ge;
     if (!e || !rd_str_same(e->name, ref.name))
-        e = r->has_doctype ? stax__dtd_entity(&r->dtd, ref.name.ptr, ref.name.len, 0) : NULL;
-    if (!e && stax__ref_check_name(&ref, tok + i, &r->err)) return stax__rd_fail_err(r, tok, n);
+        e = r->doc.has_doctype ? stax__dtd_entity(&r->buf.dtd, ref.name.ptr, ref.name.len, 0) : NULL;
+    if (!e && stax__ref_check_name(&ref, tok + i, &r->doc.err)) return stax__rd_fail_err(r, tok, n);
     *found = e;
     return 0;
 }
@@ -56,7 +56,7 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
     stax__entity *e;
     *report = NULL;
     *undeclared = 0;
-    int rc = stax__general_entity(r->has_doctype ? &r->dtd : NULL, tok + i, name, 0, known, &e, &r->err);
+    int rc = stax__general_entity(r->doc.has_doctype ? &r->buf.dtd : NULL, tok + i, name, 0, known, &e, &r->doc.err);
     if (rc == STAX__REF_SKIP) {
         *undeclared = 1;
         return NULL;
@@ -79,12 +79,12 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
  * checks and accounting as stax__rd_push_entity makes. */
 static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *tok, size_t i) {
     stax_pos pos = rd_pos_in(r, tok, i);
-    r->tok_pos = pos;
-    if (r->n_ent >= r->opt.max_entity_depth)
-        return stax__rd_fail_at(rd_mark(r, tok + i), STAX_E_LIMIT_ENTITY, pos,
+    r->doc.tok_pos = pos;
+    if (r->doc.n_ent >= r->cfg.opt.max_entity_depth)
+        return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, pos, tok + i,
                           "entity references nested deeper than max_entity_depth (%u)",
-                          (unsigned)r->opt.max_entity_depth);
-    if (stax__rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->status;
+                          (unsigned)r->cfg.opt.max_entity_depth);
+    if (stax__rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->doc.status;
     return rd_text_event(r, e->value.ptr, e->value.len, pos, 0);
 }
 
@@ -108,7 +108,7 @@ static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
 
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
 size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
-    size_t l = stax__char_at(tok, n, i, &r->err);
+    size_t l = stax__char_at(tok, n, i, &r->doc.err);
     if (!l) stax__rd_fail_err(r, tok, n);
     return l;
 }
@@ -119,18 +119,18 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
     /* Nothing to report: a text continued before this stays continued (the
      * empty rest of a piece cut before a reference: the entity's text goes on). */
     if (len == 0) {
-        r->text_cont |= (flags & STAX_EVF_CONTINUED) != 0;
+        r->doc.text_cont |= (flags & STAX_EVF_CONTINUED) != 0;
         return 0;
     }
-    int piece = r->text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
-    r->text_cont = (flags & STAX_EVF_CONTINUED) != 0;
+    int piece = r->doc.text_cont || (flags & STAX_EVF_CONTINUED); /* part of a text cut for length */
+    r->doc.text_cont = (flags & STAX_EVF_CONTINUED) != 0;
     while (j < len && stax__is_ws((unsigned char)s[j])) j++;
     if (j == len) {
-        if ((r->opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
+        if ((r->cfg.opt.flags & STAX_READ_SKIP_WS) && !piece) return 0; /* only whole texts are skipped */
         flags |= STAX_EVF_WHITESPACE;
     }
     stax_event *e = rd_emit(r, STAX_EV_TEXT, pos);
-    if (!e) return r->status;
+    if (!e) return r->doc.status;
     e->flags = (uint8_t)flags;
     e->text.ptr = s;
     e->text.len = len;
@@ -142,9 +142,9 @@ static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (!stax__is_ws((unsigned char)tok[i])) {
             if ((unsigned char)tok[i] >= 0x80 || (unsigned char)tok[i] < 0x20)
-                if (!stax__rd_char_at(r, tok, n, i)) return r->status;
+                if (!stax__rd_char_at(r, tok, n, i)) return r->doc.status;
             return rd_fail(r, STAX_E_STRUCTURE, tok, i,
-                           r->doc == DOC_EPILOG ? "text after the root element"
+                           r->doc.part == DOC_EPILOG ? "text after the root element"
                                                 : "text before the root element");
         }
     }
@@ -154,21 +154,22 @@ static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
 /* An ENTITY_REF event for external entity e, not read. */
 static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
     stax_event *ev = rd_emit(r, STAX_EV_ENTITY_REF, pos);
-    if (!ev) return r->status;
+    if (!ev) return r->doc.status;
     ev->name = e->name;
     ev->pubid = e->pubid;
     ev->sysid = e->sysid;
     return 0;
 }
 
-/* Parse a complete text token (or piece). Decodes references and line ends
- * into the arena when needed (always when copy is set, since the token then
- * lives in the carry); the decoded text is never longer than the token, and
- * stax__rd_room made that much room. Returns the number of bytes consumed (< n when
- * an entity reference ends the token early), or 0 after an error. */
-size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cut) {
-    if (r->doc != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
-    stax__out o = stax__buf_out(&r->arena);
+/* Parse a complete text token (or piece), framed as f (cut: a piece of a
+ * longer text; at_eof: it ends with the input). Decodes references and line
+ * ends into the arena when needed (always when copy is set, since the token
+ * then lives in the carry); the decoded text is never longer than the token,
+ * and stax__rd_room made that much room. Returns the number of bytes consumed
+ * (< n when an entity reference ends the token early), or 0 after an error. */
+size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    if (r->doc.part != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
+    stax__out o = stax__buf_out(&r->buf.arena);
     char *dst0 = o.p;
     int decoding = copy; /* the text goes to the arena */
     size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
@@ -190,7 +191,7 @@ size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cu
                 continue;
             }
         }
-        if (c != '&' && (c != '\r' || r->n_ent)) {
+        if (c != '&' && (c != '\r' || r->doc.n_ent)) {
             size_t l = stax__rd_char_at(r, tok, n, i);
             if (!l) return 0;
             i += l;
@@ -208,7 +209,7 @@ size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cu
         long cp = 0;
         stax_str name = {NULL, 0};
         stax__entity *found;
-        if (rd_reference(r, tok, n, i, &end, &cp, &name, &found)) return 0;
+        if (rd_reference(r, tok, n, f->at_eof, i, &end, &cp, &name, &found)) return 0;
         if (cp >= 0) {
             char u[4];
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
@@ -221,18 +222,18 @@ size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cu
         int undeclared;
         ent = rd_general_entity(r, tok, n, i, name, found, &rep, &undeclared);
         if (!ent && !rep && !undeclared) return 0;
-        r->last_ge = found;
+        r->doc.last_ge = found;
         if (copy) stax__out_put(&o, name.ptr, name.len); /* the name lives in the carry, about to change */
         if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
-        stax__buf_commit(&r->arena, &o);
-        if (rd_text_event(r, dst0, tl, r->tok_pos, 0)) return 0;
-        if (ent && ent->plain && ent->value.len <= r->opt.max_text) /* its one TEXT, without entering it */
+        stax__buf_commit(&r->buf.arena, &o);
+        if (rd_text_event(r, dst0, tl, r->doc.tok_pos, 0)) return 0;
+        if (ent && ent->plain && ent->value.len <= r->cfg.opt.max_text) /* its one TEXT, without entering it */
             return rd_plain_entity(r, ent, tok, i) ? 0 : end;
-        if (ent || (rep && r->ext.fn)) { /* expanded, or read through the resolver */
-            r->push_ent = ent ? ent : rep;
-            r->push_pos = rd_pos_in(r, tok, i);
-            r->push_ref = tok + i;
+        if (ent || (rep && r->buf.ext.fn)) { /* expanded, or read through the resolver */
+            r->doc.push_ent = ent ? ent : rep;
+            r->doc.push_pos = rd_pos_in(r, tok, i);
+            r->doc.push_ref = tok + i;
             return end;
         }
         if (rep) return rd_entity_ref(r, rep, rd_pos_in(r, tok, i)) ? 0 : end;
@@ -242,12 +243,12 @@ size_t stax__rd_text(stax_reader *r, const char *tok, size_t n, int copy, int cu
         if (copy) e->name.ptr = dst0 + tl;
         return end;
     }
-    unsigned flags = cut ? STAX_EVF_CONTINUED : 0;
-    if (!decoding) return rd_text_event(r, tok, n, r->tok_pos, flags) ? 0 : n;
+    unsigned flags = f->cut ? STAX_EVF_CONTINUED : 0;
+    if (!decoding) return rd_text_event(r, tok, n, r->doc.tok_pos, flags) ? 0 : n;
     stax__out_put(&o, tok + run, n - run);
     if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
-    stax__buf_commit(&r->arena, &o);
-    return rd_text_event(r, dst0, (size_t)(o.p - dst0), r->tok_pos, flags) ? 0 : n;
+    stax__buf_commit(&r->buf.arena, &o);
+    return rd_text_event(r, dst0, (size_t)(o.p - dst0), r->doc.tok_pos, flags) ? 0 : n;
 }
 
 /* [s, s+n) with line ends normalized, in the arena when they need it (for
@@ -257,14 +258,14 @@ static int rd_normalize_eol(stax_reader *r, const char *s, size_t n, int copy, s
     out->ptr = s;
     out->len = n;
     /* in entity text a CR came from a character reference: it stays */
-    const char *cr = r->n_ent ? NULL : (const char *)memchr(s, '\r', n);
+    const char *cr = r->doc.n_ent ? NULL : (const char *)memchr(s, '\r', n);
     if (!cr && !copy) return 0;
-    stax__out o = stax__buf_out(&r->arena);
+    stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
     if (!cr) stax__out_put(&o, s, n);
     else stax__out_eol(&o, s, n);
     if (o.over) return rd_internal(r, "normalized text longer than its token");
-    stax__buf_commit(&r->arena, &o);
+    stax__buf_commit(&r->buf.arena, &o);
     out->ptr = d0;
     out->len = (size_t)(o.p - d0);
     return 0;
@@ -293,7 +294,7 @@ static inline size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i
     size_t j = i + 1;
     if (STAX_LIKELY(i < n && (unsigned char)tok[i] < 0x80 && (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART))) {
         while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
-        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->opt.max_name)) return j - i;
+        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->cfg.opt.max_name)) return j - i;
     }
     return rd_name_slow(r, tok, n, i, what);
 }
@@ -308,9 +309,9 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
             return 0;
         return rd_fail(r, STAX_E_NAME, tok, i, "%s: a name was expected", what), 0;
     }
-    if (len > r->opt.max_name)
+    if (len > r->cfg.opt.max_name)
         return rd_fail(r, STAX_E_LIMIT_NAME, tok, 0, "%s name longer than max_name (%lu bytes)", what,
-                       (unsigned long)r->opt.max_name), 0;
+                       (unsigned long)r->cfg.opt.max_name), 0;
     size_t bad = stax__check_name(tok + i, len);
     if (bad) {
         size_t at = i + bad - 1;
@@ -332,20 +333,20 @@ static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
  * size rule (max_depth names of at most max_name bytes) makes room certain
  * in a fixed block. */
 int stax__rd_push(stax_reader *r, const char *name, size_t len) {
-    if (r->depth >= r->stack_off_cap) {
-        size_t cap = r->stack_off_cap ? (size_t)r->stack_off_cap * 2 : 16;
-        if (cap > r->opt.max_depth) cap = r->opt.max_depth;
-        if (r->depth >= cap || r->mem.block) return rd_internal(r, "element stack deeper than max_depth");
-        size_t *p = (size_t *)stax__mem_realloc(&r->mem, r->stack_off, (size_t)r->stack_off_cap * sizeof *p, cap * sizeof *p);
+    if (r->doc.depth >= r->buf.stack_off_cap) {
+        size_t cap = r->buf.stack_off_cap ? (size_t)r->buf.stack_off_cap * 2 : 16;
+        if (cap > r->cfg.opt.max_depth) cap = r->cfg.opt.max_depth;
+        if (r->doc.depth >= cap || r->buf.mem.block) return rd_internal(r, "element stack deeper than max_depth");
+        size_t *p = (size_t *)stax__mem_realloc(&r->buf.mem, r->buf.stack_off, (size_t)r->buf.stack_off_cap * sizeof *p, cap * sizeof *p);
         if (!p) return stax__rd_nomem(r);
-        r->stack_off = p;
-        r->stack_off_cap = (uint32_t)cap;
+        r->buf.stack_off = p;
+        r->buf.stack_off_cap = (uint32_t)cap;
     }
-    if (stax__rd_reserve(r, &r->stack, len + RD_STACK_SLACK, r->stack_max)) return r->status;
+    if (stax__rd_reserve(r, &r->buf.stack, len + RD_STACK_SLACK, r->cfg.stack_max)) return r->doc.status;
     size_t hi = 0;
     for (size_t k = 0; k < len; k++) hi |= (unsigned char)name[k] >> 7;
-    r->stack_off[r->depth++] = r->stack.len << 1 | hi;
-    if (stax__buf_put(&r->stack, name, len)) return rd_internal(r, "element stack full after reserving");
+    r->buf.stack_off[r->doc.depth++] = r->buf.stack.len << 1 | hi;
+    if (stax__buf_put(&r->buf.stack, name, len)) return rd_internal(r, "element stack full after reserving");
     return 0;
 }
 
@@ -354,17 +355,17 @@ int stax__rd_push(stax_reader *r, const char *name, size_t len) {
 
 /* The context for stax__attr_normalize at this point of the document. */
 static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tokenized) {
-    a->dtd = r->has_doctype ? &r->dtd : NULL;
-    a->max_name = r->opt.max_name;
-    a->frames = r->ents + r->n_ent;
-    a->n_frames = r->opt.max_entity_depth - r->n_ent;
-    a->max_depth = r->opt.max_entity_depth;
-    r->meter.input = rd_input(r);
-    a->meter = &r->meter;
-    a->threshold = r->opt.entity_threshold;
-    a->amplification = r->opt.entity_amplification;
+    a->dtd = r->doc.has_doctype ? &r->buf.dtd : NULL;
+    a->max_name = r->cfg.opt.max_name;
+    a->frames = r->buf.ents + r->doc.n_ent;
+    a->n_frames = r->cfg.opt.max_entity_depth - r->doc.n_ent;
+    a->max_depth = r->cfg.opt.max_entity_depth;
+    r->doc.meter.input = rd_input(r);
+    a->meter = &r->doc.meter;
+    a->threshold = r->cfg.opt.entity_threshold;
+    a->amplification = r->cfg.opt.entity_amplification;
     a->max_out = max_out;
-    a->max_token = r->opt.max_token;
+    a->max_token = r->cfg.opt.max_token;
     a->raw = 1;
     a->tokenized = tokenized;
     a->in_dtd = 0;
@@ -392,7 +393,7 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
             }
         }
         size_t l = stax__rd_char_at(r, tok, n, i);
-        if (!l) return r->status;
+        if (!l) return r->doc.status;
         i += l;
     }
     int collapse = 0; /* a tokenized value with spaces to trim or collapse */
@@ -405,8 +406,8 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
         out->len = ve - vs;
         return 0;
     }
-    size_t used = r->arena.len - arena0, max_out = r->opt.max_token > used ? r->opt.max_token - used : 0;
-    stax__out o = stax__buf_out(&r->arena);
+    size_t used = r->buf.arena.len - arena0, max_out = r->cfg.opt.max_token > used ? r->cfg.opt.max_token - used : 0;
+    stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
     size_t from = vs;
     if (!tokenized) { /* the checked prefix as it is */
@@ -418,11 +419,11 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
     }
     stax__attnorm a;
     rd_attnorm(r, &a, max_out, tokenized);
-    int rc = stax__attr_normalize(&a, tok + from, ve - from, &o, &r->err);
+    int rc = stax__attr_normalize(&a, tok + from, ve - from, &o, &r->doc.err);
     if (rc == STAX__ROOM) return rc;
-    if (rc == STAX_E_LIMIT_TOKEN) r->err.at = tok; /* at the tag's '<', like every token limit */
+    if (rc == STAX_E_LIMIT_TOKEN) r->doc.err.at = tok; /* at the tag's '<', like every token limit */
     if (rc) return stax__rd_fail_err(r, tok, n);
-    stax__buf_commit(&r->arena, &o);
+    stax__buf_commit(&r->buf.arena, &o);
     out->ptr = d0;
     out->len = (size_t)(o.p - d0);
     return 0;
@@ -440,14 +441,14 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
 static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str name, uint32_t depth, stax_qname *q) {
     static const stax_str xmlns_uri = {STAX__XMLNS_NS, sizeof STAX__XMLNS_NS - 1};
     uint32_t decls = 0;
-    for (size_t j = first; j < r->attr_len; j++) {
-        stax_attr *a = &r->attrs[j];
+    for (size_t j = first; j < r->doc.attr_len; j++) {
+        stax_attr *a = &r->buf.attrs[j];
         stax_str p = {"", 0}, v = a->value;
         int dflt = stax_str_eq(a->name, "xmlns");
         if (!dflt && !(a->name.len > 6 && memcmp(a->name.ptr, "xmlns:", 6) == 0)) continue;
-        size_t at = r->attr_at[j];
-        if (++decls > r->opt.max_ns)
-            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "more than max_ns (%u) namespace declarations", (unsigned)r->opt.max_ns);
+        size_t at = r->buf.attr_at[j];
+        if (++decls > r->cfg.opt.max_ns)
+            return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "more than max_ns (%u) namespace declarations", (unsigned)r->cfg.opt.max_ns);
         int is_xml_uri = stax_str_eq(v, STAX__XML_NS), is_xmlns_uri = stax_str_eq(v, STAX__XMLNS_NS);
         if (!dflt) {
             stax_str pre, loc;
@@ -466,25 +467,25 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
             return rd_fail(r, STAX_E_NAMESPACE, tok, at, "%s may not be bound to %s",
                            is_xml_uri ? STAX__XML_NS : STAX__XMLNS_NS,
                            dflt ? "the default namespace" : "any other prefix");
-        int rc = stax__ns_push(&r->ns, p, v, depth, r->batch.count == 0);
+        int rc = stax__ns_push(&r->buf.ns, p, v, depth, r->buf.batch.count == 0);
         if (rc == STAX_E_NOMEM) return stax__rd_nomem(r);
         if (rc) {
-            if (r->batch.count) return STAX__ROOM; /* bindings that left scope are reclaimed between batches */
+            if (r->buf.batch.count) return STAX__ROOM; /* bindings that left scope are reclaimed between batches */
             return rd_fail(r, STAX_E_LIMIT_NS, tok, at, "namespace bindings in scope over max_ns_bytes (%zu bytes)",
-                           r->opt.max_ns_bytes);
+                           r->cfg.opt.max_ns_bytes);
         }
     }
     /* the element */
     if (stax__qname_split(name, &q->prefix, &q->local))
         return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "element name '%.*s' is not a QName", stax__clip(name.len, 64), name.ptr);
     if (stax_str_eq(q->prefix, "xmlns")) return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "the prefix xmlns is reserved for declarations");
-    if (stax__ns_lookup(&r->ns, q->prefix, &q->uri))
+    if (stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri))
         return rd_fail(r, STAX_E_NAMESPACE, tok, 1, "unbound prefix '%.*s'", stax__clip(q->prefix.len, 64), q->prefix.ptr);
     /* the attributes */
-    for (size_t j = first; j < r->attr_len; j++) {
-        stax_attr *a = &r->attrs[j];
-        stax_qname *aq = &r->attr_ns[j];
-        size_t at = r->attr_at[j];
+    for (size_t j = first; j < r->doc.attr_len; j++) {
+        stax_attr *a = &r->buf.attrs[j];
+        stax_qname *aq = &r->buf.attr_ns[j];
+        size_t at = r->buf.attr_at[j];
         if (stax__qname_split(a->name, &aq->prefix, &aq->local))
             return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attribute name '%.*s' is not a QName", stax__clip(a->name.len, 64), a->name.ptr);
         if (stax_str_eq(a->name, "xmlns") || stax_str_eq(aq->prefix, "xmlns")) {
@@ -492,15 +493,15 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
         } else if (aq->prefix.len == 0) {
             aq->uri.ptr = "";
             aq->uri.len = 0;
-        } else if (stax__ns_lookup(&r->ns, aq->prefix, &aq->uri)) {
+        } else if (stax__ns_lookup(&r->buf.ns, aq->prefix, &aq->uri)) {
             return rd_fail(r, STAX_E_NAMESPACE, tok, at, "unbound prefix '%.*s'", stax__clip(aq->prefix.len, 64), aq->prefix.ptr);
         }
         if (aq->prefix.len == 0) continue;
         for (size_t k = first; k < j; k++) {
-            const stax_qname *bq = &r->attr_ns[k];
+            const stax_qname *bq = &r->buf.attr_ns[k];
             if (bq->prefix.len && rd_str_same(bq->local, aq->local) && rd_str_same(bq->uri, aq->uri))
                 return rd_fail(r, STAX_E_NAMESPACE, tok, at, "attributes '%.*s' and '%.*s' have the same expanded name",
-                               stax__clip(r->attrs[k].name.len, 64), r->attrs[k].name.ptr, stax__clip(a->name.len, 64), a->name.ptr);
+                               stax__clip(r->buf.attrs[k].name.len, 64), r->buf.attrs[k].name.ptr, stax__clip(a->name.len, 64), a->name.ptr);
         }
     }
     return 0;
@@ -520,26 +521,26 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
  * attribute `name`, marking its definition as given by this tag. */
 static int rd_declared_type(stax_reader *r, const stax__dtd_elem_def *el, stax_str name) {
     if (!el) return STAX__AT_CDATA;
-    stax__attdef *a = stax__dtd_attdef(&r->dtd, el, name.ptr, name.len);
+    stax__attdef *a = stax__dtd_attdef(&r->buf.dtd, el, name.ptr, name.len);
     if (!a) return STAX__AT_CDATA;
-    a->stamp = r->tag_stamp;
+    a->stamp = r->doc.tag_stamp;
     return a->type;
 }
 
 /* Defaults of the element's ATTLIST for the attributes the tag did not give. */
 static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const stax__dtd_elem_def *el) {
     for (const stax__attdef *ad = el->first; ad; ad = ad->next) {
-        if (ad->stamp == r->tag_stamp) continue;
+        if (ad->stamp == r->doc.tag_stamp) continue;
         if (ad->deflt != STAX__DEF_VALUE && ad->deflt != STAX__DEF_FIXED) continue;
-        if (r->attr_len - first >= r->opt.max_attrs)
+        if (r->doc.attr_len - first >= r->cfg.opt.max_attrs)
             return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes with the defaults",
-                           (unsigned)r->opt.max_attrs);
-        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
-        stax_attr *a = &r->attrs[r->attr_len++];
+                           (unsigned)r->cfg.opt.max_attrs);
+        if (r->doc.attr_len >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
+        stax_attr *a = &r->buf.attrs[r->doc.attr_len++];
         a->name = ad->name;
         a->value = ad->value;
         a->flags = STAX_ATTRF_DEFAULTED;
-        if (r->attr_at) r->attr_at[r->attr_len - 1] = 0;
+        if (r->buf.attr_at) r->buf.attr_at[r->doc.attr_len - 1] = 0;
     }
     return 0;
 }
@@ -548,16 +549,16 @@ static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const 
  * bindings were short with events in the batch, and the tag was rolled back
  * (attributes, arena, expansion count, bindings) to be parsed again. */
 static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
-    if (r->doc == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+    if (r->doc.part == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
     size_t nl = rd_name(r, tok, n, 1, "element");
-    if (!nl) return r->status;
-    size_t first = r->attr_len, arena0 = r->arena.len, i = 1 + nl;
-    uint64_t expanded0 = r->meter.expanded;
+    if (!nl) return r->doc.status;
+    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len, i = 1 + nl;
+    uint64_t expanded0 = r->doc.meter.expanded;
     unsigned flags = 0;
     const stax__dtd_elem_def *el = NULL;
     int rc = 0;
-    if (r->dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->tag_stamp == 0)
-        r->tag_stamp = stax__dtd_clear_stamps(&r->dtd);
+    if (r->buf.dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
+        r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
     for (;;) {
         size_t ws = i;
         i = rd_skip_ws(tok, n, i);
@@ -572,17 +573,17 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         }
         if (ws == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
         size_t an = rd_name(r, tok, n, i, "attribute");
-        if (!an) return r->status;
-        if (r->attr_len - first >= r->opt.max_attrs)
+        if (!an) return r->doc.status;
+        if (r->doc.attr_len - first >= r->cfg.opt.max_attrs)
             return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
-                           (unsigned)r->opt.max_attrs);
-        if (r->attr_len >= r->attr_cap) return rd_internal(r, "attribute table full");
-        stax_attr *a = &r->attrs[r->attr_len];
+                           (unsigned)r->cfg.opt.max_attrs);
+        if (r->doc.attr_len >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
+        stax_attr *a = &r->buf.attrs[r->doc.attr_len];
         a->name.ptr = tok + i;
         a->name.len = an;
         a->flags = 0;
         size_t name_at = i;
-        if (r->attr_at) r->attr_at[r->attr_len] = name_at;
+        if (r->buf.attr_at) r->buf.attr_at[r->doc.attr_len] = name_at;
         i = rd_skip_ws(tok, n, i + an);
         if (i >= n || tok[i] != '=')
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
@@ -596,90 +597,90 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         size_t ve = (size_t)(qe - tok);
         int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
         if ((rc = stax__rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
-        for (size_t k = first; k < r->attr_len; k++)
-            if (rd_str_same(r->attrs[k].name, a->name))
+        for (size_t k = first; k < r->doc.attr_len; k++)
+            if (rd_str_same(r->buf.attrs[k].name, a->name))
                 return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", stax__clip(an, 64),
                                tok + name_at);
-        if (copy && rd_arena_copy(r, &a->name)) return r->status;
-        r->attr_len++;
+        if (copy && rd_arena_copy(r, &a->name)) return r->doc.status;
+        r->doc.attr_len++;
         i = ve + 1;
     }
     if (rc == STAX__ROOM) goto roll_back;
     if (rc) return rc;
-    if (el && rd_add_defaults(r, tok, first, el)) return r->status;
-    if (r->depth >= r->opt.max_depth)
-        return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->opt.max_depth);
+    if (el && rd_add_defaults(r, tok, first, el)) return r->doc.status;
+    if (r->doc.depth >= r->cfg.opt.max_depth)
+        return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->cfg.opt.max_depth);
     stax_str name; /* these two set apart: the goto above jumps past them (C++ allows only that) */
     name.ptr = tok + 1, name.len = nl;
-    if (copy && rd_arena_copy(r, &name)) return r->status;
+    if (copy && rd_arena_copy(r, &name)) return r->doc.status;
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
     uint32_t ns_depth;
-    ns_depth = r->depth + 1;
-    if (r->ev_ns && (rc = rd_ns_start(r, tok, first, name, ns_depth, &q)) != 0) {
-        stax__ns_pop(&r->ns, ns_depth); /* a refused tag leaves no binding in scope */
+    ns_depth = r->doc.depth + 1;
+    if (r->buf.ev_ns && (rc = rd_ns_start(r, tok, first, name, ns_depth, &q)) != 0) {
+        stax__ns_pop(&r->buf.ns, ns_depth); /* a refused tag leaves no binding in scope */
         if (rc == STAX__ROOM) goto roll_back;
-        return r->status;
+        return r->doc.status;
     }
-    if (!flags && stax__rd_push(r, tok + 1, nl)) return r->status; /* the depth was checked above */
+    if (!flags && stax__rd_push(r, tok + 1, nl)) return r->doc.status; /* the depth was checked above */
     stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
-    e = rd_emit(r, STAX_EV_START, r->tok_pos);
-    if (!e) return r->status;
-    if (r->ev_ns) r->ev_ns[r->batch.count - 1] = q;
+    e = rd_emit(r, STAX_EV_START, r->doc.tok_pos);
+    if (!e) return r->doc.status;
+    if (r->buf.ev_ns) r->buf.ev_ns[r->buf.batch.count - 1] = q;
     e->flags = (uint8_t)flags;
     e->name = name;
     e->attr_first = (uint32_t)first;
-    e->attr_count = (uint32_t)(r->attr_len - first);
+    e->attr_count = (uint32_t)(r->doc.attr_len - first);
     if (flags) {
-        e->depth = r->depth + 1; /* <a/> was not pushed */
-        e = rd_emit(r, STAX_EV_END, r->tok_pos);
-        if (!e) return r->status;
-        e->depth = r->depth + 1;
+        e->depth = r->doc.depth + 1; /* <a/> was not pushed */
+        e = rd_emit(r, STAX_EV_END, r->doc.tok_pos);
+        if (!e) return r->doc.status;
+        e->depth = r->doc.depth + 1;
         e->name = name;
-        if (r->ev_ns) {
-            r->ev_ns[r->batch.count - 1] = q;
-            stax__ns_pop(&r->ns, ns_depth);
+        if (r->buf.ev_ns) {
+            r->buf.ev_ns[r->buf.batch.count - 1] = q;
+            stax__ns_pop(&r->buf.ns, ns_depth);
         }
-        r->doc = r->depth ? DOC_CONTENT : DOC_EPILOG;
+        r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
-        r->doc = DOC_CONTENT;
+        r->doc.part = DOC_CONTENT;
     }
     return 0;
 roll_back:
-    r->attr_len = first;
-    r->arena.len = arena0;
-    r->meter.expanded = expanded0;
+    r->doc.attr_len = first;
+    r->buf.arena.len = arena0;
+    r->doc.meter.expanded = expanded0;
     return STAX__ROOM;
 }
 
 static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
-    if (!nl) return r->status;
+    if (!nl) return r->doc.status;
     size_t i = rd_skip_ws(tok, n, 2 + nl);
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2);
-    if (r->depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2);
-    if (r->n_ent && r->depth <= r->ents[r->n_ent - 1].depth)
+    if (r->doc.depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2);
+    if (r->doc.n_ent && r->doc.depth <= r->buf.ents[r->doc.n_ent - 1].depth)
         return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
                        stax__clip(nl, 64), tok + 2);
-    size_t off = rd_stack_at(r, r->depth - 1), ol = r->stack.len - off;
-    const char *open = r->stack.ptr + off;
+    size_t off = rd_stack_at(r, r->doc.depth - 1), ol = r->buf.stack.len - off;
+    const char *open = r->buf.stack.ptr + off;
     if (ol != nl || memcmp(open, tok + 2, nl) != 0)
         return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", stax__clip(nl, 64),
                        tok + 2, stax__clip(ol, 64), open);
-    stax_event *e = rd_emit(r, STAX_EV_END, r->tok_pos);
-    if (!e) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_END, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     e->name.ptr = tok + 2;
     e->name.len = nl;
-    if (copy && rd_arena_copy(r, &e->name)) return r->status;
-    if (r->ev_ns) { /* the name matched the start tag's, which was checked */
-        stax_qname *q = &r->ev_ns[r->batch.count - 1];
+    if (copy && rd_arena_copy(r, &e->name)) return r->doc.status;
+    if (r->buf.ev_ns) { /* the name matched the start tag's, which was checked */
+        stax_qname *q = &r->buf.ev_ns[r->buf.batch.count - 1];
         stax__qname_split(e->name, &q->prefix, &q->local);
-        stax__ns_lookup(&r->ns, q->prefix, &q->uri);
-        stax__ns_pop(&r->ns, r->depth);
+        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
+        stax__ns_pop(&r->buf.ns, r->doc.depth);
     }
-    r->depth--;
-    r->stack.len = off;
-    if (r->depth == 0) r->doc = DOC_EPILOG;
+    r->doc.depth--;
+    r->buf.stack.len = off;
+    if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
     return 0;
 }
 
@@ -693,9 +694,9 @@ static int rd_comment(stax_reader *r, const char *tok, size_t n, int copy) {
         if (p + 1 == tok + ce)
             return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(p - tok), "a comment may not end with '-'");
     }
-    if (rd_check_chars(r, tok, cs, ce)) return r->status;
-    stax_event *e = rd_emit(r, STAX_EV_COMMENT, r->tok_pos);
-    if (!e) return r->status;
+    if (rd_check_chars(r, tok, cs, ce)) return r->doc.status;
+    stax_event *e = rd_emit(r, STAX_EV_COMMENT, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
 }
 
@@ -723,20 +724,20 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
     size_t at = (size_t)(name.ptr - tok);
     const uint32_t *table = NULL;
     int declared = stax__encoding_by_name(name.ptr, name.len);
-    if (declared < 0 && r->opt.unknown_encoding) {
-        table = r->opt.unknown_encoding(r->opt.unknown_encoding_ud, name.ptr, name.len);
+    if (declared < 0 && r->cfg.opt.unknown_encoding) {
+        table = r->cfg.opt.unknown_encoding(r->cfg.opt.unknown_encoding_ud, name.ptr, name.len);
         if (table) declared = STAX__ENC_TABLE;
     }
     if (declared < 0)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
-    int res = stax__encoding_resolve(r->detected, r->bom_len, declared);
+    int res = stax__encoding_resolve(r->doc.detected, r->doc.bom_len, declared);
     if (res < 0)
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
-                       stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->detected),
-                       r->bom_len ? " (by its byte order mark)" : "");
-    if (r->enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
-        r->switch_enc = res;
-        r->switch_table = table;
+                       stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
+                       r->doc.bom_len ? " (by its byte order mark)" : "");
+    if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
+        r->doc.switch_enc = res;
+        r->doc.switch_table = table;
     }
     return 0;
 }
@@ -745,10 +746,10 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
  * encoding declaration is UTF-8; UTF-16 recognized by its first bytes alone
  * ("<?" with zero bytes) must declare its encoding (or be forced to it). */
 static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at) {
-    if (r->forced || r->bom_len || (r->detected != STAX__ENC_UTF16LE && r->detected != STAX__ENC_UTF16BE)) return 0;
+    if (r->cfg.forced || r->doc.bom_len || (r->doc.detected != STAX__ENC_UTF16LE && r->doc.detected != STAX__ENC_UTF16BE)) return 0;
     return rd_fail(r, STAX_E_ENCODING, tok, at,
                    "the input is %s without a byte order mark: it must begin with one or declare its encoding",
-                   stax__encoding_name(r->detected));
+                   stax__encoding_name(r->doc.detected));
 }
 
 static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
@@ -777,35 +778,35 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
                  c == '_' || c == '-';
         }
         if (!ok) return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(enc.ptr - tok), "invalid encoding name");
-        if (!r->forced && rd_declared_encoding(r, tok, enc)) return r->status;
+        if (!r->cfg.forced && rd_declared_encoding(r, tok, enc)) return r->doc.status;
         ws = i;
         i = rd_skip_ws(tok, end, i);
     } else if (rd_utf16_needs_declaration(r, tok, 0)) {
-        return r->status;
+        return r->doc.status;
     }
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
     if (sa.ptr) {
-        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->dtd.standalone = 1;
+        if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->buf.dtd.standalone = 1;
         else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
         else return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "standalone must be 'yes' or 'no'");
     }
     i = rd_skip_ws(tok, end, i);
     if (i != end) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in the XML declaration");
-    stax_event *e = rd_emit(r, STAX_EV_XMLDECL, r->tok_pos);
-    if (!e) return r->status;
+    stax_event *e = rd_emit(r, STAX_EV_XMLDECL, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     e->flags = (uint8_t)flags;
     e->name = ver;
     e->text = enc;
     if (copy) {
-        if (rd_arena_copy(r, &e->name)) return r->status;
-        if (enc.ptr && rd_arena_copy(r, &e->text)) return r->status;
+        if (rd_arena_copy(r, &e->name)) return r->doc.status;
+        if (enc.ptr && rd_arena_copy(r, &e->text)) return r->doc.status;
     }
     return 0;
 }
 
 static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_start) {
     size_t tl = rd_name(r, tok, n, 2, "processing instruction target");
-    if (!tl) return r->status;
+    if (!tl) return r->doc.status;
     const char *t = tok + 2;
     if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
         if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
@@ -813,28 +814,28 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
                        at_start ? "the XML declaration must be written in lower case"
                                 : "the XML declaration is only allowed at the very start of the document");
     }
-    if (at_start && rd_utf16_needs_declaration(r, tok, 0)) return r->status;
-    if (r->ev_ns && memchr(t, ':', tl))
+    if (at_start && rd_utf16_needs_declaration(r, tok, 0)) return r->doc.status;
+    if (r->buf.ev_ns && memchr(t, ':', tl))
         return rd_fail(r, STAX_E_NAMESPACE, tok, 2, "a PI target may not contain a colon with namespaces on");
     size_t i = 2 + tl, ds;
     if (i == n - 2) ds = i;
     else if (stax__is_ws((unsigned char)tok[i])) ds = rd_skip_ws(tok, n - 2, i);
     else return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required after the PI target");
-    if (rd_check_chars(r, tok, ds, n - 2)) return r->status;
-    stax_event *e = rd_emit(r, STAX_EV_PI, r->tok_pos);
-    if (!e) return r->status;
+    if (rd_check_chars(r, tok, ds, n - 2)) return r->doc.status;
+    stax_event *e = rd_emit(r, STAX_EV_PI, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     e->name.ptr = t;
     e->name.len = tl;
-    if (rd_normalize_eol(r, tok + ds, n - 2 - ds, copy, &e->text)) return r->status;
+    if (rd_normalize_eol(r, tok + ds, n - 2 - ds, copy, &e->text)) return r->doc.status;
     return copy ? rd_arena_copy(r, &e->name) : 0;
 }
 
 /* A CDATA section, or a piece of one: content is [cs, ce). */
 static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int copy, int cut) {
-    if (r->doc != DOC_CONTENT) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "CDATA section outside the root element");
-    if (rd_check_chars(r, tok, cs, ce)) return r->status;
-    stax_event *e = rd_emit(r, STAX_EV_CDATA, r->tok_pos);
-    if (!e) return r->status;
+    if (r->doc.part != DOC_CONTENT) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "CDATA section outside the root element");
+    if (rd_check_chars(r, tok, cs, ce)) return r->doc.status;
+    stax_event *e = rd_emit(r, STAX_EV_CDATA, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     e->flags = cut ? STAX_EVF_CONTINUED : 0;
     return rd_normalize_eol(r, tok + cs, ce - cs, copy, &e->text);
 }
@@ -858,18 +859,18 @@ static int rd_pubid_char(unsigned char c) {
 }
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
-    if (r->doc == DOC_CONTENT || r->doc == DOC_EPILOG || r->has_doctype)
+    if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype)
         return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
-                       r->has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
+                       r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
     size_t i = 9;
     if (i >= n || !stax__is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
     i = rd_skip_ws(tok, n, i);
     size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
-    if (!nl) return r->status;
+    if (!nl) return r->doc.status;
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
     stax_str np, nlocal;
-    if (r->ev_ns && stax__qname_split(name, &np, &nlocal))
+    if (r->buf.ev_ns && stax__qname_split(name, &np, &nlocal))
         return rd_fail(r, STAX_E_NAMESPACE, tok, i, "the DOCTYPE name '%.*s' is not a QName (namespaces are on)",
                        stax__clip(nl, 64), name.ptr);
 #endif
@@ -883,7 +884,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         i = rd_skip_ws(tok, n, k);
         if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after %s", is_pub ? "PUBLIC" : "SYSTEM");
         if (is_pub) {
-            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->status;
+            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->doc.status;
             for (size_t q = 0; q < pub.len; q++)
                 if (!rd_pubid_char((unsigned char)pub.ptr[q]))
                     return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(pub.ptr - tok) + q, "character not allowed in a public id");
@@ -891,8 +892,8 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
             i = rd_skip_ws(tok, n, k);
             if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the system id");
         }
-        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->status;
-        if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->status;
+        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->doc.status;
+        if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->doc.status;
         i = rd_skip_ws(tok, n, i);
     }
     if (i < n && tok[i] == '[') {
@@ -901,33 +902,33 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         size_t j = n - 1;
         while (j > i && tok[j] != ']') j--;
         if (j == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated internal subset");
-        if (rd_check_chars(r, tok, i + 1, j)) return r->status;
+        if (rd_check_chars(r, tok, i + 1, j)) return r->doc.status;
         subset.ptr = tok + i + 1;
         subset.len = j - i - 1;
         flags = STAX_EVF_HAS_SUBSET;
         i = rd_skip_ws(tok, n, j + 1);
     }
     if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unexpected text in DOCTYPE");
-    r->dtd.has_external = sys.ptr != NULL;
-    if (subset.ptr && stax__dtd_parse(&r->dtd, subset.ptr, subset.len)) return stax__rd_fail_err(r, tok, n);
-    r->has_doctype = 1;
-    r->doc = DOC_PROLOG;
-    stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->tok_pos);
-    if (!e) return r->status;
+    r->buf.dtd.has_external = sys.ptr != NULL;
+    if (subset.ptr && stax__dtd_parse(&r->buf.dtd, subset.ptr, subset.len)) return stax__rd_fail_err(r, tok, n);
+    r->doc.has_doctype = 1;
+    r->doc.part = DOC_PROLOG;
+    stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->doc.tok_pos);
+    if (!e) return r->doc.status;
     e->flags = (uint8_t)flags;
     e->name = name;
     if (copy || memchr(tok, '\r', n)) {
         copy = 1;
-        if (rd_arena_copy(r, &e->name)) return r->status;
+        if (rd_arena_copy(r, &e->name)) return r->doc.status;
     }
     if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &e->pubid) ||
         rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
         rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, copy, &e->text))
-        return r->status;
+        return r->doc.status;
     /* the external subset comes after the internal one (its declarations
      * give way to those of the internal subset) */
-    if (sys.ptr && r->dtd.ext && stax__dtd_parse_external(&r->dtd, e->name, e->pubid, e->sysid)) {
-        r->batch.count--; /* no DOCTYPE event for a DTD in error, as for the internal subset */
+    if (sys.ptr && r->buf.dtd.ext && stax__dtd_parse_external(&r->buf.dtd, e->name, e->pubid, e->sysid)) {
+        r->buf.batch.count--; /* no DOCTYPE event for a DTD in error, as for the internal subset */
         return stax__rd_fail_err(r, tok, n);
     }
     return 0;
@@ -939,12 +940,12 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
  * (n, or less for a text ended early by an entity reference), 0 on error, or
  * RD_RETRY: a start tag needed more room than the batch had left. */
 size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
-    int at_start = r->doc == DOC_START;
+    int at_start = r->doc.part == DOC_START;
     int rc = 0;
     size_t used = n;
     switch (f->kind) {
     case K_TEXT:
-        used = stax__rd_text(r, tok, n, copy, f->cut);
+        used = stax__rd_text(r, f, tok, n, copy);
         if (!used) return 0;
         break;
     case K_STAG:
@@ -953,19 +954,19 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
         break;
     case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
     case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
-    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->tok_pos.column == 1 && r->tok_pos.line == 1); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1); break;
     case K_CDATA:
     case K_CDATA_CONT: {
         size_t cs = f->kind == K_CDATA ? 9 : 0;
         rc = rd_cdata(r, tok, cs, f->cut ? n : n - 3, copy, f->cut);
-        r->in_cdata = f->cut;
+        r->doc.in_cdata = f->cut;
         break;
     }
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
     default: rc = rd_internal(r, "no such token kind");
     }
     if (rc) return 0;
-    if (r->doc == DOC_START) r->doc = DOC_PROLOG;
+    if (r->doc.part == DOC_START) r->doc.part = DOC_PROLOG;
     return used;
 }
 
@@ -974,9 +975,9 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
  * when the batch holds events: it must end before the token. */
 size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
     size_t used = stax__rd_token(r, f, tok, n, copy);
-    if (used != RD_RETRY || r->batch.count) return used;
-    r->arena.len = 0;
-    if (stax__rd_reserve(r, &r->arena, r->arena_max, r->arena_max)) return 0;
+    if (used != RD_RETRY || r->buf.batch.count) return used;
+    r->buf.arena.len = 0;
+    if (stax__rd_reserve(r, &r->buf.arena, r->cfg.arena_max, r->cfg.arena_max)) return 0;
     used = stax__rd_token(r, f, tok, n, copy);
     if (used == RD_RETRY) return rd_internal(r, "a tag did not fit the whole arena"), 0;
     return used;
@@ -991,65 +992,66 @@ size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t
  * one): the texts of external entities that ended in this batch stay until
  * the next, since its events may point into them. */
 int stax__rd_push_entity(stax_reader *r) {
-    stax__entity *e = r->push_ent;
-    if (e->external && r->batch.count) return 0;
-    r->push_ent = NULL;
-    r->tok_pos = r->push_pos;
-    if (r->n_ent >= r->opt.max_entity_depth)
-        return stax__rd_fail_at(rd_mark(r, r->push_ref), STAX_E_LIMIT_ENTITY, r->push_pos,
+    stax__entity *e = r->doc.push_ent;
+    if (e->external && r->buf.batch.count) return 0;
+    r->doc.push_ent = NULL;
+    r->doc.tok_pos = r->doc.push_pos;
+    if (r->doc.n_ent >= r->cfg.opt.max_entity_depth)
+        return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, r->doc.push_pos, r->doc.push_ref,
                           "entity references nested deeper than max_entity_depth (%u)",
-                          (unsigned)r->opt.max_entity_depth);
+                          (unsigned)r->cfg.opt.max_entity_depth);
     const char *text = e->value.ptr;
     size_t len = e->value.len;
     stax__xtext *xt = NULL;
     if (e->external) {
-        stax__ext_release(&r->ext); /* entities that ended with nothing after them in the batch */
-        int rc = stax__ext_open(&r->ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->err);
-        if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->push_pos);
-        if (rc) return stax__rd_fail_loaded(r, r->push_pos);
+        stax__ext_release(&r->buf.ext); /* entities that ended with nothing after them in the batch */
+        int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->doc.err);
+        if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->doc.push_pos);
+        if (rc) return stax__rd_fail_loaded(r, r->doc.push_pos);
         text = xt->text + xt->body;
         len = xt->len - xt->body;
     }
-    if (stax__rd_expand_account(r, len, text, 0)) return r->status;
-    if (r->n_ent == 0) r->ent_pos = r->push_pos;
-    stax__frame *f = &r->ents[r->n_ent++];
-    f->rest = r->rest; /* the entity's text is a window of its own */
-    f->rest_flags = r->rest_flags;
-    r->rest = 0;
-    r->rest_flags = 0;
-    f->p = r->in;
-    f->n = r->in_len;
-    f->i = r->in_pos;
-    f->ref = r->in && r->push_ref >= r->in && r->push_ref < r->in + r->in_len ? (size_t)(r->push_ref - r->in) : r->in_pos;
+    if (stax__rd_expand_account(r, len, text, 0)) return r->doc.status;
+    if (r->doc.n_ent == 0) r->doc.ent_pos = r->doc.push_pos;
+    stax__frame *f = &r->buf.ents[r->doc.n_ent++];
+    f->rest = r->doc.rest; /* the entity's text is a window of its own */
+    f->rest_flags = r->doc.rest_flags;
+    r->doc.rest = 0;
+    r->doc.rest_flags = 0;
+    f->p = r->doc.in;
+    f->n = r->doc.in_len;
+    f->i = r->doc.in_pos;
+    const char *ref = r->doc.push_ref, *in = r->doc.in;
+    f->ref = in && ref >= in && ref < in + r->doc.in_len ? (size_t)(ref - in) : r->doc.in_pos;
     f->e = e;
     f->xt = xt;
-    f->depth = r->depth;
+    f->depth = r->doc.depth;
     e->busy = 1;
-    r->in = text;
-    r->in_len = len;
-    r->in_pos = 0;
+    r->doc.in = text;
+    r->doc.in_len = len;
+    r->doc.in_pos = 0;
     return 0;
 }
 
 /* The entity's text is used up: back to the window it interrupted. */
 int stax__rd_pop_entity(stax_reader *r) {
-    stax__frame *f = &r->ents[r->n_ent - 1];
-    r->tok_pos = r->ent_pos;
-    if (r->depth != f->depth || r->in_cdata)
-        return stax__rd_fail_at(r, STAX_E_SYNTAX, r->ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
+    stax__frame *f = &r->buf.ents[r->doc.n_ent - 1];
+    r->doc.tok_pos = r->doc.ent_pos;
+    if (r->doc.depth != f->depth || r->doc.in_cdata)
+        return stax__rd_fail_at(r, STAX_E_SYNTAX, r->doc.ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
                           stax__clip(f->e->name.len, 64), f->e->name.ptr,
-                          r->in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
+                          r->doc.in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
     f->e->busy = 0;
-    if (f->xt) stax__ext_close_later(&r->ext, f->xt);
-    r->in = f->p;
-    r->in_len = f->n;
-    r->in_pos = f->i;
-    r->rest = f->rest;
-    r->rest_flags = f->rest_flags;
-    r->n_ent--;
+    if (f->xt) stax__ext_close_later(&r->buf.ext, f->xt);
+    r->doc.in = f->p;
+    r->doc.in_len = f->n;
+    r->doc.in_pos = f->i;
+    r->doc.rest = f->rest;
+    r->doc.rest_flags = f->rest_flags;
+    r->doc.n_ent--;
     /* the entity's tokens used the framing state: start the pending carry's
      * framing again (it holds the rest of the text the reference was in) */
-    if (!r->n_ent && r->carry.len) stax__rd_frame_start(r, &r->fr, (unsigned char)*rd_carry_ptr(r));
+    if (!r->doc.n_ent && r->buf.carry.len) stax__rd_frame_start(r, &r->doc.fr, (unsigned char)*rd_carry_ptr(r));
     return 0;
 }
 #else /* no entity but the predefined ones: nothing is ever expanded */

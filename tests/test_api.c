@@ -226,3 +226,93 @@ Test(api, reset_keeps_memory) {
     stax_reader_free(r);
     cr_assert_eq(m.now, 0);
 }
+
+/* Push doc through r, chunk bytes at a time, for at most `calls` calls of
+ * stax_reader_next. Returns 1 when the reader got that far without ending
+ * (STAX_END or an error). */
+static int push_calls(stax_reader *r, const char *doc, size_t len, size_t chunk, size_t calls) {
+    size_t off = len < chunk ? len : chunk;
+    cr_assert_eq(stax_reader_feed(r, doc, off), STAX_OK);
+    for (size_t k = 0; k < calls; k++) {
+        const stax_batch *b;
+        int st = stax_reader_next(r, &b);
+        if (st == STAX_NEED_INPUT) {
+            size_t n = len - off < chunk ? len - off : chunk;
+            st = n ? stax_reader_feed(r, doc + off, n) : stax_reader_end(r);
+            off += n;
+            cr_assert_eq(st, STAX_OK, "feed: %s", stax_test_status_name(st));
+        } else if (st != STAX_OK) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every external general entity is the same text. */
+static int one_text_resolver(void *ud, const stax_entity_request *req, stax_entity_input *in) {
+    static const char text[] = "<i>ext</i>";
+    (void)ud;
+    if (req->kind != STAX_ENTITY_GENERAL) return STAX_DECLINE;
+    in->data = text;
+    in->len = sizeof text - 1;
+    return STAX_OK;
+}
+
+/* A reader stopped anywhere in a document (after any number of calls, so in
+ * whatever state the driver was: detecting the encoding, a token in the
+ * carry, a window tail waiting to go there, inside entity text, an external
+ * entity waiting for an empty batch, decoding UTF-16, switching to the
+ * declared encoding, after an error) and reset reads the next document as a
+ * new reader does, in a fixed block too. */
+Test(api, reset_anywhere_reads_like_a_new_reader, .timeout = 120) {
+    static const char utf16_ascii[] = "<r a='1'>x&amp;y<b/>\r\n<c>t</c></r>";
+    char utf16[2 + 2 * sizeof utf16_ascii];
+    size_t u16 = 2;
+    utf16[0] = (char)0xFF, utf16[1] = (char)0xFE;
+    for (size_t i = 0; i + 1 < sizeof utf16_ascii; i++) utf16[u16++] = utf16_ascii[i], utf16[u16++] = 0;
+    static const char latin1[] = "<?xml version='1.0' encoding='ISO-8859-1'?><r>caf\xe9 <b>cr\xe8me</b></r>";
+    static const char ents[] = "<!DOCTYPE r [<!ENTITY e '<b>in &f;</b>'><!ENTITY f 'deep'>"
+                               "<!ATTLIST c y CDATA 'dflt'>]><r>a&e;b<c x='&f;'/>&e;&amp;</r>";
+    static const char mixed[] = "<r>\r\n<a k='v'>some text here</a><!-- a comment --><![CDATA[cdata <x>]]>"
+                                "<?pi x?>\n<e/></r>";
+    static const char ext[] = "<!DOCTYPE r [<!ENTITY x SYSTEM 'x.ent'>]><r>a&x;b<c/>&x;</r>";
+    static const char bad[] = "<r><a>text</b></r>";
+    const struct { const char *p; size_t n; } docs[] = {
+        {utf16, u16}, {STAX_DOC(latin1)}, {STAX_DOC(ents)}, {STAX_DOC(mixed)}, {STAX_DOC(ext)}, {STAX_DOC(bad)},
+    };
+    const size_t nd = sizeof docs / sizeof docs[0];
+    static _Alignas(16) unsigned char block[256 * 1024], block2[256 * 1024];
+    for (int fixed = 0; fixed < 2; fixed++) {
+        stax_reader_options o = {0};
+        o.batch_events = 2; /* a call per token or two: a stop between most steps */
+        o.resolve = one_text_resolver;
+        if (fixed) o.memory = block, o.memory_size = sizeof block;
+        stax_reader_options fo = o;
+        if (fixed) fo.memory = block2;
+        for (size_t i = 0; i < nd; i++) {
+            size_t next = (i + 1) % nd;
+            stax_reader *fresh = stax_reader_new(&fo);
+            cr_assert_not_null(fresh);
+            char *want = pull_dump(fresh, &fo, docs[next].p, docs[next].n, 3);
+            stax_reader_free(fresh);
+            for (size_t c = 1; c < stax_test_chunk_count; c++) {
+                size_t chunk = stax_test_chunk_sizes[c], stops = 0;
+                for (size_t calls = 0;; calls++) {
+                    stax_reader *r = stax_reader_new(&o);
+                    cr_assert_not_null(r);
+                    int more = push_calls(r, docs[i].p, docs[i].n, chunk, calls);
+                    cr_assert_eq(stax_reader_reset(r), STAX_OK);
+                    char *got = pull_dump(r, &o, docs[next].p, docs[next].n, 3);
+                    cr_assert_str_eq(got, want, "document %zu stopped after %zu calls (chunk %zu), then document %zu",
+                                     i, calls, chunk, next);
+                    free(got);
+                    stax_reader_free(r);
+                    stops++;
+                    if (!more) break;
+                }
+                cr_assert_gt(stops, 3, "document %zu, chunk %zu: %zu stops", i, chunk, stops);
+            }
+            free(want);
+        }
+    }
+}
