@@ -13,16 +13,6 @@
  * error) goes the general way (framing, then the token parsers), which gives
  * the same events. */
 
-#ifdef STAX__SSE2
-/* Bits set in a 16-bit mask, without a popcount instruction. */
-static inline unsigned rd_pop16(unsigned m) {
-    m = m - ((m >> 1) & 0x5555u);
-    m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
-    m = (m + (m >> 4)) & 0x0F0Fu;
-    return (m + (m >> 8)) & 0x1Fu;
-}
-#endif
-
 /* In an attribute value: the first quote q, or byte to look at (< & TAB LF
  * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
 static inline size_t rd_scan_value(const char *p, size_t n, char q) {
@@ -56,23 +46,13 @@ static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
 
 /* How many of p[0, 16) are ASCII name characters, at once. */
 static inline size_t rd_name16(const char *p) {
-#ifdef STAX__SSE2
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i low = _mm_or_si128(v, _mm_set1_epi8(0x20));
-    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)));
-    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
-    __m128i punct = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('.'))),
-                                 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':'))));
-    unsigned stop = ~(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)) & 0xFFFFu;
-    return stop ? stax__ctz32(stop) : 16;
-#elif defined(STAX__NEON)
-    uint8x16_t v = vld1q_u8((const uint8_t *)p);
-    uint8x16_t letter = vcltq_u8(vsubq_u8(vorrq_u8(v, vdupq_n_u8(0x20)), vdupq_n_u8('a')), vdupq_n_u8(26));
-    uint8x16_t digit = vcltq_u8(vsubq_u8(v, vdupq_n_u8('0')), vdupq_n_u8(10));
-    uint8x16_t punct = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8('-')), vceqq_u8(v, vdupq_n_u8('.'))),
-                                vorrq_u8(vceqq_u8(v, vdupq_n_u8('_')), vceqq_u8(v, vdupq_n_u8(':'))));
-    uint64_t stop = ~stax__neon_mask(vorrq_u8(vorrq_u8(letter, digit), punct));
-    return stop ? stax__neon_first(stop) : 16;
+#ifdef STAX__V16
+    stax__v16 v = stax__v16_load(p);
+    stax__v16 letter = stax__v16_in(stax__v16_or(v, stax__v16_set(0x20)), 'a', 'z'), digit = stax__v16_in(v, '0', '9');
+    stax__v16 punct = stax__v16_or(stax__v16_or(stax__v16_eq(v, stax__v16_set('-')), stax__v16_eq(v, stax__v16_set('.'))),
+                                   stax__v16_or(stax__v16_eq(v, stax__v16_set('_')), stax__v16_eq(v, stax__v16_set(':'))));
+    stax__m16 stop = (stax__m16)~stax__v16_mask(stax__v16_or(stax__v16_or(letter, digit), punct)) & stax__m16_low(16);
+    return stop ? stax__m16_first(stop) : 16;
 #else
     size_t i = 0;
     while (i < 16 && (stax__class[(unsigned char)p[i]] & STAX__C_ANAME)) i++;
@@ -191,45 +171,23 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     char *d0 = NULL;
     t.lfs = t.line_at = t.cont = 0;
     t.hi = 0;
-#ifdef STAX__SSE2
+#ifdef STAX__V16
     if (lim >= 16) { /* most texts end within 16 bytes: those take no call */
-        const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i is_lf = _mm_cmpeq_epi8(v, lf), is_tab = _mm_cmpeq_epi8(v, tab);
-        unsigned mlt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('<')));
-        unsigned mtl = (unsigned)_mm_movemask_epi8(_mm_or_si128(is_tab, is_lf));
-        unsigned mall = ((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp)) & ~mtl) | /* controls, bytes >= 0x80 */
-                        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')),
-                                                                 _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
-        unsigned below = (mlt & (0u - mlt)) - 1;
+        stax__v16 v = stax__v16_load(p);
+        stax__v16 is_lf = stax__v16_eq(v, stax__v16_set(10)), is_tl = stax__v16_or(is_lf, stax__v16_eq(v, stax__v16_set(9)));
+        stax__m16 mlt = stax__v16_mask(stax__v16_eq(v, stax__v16_set('<')));
+        stax__m16 mall = stax__v16_mask(stax__v16_or(stax__v16_andnot(is_tl, stax__v16_low_or_high(v)), /* controls, >= 0x80 */
+                                                     stax__v16_or(stax__v16_eq(v, stax__v16_set('&')),
+                                                                  stax__v16_eq(v, stax__v16_set(']')))));
+        stax__m16 below = (stax__m16)((mlt & (0 - mlt)) - 1);
         if (mlt && !(mall & below)) { /* a '<' before anything to look at */
-            unsigned mws = mtl | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp));
-            unsigned mlf = (unsigned)_mm_movemask_epi8(is_lf) & below;
-            end = stax__ctz32(mlt);
+            stax__m16 mws = stax__v16_mask(stax__v16_or(is_tl, stax__v16_eq(v, stax__v16_set(' '))));
+            stax__m16 mlf = stax__v16_mask(is_lf) & below;
+            end = stax__m16_first(mlt);
             t.nonws = (~mws & below) != 0;
             if (mlf) {
-                t.lfs = rd_pop16(mlf);
-                t.line_at = 32u - (unsigned)__builtin_clz(mlf);
-            }
-            goto found;
-        }
-    }
-#elif defined(STAX__NEON)
-    if (lim >= 16) { /* the same with masks of 4 bits a byte */
-        uint8x16_t v = vld1q_u8((const uint8_t *)p);
-        uint8x16_t is_lf = vceqq_u8(v, vdupq_n_u8(10)), is_tl = vorrq_u8(is_lf, vceqq_u8(v, vdupq_n_u8(9)));
-        uint64_t mlt = stax__neon_mask(vceqq_u8(v, vdupq_n_u8('<')));
-        uint64_t mall = stax__neon_mask(vorrq_u8(vbicq_u8(stax__neon_low_or_high(v), is_tl),
-                                                 vorrq_u8(vceqq_u8(v, vdupq_n_u8('&')), vceqq_u8(v, vdupq_n_u8(']')))));
-        uint64_t below = (mlt & (0 - mlt)) - 1;
-        if (mlt && !(mall & below)) {
-            uint64_t mws = stax__neon_mask(vorrq_u8(is_tl, vceqq_u8(v, vdupq_n_u8(' '))));
-            uint64_t mlf = stax__neon_mask(is_lf) & below;
-            end = stax__neon_first(mlt);
-            t.nonws = (~mws & below) != 0;
-            if (mlf) {
-                t.lfs = (size_t)__builtin_popcountll(mlf) >> 2;
-                t.line_at = ((63u - (unsigned)__builtin_clzll(mlf)) >> 2) + 1;
+                t.lfs = stax__m16_count(mlf);
+                t.line_at = stax__m16_last(mlf) + 1;
             }
             goto found;
         }
@@ -263,7 +221,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
         end = run = re;
     }
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
-#if defined(STAX__SSE2) || defined(STAX__NEON)
+#ifdef STAX__V16
 found:
 #endif
     if (t.hi && stax__scan_utf8(r->cfg.simd, p, end) != end) return 0; /* the general way reports it */

@@ -11,10 +11,6 @@
  * SIMD (STAX_NO_SIMD, other CPUs) and tested in `make test-clang`. */
 #include "scan.h"
 
-#if defined(STAX__X86_DISPATCH)
-#include <immintrin.h>
-#endif
-
 /* ================================================================ CPU */
 
 int stax__simd_level(void) {
@@ -55,135 +51,60 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
     return n;
 }
 
-#if defined(STAX__X86_DISPATCH) || defined(STAX__NEON)
+/* One text-run kernel for every block (scan.h): the stops (< & ] and
+ * controls but TAB and LF) are "below 0x20" as signed bytes, without the
+ * bytes from 0x80, TAB and LF; then the block's line feeds, the
+ * continuation bytes after the last one, its high bytes and (until one is
+ * seen) a byte other than SP TAB LF are folded into s, up to the stop. V is
+ * the block (v16, v32, v64), P what its compares give, M its mask, BYTES
+ * its width; TGT its instruction set; NEXT takes the tail. */
+#define SCAN_TEXT_KERNEL(NAME, TGT, V, P, M, BYTES, NEXT)                                                        \
+    TGT static size_t NAME(const char *p, size_t i, size_t n, stax__tscan *s) {                               \
+        const stax__##V sp = stax__##V##_set(0x20), tab = stax__##V##_set(9), lf = stax__##V##_set(10);         \
+        const stax__##V amp = stax__##V##_set('&'), rb = stax__##V##_set(']'), lt = stax__##V##_set('<');       \
+        const stax__##V c0 = stax__##V##_set((char)0xC0);                                                    \
+        for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
+            stax__##V v = stax__##V##_load(p + i);                                                             \
+            stax__##P is_lf = stax__##V##_eq(v, lf), tl = stax__##V##_or(is_lf, stax__##V##_eq(v, tab));          \
+            stax__##M mlf = stax__##V##_mask(is_lf), mtl = stax__##V##_mask(tl), mhi = stax__##V##_high(v);     \
+            stax__##M mstop = stax__##V##_mask(stax__##V##_or(stax__##V##_eq(v, lt), stax__##V##_or(          \
+                                  stax__##V##_eq(v, amp), stax__##V##_eq(v, rb)))) |                          \
+                              (stax__##V##_mask(stax__##V##_lt(v, sp)) & (stax__##M)~(mhi | mtl));              \
+            stax__##M below = stax__##M##_low(BYTES);                                                          \
+            if (mstop) below = (stax__##M)((mstop & (0 - mstop)) - 1), mlf &= below, mhi &= below;              \
+            if (!s->nonws) s->nonws = (~(mtl | stax__##V##_mask(stax__##V##_eq(v, sp))) & below) != 0;          \
+            if (mhi) s->hi = 1;                                                                                \
+            if (mlf) {                                                                                         \
+                size_t last = stax__##M##_last(mlf);                                                           \
+                s->lfs += stax__##M##_count(mlf);                                                              \
+                s->line_at = i + last + 1;                                                                     \
+                s->cont = 0;                                                                                   \
+                if (mhi)                                                                                       \
+                    s->cont = stax__##M##_count(stax__##V##_mask(stax__##V##_lt(v, c0)) & below &             \
+                                                 (stax__##M)~stax__##M##_low(last + 1));                       \
+            } else if (mhi) {                                                                                  \
+                s->cont += stax__##M##_count(stax__##V##_mask(stax__##V##_lt(v, c0)) & below);                 \
+            }                                                                                                  \
+            if (mstop) return i + stax__##M##_first(mstop);                                                    \
+        }                                                                                                      \
+        return NEXT(p, i, n, s);                                                                               \
+    }
 
-/* Fold one block's masks (W bits a byte: bit W*k for byte at + k) into s, up
- * to the stop: line feeds, continuation bytes after the last one, high bytes,
- * and (until one is seen) bytes other than SP TAB LF. */
-#define SCAN_FOLD(POP, W, mstop, mlf, mws_fn, mhi, mcont_fn, at)                                                 \
-    do {                                                                                                        \
-        uint64_t below_ = (mstop) ? ((mstop) & (0 - (mstop))) - 1 : ~(uint64_t)0;                                \
-        uint64_t lf_ = (mlf) & below_, hi_ = (mhi) & below_;                                                    \
-        if (!s->nonws) s->nonws = (~(mws_fn) & below_) != 0;                                                     \
-        if (hi_) s->hi = 1;                                                                                     \
-        if (lf_) {                                                                                              \
-            unsigned last_ = (63u - (unsigned)__builtin_clzll(lf_)) / (W);                                      \
-            s->lfs += POP(lf_) / (W);                                                                            \
-            s->line_at = (at) + last_ + 1;                                                                       \
-            s->cont = 0;                                                                                        \
-            if (hi_ && (W) * (last_ + 1) < 64)                                                                  \
-                s->cont = POP((mcont_fn) & below_ & (~(uint64_t)0 << ((W) * (last_ + 1)))) / (W);                \
-        } else if (hi_) {                                                                                       \
-            s->cont += POP((mcont_fn) & below_) / (W);                                                          \
-        }                                                                                                       \
-    } while (0)
-
+#ifdef STAX__V16
+SCAN_TEXT_KERNEL(scan_text_v16, , v16, p16, m16, 16, scan_text_portable)
 #endif
-
 #if defined(STAX__X86_DISPATCH)
-
-static unsigned scan_pop_sse2(uint64_t m) { /* without a popcount instruction */
-    m = m - ((m >> 1) & 0x5555555555555555u);
-    m = (m & 0x3333333333333333u) + ((m >> 2) & 0x3333333333333333u);
-    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
-    return (unsigned)((m * 0x0101010101010101u) >> 56);
-}
-
-/* The masks of one block, from byte compares: the stops (< & ] and controls
- * but TAB and LF) come from "below 0x20" with the sign bits (bytes >= 0x80)
- * and TAB and LF taken out; the sign bits come free with movemask. */
-static size_t scan_text_sse2(const char *p, size_t i, size_t n, stax__tscan *s) {
-    const __m128i sp = _mm_set1_epi8(0x20), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
-    const __m128i amp = _mm_set1_epi8('&'), rb = _mm_set1_epi8(']'), lt = _mm_set1_epi8('<');
-    const __m128i c0 = _mm_set1_epi8((char)0xC0);
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        uint64_t mlf = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
-        uint64_t mtab = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab));
-        uint64_t mhi = (unsigned)_mm_movemask_epi8(v);
-        uint64_t mlow = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, sp));
-        uint64_t mmark = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lt), _mm_cmpeq_epi8(v, amp)),
-                                                                  _mm_cmpeq_epi8(v, rb)));
-        uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(scan_pop_sse2, 1, mstop, mlf, ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFull),
-                  mhi, (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, c0)), i);
-        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
-    }
-    return scan_text_portable(p, i, n, s);
-}
-
-__attribute__((target("avx2,popcnt,bmi"))) static size_t scan_text_avx2(const char *p, size_t i, size_t n,
-                                                                           stax__tscan *s) {
-    const __m256i sp = _mm256_set1_epi8(0x20), tab = _mm256_set1_epi8(9), lf = _mm256_set1_epi8(10);
-    const __m256i amp = _mm256_set1_epi8('&'), rb = _mm256_set1_epi8(']'), lt = _mm256_set1_epi8('<');
-    const __m256i c0 = _mm256_set1_epi8((char)0xC0);
-    for (; i + 32 <= n; i += 32) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        uint64_t mlf = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf));
-        uint64_t mtab = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, tab));
-        uint64_t mhi = (uint32_t)_mm256_movemask_epi8(v);
-        uint64_t mlow = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, v));
-        uint64_t mmark = (uint32_t)_mm256_movemask_epi8(
-            _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, lt), _mm256_cmpeq_epi8(v, amp)), _mm256_cmpeq_epi8(v, rb)));
-        uint64_t mstop = mmark | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(__builtin_popcountll, 1, mstop, mlf,
-                  ((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, sp)) | mtab | mlf | ~0xFFFFFFFFull), mhi,
-                  (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(c0, v)), i);
-        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
-    }
-    return scan_text_sse2(p, i, n, s);
-}
-
-__attribute__((target("avx512f,avx512bw,popcnt,bmi"))) static size_t scan_text_avx512(const char *p, size_t i,
-                                                                                        size_t n, stax__tscan *s) {
-    const __m512i sp = _mm512_set1_epi8(0x20), tab = _mm512_set1_epi8(9), lf = _mm512_set1_epi8(10);
-    const __m512i amp = _mm512_set1_epi8('&'), rb = _mm512_set1_epi8(']'), lt = _mm512_set1_epi8('<');
-    const __m512i c0 = _mm512_set1_epi8((char)0xC0);
-    for (; i + 64 <= n; i += 64) {
-        __m512i v = _mm512_loadu_si512((const void *)(p + i));
-        uint64_t mlf = _mm512_cmpeq_epi8_mask(v, lf), mtab = _mm512_cmpeq_epi8_mask(v, tab);
-        uint64_t mhi = _mm512_movepi8_mask(v), mlow = _mm512_cmplt_epi8_mask(v, sp);
-        uint64_t mstop = _mm512_cmpeq_epi8_mask(v, lt) | _mm512_cmpeq_epi8_mask(v, amp) |
-                         _mm512_cmpeq_epi8_mask(v, rb) | (mlow & ~(mhi | mtab | mlf));
-        SCAN_FOLD(__builtin_popcountll, 1, mstop, mlf, (_mm512_cmpeq_epi8_mask(v, sp) | mtab | mlf), mhi,
-                  _mm512_cmplt_epi8_mask(v, c0), i);
-        if (mstop) return i + (size_t)__builtin_ctzll(mstop);
-    }
-    return scan_text_avx2(p, i, n, s);
-}
-
-#endif /* STAX__X86_DISPATCH */
-
-#if defined(STAX__NEON)
-
-/* The SSE2 loop's masks, 4 bits a byte (stax__neon_mask). */
-static size_t scan_text_neon(const char *p, size_t i, size_t n, stax__tscan *s) {
-    const uint8x16_t sp = vdupq_n_u8(0x20), tab = vdupq_n_u8(9), lf = vdupq_n_u8(10);
-    const uint8x16_t amp = vdupq_n_u8('&'), rb = vdupq_n_u8(']'), lt = vdupq_n_u8('<');
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t v = vld1q_u8((const uint8_t *)p + i);
-        uint8x16_t is_lf = vceqq_u8(v, lf), is_tab = vceqq_u8(v, tab);
-        uint8x16_t ctl = vbicq_u8(vcltq_u8(v, sp), vorrq_u8(is_lf, is_tab)); /* controls but TAB LF */
-        uint64_t mstop =
-            stax__neon_mask(vorrq_u8(ctl, vorrq_u8(vceqq_u8(v, lt), vorrq_u8(vceqq_u8(v, amp), vceqq_u8(v, rb)))));
-        uint64_t mlf = stax__neon_mask(is_lf);
-        uint64_t mhi = stax__neon_mask(vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0)));
-        SCAN_FOLD(__builtin_popcountll, 4, mstop, mlf, stax__neon_mask(vorrq_u8(vorrq_u8(vceqq_u8(v, sp), is_tab), is_lf)),
-                  mhi, stax__neon_mask(vceqq_u8(vandq_u8(v, vdupq_n_u8(0xC0)), vdupq_n_u8(0x80))), i);
-        if (mstop) return i + stax__neon_first(mstop);
-    }
-    return scan_text_portable(p, i, n, s);
-}
-
-#endif /* STAX__NEON */
+SCAN_TEXT_KERNEL(scan_text_v32, STAX__T32, v32, p32, m32, 32, scan_text_v16)
+SCAN_TEXT_KERNEL(scan_text_v64, STAX__T64, v64, p64, m64, 64, scan_text_v32)
+#endif
 
 size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s) {
 #if defined(STAX__X86_DISPATCH)
-    if (level >= 3) return scan_text_avx512(p, i, n, s);
-    if (level == 2) return scan_text_avx2(p, i, n, s);
-    if (level == 1) return scan_text_sse2(p, i, n, s);
-#elif defined(STAX__NEON)
-    if (level >= 1) return scan_text_neon(p, i, n, s);
+    if (level >= 3) return scan_text_v64(p, i, n, s);
+    if (level == 2) return scan_text_v32(p, i, n, s);
+#endif
+#ifdef STAX__V16
+    if (level >= 1) return scan_text_v16(p, i, n, s);
 #endif
     (void)level;
     return scan_text_portable(p, i, n, s);
@@ -209,7 +130,7 @@ static size_t scan_utf8_portable(const char *p, size_t n) {
     return n;
 }
 
-#if defined(STAX__X86_DISPATCH) || (defined(STAX__NEON) && defined(__aarch64__))
+#if defined(STAX__X86_DISPATCH) || defined(STAX__V16_TBL)
 #define SCAN_U8_TABLES 1
 
 /* Keiser and Lemire, "Validating UTF-8 In Less Than One Instruction Per
@@ -230,18 +151,6 @@ enum {
     U8_TWO_CONTS = 1 << 7   /* two continuations in a row */
 };
 #define U8_CARRY (U8_TOO_SHORT | U8_TOO_LONG | U8_TWO_CONTS)
-
-#endif
-
-#if defined(STAX__X86_DISPATCH)
-__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_prev(__m256i cur, __m256i prev, int k) {
-    __m256i t = _mm256_permute2x128_si256(prev, cur, 0x21);
-    switch (k) {
-    case 1: return _mm256_alignr_epi8(cur, t, 15);
-    case 2: return _mm256_alignr_epi8(cur, t, 14);
-    default: return _mm256_alignr_epi8(cur, t, 13);
-    }
-}
 
 #endif
 
@@ -270,67 +179,6 @@ static const unsigned char u8_byte2_high[16] = {
 static size_t scan_utf8_rest(const char *p, size_t i, size_t n);
 #endif
 
-#if defined(STAX__X86_DISPATCH)
-__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_table(const unsigned char *t) {
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
-}
-
-/* The errors of block cur (prev: the block before it). */
-__attribute__((target("avx2"), always_inline)) static inline __m256i scan_u8_block(__m256i cur, __m256i prev) {
-    const __m256i b1h = scan_u8_table(u8_byte1_high), b1l = scan_u8_table(u8_byte1_low);
-    const __m256i b2h = scan_u8_table(u8_byte2_high);
-    const __m256i nib = _mm256_set1_epi8(0x0F);
-    __m256i prev1 = scan_u8_prev(cur, prev, 1);
-    __m256i hi1 = _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nib);
-    __m256i lo1 = _mm256_and_si256(prev1, nib);
-    __m256i hi2 = _mm256_and_si256(_mm256_srli_epi16(cur, 4), nib);
-    __m256i sc = _mm256_and_si256(_mm256_and_si256(_mm256_shuffle_epi8(b1h, hi1), _mm256_shuffle_epi8(b1l, lo1)),
-                                  _mm256_shuffle_epi8(b2h, hi2));
-    /* the third and fourth bytes of long sequences: a continuation is expected */
-    __m256i prev2 = scan_u8_prev(cur, prev, 2), prev3 = scan_u8_prev(cur, prev, 3);
-    __m256i third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80)));
-    __m256i fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)));
-    __m256i must = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
-    __m256i err = _mm256_xor_si256(must, sc);
-    /* U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars. After an EF
-     * lead both bytes are continuations (80..BF) or err already says so, and
-     * of those only BF, and BE or BF, have every bit of BF set. */
-    __m256i nonchar = _mm256_and_si256(
-        _mm256_cmpeq_epi8(prev2, _mm256_set1_epi8((char)0xEF)),
-        _mm256_cmpeq_epi8(_mm256_and_si256(prev1, _mm256_or_si256(cur, _mm256_set1_epi8(1))), _mm256_set1_epi8((char)0xBF)));
-    return _mm256_or_si256(err, nonchar);
-}
-
-/* Blocks of 32 with AVX2. The tail (under 32 bytes, or none) is checked as
- * one more block, copied into zeros: a sequence the end cuts then reads as
- * too short, as it is. From the block of the first error on, byte by byte,
- * to give the offset of the first bad byte exactly as the portable check
- * does. */
-__attribute__((target("avx2"))) static size_t scan_utf8_avx2(const char *p, size_t n) {
-    __m256i prev = _mm256_setzero_si256();
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m256i cur = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        if (!_mm256_movemask_epi8(cur) && !_mm256_movemask_epi8(prev)) { /* ASCII, after ASCII */
-            prev = cur;
-            continue;
-        }
-        __m256i err = scan_u8_block(cur, prev);
-        if (!_mm256_testz_si256(err, err)) break;
-        prev = cur;
-    }
-    if (i + 32 > n) { /* the tail */
-        unsigned char tail[32] = {0};
-        memcpy(tail, p + i, n - i);
-        __m256i cur = _mm256_loadu_si256((const __m256i *)(const void *)tail);
-        __m256i err = scan_u8_block(cur, prev);
-        if (_mm256_testz_si256(err, err)) return n;
-    }
-    return scan_utf8_rest(p, i, n);
-}
-
-#endif /* STAX__X86_DISPATCH */
-
 /* From the block of the first error on (or the tail), byte by byte, from the
  * start of a sequence that i may cut (a lead in the 3 bytes before it), to
  * give the offset of the first bad byte exactly as the portable check does. */
@@ -349,49 +197,65 @@ static size_t scan_utf8_rest(const char *p, size_t i, size_t n) {
 }
 #endif
 
-#if defined(STAX__NEON) && defined(__aarch64__)
-
-/* The AVX2 method on 16 bytes: the table lookups are TBL instructions. */
-static inline uint8x16_t scan_u8_block_neon(uint8x16_t cur, uint8x16_t prev) {
-    const uint8x16_t b1h = vld1q_u8(u8_byte1_high), b1l = vld1q_u8(u8_byte1_low), b2h = vld1q_u8(u8_byte2_high);
-    uint8x16_t prev1 = vextq_u8(prev, cur, 15), prev2 = vextq_u8(prev, cur, 14), prev3 = vextq_u8(prev, cur, 13);
-    uint8x16_t sc = vandq_u8(vandq_u8(vqtbl1q_u8(b1h, vshrq_n_u8(prev1, 4)), vqtbl1q_u8(b1l, vandq_u8(prev1, vdupq_n_u8(0x0F)))),
-                             vqtbl1q_u8(b2h, vshrq_n_u8(cur, 4)));
-    uint8x16_t third = vqsubq_u8(prev2, vdupq_n_u8(0xE0 - 0x80)), fourth = vqsubq_u8(prev3, vdupq_n_u8(0xF0 - 0x80));
-    uint8x16_t must = vandq_u8(vorrq_u8(third, fourth), vdupq_n_u8(0x80));
-    uint8x16_t err = veorq_u8(must, sc);
-    uint8x16_t nonchar = vandq_u8(vceqq_u8(prev2, vdupq_n_u8(0xEF)),
-                                  vceqq_u8(vandq_u8(prev1, vorrq_u8(cur, vdupq_n_u8(1))), vdupq_n_u8(0xBF)));
-    return vorrq_u8(err, nonchar);
-}
-
-static size_t scan_utf8_neon(const char *p, size_t n) {
-    uint8x16_t prev = vdupq_n_u8(0);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        uint8x16_t cur = vld1q_u8((const uint8_t *)p + i);
-        if (vmaxvq_u8(vorrq_u8(cur, prev)) < 0x80) { /* ASCII, after ASCII */
-            prev = cur;
-            continue;
-        }
-        if (vmaxvq_u8(scan_u8_block_neon(cur, prev))) break;
-        prev = cur;
+/* One kernel for every block that has a table lookup (AVX2, and NEON on
+ * AArch64; V, BYTES and TGT as for the text runs). NAME_block gives the
+ * errors of block cur (prev: the block before it). NAME checks p[0, n) by
+ * blocks; the tail (under BYTES bytes, or none) is checked as one more
+ * block, copied into zeros, so that a sequence the end cuts reads as too
+ * short, as it is. From the block of the first error on, byte by byte, to
+ * give the offset of the first bad byte exactly as the portable check does.
+ * U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars: after an EF lead
+ * both bytes are continuations (80..BF) or the error kinds already say so,
+ * and of those only BF, and BE or BF, have every bit of BF set. */
+#define SCAN_UTF8_KERNEL(NAME, TGT, V, BYTES)                                                                   \
+    TGT __attribute__((always_inline)) static inline stax__##V NAME##_block(stax__##V cur, stax__##V prev) {   \
+        const stax__##V b1h = stax__##V##_table(u8_byte1_high), b1l = stax__##V##_table(u8_byte1_low);          \
+        const stax__##V b2h = stax__##V##_table(u8_byte2_high), nib = stax__##V##_set(0x0F);                    \
+        stax__##V prev1 = stax__##V##_prev(cur, prev, 1), prev2 = stax__##V##_prev(cur, prev, 2);               \
+        stax__##V prev3 = stax__##V##_prev(cur, prev, 3);                                                      \
+        stax__##V sc = stax__##V##_and(stax__##V##_and(stax__##V##_tbl(b1h, stax__##V##_shr4(prev1)),          \
+                                                       stax__##V##_tbl(b1l, stax__##V##_and(prev1, nib))),     \
+                                       stax__##V##_tbl(b2h, stax__##V##_shr4(cur)));                           \
+        /* the third and fourth bytes of long sequences: a continuation is expected */                        \
+        stax__##V must = stax__##V##_and(stax__##V##_or(stax__##V##_subs(prev2, stax__##V##_set(0xE0 - 0x80)), \
+                                                        stax__##V##_subs(prev3, stax__##V##_set(0xF0 - 0x80))), \
+                                         stax__##V##_set((char)0x80));                                         \
+        stax__##V nonchar = stax__##V##_and(                                                                  \
+            stax__##V##_eq(prev2, stax__##V##_set((char)0xEF)),                                               \
+            stax__##V##_eq(stax__##V##_and(prev1, stax__##V##_or(cur, stax__##V##_set(1))), stax__##V##_set((char)0xBF))); \
+        return stax__##V##_or(stax__##V##_xor(must, sc), nonchar);                                             \
+    }                                                                                                          \
+    TGT static size_t NAME(const char *p, size_t n) {                                                         \
+        stax__##V prev = stax__##V##_set(0);                                                                   \
+        size_t i = 0;                                                                                          \
+        for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
+            stax__##V cur = stax__##V##_load(p + i);                                                           \
+            if (!stax__##V##_high(cur) && !stax__##V##_high(prev)) { /* ASCII, after ASCII */                   \
+                prev = cur;                                                                                    \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if (stax__##V##_any(NAME##_block(cur, prev))) break;                                               \
+            prev = cur;                                                                                        \
+        }                                                                                                      \
+        if (i + (BYTES) > n) { /* the tail */                                                                  \
+            unsigned char tail[BYTES] = {0};                                                                   \
+            memcpy(tail, p + i, n - i);                                                                        \
+            if (!stax__##V##_any(NAME##_block(stax__##V##_load(tail), prev))) return n;                        \
+        }                                                                                                      \
+        return scan_utf8_rest(p, i, n);                                                                        \
     }
-    if (i + 16 > n) { /* the tail, copied into zeros */
-        uint8_t tail[16] = {0};
-        memcpy(tail, p + i, n - i);
-        if (!vmaxvq_u8(scan_u8_block_neon(vld1q_u8(tail), prev))) return n;
-    }
-    return scan_utf8_rest(p, i, n);
-}
 
+#if defined(STAX__X86_DISPATCH)
+SCAN_UTF8_KERNEL(scan_utf8_v32, STAX__T32, v32, 32)
+#elif defined(STAX__V16_TBL)
+SCAN_UTF8_KERNEL(scan_utf8_v16, , v16, 16)
 #endif
 
 size_t stax__scan_utf8(int level, const char *p, size_t n) {
 #if defined(STAX__X86_DISPATCH)
-    if (level >= 2) return scan_utf8_avx2(p, n);
-#elif defined(STAX__NEON) && defined(__aarch64__)
-    if (level >= 1) return scan_utf8_neon(p, n);
+    if (level >= 2) return scan_utf8_v32(p, n);
+#elif defined(STAX__V16_TBL)
+    if (level >= 1) return scan_utf8_v16(p, n);
 #endif
     (void)level;
     return scan_utf8_portable(p, n);

@@ -62,11 +62,30 @@ static inline stax__v16 stax__v16_eq(stax__v16 a, stax__v16 b) { return _mm_cmpe
 static inline stax__v16 stax__v16_or(stax__v16 a, stax__v16 b) { return _mm_or_si128(a, b); }
 /* b and not a */
 static inline stax__v16 stax__v16_andnot(stax__v16 a, stax__v16 b) { return _mm_andnot_si128(a, b); }
+static inline stax__v16 stax__v16_and(stax__v16 a, stax__v16 b) { return _mm_and_si128(a, b); }
+/* a < b as signed bytes: bytes from 0x80 are below every ASCII byte. */
+static inline stax__v16 stax__v16_lt(stax__v16 a, stax__v16 b) { return _mm_cmpgt_epi8(b, a); }
+/* lo <= v <= hi, for ASCII bounds 0 < lo <= hi < 0x7F. */
+static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(lo - 1))), _mm_cmplt_epi8(v, _mm_set1_epi8((char)(hi + 1))));
+}
 /* Bytes below 0x20 or from 0x80 (a signed compare). */
 static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); }
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return (unsigned)_mm_movemask_epi8(m); }
+/* The mask of the bytes from 0x80. */
+static inline stax__m16 stax__v16_high(stax__v16 v) { return (unsigned)_mm_movemask_epi8(v); }
 /* The index of the first set byte of a mask that has one. */
 static inline size_t stax__m16_first(stax__m16 m) { return stax__ctz32(m); }
+/* The index of the last set byte of a mask that has one. */
+static inline size_t stax__m16_last(stax__m16 m) { return 31u - (unsigned)__builtin_clz(m); }
+/* Set bytes (SSE2 has no popcount instruction: the bits are added in pairs,
+ * nibbles, then bytes). */
+static inline size_t stax__m16_count(stax__m16 m) {
+    m = m - ((m >> 1) & 0x5555u);
+    m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+    m = (m + (m >> 4)) & 0x0F0Fu;
+    return (m + (m >> 8)) & 0x1Fu;
+}
 #elif defined(STAX__NEON)
 #define STAX__V16 1
 #define STAX__M16_BITS 4
@@ -81,15 +100,42 @@ static inline stax__v16 stax__v16_words(uint64_t a, uint64_t b) {
 static inline stax__v16 stax__v16_eq(stax__v16 a, stax__v16 b) { return vceqq_u8(a, b); }
 static inline stax__v16 stax__v16_or(stax__v16 a, stax__v16 b) { return vorrq_u8(a, b); }
 static inline stax__v16 stax__v16_andnot(stax__v16 a, stax__v16 b) { return vbicq_u8(b, a); }
+static inline stax__v16 stax__v16_and(stax__v16 a, stax__v16 b) { return vandq_u8(a, b); }
+static inline stax__v16 stax__v16_lt(stax__v16 a, stax__v16 b) {
+    return vcltq_s8(vreinterpretq_s8_u8(a), vreinterpretq_s8_u8(b));
+}
+static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
+    return vcltq_u8(vsubq_u8(v, vdupq_n_u8((uint8_t)lo)), vdupq_n_u8((uint8_t)(hi - lo + 1)));
+}
 static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return stax__neon_low_or_high(v); }
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return stax__neon_mask(m); }
+static inline stax__m16 stax__v16_high(stax__v16 v) { return stax__neon_mask(vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0))); }
 static inline size_t stax__m16_first(stax__m16 m) { return stax__neon_first(m); }
+static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__builtin_clzll(m)) >> 2; }
+static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
+#ifdef __aarch64__
+/* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked
+ * up by each byte's value (0..15), a byte shift, a saturating subtract, the
+ * block shifted by k bytes with the end of the one before it coming in, and
+ * whether any byte is set. AArch64 has TBL for the lookup. */
+#define STAX__V16_TBL 1
+static inline stax__v16 stax__v16_table(const unsigned char *t) { return vld1q_u8(t); }
+static inline stax__v16 stax__v16_tbl(stax__v16 t, stax__v16 i) { return vqtbl1q_u8(t, i); }
+static inline stax__v16 stax__v16_shr4(stax__v16 v) { return vshrq_n_u8(v, 4); }
+static inline stax__v16 stax__v16_xor(stax__v16 a, stax__v16 b) { return veorq_u8(a, b); }
+static inline stax__v16 stax__v16_subs(stax__v16 a, stax__v16 b) { return vqsubq_u8(a, b); }
+#define stax__v16_prev(cur, prev, k) vextq_u8((prev), (cur), 16 - (k))
+static inline int stax__v16_any(stax__v16 v) { return vmaxvq_u8(v) != 0; }
+#endif
 #endif
 #ifdef STAX__V16
 /* The mask of the first k bytes (k <= 16). */
 static inline stax__m16 stax__m16_low(size_t k) {
-    return k * STAX__M16_BITS >= sizeof(stax__m16) * 8 ? (stax__m16)~(stax__m16)0
-                                                       : (stax__m16)(((stax__m16)1 << (k * STAX__M16_BITS)) - 1);
+#if STAX__M16_BITS == 1
+    return (stax__m16)(((uint64_t)1 << k) - 1);
+#else
+    return k * STAX__M16_BITS >= 64 ? ~(stax__m16)0 : (stax__m16)(((stax__m16)1 << (k * STAX__M16_BITS)) - 1);
+#endif
 }
 /* The first set byte of m1, else 16 + that of m2 (one of them has one). */
 static inline size_t stax__m16_first2(stax__m16 m1, stax__m16 m2) {
@@ -106,6 +152,67 @@ static inline stax__m16 stax__m16_drop(stax__m16 m, size_t k) { return m >> (k *
 /* Wider loops (scan.c) are chosen at run time on x86-64 with GCC or clang. */
 #if defined(STAX__SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define STAX__X86_DISPATCH 1
+#endif
+
+/* ------------------------------------------------------------- wider blocks
+ * The same operations on 32 bytes (AVX2) and 64 (AVX-512BW), for the loops
+ * that scan.c picks at run time: each function is compiled for its
+ * instruction set alone (STAX__T32, STAX__T64), so a caller must be too. A
+ * compare gives a stax__p32 (a block of 0x00/0xFF bytes) or a stax__p64 (a
+ * mask register); _or and _andnot combine those, _mask gives one bit a byte.
+ * With stax__p16 (a stax__v16), the 16-byte block has the same interface, so
+ * one kernel (scan.c) is written for all three. */
+#ifdef STAX__V16
+typedef stax__v16 stax__p16;
+#endif
+#if defined(STAX__X86_DISPATCH)
+#include <immintrin.h>
+#define STAX__T32 __attribute__((target("avx2,popcnt,bmi")))
+#define STAX__T64 __attribute__((target("avx512f,avx512bw,popcnt,bmi")))
+typedef __m256i stax__v32;
+typedef __m256i stax__p32;
+typedef uint32_t stax__m32;
+STAX__T32 static inline stax__v32 stax__v32_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+STAX__T32 static inline stax__v32 stax__v32_set(char c) { return _mm256_set1_epi8(c); }
+STAX__T32 static inline stax__p32 stax__v32_eq(stax__v32 a, stax__v32 b) { return _mm256_cmpeq_epi8(a, b); }
+STAX__T32 static inline stax__p32 stax__v32_lt(stax__v32 a, stax__v32 b) { return _mm256_cmpgt_epi8(b, a); }
+STAX__T32 static inline stax__p32 stax__v32_or(stax__p32 a, stax__p32 b) { return _mm256_or_si256(a, b); }
+STAX__T32 static inline stax__p32 stax__v32_andnot(stax__p32 a, stax__p32 b) { return _mm256_andnot_si256(a, b); }
+STAX__T32 static inline stax__m32 stax__v32_mask(stax__p32 m) { return (uint32_t)_mm256_movemask_epi8(m); }
+STAX__T32 static inline stax__m32 stax__v32_high(stax__v32 v) { return (uint32_t)_mm256_movemask_epi8(v); }
+STAX__T32 static inline size_t stax__m32_first(stax__m32 m) { return (size_t)__builtin_ctz(m); }
+STAX__T32 static inline size_t stax__m32_last(stax__m32 m) { return 31u - (unsigned)__builtin_clz(m); }
+STAX__T32 static inline size_t stax__m32_count(stax__m32 m) { return (size_t)__builtin_popcount(m); }
+STAX__T32 static inline stax__p32 stax__v32_and(stax__p32 a, stax__p32 b) { return _mm256_and_si256(a, b); }
+STAX__T32 static inline stax__v32 stax__v32_table(const unsigned char *t) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
+}
+STAX__T32 static inline stax__v32 stax__v32_tbl(stax__v32 t, stax__v32 i) { return _mm256_shuffle_epi8(t, i); }
+STAX__T32 static inline stax__v32 stax__v32_shr4(stax__v32 v) {
+    return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
+}
+STAX__T32 static inline stax__v32 stax__v32_xor(stax__v32 a, stax__v32 b) { return _mm256_xor_si256(a, b); }
+STAX__T32 static inline stax__v32 stax__v32_subs(stax__v32 a, stax__v32 b) { return _mm256_subs_epu8(a, b); }
+/* The 32 bytes that end k bytes before the end of cur (k: 1, 2 or 3). */
+#define stax__v32_prev(cur, prev, k) _mm256_alignr_epi8((cur), _mm256_permute2x128_si256((prev), (cur), 0x21), 16 - (k))
+STAX__T32 static inline int stax__v32_any(stax__v32 v) { return !_mm256_testz_si256(v, v); }
+STAX__T32 static inline stax__m32 stax__m32_low(size_t k) { return (stax__m32)(((uint64_t)1 << k) - 1); } /* k <= 32 */
+
+typedef __m512i stax__v64;
+typedef __mmask64 stax__p64;
+typedef uint64_t stax__m64;
+STAX__T64 static inline stax__v64 stax__v64_load(const void *p) { return _mm512_loadu_si512(p); }
+STAX__T64 static inline stax__v64 stax__v64_set(char c) { return _mm512_set1_epi8(c); }
+STAX__T64 static inline stax__p64 stax__v64_eq(stax__v64 a, stax__v64 b) { return _mm512_cmpeq_epi8_mask(a, b); }
+STAX__T64 static inline stax__p64 stax__v64_lt(stax__v64 a, stax__v64 b) { return _mm512_cmplt_epi8_mask(a, b); }
+STAX__T64 static inline stax__p64 stax__v64_or(stax__p64 a, stax__p64 b) { return a | b; }
+STAX__T64 static inline stax__p64 stax__v64_andnot(stax__p64 a, stax__p64 b) { return b & ~a; }
+STAX__T64 static inline stax__m64 stax__v64_mask(stax__p64 m) { return (stax__m64)m; }
+STAX__T64 static inline stax__m64 stax__v64_high(stax__v64 v) { return (stax__m64)_mm512_movepi8_mask(v); }
+STAX__T64 static inline size_t stax__m64_first(stax__m64 m) { return (size_t)__builtin_ctzll(m); }
+STAX__T64 static inline size_t stax__m64_last(stax__m64 m) { return 63u - (unsigned)__builtin_clzll(m); }
+STAX__T64 static inline size_t stax__m64_count(stax__m64 m) { return (size_t)__builtin_popcountll(m); }
+STAX__T64 static inline stax__m64 stax__m64_low(size_t k) { return k >= 64 ? ~(stax__m64)0 : ((stax__m64)1 << k) - 1; }
 #endif
 
 /* What the CPU offers: 0 no SIMD, 1 SSE2 (NEON on ARM), 2 AVX2, 3 AVX-512BW
