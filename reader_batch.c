@@ -468,6 +468,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     stax_reader *r = (stax_reader *)stax__mem_alloc(&m, sizeof *r);
     if (!r) return NULL;
     memset(r, 0, sizeof *r);
+    stax__err_init(&r->err, r->err_msg, sizeof r->err_msg);
     r->mem = m;
     r->opt = o;
     r->pos.line = 1;
@@ -552,6 +553,7 @@ int stax_reader_reset(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
     stax_reader k = *r; /* what is kept: the memory, the options, every buffer */
     memset(r, 0, sizeof *r);
+    stax__err_init(&r->err, r->err_msg, sizeof r->err_msg);
     r->mem = k.mem;
     r->opt = k.opt;
     r->simd = k.simd;

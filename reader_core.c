@@ -11,7 +11,7 @@
 /* Short messages: the status's name and the position, "mismatched end tag
  * at line 3, column 7", written without the formatter. */
 static size_t rd_put(char *m, size_t k, const char *s) {
-    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
+    while (*s && k + 1 < STAX__RD_MSG_CAP) m[k++] = *s++;
     return k;
 }
 
@@ -26,7 +26,7 @@ static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
         for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
         while (v >= p) v -= p, c++;
         started |= c != '0' || i == 0;
-        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
+        if (started && k + 1 < STAX__RD_MSG_CAP) m[k++] = c;
         p = i > 0 ? q : 0;
     }
     return k;
@@ -52,7 +52,7 @@ static void rd_where(stax_reader *r, const char *at) {
         const char *p;
         if (k + 1 < r->n_ent) p = r->ents[k + 1].p + r->ents[k + 1].ref; /* the reference that led out of it */
         else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->in + r->in_pos;
-        stax__ext_where(xt, p, r->err.msg, sizeof r->err.msg);
+        stax__ext_where(xt, p, r->err.msg, r->err.cap);
         return;
     }
 }
@@ -60,9 +60,10 @@ static void rd_where(stax_reader *r, const char *at) {
 
 #ifdef STAX_NO_MESSAGES
 static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at) {
+    const char *byte = r->fail_ptr;
     r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
-    r->status = code;
+    r->status = stax__err_set(&r->err, code, byte, "%s", "");
     r->err_pos = *at;
     rd_short_message(r);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
@@ -83,8 +84,7 @@ static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char 
     const char *byte = r->fail_ptr;
     r->fail_ptr = NULL;
     if (r->status < 0) return r->status;
-    stax__vfmt(r->err.msg, sizeof r->err.msg, fmt, ap);
-    r->status = code;
+    r->status = stax__err_vset(&r->err, code, byte, 0, fmt, ap);
     r->err_pos = *at;
     if (STAX_UNLIKELY(r->n_ent)) rd_where(r, byte);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
