@@ -1804,7 +1804,7 @@ static const uint64_t w_pow10[20] = {1u,
 /* The decimal digits of v, written backwards from end; returns their start.
  * Values above 32 bits are cut into 8-digit groups first, so that the rest
  * is 32-bit arithmetic. */
-static char *w_utoa(char *end, uint64_t v) {
+W_ALWAYS_INLINE char *w_utoa(char *end, uint64_t v) {
     while (v > UINT32_MAX) {
         uint32_t low = (uint32_t)(v % 100000000u);
         v /= 100000000u;
@@ -1836,7 +1836,7 @@ static char *w_utoa(char *end, uint64_t v) {
 
 /* mag / 10^frac with exactly frac digits after the point, '-' first if neg,
  * into buf[W_NUM_MAX]. frac <= 19. */
-static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
+W_ALWAYS_INLINE stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
     char *end = buf + W_NUM_MAX, *p;
     if (frac == 0) {
         p = w_utoa(end, mag);
@@ -1932,7 +1932,7 @@ int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_fin
  * or element path. frac_digits out of range is refused like any call
  * (nothing written), after the checks every call makes first (a sticky
  * error, a blocked call). */
-static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
+W_ALWAYS_INLINE int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
     char buf[W_NUM_MAX + 32]; /* the digits end at W_NUM_MAX: W_P_DIGITS reads 32 bytes from their start */
     int st;
     memset(buf + W_NUM_MAX, 0, 32);
@@ -1953,22 +1953,37 @@ static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int n
     return w_result(w, call, st);
 }
 
-/* v signed: its magnitude without negating INT64_MIN. */
-static int w_num_i(stax_writer *w, int call, stax_str name, int64_t v, unsigned frac) {
-    return w_number(w, call, name, v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v, v < 0, frac);
+/* One out-of-line copy per kind of number call, each with its call's fast
+ * case inlined (the call is a constant in it). */
+static W_NOINLINE int w_number_attr(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
+    return w_number(w, W_CALL_ATTR_NUM, name, mag, neg, frac);
+}
+static W_NOINLINE int w_number_text(stax_writer *w, uint64_t mag, int neg, unsigned frac) {
+    static const stax_str no_name = {NULL, 0};
+    return w_number(w, W_CALL_TEXT_NUM, no_name, mag, neg, frac);
+}
+static W_NOINLINE int w_number_element(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
+    return w_number(w, W_CALL_ELEMENT_NUM, name, mag, neg, frac);
 }
 
-static const stax_str w_no_name = {NULL, 0};
+/* v signed: its magnitude without negating INT64_MIN. */
+static inline uint64_t w_mag(int64_t v) { return v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v; }
 
-int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, 0); }
-int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ATTR_NUM, name, v, 0, 0); }
-int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, f); }
-int stax_writer_text_int(stax_writer *w, int64_t v) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, 0); }
-int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number(w, W_CALL_TEXT_NUM, w_no_name, v, 0, 0); }
-int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, f); }
-int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, 0); }
-int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ELEMENT_NUM, name, v, 0, 0); }
-int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, f); }
+int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_number_attr(w, name, w_mag(v), v < 0, 0); }
+int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_attr(w, name, v, 0, 0); }
+int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
+    return w_number_attr(w, name, w_mag(v), v < 0, f);
+}
+int stax_writer_text_int(stax_writer *w, int64_t v) { return w_number_text(w, w_mag(v), v < 0, 0); }
+int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number_text(w, v, 0, 0); }
+int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_number_text(w, w_mag(v), v < 0, f); }
+int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) {
+    return w_number_element(w, name, w_mag(v), v < 0, 0);
+}
+int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_element(w, name, v, 0, 0); }
+int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
+    return w_number_element(w, name, w_mag(v), v < 0, f);
+}
 
 /* ================================================================ state */
 
