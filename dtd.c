@@ -68,7 +68,7 @@ static const char *dtd_anchor(dtd_ctx *c, const char *at) {
 static void dtd_where(dtd_ctx *c, const char *at) {
     for (uint32_t k = c->top + 1; k-- > 0;) {
         if (!dtd_lv(c, k)->xt) continue;
-        stax__ext_where(dtd_lv(c, k)->xt, k == c->top ? at : dtd_lv(c, k + 1)->ref, c->d->err->msg, sizeof c->d->err->msg);
+        stax__ext_where(dtd_lv(c, k)->xt, k == c->top ? at : dtd_lv(c, k + 1)->ref, c->d->err->msg, c->d->err->cap);
         return;
     }
 }
@@ -83,11 +83,8 @@ static int dtd_fail(dtd_ctx *c, const char *at, int code, const char *fmt, ...) 
     if (d->status) return d->status;
     va_list ap;
     va_start(ap, fmt);
-    stax__vfmt(d->err->msg, sizeof d->err->msg, fmt, ap);
+    d->status = stax__err_vset(d->err, code, dtd_anchor(c, at), 0, fmt, ap);
     va_end(ap);
-    d->status = code;
-    d->err->code = code;
-    d->err->at = dtd_anchor(c, at);
     dtd_where(c, at);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;

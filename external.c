@@ -111,11 +111,9 @@ static int xt_fail(xt_load *L, int code, int where, size_t off, const char *fmt,
 static int xt_fail(xt_load *L, int code, int where, size_t off, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    stax__vfmt(L->err->msg, sizeof L->err->msg, fmt, ap);
+    stax__err_vset(L->err, code, NULL, 0, fmt, ap);
     va_end(ap);
-    L->err->code = code;
-    L->err->at = NULL;
-    xt_suffix(L->t, where, L->out, off, L->err->msg, sizeof L->err->msg);
+    xt_suffix(L->t, where, L->out, off, L->err->msg, L->err->cap);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
     return code;
 }

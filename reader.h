@@ -95,6 +95,11 @@ typedef struct rd_frame {
  * compares names 16 bytes at a time. */
 #define RD_STACK_SLACK 16u
 
+/* The reader's message room: the error record's pointer and capacity come
+ * out of it, so that the reader is as large as when the message lay inside
+ * the record (STAX_READER_MIN_MEMORY). */
+#define STAX__RD_MSG_CAP (STAX__MSG_CAP - sizeof(char *) - sizeof(size_t))
+
 /* The reader is three parts. The configuration is fixed when the reader is
  * made: the options and the sizes that follow from them (rd_layout). The
  * buffers have those sizes: the memory they come from, the batch's tables,
@@ -143,6 +148,7 @@ typedef struct rd_buffers {
 typedef struct rd_doc {
     int status;
     stax__err err;      /* the message (err.msg) of the sticky error; scratch for entities and the DTD */
+    char err_msg[STAX__RD_MSG_CAP]; /* where err.msg points */
     stax_pos err_pos;
 
     /* input window: the caller's chunk, the pull buffer, decoded input or entity text */

@@ -470,6 +470,7 @@ int stax_reader_effective_options(const stax_reader_options *opt, stax_reader_op
 /* The document state of a new document: zero, but for these. */
 static void rd_doc_init(stax_reader *r) {
     memset(&r->doc, 0, sizeof r->doc);
+    stax__err_init(&r->doc.err, r->doc.err_msg, sizeof r->doc.err_msg);
     r->doc.pos.line = r->doc.pos.column = 1;
     r->doc.tok_pos = r->doc.pos; /* errors before the first token are at 1:1 */
 #ifndef STAX_NO_STDIO

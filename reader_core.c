@@ -11,7 +11,7 @@
 /* Short messages: the status's name and the position, "mismatched end tag
  * at line 3, column 7", written without the formatter. */
 static size_t rd_put(char *m, size_t k, const char *s) {
-    while (*s && k + 1 < STAX__MSG_CAP) m[k++] = *s++;
+    while (*s && k + 1 < STAX__RD_MSG_CAP) m[k++] = *s++;
     return k;
 }
 
@@ -26,11 +26,13 @@ static size_t rd_put_u64(char *m, size_t k, uint64_t v) {
         for (int j = 0; j < i - 1; j++) q *= 10; /* 10^(i-1) for the next digit */
         while (v >= p) v -= p, c++;
         started |= c != '0' || i == 0;
-        if (started && k + 1 < STAX__MSG_CAP) m[k++] = c;
+        if (started && k + 1 < STAX__RD_MSG_CAP) m[k++] = c;
         p = i > 0 ? q : 0;
     }
     return k;
-}static void rd_short_message(stax_reader *r) {
+}
+
+static void rd_short_message(stax_reader *r) {
     char *m = r->doc.err.msg;
     size_t k = rd_put(m, 0, stax_strerror(r->doc.status));
     k = rd_put(m, k, " at line ");
@@ -52,16 +54,16 @@ static void rd_where(stax_reader *r, const char *at) {
         const char *p;
         if (k + 1 < r->doc.n_ent) p = r->buf.ents[k + 1].p + r->buf.ents[k + 1].ref; /* the reference that led out of it */
         else p = at && at >= xt->text && at <= xt->text + xt->len ? at : r->doc.in + r->doc.in_pos;
-        stax__ext_where(xt, p, r->doc.err.msg, sizeof r->doc.err.msg);
+        stax__ext_where(xt, p, r->doc.err.msg, r->doc.err.cap);
         return;
     }
 }
 #endif /* STAX_NO_MESSAGES */
 
 #ifdef STAX_NO_MESSAGES
-static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at) {
+static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char *byte) {
     if (r->doc.status < 0) return r->doc.status;
-    r->doc.status = code;
+    r->doc.status = stax__err_set(&r->doc.err, code, byte, "%s", "");
     r->doc.err_pos = *at;
     rd_short_message(r);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();
@@ -70,26 +72,24 @@ static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at) {
 
 int (stax__rd_fail_at)(stax_reader *r, int code, stax_pos at, const char *fmt, ...) {
     (void)fmt;
-    return rd_fail_msg(r, code, &at);
+    return rd_fail_msg(r, code, &at, NULL);
 }
 
 int (stax__rd_fail_near)(stax_reader *r, int code, stax_pos at, const char *byte, const char *fmt, ...) {
     (void)fmt;
-    (void)byte;
-    return rd_fail_msg(r, code, &at);
+    return rd_fail_msg(r, code, &at, byte);
 }
 
 int (stax__rd_fail_tok)(stax_reader *r, int code, const char *tok, size_t at) {
     stax_pos pos = rd_pos_in(r, tok, at);
-    return rd_fail_msg(r, code, &pos);
+    return rd_fail_msg(r, code, &pos, tok + at);
 }
 #else
 /* byte: the byte of the error, or NULL; inside an external entity the
  * message names the line and column of it (rd_where). */
 static int rd_fail_msg(stax_reader *r, int code, const stax_pos *at, const char *byte, const char *fmt, va_list ap) {
     if (r->doc.status < 0) return r->doc.status;
-    stax__vfmt(r->doc.err.msg, sizeof r->doc.err.msg, fmt, ap);
-    r->doc.status = code;
+    r->doc.status = stax__err_vset(&r->doc.err, code, byte, 0, fmt, ap);
     r->doc.err_pos = *at;
     if (STAX_UNLIKELY(r->doc.n_ent)) rd_where(r, byte);
     if (code == STAX_E_INTERNAL) STAX__INTERNAL_HIT();

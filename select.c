@@ -151,8 +151,9 @@ typedef struct sel_cap { /* an open capture: where the events below go */
 struct stax_select {
     stax__mem mem;
     stax_select_options opt;
-    int status, compile_status;
-    char msg[256];
+    stax__err err; /* err.code: the status (an error, or STAX_END once the callback stopped) */
+    char msg[256]; /* where err.msg points */
+    int compile_status;
     stax_select_fn fn;
     void *fn_ctx;
     int ns, xml, values, compiled, all; /* all: STAX_SELECT_ALL_MATCHES */
@@ -196,16 +197,17 @@ struct stax_select {
 
 /* ================================================================ errors */
 
+/* The first error stays: later ones return it. Set through the one setter
+ * (stax.c); select keeps its sentences with STAX_NO_MESSAGES. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
 #endif
 static int sel_fail(stax_select *s, int st, const char *fmt, ...) {
-    if (s->status != STAX_OK) return s->status;
+    if (s->err.code != STAX_OK) return s->err.code;
     va_list ap;
     va_start(ap, fmt);
-    stax__vfmt(s->msg, sizeof s->msg, fmt, ap);
+    stax__err_vset(&s->err, st, NULL, 0, fmt, ap);
     va_end(ap);
-    s->status = st;
     return st;
 }
 
@@ -251,7 +253,7 @@ static inline int sel_append_zeros(stax_select *s, stax__buf *b, size_t n) {
 static int sel_zero(stax_select *s, stax__buf *b, size_t off, size_t n) {
     static const char zeros[64] = {0};
     for (size_t k = 0; k < n; k += sizeof zeros)
-        if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->status;
+        if (sel_store(s, b, off + k, zeros, n - k < sizeof zeros ? n - k : sizeof zeros)) return s->err.code;
     return 0;
 }
 
@@ -519,7 +521,7 @@ static int ps_pred(sel_parser *ps, sel_pred *pr) {
         }
         ps->p++;
         ps->p = ps_skip(ps, ps->p);
-        if (ps_name_test(ps, &t.name, 1)) return s->status;
+        if (ps_name_test(ps, &t.name, 1)) return s->err.code;
         c = ps_peek(ps);
         if (c == '!' && ps->end - ps->p >= 2 && ps->p[1] == '=') {
             ps->p += 2;
@@ -530,8 +532,8 @@ static int ps_pred(sel_parser *ps, sel_pred *pr) {
         } else {
             t.op = SEL_EXISTS;
         }
-        if (t.op != SEL_EXISTS && ps_literal(ps, &t.value)) return s->status;
-        if (sel_push(s, &s->tests, &t, sizeof t)) return s->status;
+        if (t.op != SEL_EXISTS && ps_literal(ps, &t.value)) return s->err.code;
+        if (sel_push(s, &s->tests, &t, sizeof t)) return s->err.code;
         pr->count++;
         c = ps_peek(ps);
         if (c == ']') {
@@ -560,7 +562,7 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
     if (c == '@') {
         ps->p = ps_skip(ps, ps->p + 1);
         st.type = SEL_ATTR;
-        if (ps_name_test(ps, &st.name, 1)) return s->status;
+        if (ps_name_test(ps, &st.name, 1)) return s->err.code;
     } else if (ps_keyword(ps, ps->p, "text") && ps_skip(ps, ps->p + 4) < ps->end && *ps_skip(ps, ps->p + 4) == '(') {
         const char *q = ps_skip(ps, ps_skip(ps, ps->p + 4) + 1);
         if (q >= ps->end || *q != ')') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected ')' after 'text('");
@@ -572,7 +574,7 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
         const char *q = ps_skip(ps, ps->p + ps_ncname(ps, ps->p));
         if (ps_ncname(ps, ps->p) && q < ps->end && *q == '(') return ps_refuse(ps, ps->p, 0);
         st.type = SEL_ELEM;
-        if (ps_name_test(ps, &st.name, 0)) return s->status;
+        if (ps_name_test(ps, &st.name, 0)) return s->err.code;
     }
     st.pred_first = (uint32_t)SEL_N(s->preds, sel_pred);
     while (ps_peek(ps) == '[') {
@@ -581,7 +583,7 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
                            st.type == SEL_ATTR ? "a predicate on an attribute" : "a predicate on text()");
         ps->p++;
         sel_pred pr;
-        if (ps_pred(ps, &pr) || sel_push(s, &s->preds, &pr, sizeof pr)) return s->status;
+        if (ps_pred(ps, &pr) || sel_push(s, &s->preds, &pr, sizeof pr)) return s->err.code;
         st.pred_count++;
         st.counted |= pr.pos != 0;
     }
@@ -616,7 +618,7 @@ static int ps_path(sel_parser *ps) {
             st.query = query;
             ps->p = after;
             if (!ps->column) return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p - 1, "%s", "'.' alone (the root node; /* is the root element)");
-            if (sel_push(s, &s->steps, &st, sizeof st)) return s->status;
+            if (sel_push(s, &s->steps, &st, sizeof st)) return s->err.code;
             return sel_push(s, &s->queries, &q, sizeof q);
         }
         axis = after + 1 < ps->end && after[1] == '/' ? SEL_DESC : SEL_CHILD;
@@ -631,7 +633,7 @@ static int ps_path(sel_parser *ps) {
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'/' alone (the root node; /* is the root element)");
     }
     for (;;) {
-        if (ps_step(ps, axis, query)) return s->status;
+        if (ps_step(ps, axis, query)) return s->err.code;
         int type = SEL_STEP(s, SEL_N(s->steps, sel_step) - 1).type;
         if (ps_peek(ps) != '/') break;
         if (type != SEL_ELEM)
@@ -643,7 +645,7 @@ static int ps_path(sel_parser *ps) {
     size_t last = SEL_N(s->steps, sel_step) - 1;
     sel_step st = SEL_STEP(s, last);
     st.final = 1;
-    if (SEL_PUT(s, s->steps, sel_step, last, &st)) return s->status;
+    if (SEL_PUT(s, s->steps, sel_step, last, &st)) return s->err.code;
     return sel_push(s, &s->queries, &q, sizeof q);
 }
 
@@ -665,7 +667,7 @@ static int ps_all(sel_parser *ps) {
     if (ps_peek(ps) < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", ps->column ? "no column" : "an empty path");
     const char *col = ps->p;
     for (;;) {
-        if (ps_path(ps)) return s->status;
+        if (ps_path(ps)) return s->err.code;
         int c = ps_peek(ps);
         if (c < 0) break;
         if (c == '|') {
@@ -674,7 +676,7 @@ static int ps_all(sel_parser *ps) {
             continue;
         }
         if (c == ',' && ps->column) {
-            if (ps_column_span(ps, col)) return s->status;
+            if (ps_column_span(ps, col)) return s->err.code;
             ps->p++;
             col = ps_skip(ps, ps->p);
             ps->index++;
@@ -683,7 +685,7 @@ static int ps_all(sel_parser *ps) {
         if (c == ']') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a ']' without its '['");
         return ps_refuse(ps, ps->p, 0);
     }
-    if (ps->column && ps_column_span(ps, col)) return s->status;
+    if (ps->column && ps_column_span(ps, col)) return s->err.code;
     if (ps->column) s->n_cols = ps->index + 1;
     else s->n_paths = ps->index + 1;
     return 0;
@@ -734,7 +736,7 @@ static int sel_link(stax_select *s) {
         }
         qu.own_attr = qu.column && !qu.shared && first->type == SEL_ATTR && first->axis == SEL_CHILD && first->final &&
                       !(s->all && first->name.any); /* with every match, '@*' may take several */
-        if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->status;
+        if (SEL_PUT(s, s->queries, sel_query, q, &qu)) return s->err.code;
     }
     uint32_t n = (uint32_t)SEL_N(s->steps, sel_step);
     for (uint32_t k = 0; k < n; k++) {
@@ -748,7 +750,7 @@ static int sel_link(stax_select *s) {
                 for (uint32_t q = 0; q < SEL_N(s->queries, sel_query); q++) {
                     sel_query qu = SEL_AT(s->queries, sel_query, q);
                     if (qu.column != columns || qu.own_attr != own) continue;
-                    if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->status;
+                    if (sel_push(s, &s->succ, &qu.first_step, sizeof(uint32_t))) return s->err.code;
                     if (own && qu.index == s->own_count && s->own_lead == s->own_count) s->own_lead++;
                     if (own) s->own_count++;
                     else st.succ_count++;
@@ -756,11 +758,11 @@ static int sel_link(stax_select *s) {
             }
         } else if (!st.final) {
             uint32_t next = k + 1;
-            if (sel_push(s, &s->succ, &next, sizeof next)) return s->status;
+            if (sel_push(s, &s->succ, &next, sizeof next)) return s->err.code;
             st.succ_count = 1;
         }
         st.names = st.type != SEL_ELEM ? 0 : st.name.any ? ~(uint64_t)0 : sel_name_bit(s->ns, st.name.name);
-        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->status;
+        if (SEL_PUT(s, s->steps, sel_step, k, &st)) return s->err.code;
     }
     s->n_steps = n;
     if (n > SEL_REC_ROOT && SEL_STEP(s, SEL_REC_ROOT).type == SEL_ROOT && s->n_cols) { /* what a record's frame starts with */
@@ -866,7 +868,7 @@ static int sel_seg_link(stax_select *s, uint64_t match, size_t off) {
     if (m.seg_last) {
         sel_seg prev = sel_seg_get(s, m.seg_last - 1);
         prev.next = off + 1;
-        if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->status;
+        if (sel_seg_set(s, m.seg_last - 1, &prev)) return s->err.code;
     } else {
         m.seg_first = off + 1;
     }
@@ -881,18 +883,18 @@ static int sel_hold(stax_select *s, uint64_t match, uint32_t column, const char 
         size_t off = m->seg_last - 1;
         sel_seg g = sel_seg_get(s, off);
         if (off + sizeof g + g.len == s->held.len && g.column == column) {
-            if (sel_held_reserve(s, &s->held, n) || sel_append(s, &s->held, p, n)) return s->status;
+            if (sel_held_reserve(s, &s->held, n) || sel_append(s, &s->held, p, n)) return s->err.code;
             g.len += n;
             return sel_seg_set(s, off, &g);
         }
     }
-    if (sel_held_reserve(s, &s->held, sizeof(sel_seg) + n)) return s->status;
+    if (sel_held_reserve(s, &s->held, sizeof(sel_seg) + n)) return s->err.code;
     sel_seg g;
     memset(&g, 0, sizeof g);
     g.len = n;
     g.column = column;
     size_t off = s->held.len;
-    if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->status;
+    if (sel_append(s, &s->held, &g, sizeof g) || sel_append(s, &s->held, p, n)) return s->err.code;
     return sel_seg_link(s, match, off);
 }
 
@@ -908,8 +910,7 @@ static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match
     pc.value.len = n;
     pc.event = s->event;
     if (s->fn(s->fn_ctx, &pc) == 0) return 0;
-    s->status = STAX_END;
-    return STAX_END;
+    return stax__err_set(&s->err, STAX_END, NULL, "%s", stax_strerror(STAX_END));
 }
 
 /* Hand over the held segments of a match (of one column, or all). They stay
@@ -921,7 +922,7 @@ static int sel_emit_segs(stax_select *s, uint64_t match, uint32_t column) {
         sel_seg g = sel_seg_get(s, at - 1);
         if ((column == SEL_NONE || g.column == column) &&
             sel_emit(s, STAX_SELECT_VALUE, m, match, g.column, s->held.ptr + at - 1 + sizeof g, g.len))
-            return s->status;
+            return s->err.code;
         at = g.next;
     }
     return 0;
@@ -943,14 +944,14 @@ static inline int sel_record_out(stax_select *s, sel_match *m, uint64_t match) {
         m->next_col++;
         if (m->next_col < s->n_cols &&
             (sel_emit(s, STAX_SELECT_COLUMN, m, match, m->next_col, NULL, 0) || sel_emit_held(s, match, m->next_col)))
-            return s->status;
+            return s->err.code;
     }
     return 0;
 }
 static int sel_record_advance(stax_select *s, uint64_t match) {
     sel_match m = *sel_match_at(s, match);
     uint32_t was = m.next_col;
-    if (sel_record_out(s, &m, match)) return s->status;
+    if (sel_record_out(s, &m, match)) return s->err.code;
     return m.next_col == was ? 0 : SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m);
 }
 
@@ -963,17 +964,17 @@ static int sel_drain(stax_select *s) {
         if (!m->begun) {
             sel_match begun = *m;
             begun.begun = 1;
-            if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->status;
-            if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->status;
+            if (SEL_PUT(s, s->queue, sel_match, s->q_head, &begun)) return s->err.code;
+            if (sel_emit(s, STAX_SELECT_BEGIN, m, match, 0, NULL, 0)) return s->err.code;
             if (m->record) {
-                if (sel_emit(s, STAX_SELECT_COLUMN, m, match, 0, NULL, 0) || sel_emit_held(s, match, 0)) return s->status;
+                if (sel_emit(s, STAX_SELECT_COLUMN, m, match, 0, NULL, 0) || sel_emit_held(s, match, 0)) return s->err.code;
             } else if (sel_emit_held(s, match, SEL_NONE)) {
-                return s->status;
+                return s->err.code;
             }
         }
-        if (m->record && sel_record_advance(s, match)) return s->status;
+        if (m->record && sel_record_advance(s, match)) return s->err.code;
         if (!m->closed) return 0;
-        if (sel_emit(s, STAX_SELECT_END, m, match, 0, NULL, 0)) return s->status;
+        if (sel_emit(s, STAX_SELECT_END, m, match, 0, NULL, 0)) return s->err.code;
         s->q_head++;
     }
     /* Here the queue is empty: the front match ended, and so did every
@@ -1001,19 +1002,19 @@ static int sel_new_match(stax_select *s, int kind, uint32_t path, int record, ui
     m.path = path;
     m.record = (unsigned char)record;
     m.closed = !s->values;
-    if (sel_held_reserve(s, &s->queue, sizeof m)) return s->status;
+    if (sel_held_reserve(s, &s->queue, sizeof m)) return s->err.code;
     if (record && s->n_cols && s->values && /* SEL_COL_NONE is 0 */
         (sel_held_reserve(s, &s->colst, s->n_cols) || sel_append_zeros(s, &s->colst, s->n_cols)))
-        return s->status;
+        return s->err.code;
     /* with nothing queued and a value to come it is the front at once:
      * sel_drain's first steps, in short (nothing is held for it, and no
      * column of a record is complete yet) */
     int front = s->values && s->q_head == SEL_N(s->queue, sel_match);
     m.begun = (unsigned char)front;
-    if (sel_append(s, &s->queue, &m, sizeof m)) return s->status;
+    if (sel_append(s, &s->queue, &m, sizeof m)) return s->err.code;
     *out = s->next_match++;
     if (!front) return sel_drain(s);
-    if (sel_emit(s, STAX_SELECT_BEGIN, &m, *out, 0, NULL, 0)) return s->status;
+    if (sel_emit(s, STAX_SELECT_BEGIN, &m, *out, 0, NULL, 0)) return s->err.code;
     return record ? sel_emit(s, STAX_SELECT_COLUMN, &m, *out, 0, NULL, 0) : 0;
 }
 
@@ -1021,13 +1022,13 @@ static int sel_close_match(stax_select *s, uint64_t match) {
     sel_match m = *sel_match_at(s, match);
     m.closed = 1;
     if (!m.begun || match - s->q_base != s->q_head || s->q_head + 1 != SEL_N(s->queue, sel_match)) {
-        if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->status;
+        if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return s->err.code;
         return sel_drain(s);
     }
     /* the front and last match, streaming: sel_drain's steps in short (a
      * record's columns after the one streaming, its END; then the queue is
      * empty) */
-    if ((m.record && sel_record_out(s, &m, match)) || sel_emit(s, STAX_SELECT_END, &m, match, 0, NULL, 0)) return s->status;
+    if ((m.record && sel_record_out(s, &m, match)) || sel_emit(s, STAX_SELECT_END, &m, match, 0, NULL, 0)) return s->err.code;
     s->q_head++;
     return sel_drain(s);
 }
@@ -1041,7 +1042,7 @@ static int sel_colst(const stax_select *s, uint64_t record, uint32_t column) {
 }
 static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int state) {
     unsigned char v = (unsigned char)state;
-    if (sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1)) return s->status;
+    if (sel_store(s, &s->colst, sel_colst_off(s, record, column), &v, 1)) return s->err.code;
     const sel_match *m = sel_match_at(s, record);
     return state == SEL_COL_DONE && m->begun && column == m->next_col ? sel_record_advance(s, record) : 0;
 }
@@ -1050,7 +1051,7 @@ static int sel_colst_set(stax_select *s, uint64_t record, uint32_t column, int s
 
 static int sel_writer_status(stax_select *s, int st) {
     if (st >= 0 || st == STAX_E_DUP_ATTR) return 0;
-    if (s->status) return s->status; /* the sink failed: the select's own error */
+    if (s->err.code) return s->err.code; /* the sink failed: the select's own error */
     if (st == STAX_E_NOMEM || st == STAX_E_LIMIT_STACK)
         return sel_fail(s, STAX_E_LIMIT_XML_MEMORY, "an element of an XML value is nested deeper than its writer's "
                                                     "block holds: xml_memory (%zu bytes)", s->opt.xml_memory);
@@ -1135,10 +1136,10 @@ static int sel_scope_push(stax_select *s, const stax_batch *b, size_t i, uint32_
         stax_str n = stax_ev_attr_name(b, i, k), v = stax_ev_attr_value(b, i, k);
         if (!sel_is_decl(n)) continue;
         sel_decl d = {depth, n.len, v.len};
-        if (sel_state_reserve(s, &s->scope, sizeof d + n.len + v.len)) return s->status;
+        if (sel_state_reserve(s, &s->scope, sizeof d + n.len + v.len)) return s->err.code;
         if (sel_append(s, &s->scope, &d, sizeof d) || sel_append(s, &s->scope, n.ptr, n.len) ||
             sel_append(s, &s->scope, v.ptr, v.len))
-            return s->status;
+            return s->err.code;
     }
     return 0;
 }
@@ -1223,7 +1224,7 @@ static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kin
     c.depth = s->depth;
     c.kind = kind;
     c.x = x;
-    if (sel_state_reserve(s, &s->caps, sizeof c) || sel_append(s, &s->caps, &c, sizeof c)) return s->status;
+    if (sel_state_reserve(s, &s->caps, sizeof c) || sel_append(s, &s->caps, &c, sizeof c)) return s->err.code;
     s->caps_taking += kind != SEL_CAP_RECORD;
     sel_cap_floor(s);
     return 0;
@@ -1233,7 +1234,7 @@ static int sel_cap_push(stax_select *s, uint64_t match, uint32_t column, int kin
  * held until the open one ends; that one is followed by them. */
 static SEL_COLD int sel_column_end_all(stax_select *s, uint64_t record, uint32_t column) {
     if (column >= s->n_cols) return 0;
-    if (sel_pend_flush(s, record, column)) return s->status;
+    if (sel_pend_flush(s, record, column)) return s->err.code;
     return sel_colst_set(s, record, column, SEL_COL_SEEN);
 }
 
@@ -1243,7 +1244,7 @@ static int sel_cap_pop(stax_select *s) {
     sel_cap c = SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap));
     s->caps_taking -= c.kind != SEL_CAP_RECORD;
     sel_cap_floor(s);
-    if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->status;
+    if (c.x && sel_xml_close(s, c.x, c.kind == SEL_CAP_TEXT)) return s->err.code;
     if (c.column == SEL_NONE) return sel_close_match(s, c.match);
     if (s->all) return sel_column_end_all(s, c.match, c.column);
     return sel_colst_set(s, c.match, c.column, SEL_COL_DONE);
@@ -1254,7 +1255,7 @@ static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind
                        size_t scope_len) {
     sel_wctx *x = NULL;
     if (s->xml && kind != SEL_CAP_RECORD) {
-        if (sel_xml_open(s, match, column, &x)) return s->status;
+        if (sel_xml_open(s, match, column, &x)) return s->err.code;
         int st;
         if (kind == SEL_CAP_ELEM) {
             st = sel_xml_root(s, x, b, i, scope_len);
@@ -1266,12 +1267,12 @@ static int sel_capture(stax_select *s, uint64_t match, uint32_t column, int kind
         }
         if (st) {
             sel_xml_close(s, x, 1);
-            return s->status;
+            return s->err.code;
         }
     }
     if (sel_cap_push(s, match, column, kind, x)) {
         if (x) sel_xml_drop(s, x); /* no capture holds it: give it back */
-        return s->status;
+        return s->err.code;
     }
     return 0;
 }
@@ -1289,10 +1290,10 @@ static int sel_column_next(stax_select *s, uint64_t record, uint32_t column, uin
         pd.record = record;
         pd.column = column;
         pd.tag = *to = s->next_tag++;
-        if (sel_held_reserve(s, &s->pend, sizeof pd)) return s->status;
+        if (sel_held_reserve(s, &s->pend, sizeof pd)) return s->err.code;
         return sel_append(s, &s->pend, &pd, sizeof pd);
     }
-    if (st == SEL_COL_SEEN && sel_put(s, record, column, s->opt.join.ptr, s->opt.join.len)) return s->status;
+    if (st == SEL_COL_SEEN && sel_put(s, record, column, s->opt.join.ptr, s->opt.join.len)) return s->err.code;
     return 0;
 }
 
@@ -1326,11 +1327,11 @@ static int sel_move_segs(stax_select *s, uint64_t match, uint32_t from, uint32_t
         sel_seg g = sel_seg_get(s, at - 1);
         if (g.column == from) {
             g.column = SEL_MOVED;
-            if (sel_seg_set(s, at - 1, &g)) return s->status;
+            if (sel_seg_set(s, at - 1, &g)) return s->err.code;
             /* (room first: the bytes are read from the buffer that sel_put may extend) */
             if (g.len && (sel_held_reserve(s, &s->held, sizeof g + g.len) ||
                           sel_put(s, match, to, s->held.ptr + at - 1 + sizeof g, g.len)))
-                return s->status;
+                return s->err.code;
         }
         at = g.next;
     }
@@ -1344,11 +1345,11 @@ static SEL_COLD int sel_pend_flush(stax_select *s, uint64_t record, uint32_t col
     for (size_t k = 0; k < n; k++) {
         sel_pend pd = SEL_AT(s->pend, sel_pend, k);
         if (pd.record != record || pd.column != column) {
-            if (SEL_PUT(s, s->pend, sel_pend, w++, &pd)) return s->status;
+            if (SEL_PUT(s, s->pend, sel_pend, w++, &pd)) return s->err.code;
             continue;
         }
         if (sel_put(s, record, column, s->opt.join.ptr, s->opt.join.len) || sel_move_segs(s, record, pd.tag, column))
-            return s->status;
+            return s->err.code;
     }
     s->pend.len = w * sizeof(sel_pend);
     if (!w) s->next_tag = s->n_cols; /* no tag is in use */
@@ -1361,15 +1362,15 @@ static SEL_COLD int sel_pend_flush(stax_select *s, uint64_t record, uint32_t col
 static SEL_COLD int sel_column_begin_all(stax_select *s, uint64_t record, uint32_t column, int kind,
                                          const stax_batch *b, size_t i, size_t scope_len) {
     uint32_t to = column;
-    if (sel_column_began(s, record, column, kind) || sel_column_next(s, record, column, &to)) return s->status;
-    if (to == column && sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
+    if (sel_column_began(s, record, column, kind) || sel_column_next(s, record, column, &to)) return s->err.code;
+    if (to == column && sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->err.code;
     return sel_capture(s, record, to, kind, b, i, scope_len);
 }
 static int sel_column_begin(stax_select *s, uint64_t record, uint32_t column, int kind, const stax_batch *b, size_t i,
                             size_t scope_len) {
     if (s->all) return sel_column_begin_all(s, record, column, kind, b, i, scope_len);
     if (sel_colst(s, record, column) != SEL_COL_NONE) return 0;
-    if (sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->status;
+    if (sel_colst_set(s, record, column, SEL_COL_OPEN)) return s->err.code;
     return sel_capture(s, record, column, kind, b, i, scope_len);
 }
 
@@ -1377,9 +1378,9 @@ static int sel_column_begin(stax_select *s, uint64_t record, uint32_t column, in
  * STAX_SELECT_ALL_MATCHES the next), complete at once. */
 static int sel_column_attr(stax_select *s, uint64_t record, uint32_t column, stax_str name, stax_str value) {
     uint32_t to = column;
-    if (s->all && sel_column_next(s, record, column, &to)) return s->status;
+    if (s->all && sel_column_next(s, record, column, &to)) return s->err.code;
     /* the value before the state, which may let the next column stream */
-    if (sel_attr_value(s, record, to, name, value)) return s->status;
+    if (sel_attr_value(s, record, to, name, value)) return s->err.code;
     return to == column ? sel_colst_set(s, record, column, s->all ? SEL_COL_SEEN : SEL_COL_DONE) : 0;
 }
 
@@ -1396,7 +1397,7 @@ static int sel_count(stax_select *s, const sel_query *q, uint32_t *first) {
 static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_str name, stax_str value) {
     if (!s->xml) return sel_put(s, match, column, value.ptr, value.len);
     sel_wctx *x;
-    if (sel_xml_open(s, match, column, &x)) return s->status;
+    if (sel_xml_open(s, match, column, &x)) return s->err.code;
     static const char dummy[] = "x";
     stax_str d = {dummy, 1};
     x->skip = SEL_WRAP_SKIP;
@@ -1411,7 +1412,7 @@ static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_
 static int sel_text_boundary(stax_select *s) {
     s->in_text = 0;
     while (s->caps.len && SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1).kind == SEL_CAP_TEXT)
-        if (sel_cap_pop(s)) return s->status;
+        if (sel_cap_pop(s)) return s->err.code;
     return 0;
 }
 
@@ -1492,7 +1493,7 @@ static int sel_attrs_all(stax_select *s, const stax_batch *b, size_t i, const se
     for (size_t k = 0; k < stax_ev_attr_count(b, i); k++)
         if (sel_column_attr_ok(s, f, j, c.ctx, column, b, i, k) &&
             sel_column_attr(s, c.ctx - 1, column, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
-            return s->status;
+            return s->err.code;
     return 0;
 }
 
@@ -1546,7 +1547,7 @@ static int sel_cand_add(stax_select *s, size_t off, size_t end, uint32_t step, u
     memset(&c, 0, sizeof c);
     c.step = step;
     c.ctx = ctx;
-    if (sel_state_reserve(s, &s->cands, sizeof c)) return s->status;
+    if (sel_state_reserve(s, &s->cands, sizeof c)) return s->err.code;
     return sel_append(s, &s->cands, &c, sizeof c);
 }
 
@@ -1557,7 +1558,7 @@ static int sel_cand_add_succ(stax_select *s, size_t off, uint32_t k, uint64_t ct
     for (uint32_t j = 0; j < st->succ_count; j++) {
         uint32_t next = SEL_AT(s->succ, uint32_t, st->succ_first + j);
         size_t end = SEL_N(s->cands, sel_cand);
-        if (SEL_STEP(s, next).type != SEL_SELF && sel_cand_add(s, off < end ? off : end, end, next, ctx)) return s->status;
+        if (SEL_STEP(s, next).type != SEL_SELF && sel_cand_add(s, off < end ? off : end, end, next, ctx)) return s->err.code;
     }
     return 0;
 }
@@ -1569,7 +1570,7 @@ static int sel_self_columns(stax_select *s, uint64_t record, const stax_batch *b
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, root->succ_first + j));
         if (st->type != SEL_SELF) continue;
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
-        if (sel_column_begin(s, record, col, SEL_CAP_ELEM, b, i, scope_len)) return s->status;
+        if (sel_column_begin(s, record, col, SEL_CAP_ELEM, b, i, scope_len)) return s->err.code;
     }
     return 0;
 }
@@ -1589,23 +1590,23 @@ static int sel_own_columns(stax_select *s, uint64_t record, const stax_batch *b,
             const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
             size_t k = sel_attr_first(s, &st->name, b, i, n);
             stax_str v = k < n ? stax_ev_attr_value(b, i, k) : stax_strz("");
-            if (v.len && sel_emit(s, STAX_SELECT_VALUE, &m, record, j, v.ptr, v.len)) return s->status;
+            if (v.len && sel_emit(s, STAX_SELECT_VALUE, &m, record, j, v.ptr, v.len)) return s->err.code;
             unsigned char done = SEL_COL_DONE;
-            if (sel_store(s, &s->colst, sel_colst_off(s, record, j), &done, 1)) return s->status;
+            if (sel_store(s, &s->colst, sel_colst_off(s, record, j), &done, 1)) return s->err.code;
             if (j + 1 < s->n_cols &&
                 (sel_emit(s, STAX_SELECT_COLUMN, &m, record, j + 1, NULL, 0) || sel_emit_held(s, record, j + 1)))
-                return s->status;
+                return s->err.code;
         }
         m.next_col = j;
-        if (sel_record_out(s, &m, record) || SEL_PUT(s, s->queue, sel_match, record - s->q_base, &m)) return s->status;
+        if (sel_record_out(s, &m, record) || SEL_PUT(s, s->queue, sel_match, record - s->q_base, &m)) return s->err.code;
     }
     for (; j < s->own_count; j++) {
         const sel_step *st = &SEL_STEP(s, SEL_AT(s->succ, uint32_t, s->own_first + j));
         uint32_t col = SEL_AT(s->queries, sel_query, st->query).index;
         size_t k = sel_attr_first(s, &st->name, b, i, n);
         if (k < n && sel_attr_value(s, record, col, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
-            return s->status;
-        if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->status;
+            return s->err.code;
+        if (sel_colst_set(s, record, col, SEL_COL_DONE)) return s->err.code;
     }
     return 0;
 }
@@ -1656,7 +1657,7 @@ static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_
     for (size_t j = f->cand_off; j < end; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, j);
         if (SEL_STEP(s, c.step).axis != SEL_DESC) continue;
-        if (sel_state_reserve(s, &s->cands, sizeof c) || sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+        if (sel_state_reserve(s, &s->cands, sizeof c) || sel_append(s, &s->cands, &c, sizeof c)) return s->err.code;
     }
     f->desc_n = SEL_N(s->cands, sel_cand) - f->desc_off;
     return 0;
@@ -1667,19 +1668,19 @@ static int sel_frame_flags(stax_select *s, sel_frame *f, size_t tail, const sel_
  * descendant candidates, which are then its descendant subset; the flags as
  * sel_frame_flags sets them, from the ones sel_link kept. */
 static int sel_record_frame(stax_select *s, sel_frame *f, const sel_frame *parent, uint64_t m) {
-    if (sel_state_reserve(s, &s->cands, ((size_t)s->rec_n + parent->desc_n) * sizeof(sel_cand))) return s->status;
+    if (sel_state_reserve(s, &s->cands, ((size_t)s->rec_n + parent->desc_n) * sizeof(sel_cand))) return s->err.code;
     const sel_step *root = &SEL_STEP(s, SEL_REC_ROOT);
     sel_cand c;
     memset(&c, 0, sizeof c);
     c.ctx = m + 1;
     for (uint32_t j = 0; j < root->succ_count; j++) {
         c.step = SEL_AT(s->succ, uint32_t, root->succ_first + j);
-        if (SEL_STEP(s, c.step).type != SEL_SELF && sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+        if (SEL_STEP(s, c.step).type != SEL_SELF && sel_append(s, &s->cands, &c, sizeof c)) return s->err.code;
     }
     size_t tail = SEL_N(s->cands, sel_cand);
     for (size_t j = 0; j < parent->desc_n; j++) {
         c = SEL_AT(s->cands, sel_cand, parent->desc_off + j);
-        if (sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+        if (sel_append(s, &s->cands, &c, sizeof c)) return s->err.code;
     }
     f->cand_n = SEL_N(s->cands, sel_cand) - f->cand_off;
     f->desc_off = tail;
@@ -1724,7 +1725,7 @@ static int sel_frame_grow(stax_select *s, uint32_t d);
 /* The frame of depth d (room made by sel_frame_reserve), and zero position
  * counters for its children. */
 static inline int sel_frame_put(stax_select *s, uint32_t d, const sel_frame *f) {
-    if (SEL_PUT(s, s->frames, sel_frame, d, f)) return s->status;
+    if (SEL_PUT(s, s->frames, sel_frame, d, f)) return s->err.code;
     size_t n = s->n_slots * sizeof(uint32_t);
     return n ? sel_zero(s, &s->counters, (size_t)d * n, n) : 0;
 }
@@ -1736,11 +1737,11 @@ static inline int sel_frame_reserve(stax_select *s, uint32_t d) {
 static int sel_frame_grow(stax_select *s, uint32_t d) {
     size_t fl = ((size_t)d + 1) * sizeof(sel_frame), cl = ((size_t)d + 1) * s->n_slots * sizeof(uint32_t);
     if (s->frames.len < fl) {
-        if (sel_state_reserve(s, &s->frames, fl - s->frames.len)) return s->status;
+        if (sel_state_reserve(s, &s->frames, fl - s->frames.len)) return s->err.code;
         s->frames.len = fl;
     }
     if (s->counters.len < cl) {
-        if (sel_state_reserve(s, &s->counters, cl - s->counters.len)) return s->status;
+        if (sel_state_reserve(s, &s->counters, cl - s->counters.len)) return s->err.code;
         s->counters.len = cl;
     }
     return 0;
@@ -1751,9 +1752,9 @@ static int sel_frame_grow(stax_select *s, uint32_t d) {
 static int sel_attr_match(stax_select *s, uint32_t path, stax_str name, stax_str value) {
     uint64_t m;
     if (s->queue.len || s->xml) {
-        if (sel_new_match(s, STAX_SELECT_ATTRIBUTE, path, 0, &m)) return s->status;
+        if (sel_new_match(s, STAX_SELECT_ATTRIBUTE, path, 0, &m)) return s->err.code;
         if (!s->values) return 0;
-        if (sel_attr_value(s, m, SEL_NONE, name, value)) return s->status;
+        if (sel_attr_value(s, m, SEL_NONE, name, value)) return s->err.code;
         return sel_close_match(s, m);
     }
     sel_match mt;
@@ -1763,8 +1764,8 @@ static int sel_attr_match(stax_select *s, uint32_t path, stax_str name, stax_str
     mt.begun = mt.closed = 1;
     m = s->next_match++;
     s->q_base = s->next_match; /* the queue stays empty */
-    if (sel_emit(s, STAX_SELECT_BEGIN, &mt, m, 0, NULL, 0)) return s->status;
-    if (s->values && value.len && sel_emit(s, STAX_SELECT_VALUE, &mt, m, 0, value.ptr, value.len)) return s->status;
+    if (sel_emit(s, STAX_SELECT_BEGIN, &mt, m, 0, NULL, 0)) return s->err.code;
+    if (s->values && value.len && sel_emit(s, STAX_SELECT_VALUE, &mt, m, 0, value.ptr, value.len)) return s->err.code;
     return sel_emit(s, STAX_SELECT_END, &mt, m, 0, NULL, 0);
 }
 
@@ -1805,30 +1806,30 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
             else many = 1;
             continue;
         }
-        if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_DONE && sel_attr_column(s, b, i, f, j)) return s->status;
+        if (sel_colst(s, c.ctx - 1, q->index) != SEL_COL_DONE && sel_attr_column(s, b, i, f, j)) return s->err.code;
     }
     for (size_t k = 0; n_steps && k < n; k++) {
         uint32_t path = SEL_NONE;
         if (n_steps == 1 && !s->ns && !steps[0]->name.any) { /* one plain name (most queries): scan for it */
             while (k < n && !sel_str_eq(steps[0]->name.name, stax_ev_attr_name(b, i, k))) k++;
             if (k == n) break;
-            if (sel_count(s, &SEL_AT(s->queries, sel_query, steps[0]->query), &path)) return s->status;
+            if (sel_count(s, &SEL_AT(s->queries, sel_query, steps[0]->query), &path)) return s->err.code;
         } else if (!many) {
             for (size_t j = 0; j < n_steps; j++) {
                 const sel_step *st = steps[j];
                 if (sel_attr_ok(s, &st->name, b, i, k) && sel_count(s, &SEL_AT(s->queries, sel_query, st->query), &path))
-                    return s->status;
+                    return s->err.code;
             }
         } else {
             for (size_t j = 0; j < f->cand_n; j++) {
                 const sel_step *st = &SEL_STEP(s, SEL_AT(s->cands, sel_cand, f->cand_off + j).step);
                 const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
                 if (st->type != SEL_ATTR || q->column || !sel_attr_ok(s, &st->name, b, i, k)) continue;
-                if (sel_count(s, q, &path)) return s->status;
+                if (sel_count(s, q, &path)) return s->err.code;
             }
         }
         if (path != SEL_NONE && sel_attr_match(s, path, stax_ev_attr_name(b, i, k), stax_ev_attr_value(b, i, k)))
-            return s->status;
+            return s->err.code;
     }
     return 0;
 }
@@ -1837,15 +1838,15 @@ static int sel_attrs(stax_select *s, const stax_batch *b, size_t i, const sel_fr
  * match it, and from_ok says that candidate from does (stax_select_batch
  * tested them: sel_first_step); stax_select_event passes 0, 0. */
 static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from, int from_ok) {
-    if (s->in_text && sel_text_boundary(s)) return s->status;
+    if (s->in_text && sel_text_boundary(s)) return s->err.code;
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         sel_wctx *x = SEL_AT(s->caps, sel_cap, c).x;
-        if (x && sel_xml_event(s, x, b, i)) return s->status;
+        if (x && sel_xml_event(s, x, b, i)) return s->err.code;
     }
     if (s->depth >= s->opt.max_depth)
         return sel_fail(s, STAX_E_LIMIT_DEPTH, "elements nested deeper than max_depth (%u levels)", (unsigned)s->opt.max_depth);
     uint32_t d = s->depth + 1;
-    if (sel_frame_reserve(s, d)) return s->status;
+    if (sel_frame_reserve(s, d)) return s->err.code;
     sel_frame parent = *sel_frame_at(s, d - 1), f;
     memset(&f, 0, sizeof f);
     f.cand_off = SEL_N(s->cands, sel_cand);
@@ -1862,66 +1863,66 @@ static int sel_start(stax_select *s, const stax_batch *b, size_t i, size_t from,
         if (!(j == from && from_ok) && (!(st->names & bit) || !sel_step_ok(s, c.step, b, i, d)))
             continue; /* names: element steps only */
         if (!st->final) {
-            if (sel_cand_add_succ(s, f.cand_off, c.step, c.ctx)) return s->status;
+            if (sel_cand_add_succ(s, f.cand_off, c.step, c.ctx)) return s->err.code;
             continue;
         }
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
         if (q->column) columns = 1;
-        else if (sel_count(s, q, &path)) return s->status;
+        else if (sel_count(s, q, &path)) return s->err.code;
     }
     uint64_t m = 0;
     int record = path != SEL_NONE && s->n_cols;
-    if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->status;
+    if (path != SEL_NONE && sel_new_match(s, STAX_SELECT_ELEMENT, path, record, &m)) return s->err.code;
     size_t matched_end = SEL_N(s->cands, sel_cand); /* the candidates a descendant step may repeat */
     if (record && s->values && matched_end == f.cand_off && s->rec_n && !s->rec_desc) {
-        if (sel_record_frame(s, &f, &parent, m)) return s->status;
+        if (sel_record_frame(s, &f, &parent, m)) return s->err.code;
     } else {
-        if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) return s->status;
+        if (record && s->values && sel_cand_add_succ(s, SIZE_MAX, SEL_REC_ROOT, m + 1)) return s->err.code;
         if (SEL_N(s->cands, sel_cand) == f.cand_off) {
             f = sel_frame_inherit(&parent, s->scope.len);
         } else {
             size_t tail = SEL_N(s->cands, sel_cand);
             for (size_t j = 0; j < parent.desc_n; j++) {
                 sel_cand c = SEL_AT(s->cands, sel_cand, parent.desc_off + j);
-                if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->status;
+                if (sel_cand_add(s, f.cand_off, matched_end, c.step, c.ctx)) return s->err.code;
             }
             f.cand_n = SEL_N(s->cands, sel_cand) - f.cand_off;
             f.owned = 1;
             /* the tail is the parent's descendant set when no candidate repeated one of them */
             int whole = SEL_N(s->cands, sel_cand) - tail == parent.desc_n;
-            if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->status;
+            if (sel_frame_flags(s, &f, tail, whole ? &parent : NULL)) return s->err.code;
         }
     }
     s->depth = d;
-    if (s->status || sel_frame_put(s, d, &f)) return s->status;
-    if (s->xml && sel_scope_push(s, b, i, d)) return s->status;
+    if (s->err.code || sel_frame_put(s, d, &f)) return s->err.code;
+    if (s->xml && sel_scope_push(s, b, i, d)) return s->err.code;
 
     /* the values that begin here: the element's own, the columns it is, its attributes */
     if (path != SEL_NONE && s->values &&
         (record ? sel_cap_push(s, m, SEL_NONE, SEL_CAP_RECORD, NULL) /* a record's capture has no writer */
                 : sel_capture(s, m, SEL_NONE, SEL_CAP_ELEM, b, i, f.scope_len)))
-        return s->status;
-    if (record && s->values && (sel_self_columns(s, m, b, i, f.scope_len) || sel_own_columns(s, m, b, i))) return s->status;
+        return s->err.code;
+    if (record && s->values && (sel_self_columns(s, m, b, i, f.scope_len) || sel_own_columns(s, m, b, i))) return s->err.code;
     for (size_t j = from; columns && s->values && j < parent.cand_n; j++) {
         sel_cand c = SEL_AT(s->cands, sel_cand, parent.cand_off + j);
         const sel_step *st = &SEL_STEP(s, c.step);
         if (!(st->names & bit) || !st->final || !sel_step_ok(s, c.step, b, i, d)) continue;
         const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
-        if (q->column && sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->status;
+        if (q->column && sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_ELEM, b, i, f.scope_len)) return s->err.code;
     }
     return f.has_attr ? sel_attrs(s, b, i, &f) : 0;
 }
 
 static int sel_end(stax_select *s, const stax_batch *b, size_t i) {
-    if (s->in_text && sel_text_boundary(s)) return s->status;
+    if (s->in_text && sel_text_boundary(s)) return s->err.code;
     uint32_t d = s->depth;
     if (d == 0) return sel_fail(s, STAX_E_USAGE, "an END event outside every element (events skipped?)");
     for (size_t c = 0; s->xml && c < SEL_N(s->caps, sel_cap); c++) {
         const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
-        if (cp->x && sel_xml_event(s, cp->x, b, i)) return s->status;
+        if (cp->x && sel_xml_event(s, cp->x, b, i)) return s->err.code;
     }
     while (s->caps.len && SEL_AT(s->caps, sel_cap, SEL_N(s->caps, sel_cap) - 1).depth == d)
-        if (sel_cap_pop(s)) return s->status;
+        if (sel_cap_pop(s)) return s->err.code;
     const sel_frame *f = sel_frame_at(s, d);
     if (f->owned) s->cands.len = f->cand_off * sizeof(sel_cand);
     s->scope.len = f->scope_len;
@@ -1945,12 +1946,12 @@ static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
                 const sel_query *q = &SEL_AT(s->queries, sel_query, st->query);
                 int st2 = !q->column ? sel_count(s, q, &path)
                           : s->values ? sel_column_begin(s, c.ctx - 1, q->index, SEL_CAP_TEXT, b, i, 0) : 0;
-                if (st2) return s->status;
+                if (st2) return s->err.code;
             }
             uint64_t m;
             if (path != SEL_NONE && (sel_new_match(s, STAX_SELECT_TEXT, path, 0, &m) ||
                                      (s->values && sel_capture(s, m, SEL_NONE, SEL_CAP_TEXT, b, i, 0))))
-                return s->status;
+                return s->err.code;
         }
     }
     const stax_event *e = &b->events[i];
@@ -1961,7 +1962,7 @@ static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
         if (!cp->x) st = sel_put(s, cp->match, cp->column, e->text.ptr, e->text.len);
         else if (cp->kind == SEL_CAP_TEXT) st = sel_writer_status(s, stax_writer_text(cp->x->w, e->text));
         else st = sel_xml_event(s, cp->x, b, i);
-        if (st) return s->status;
+        if (st) return s->err.code;
     }
     return 0;
 }
@@ -1970,14 +1971,14 @@ static int sel_text(stax_select *s, const stax_batch *b, size_t i) {
 static int sel_other(stax_select *s, const stax_batch *b, size_t i) {
     for (size_t c = 0; c < SEL_N(s->caps, sel_cap); c++) {
         const sel_cap *cp = &SEL_AT(s->caps, sel_cap, c);
-        if (cp->x && cp->kind == SEL_CAP_ELEM && sel_xml_event(s, cp->x, b, i)) return s->status;
+        if (cp->x && cp->kind == SEL_CAP_ELEM && sel_xml_event(s, cp->x, b, i)) return s->err.code;
     }
     return 0;
 }
 
 /* Whether events of b may be taken: STAX_OK, or the status. */
 static int sel_check(stax_select *s, const stax_batch *b) {
-    if (s->status) return s->status;
+    if (s->err.code) return s->err.code;
     if (!s->compiled) return sel_fail(s, STAX_E_USAGE, "stax_select: no paths compiled");
     if (!b) return sel_fail(s, STAX_E_USAGE, "stax_select: no batch");
     if (s->ns && !b->ev_ns)
@@ -1994,7 +1995,7 @@ static int sel_event(stax_select *s, const stax_batch *b, size_t i, size_t from,
     case STAX_EV_CDATA: return sel_text(s, b, i);
     case STAX_EV_COMMENT:
     case STAX_EV_PI:
-        if (s->in_text && sel_text_boundary(s)) return s->status;
+        if (s->in_text && sel_text_boundary(s)) return s->err.code;
         return s->xml ? sel_other(s, b, i) : 0;
     case STAX_EV_ENTITY_REF: return s->xml ? sel_other(s, b, i) : 0;
     default: return 0;
@@ -2036,7 +2037,7 @@ static size_t sel_first_step(stax_select *s, const sel_frame *top, uint32_t extr
 static int sel_frames_write(stax_select *s, uint32_t depth, uint32_t extra) {
     sel_frame f = sel_frame_inherit(sel_frame_at(s, depth), s->scope.len);
     for (uint32_t d = depth + 1; d <= depth + extra; d++)
-        if (sel_frame_put(s, d, &f)) return s->status;
+        if (sel_frame_put(s, d, &f)) return s->err.code;
     return 0;
 }
 
@@ -2159,15 +2160,15 @@ static int sel_runtime_init(stax_select *s) {
     s->in_text = 0;
     sel_cap_floor(s);
     s->cands.len = s->frames.len = s->counters.len = s->scope.len = 0;
-    if (sel_frame_reserve(s, 0)) return s->status;
+    if (sel_frame_reserve(s, 0)) return s->err.code;
     sel_frame f;
     memset(&f, 0, sizeof f);
-    if (sel_cand_add_succ(s, 0, SEL_DOC_ROOT, 0)) return s->status;
+    if (sel_cand_add_succ(s, 0, SEL_DOC_ROOT, 0)) return s->err.code;
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
-    if (sel_frame_flags(s, &f, 0, NULL)) return s->status;
-    if (sel_frame_put(s, 0, &f)) return s->status;
-    if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->status;
+    if (sel_frame_flags(s, &f, 0, NULL)) return s->err.code;
+    if (sel_frame_put(s, 0, &f)) return s->err.code;
+    if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->err.code;
     return 0;
 }
 
@@ -2189,8 +2190,7 @@ void stax_select_reset(stax_select *s) {
     if (!s) return;
     sel_drop_output(s);
     if (s->compile_status) return;
-    s->status = STAX_OK;
-    s->msg[0] = '\0';
+    stax__err_clear(&s->err);
     if (s->compiled) sel_runtime_init(s);
 }
 
@@ -2334,6 +2334,7 @@ stax_select *stax_select_new(const stax_select_options *opt) {
     stax_select *s = (stax_select *)stax__mem_alloc(&m, sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
+    stax__err_init(&s->err, s->msg, sizeof s->msg);
     s->mem = m;
     s->opt = o;
     s->ns = (o.flags & STAX_SELECT_NAMESPACES) != 0;
@@ -2368,11 +2369,11 @@ int stax_select_set_output(stax_select *s, stax_select_fn fn, void *ctx) {
     return STAX_OK;
 }
 
-int stax_select_status(const stax_select *s) { return s ? s->status : STAX_E_USAGE; }
+int stax_select_status(const stax_select *s) { return s ? s->err.code : STAX_E_USAGE; }
 
 const char *stax_select_message(const stax_select *s) {
     if (!s) return "no select";
-    return s->msg[0] ? s->msg : stax_strerror(s->status);
+    return s->err.msg[0] ? s->err.msg : stax_strerror(s->err.code);
 }
 
 size_t stax_select_paths(const stax_select *s) { return s ? s->n_paths : 0; }

@@ -592,22 +592,26 @@ size_t stax__fmt(char *buf, size_t cap, const char *fmt, ...) {
 
 const char *stax_version(void) { return STAX_VERSION; }
 
-/* The one error setter of the reader's modules (the DTD, external entities,
- * references): status, byte, message. */
+/* The one error setter (stax_internal.h). */
+int stax__err_vset(stax__err *e, int code, const char *at, int sys_errno, const char *fmt, va_list ap) {
+    stax__vfmt(e->msg, e->cap, fmt, ap);
+    e->code = code;
+    e->sys_errno = sys_errno;
+    e->at = at;
+    return code;
+}
+
 #ifndef STAX_NO_MESSAGES
 int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    stax__vfmt(e->msg, sizeof e->msg, fmt, ap);
+    int rc = stax__err_vset(e, code, at, 0, fmt, ap);
     va_end(ap);
-    e->code = code;
-    e->at = at;
-    return code;
+    return rc;
 }
 #else
-/* Short messages: the status and its byte; the reader writes the message. */
 int stax__err_short(stax__err *e, int code, const char *at) {
-    e->msg[0] = '\0';
+    stax__err_clear(e);
     e->code = code;
     e->at = at;
     return code;

@@ -388,7 +388,7 @@ static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
 
 
 /* ------------------------------------------------------------- errors
- * An error: status, the byte it is at, and its message (stax.c sets it). */
+ * An error: status, errno, the byte it is at, and its message (stax.c sets it). */
 /* STAX_NO_MESSAGES (short messages): no sentence is formatted, and the
  * format strings are not compiled in: the message is the status's name and
  * where it happened (reader_batch.c writes it). */
@@ -401,20 +401,46 @@ static inline void stax__pos_advance(stax_pos *pos, const char *p, size_t n) {
 #endif
 typedef struct stax__err {
     int code;
-    const char *at;
-    char msg[STAX__MSG_CAP];
+    int sys_errno;  /* the errno of the failed system call behind code (the writer's sinks), or 0 */
+    const char *at; /* the byte it is at, or NULL */
+    char *msg;      /* the message: cap bytes of the object that holds the error (the reader's are
+                       STAX__MSG_CAP, the writer's fewer), so that each object sizes its own */
+    size_t cap;
 } stax__err;
+/* The one error setter of the library (the reader, the DTD, external
+ * entities, references, select and the writer): code, errno, byte and
+ * message, the message formatted by stax__vfmt. stax__err_set is its
+ * variadic form, without an errno. With STAX_NO_MESSAGES stax__err_set
+ * neither compiles its format strings in nor calls the formatter: the
+ * message is empty (each object writes a short one from the status). */
+STAXINT int stax__err_vset(stax__err *e, int code, const char *at, int sys_errno, const char *fmt, va_list ap);
+#ifndef STAX_NO_MESSAGES
 STAXINT int stax__err_set(stax__err *e, int code, const char *at, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+#endif
+/* No error (a reset). */
+static inline void stax__err_clear(stax__err *e) {
+    e->code = 0;
+    e->sys_errno = 0;
+    e->at = NULL;
+    e->msg[0] = '\0';
+}
+/* No error yet, its message to be written into msg[0, cap), cap > 0. */
+static inline void stax__err_init(stax__err *e, char *msg, size_t cap) {
+    e->msg = msg;
+    e->cap = cap;
+    stax__err_clear(e);
+}
 #ifdef STAX_NO_MESSAGES
-STAXINT int stax__err_short(stax__err *e, int code, const char *at);
 /* The sentence and its arguments only in sizeof: counted as used, never
  * compiled in (stax__no_message is declared, never defined nor called). */
 int stax__no_message(const char *fmt, ...);
 #define STAX__NO_MESSAGE(...) ((void)sizeof(stax__no_message(__VA_ARGS__)))
+/* The setter without the formatter: an empty message. */
+STAXINT int stax__err_short(stax__err *e, int code, const char *at);
 #define stax__err_set(e, code, at, ...) (STAX__NO_MESSAGE(__VA_ARGS__), stax__err_short((e), (code), (at)))
 #endif
 

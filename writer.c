@@ -202,8 +202,9 @@ struct stax_writer {
     struct {
         int status; /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
         int first;  /* the first negative status a call returned */
-        int err_no; /* errno of the sink error in status */
-        char msg[96]; /* stax_writer_message */
+        stax__err e; /* what stax_writer_message describes: the sticky error when there is one (with the
+                        sink's errno), else the first; set by stax__err_vset alone */
+        char msg[96]; /* where e.msg points */
     } err;
     int gate; /* nonzero when a call must take w_begin's slow checks: a summary of err.status,
                  the sink, rs_call and the finish state (see w_regate) */
@@ -300,6 +301,20 @@ static void w_regate(stax_writer *w) {
 
 /* ================================================================ errors */
 
+/* Set the error stax_writer_message describes, through the one setter
+ * (stax.c); the writer keeps its sentences with STAX_NO_MESSAGES. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static W_COLD int w_fail(stax_writer *w, int st, int err_no, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    stax__err_vset(&w->err.e, st, NULL, err_no, fmt, ap);
+    va_end(ap);
+    if (!w->err.first) w->err.first = st;
+    return st;
+}
+
 /* An invariant did not hold (a window sized to be enough overflowed): the
  * writer stops for good. */
 static W_COLD int w_internal(stax_writer *w, const char *what) {
@@ -307,8 +322,8 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
     if (w->err.status == STAX_OK || w->fn) {
         w->err.status = STAX_E_INTERNAL;
         w->fn = NULL;
-        stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (%s): please report it", what);
         w_regate(w);
+        return w_fail(w, STAX_E_INTERNAL, 0, "internal error (%s): please report it", what);
     }
     if (!w->err.first) w->err.first = STAX_E_INTERNAL;
     return STAX_E_INTERNAL;
@@ -318,37 +333,22 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
 static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
     w->err.status = st;
     w->fn = NULL;
-    w->err.err_no = err_no;
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
     case W_SINK_FD:
-        if (err_no)
-            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed (errno %d)", w->fd, err_no);
-        else
-            stax__fmt(w->err.msg, sizeof w->err.msg, "write to fd %d failed: no byte written", w->fd);
-        break;
+        if (err_no) return w_fail(w, st, err_no, "write to fd %d failed (errno %d)", w->fd, err_no);
+        return w_fail(w, st, 0, "write to fd %d failed: no byte written", w->fd);
     case W_SINK_FILE:
-        if (err_no)
-            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (errno %d)", err_no);
-        else
-            stax__fmt(w->err.msg, sizeof w->err.msg, "writing to the FILE* failed (ferror)");
-        break;
-    case W_SINK_MEM_FIXED:
-        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink is full (%zu bytes)", w->msink.cap);
-        break;
+        if (err_no) return w_fail(w, st, err_no, "writing to the FILE* failed (errno %d)", err_no);
+        return w_fail(w, st, 0, "writing to the FILE* failed (ferror)");
+    case W_SINK_MEM_FIXED: return w_fail(w, st, err_no, "the memory sink is full (%zu bytes)", w->msink.cap);
     case W_SINK_MEM_GROW:
-        stax__fmt(w->err.msg, sizeof w->err.msg, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
-        break;
+        return w_fail(w, st, err_no, "the memory sink could not grow beyond %zu bytes", w->msink.cap);
     default:
-        if (st == STAX_E_INTERNAL)
-            stax__fmt(w->err.msg, sizeof w->err.msg, "internal error (memory sink): please report it");
-        else if (took > 0)
-            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
-        else
-            stax__fmt(w->err.msg, sizeof w->err.msg, "the sink returned %td (%s)", took, stax_strerror(st));
+        if (st == STAX_E_INTERNAL) return w_fail(w, st, err_no, "internal error (memory sink): please report it");
+        if (took > 0) return w_fail(w, st, err_no, "the sink took %zu bytes of %zu offered", (size_t)took, offered);
+        return w_fail(w, st, err_no, "the sink returned %td (%s)", took, stax_strerror(st));
     }
-    if (!w->err.first) w->err.first = st;
-    return st;
 }
 
 /* Refusals that say more than their status: the calls return these, and
@@ -375,13 +375,11 @@ static W_COLD int w_refused(stax_writer *w, int call, int st) {
     }
     if (w->err.status != STAX_OK) return st;
     if (!w->err.first) {
-        w->err.first = st;
         if (st == STAX_E_LIMIT_STACK)
-            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
-                      w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves",
-                      w->stack_max);
+            w_fail(w, st, 0, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
+                   w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves", w->stack_max);
         else
-            stax__fmt(w->err.msg, sizeof w->err.msg, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+            w_fail(w, st, 0, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
     }
     if (w->flags & STAX_WRITE_STICKY) {
         w->err.status = st;
@@ -1806,7 +1804,7 @@ static const uint64_t w_pow10[20] = {1u,
 /* The decimal digits of v, written backwards from end; returns their start.
  * Values above 32 bits are cut into 8-digit groups first, so that the rest
  * is 32-bit arithmetic. */
-static char *w_utoa(char *end, uint64_t v) {
+W_ALWAYS_INLINE char *w_utoa(char *end, uint64_t v) {
     while (v > UINT32_MAX) {
         uint32_t low = (uint32_t)(v % 100000000u);
         v /= 100000000u;
@@ -1838,7 +1836,7 @@ static char *w_utoa(char *end, uint64_t v) {
 
 /* mag / 10^frac with exactly frac digits after the point, '-' first if neg,
  * into buf[W_NUM_MAX]. frac <= 19. */
-static stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
+W_ALWAYS_INLINE stax_str w_format(char *buf, uint64_t mag, int neg, unsigned frac) {
     char *end = buf + W_NUM_MAX, *p;
     if (frac == 0) {
         p = w_utoa(end, mag);
@@ -1934,7 +1932,7 @@ int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_fin
  * or element path. frac_digits out of range is refused like any call
  * (nothing written), after the checks every call makes first (a sticky
  * error, a blocked call). */
-static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
+W_ALWAYS_INLINE int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
     char buf[W_NUM_MAX + 32]; /* the digits end at W_NUM_MAX: W_P_DIGITS reads 32 bytes from their start */
     int st;
     memset(buf + W_NUM_MAX, 0, 32);
@@ -1955,29 +1953,44 @@ static int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int n
     return w_result(w, call, st);
 }
 
-/* v signed: its magnitude without negating INT64_MIN. */
-static int w_num_i(stax_writer *w, int call, stax_str name, int64_t v, unsigned frac) {
-    return w_number(w, call, name, v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v, v < 0, frac);
+/* One out-of-line copy per kind of number call, each with its call's fast
+ * case inlined (the call is a constant in it). */
+static W_NOINLINE int w_number_attr(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
+    return w_number(w, W_CALL_ATTR_NUM, name, mag, neg, frac);
+}
+static W_NOINLINE int w_number_text(stax_writer *w, uint64_t mag, int neg, unsigned frac) {
+    static const stax_str no_name = {NULL, 0};
+    return w_number(w, W_CALL_TEXT_NUM, no_name, mag, neg, frac);
+}
+static W_NOINLINE int w_number_element(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
+    return w_number(w, W_CALL_ELEMENT_NUM, name, mag, neg, frac);
 }
 
-static const stax_str w_no_name = {NULL, 0};
+/* v signed: its magnitude without negating INT64_MIN. */
+static inline uint64_t w_mag(int64_t v) { return v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v; }
 
-int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, 0); }
-int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ATTR_NUM, name, v, 0, 0); }
-int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ATTR_NUM, name, v, f); }
-int stax_writer_text_int(stax_writer *w, int64_t v) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, 0); }
-int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number(w, W_CALL_TEXT_NUM, w_no_name, v, 0, 0); }
-int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_num_i(w, W_CALL_TEXT_NUM, w_no_name, v, f); }
-int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, 0); }
-int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number(w, W_CALL_ELEMENT_NUM, name, v, 0, 0); }
-int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) { return w_num_i(w, W_CALL_ELEMENT_NUM, name, v, f); }
+int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_number_attr(w, name, w_mag(v), v < 0, 0); }
+int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_attr(w, name, v, 0, 0); }
+int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
+    return w_number_attr(w, name, w_mag(v), v < 0, f);
+}
+int stax_writer_text_int(stax_writer *w, int64_t v) { return w_number_text(w, w_mag(v), v < 0, 0); }
+int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number_text(w, v, 0, 0); }
+int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_number_text(w, w_mag(v), v < 0, f); }
+int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) {
+    return w_number_element(w, name, w_mag(v), v < 0, 0);
+}
+int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_element(w, name, v, 0, 0); }
+int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
+    return w_number_element(w, name, w_mag(v), v < 0, f);
+}
 
 /* ================================================================ state */
 
 int stax_writer_status(const stax_writer *w) { return w ? w->err.status : STAX_E_USAGE; }
 int stax_writer_first_error(const stax_writer *w) { return w ? w->err.first : STAX_E_USAGE; }
-int stax_writer_errno(const stax_writer *w) { return w ? w->err.err_no : 0; }
-const char *stax_writer_message(const stax_writer *w) { return w ? w->err.msg : "no writer"; }
+int stax_writer_errno(const stax_writer *w) { return w ? w->err.e.sys_errno : 0; }
+const char *stax_writer_message(const stax_writer *w) { return w ? w->err.e.msg : "no writer"; }
 uint32_t stax_writer_depth(const stax_writer *w) { return w ? w->depth : 0; }
 
 uint64_t stax_writer_bytes_out(const stax_writer *w) {
@@ -2194,6 +2207,7 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         }
     }
     memset(w, 0, w_self_size(p.indent_len));
+    stax__err_init(&w->err.e, w->err.msg, sizeof w->err.msg);
     w->mem = mem;
     w->fixed = o.memory != NULL;
     w->out.ptr = (char *)b1;

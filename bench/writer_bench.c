@@ -46,11 +46,14 @@ static ptrdiff_t slow_write(void *ctx, const void *data, size_t len) {
     return (ptrdiff_t)len;
 }
 
-/* One call per leaf element, as libxml2's side uses xmlTextWriterWriteElement. */
-static void element(stax_writer *w, const char *name, const char *text) { stax_writer_element_z(w, name, text); }
+/* One call per leaf element, as libxml2's side uses xmlTextWriterWriteElement.
+ * These helpers are inline, so that each call site is the direct call a
+ * program makes (a literal name's length is known there, as in the libxml2
+ * program's direct calls), not a call through a helper that measures it. */
+static inline void element(stax_writer *w, const char *name, const char *text) { stax_writer_element_z(w, name, text); }
 
 /* <name>v / 10^frac</name>: with the number calls, or formatted by snprintf. */
-static void number(stax_writer *w, int fmt, const char *name, long v, unsigned frac) {
+static inline void number(stax_writer *w, int fmt, const char *name, long v, unsigned frac) {
     if (!fmt) {
         stax_writer_element_dec_z(w, name, v, frac); /* frac 0: the integer */
         return;
@@ -65,7 +68,7 @@ static void number(stax_writer *w, int fmt, const char *name, long v, unsigned f
 }
 
 /* An attribute holding v: with the number call, or formatted by snprintf. */
-static void number_attr(stax_writer *w, int fmt, const char *name, unsigned long v) {
+static inline void number_attr(stax_writer *w, int fmt, const char *name, unsigned long v) {
     if (!fmt) {
         stax_writer_attr_uint_z(w, name, v);
         return;
