@@ -2,7 +2,7 @@
  * (tools/fuzz-coverage.sh builds it with -fprofile-instr-generate) and for
  * debugging in a plain build.
  *
- *   replay TARGET PATH...    TARGET: reader, dtd, alloc, writer or select; each PATH
+ *   replay TARGET PATH...    TARGET: reader, dtd, alloc, writer, select or parallel; each PATH
  *                            a file or a directory of files (not recursive)
  *
  * Each target's LLVMFuzzerTestOneInput is compiled under another name
@@ -21,6 +21,7 @@ int fz_target_dtd(const uint8_t *data, size_t size);
 int fz_target_alloc(const uint8_t *data, size_t size);
 int fz_target_writer(const uint8_t *data, size_t size);
 int fz_target_select(const uint8_t *data, size_t size);
+int fz_target_parallel(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 /* the custom mutators (fuzz_reader's, fuzz_dtd's) call it; never called here */
@@ -34,7 +35,7 @@ static const struct {
     const char *name;
     int (*fn)(const uint8_t *, size_t);
 } targets[] = {{"reader", fz_target_reader}, {"dtd", fz_target_dtd}, {"alloc", fz_target_alloc}, {"writer", fz_target_writer},
-               {"select", fz_target_select}};
+               {"select", fz_target_select}, {"parallel", fz_target_parallel}};
 
 static int verbose;
 
@@ -112,7 +113,7 @@ static long replay_path(int (*fn)(const uint8_t *, size_t), const char *path) {
 int main(int argc, char **argv) {
     verbose = getenv("REPLAY_VERBOSE") != NULL;
     if (argc < 2) {
-        fprintf(stderr, "usage: %s reader|dtd|alloc|writer|select PATH...\n", argv[0]);
+        fprintf(stderr, "usage: %s reader|dtd|alloc|writer|select|parallel PATH...\n", argv[0]);
         return 2;
     }
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
