@@ -808,7 +808,8 @@ STAXDEF void stax_select_free(stax_select *s);
  * stax_select_message says what and where. */
 STAXDEF int stax_select_compile(stax_select *s, stax_str paths, stax_str columns);
 
-/* Where the pieces go (before the first event). fn NULL: nowhere (counting). */
+/* Where the pieces go (before the first event, or between two events: the
+ * pieces after go there). fn NULL: nowhere (counting). */
 STAXDEF int stax_select_set_output(stax_select *s, stax_select_fn fn, void *ctx);
 
 /* Take event i of a batch. Every event of the document must be given, in
