@@ -51,6 +51,7 @@ static int select_part_grow(select_cli *c, size_t n) {
 }
 
 static void select_out(select_cli *c, const void *p, size_t n) {
+    if (!n) return;
     if (!c->out) {
         if (!select_part_grow(c, n)) {
             memcpy(c->part + c->plen, p, n);
@@ -472,7 +473,7 @@ static int select_par_done(void *ud, size_t part, size_t slot) {
     size_t n = q->plen;
     int stop = so->first && P->matches + q->done >= so->first;
     if (stop) n = q->ends[so->first - P->matches - 1];
-    select_write(P->main, q->part, n);
+    if (n) select_write(P->main, q->part, n);
     if (P->main->interactive) select_flush(P->main);
     P->written += n;
     P->matches += q->done;
