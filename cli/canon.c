@@ -216,11 +216,13 @@ static void canon_part_close(canon_part *q) {
     q->len = 0;
 }
 
+/* A slot's stream is kept from part to part: back at its start, its
+ * buffer is written over (its size is the position after a flush). */
 static int canon_par_begin(void *ud, size_t part, size_t slot) {
     (void)part;
     canon_part *q = &((canon_par *)ud)->slots[slot];
-    canon_part_close(q);
-    q->c.out = open_memstream(&q->buf, &q->len);
+    if (q->c.out && fseeko(q->c.out, 0, SEEK_SET) != 0) canon_part_close(q);
+    if (!q->c.out) q->c.out = open_memstream(&q->buf, &q->len);
     return q->c.out ? 0 : STAX_CLI_SERIAL;
 }
 
@@ -237,7 +239,6 @@ static int canon_par_done(void *ud, size_t part, size_t slot) {
     canon_part *q = &P->slots[slot];
     if (fflush(q->c.out) != 0 || ferror(q->c.out)) return STAX_CLI_SERIAL;
     if (q->len) fwrite(q->buf, 1, q->len, P->out);
-    canon_part_close(q);
     return ferror(P->out) ? 2 : 0;
 }
 
