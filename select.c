@@ -2390,6 +2390,186 @@ stax_str stax_select_column_text(const stax_select *s, size_t column) {
     return t;
 }
 
+/* ================================================================ save and resume (parts)
+ *
+ * The matching state between two events, when no match is open: the depth,
+ * the text state, each open element's frame and position counters, the
+ * candidates, and (STAX_SELECT_XML) the declarations in scope. Written field
+ * by field, as 64-bit little-endian words (the scope's bytes as they are), so
+ * that two selects in the same state write the same bytes. */
+
+#define SEL_STATE_MAGIC 0x3174617473786174ull /* "tatsxt1" and a version byte */
+
+typedef struct sel_wr {
+    unsigned char *p;
+    size_t cap, len;
+} sel_wr;
+
+static void sel_wr_u64(sel_wr *w, uint64_t v) {
+    if (w->len <= w->cap && w->cap - w->len >= 8)
+        for (unsigned i = 0; i < 8; i++) w->p[w->len + i] = (unsigned char)(v >> (8 * i));
+    w->len += 8;
+}
+
+static void sel_wr_bytes(sel_wr *w, const char *b, size_t n) {
+    if (w->len <= w->cap && w->cap - w->len >= n && n) memcpy(w->p + w->len, b, n);
+    w->len += n;
+}
+
+static uint64_t sel_flags_word(const stax_select *s) {
+    return (uint64_t)s->ns | (uint64_t)s->xml << 1 | (uint64_t)s->values << 2 | (uint64_t)s->all << 3 |
+           (uint64_t)s->n_cols << 8;
+}
+
+static void sel_wr_state(const stax_select *s, sel_wr *w) {
+    size_t nc = SEL_N(s->cands, sel_cand);
+    const uint64_t head[] = {SEL_STATE_MAGIC, s->n_steps, s->n_slots, sel_flags_word(s), s->depth, (uint64_t)s->in_text, nc};
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++) sel_wr_u64(w, head[k]);
+    for (size_t j = 0; j < nc; j++) sel_wr_u64(w, SEL_AT(s->cands, sel_cand, j).step);
+    for (uint32_t d = 0; d <= s->depth; d++) {
+        const sel_frame *f = sel_frame_at(s, d);
+        const uint64_t fields[] = {f->cand_off, f->cand_n, f->desc_off, f->desc_n, f->scope_len, f->names, f->desc_names,
+                                   (uint64_t)f->owned | (uint64_t)f->has_attr << 8 | (uint64_t)f->has_text << 16 |
+                                       (uint64_t)f->all_desc << 24 | (uint64_t)f->desc_attr << 32 |
+                                       (uint64_t)f->desc_text << 40};
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) sel_wr_u64(w, fields[k]);
+        for (uint32_t k = 0; k < s->n_slots; k++) {
+            uint32_t n;
+            memcpy(&n, s->counters.ptr + ((size_t)d * s->n_slots + k) * sizeof n, sizeof n);
+            sel_wr_u64(w, n);
+        }
+    }
+    sel_wr_u64(w, s->scope.len);
+    for (size_t at = 0; at < s->scope.len;) { /* each declaration: its depth and lengths, then its bytes */
+        sel_decl dc;
+        memcpy(&dc, s->scope.ptr + at, sizeof dc);
+        sel_wr_u64(w, dc.depth);
+        sel_wr_u64(w, dc.nlen);
+        sel_wr_u64(w, dc.vlen);
+        sel_wr_bytes(w, s->scope.ptr + at + sizeof dc, dc.nlen + dc.vlen);
+        at += sizeof dc + dc.nlen + dc.vlen;
+    }
+}
+
+int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len) {
+    if (!s || !len || (cap && !buf)) return STAX_E_USAGE;
+    if (s->status) return s->status;
+    if (!s->compiled) return STAX_E_USAGE;
+    if (s->caps.len || s->queue.len || s->held.len || s->pend.len || s->colst.len) return STAX_E_NOSAVE;
+    for (size_t j = 0; j < SEL_N(s->cands, sel_cand); j++)
+        if (SEL_AT(s->cands, sel_cand, j).ctx) return STAX_E_NOSAVE; /* a record's columns */
+    sel_wr w = {(unsigned char *)buf, cap, 0};
+    sel_wr_state(s, &w);
+    *len = w.len;
+    return cap && cap < w.len ? STAX_E_FULL : STAX_OK;
+}
+
+typedef struct sel_rd {
+    const unsigned char *p;
+    size_t len, at;
+    int bad;
+} sel_rd;
+
+static uint64_t sel_rd_u64(sel_rd *r) {
+    uint64_t v = 0;
+    if (r->bad || r->len - r->at < 8) {
+        r->bad = 1;
+        return 0;
+    }
+    for (unsigned i = 0; i < 8; i++) v |= (uint64_t)r->p[r->at + i] << (8 * i);
+    r->at += 8;
+    return v;
+}
+
+/* v read as a count of at most max (else the state is refused). */
+static size_t sel_rd_size(sel_rd *r, uint64_t max) {
+    uint64_t v = sel_rd_u64(r);
+    if (v > max) r->bad = 1;
+    return r->bad ? 0 : (size_t)v;
+}
+
+static int sel_refuse(stax_select *s, const char *why) { return sel_fail(s, STAX_E_CONTEXT, "select state refused: %s", why); }
+
+/* The frame of depth d from r, checked against the nc candidates. */
+static int sel_rd_frame(stax_select *s, sel_rd *r, uint32_t d, size_t nc) {
+    sel_frame f;
+    memset(&f, 0, sizeof f);
+    f.cand_off = sel_rd_size(r, nc);
+    f.cand_n = sel_rd_size(r, nc - f.cand_off);
+    f.desc_off = sel_rd_size(r, nc);
+    f.desc_n = sel_rd_size(r, nc - f.desc_off);
+    f.scope_len = sel_rd_size(r, s->opt.max_state);
+    f.names = sel_rd_u64(r);
+    f.desc_names = sel_rd_u64(r);
+    uint64_t b = sel_rd_u64(r);
+    if (b & ~0x010101010101ull) r->bad = 1;
+    f.owned = (unsigned char)(b & 1);
+    f.has_attr = (unsigned char)(b >> 8 & 1);
+    f.has_text = (unsigned char)(b >> 16 & 1);
+    f.all_desc = (unsigned char)(b >> 24 & 1);
+    f.desc_attr = (unsigned char)(b >> 32 & 1);
+    f.desc_text = (unsigned char)(b >> 40 & 1);
+    if (r->bad) return sel_refuse(s, "truncated or corrupt");
+    if (sel_frame_reserve(s, d) || sel_frame_put(s, d, &f)) return s->status;
+    for (uint32_t k = 0; k < s->n_slots; k++) {
+        uint32_t n = (uint32_t)sel_rd_size(r, UINT32_MAX);
+        if (sel_store(s, &s->counters, ((size_t)d * s->n_slots + k) * sizeof n, &n, sizeof n)) return s->status;
+    }
+    return r->bad ? sel_refuse(s, "truncated or corrupt") : 0;
+}
+
+int stax_select_resume(stax_select *s, const void *buf, size_t len) {
+    if (!s) return STAX_E_USAGE;
+    if (!s->compiled || (len && !buf)) return sel_fail(s, STAX_E_USAGE, "stax_select_resume: no paths compiled, or no state");
+    stax_select_reset(s);
+    if (s->status) return s->status;
+    sel_rd r = {(const unsigned char *)buf, len, 0, 0};
+    if (sel_rd_u64(&r) != SEL_STATE_MAGIC || r.bad) return sel_refuse(s, "not a select state of this version");
+    if (sel_rd_u64(&r) != s->n_steps || sel_rd_u64(&r) != s->n_slots || sel_rd_u64(&r) != sel_flags_word(s) || r.bad)
+        return sel_refuse(s, "saved by a select with other paths or flags");
+    uint32_t depth = (uint32_t)sel_rd_size(&r, s->opt.max_depth);
+    uint64_t in_text = sel_rd_u64(&r);
+    size_t nc = sel_rd_size(&r, (len - r.at) / 8);
+    if (r.bad || in_text > 1) return sel_refuse(s, "truncated or corrupt");
+    s->cands.len = 0;
+    if (sel_state_reserve(s, &s->cands, nc * sizeof(sel_cand))) return s->status;
+    for (size_t j = 0; j < nc; j++) {
+        sel_cand c;
+        memset(&c, 0, sizeof c);
+        c.step = (uint32_t)sel_rd_size(&r, s->n_steps - 1);
+        if (r.bad) return sel_refuse(s, "truncated or corrupt");
+        if (sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+    }
+    for (uint32_t d = 0; d <= depth; d++)
+        if (sel_rd_frame(s, &r, d, nc)) return s->status;
+    size_t scope = sel_rd_size(&r, s->opt.max_state);
+    s->scope.len = 0;
+    if (r.bad || sel_state_reserve(s, &s->scope, scope)) return r.bad ? sel_refuse(s, "truncated or corrupt") : s->status;
+    while (s->scope.len < scope) {
+        sel_decl dc;
+        memset(&dc, 0, sizeof dc);
+        dc.depth = (uint32_t)sel_rd_size(&r, depth);
+        dc.nlen = sel_rd_size(&r, len);
+        dc.vlen = sel_rd_size(&r, len);
+        if (r.bad || len - r.at < dc.nlen + dc.vlen || scope - s->scope.len < sizeof dc + dc.nlen + dc.vlen)
+            return sel_refuse(s, "truncated or corrupt");
+        if (sel_append(s, &s->scope, &dc, sizeof dc) || sel_append(s, &s->scope, r.p + r.at, dc.nlen + dc.vlen))
+            return s->status;
+        r.at += dc.nlen + dc.vlen;
+    }
+    size_t hi = 0; /* the candidates the frames below hold: an owned frame's come after them */
+    for (uint32_t d = 0; d <= depth; d++) {
+        const sel_frame *f = sel_frame_at(s, d);
+        if (f->scope_len > scope || (d && f->owned && f->cand_off < hi)) return sel_refuse(s, "truncated or corrupt");
+        if (f->cand_off + f->cand_n > hi) hi = f->cand_off + f->cand_n;
+        if (f->desc_off + f->desc_n > hi) hi = f->desc_off + f->desc_n;
+    }
+    if (r.at != len) return sel_refuse(s, "trailing bytes");
+    s->depth = depth;
+    s->in_text = (int)in_text;
+    return STAX_OK;
+}
+
 uint64_t stax_select_count(const stax_select *s, size_t path) {
     uint64_t n = 0;
     if (s && s->compiled && path < s->n_paths) memcpy(&n, s->counts.ptr + path * sizeof n, sizeof n);

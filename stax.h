@@ -72,8 +72,8 @@
  *     STAX_E_ENCODING, STAX_E_CHAR, STAX_E_LIMIT_STACK, STAX_E_NOMEM of its
  *     stack, STAX_E_USAGE) change nothing and are not sticky, unless
  *     STAX_WRITE_STICKY;
- *   - stax_reader_save's STAX_E_FULL and STAX_E_NOSAVE change nothing and are
- *     not sticky;
+ *   - stax_reader_save's and stax_select_save's STAX_E_FULL and STAX_E_NOSAVE
+ *     change nothing and are not sticky;
  *   - the functions that only answer (check_options, memory_size,
  *     effective_options, stax_context_position) have no object to stick to.
  *   Every limit is a STAX_E_LIMIT_* status whose message names the option
@@ -808,7 +808,8 @@ STAXDEF void stax_select_free(stax_select *s);
  * stax_select_message says what and where. */
 STAXDEF int stax_select_compile(stax_select *s, stax_str paths, stax_str columns);
 
-/* Where the pieces go (before the first event). fn NULL: nowhere (counting). */
+/* Where the pieces go (before the first event, or between two events: the
+ * pieces after go there). fn NULL: nowhere (counting). */
 STAXDEF int stax_select_set_output(stax_select *s, stax_select_fn fn, void *ctx);
 
 /* Take event i of a batch. Every event of the document must be given, in
@@ -842,6 +843,23 @@ STAXDEF uint64_t stax_select_count(const stax_select *s, size_t path);
  * empty when there is no such column), for a header row. */
 STAXDEF size_t stax_select_columns(const stax_select *s);
 STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
+
+/* Parts (one document on several threads, docs/parallel.md): the matching
+ * state between two events, so that a select started from it in the middle
+ * of a document goes on as the original would have. stax_select_save writes
+ * it into buf[0, cap) and its length into *len: STAX_OK; with cap 0 (buf may
+ * be NULL) only *len; with 0 < cap < that size nothing is written, *len is
+ * the size and the result STAX_E_FULL; STAX_E_NOSAVE while a match is open
+ * (its value or record not complete, or held). Two selects with the same
+ * paths and options in the same state write the same bytes, so comparing
+ * them tells whether a guessed state was right. Neither status is sticky;
+ * the select is unchanged. The counts and match numbers are not part of it.
+ * stax_select_resume forgets the document (stax_select_reset) and takes
+ * such a state: then give it the events that follow. STAX_OK, or
+ * STAX_E_CONTEXT (sticky; a state from other paths or options, truncated,
+ * corrupt, or over max_depth or max_state); no byte of it is trusted. */
+STAXDEF int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len);
+STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
 #endif /* STAX_NO_SELECT */
 
 /* ---------------------------------------------------------------- writer */

@@ -1,9 +1,10 @@
 #!/bin/sh
-# stax on one and on two threads: `stax count` and `stax check` with -j 1 and
-# -j 2 on a generated document (default 256 MiB, the mixed dump; from a
-# file), and on a small one (64 KiB) where -j must not lose, in one
-# hyperfine run each, with expat (bench/expat_count) beside them on the large
-# one. Peak RSS of each command from /usr/bin/time.
+# stax on one and on two threads: `stax count`, `stax check`, `stax select
+# //page/title` and `stax canon` with -j 1 and -j 2 on a generated document
+# (default 256 MiB, the mixed dump; from a file), and on a small one (64 KiB)
+# where -j must not lose, in one hyperfine run each, with expat
+# (bench/expat_count) beside them on the large one. Peak RSS of each command
+# from /usr/bin/time.
 #
 #   sh bench/parallel.sh
 #
@@ -29,10 +30,14 @@ small=$build/bench-parallel-small.xml
 [ -s "$big" ] || "$gen" -s "$shape" "$mib" 1 >"$big"
 "$gen" -s "$shape" 0.0625 1 >"$small"
 
-# The same counts on every thread count, before anything is timed.
+# The same counts and outputs on every thread count, before anything is timed.
 one=$("$stax" -j 1 count "$big")
 for j in 2 0; do
     [ "$("$stax" -j $j count "$big")" = "$one" ] || die "-j $j count differs from -j 1"
+done
+for c in "select //page/title" canon; do
+    one=$("$stax" -j 1 $c "$big" | cksum)
+    [ "$("$stax" -j 2 $c "$big" | cksum)" = "$one" ] || die "-j 2 $c differs from -j 1"
 done
 
 out=$build/bench-parallel.md
@@ -44,14 +49,15 @@ for doc in "$big" "$small"; do
     hyperfine --style basic --warmup 1 --runs "$runs" -N --export-markdown "$build/bench-parallel-$name.tmd" \
         --export-json "$build/bench-parallel-$name.json" \
         "$stax -j 1 count $doc" "$stax -j 2 count $doc" "$stax -j 1 check $doc" "$stax -j 2 check $doc" \
-        ${extra:+"$extra"}
+        "$stax -j 1 select //page/title $doc" "$stax -j 2 select //page/title $doc" \
+        "$stax -j 1 canon $doc" "$stax -j 2 canon $doc" ${extra:+"$extra"}
     { echo "### $name ($(wc -c <"$doc") bytes)"; echo; cat "$build/bench-parallel-$name.tmd"; echo; } >>"$out"
 done
 {
     echo "### peak RSS ($(basename "$big"))"
     echo
     for j in 1 2; do
-        for c in count check; do
+        for c in count check "select //page/title" canon; do
             /usr/bin/time -f "- \`stax -j $j $c\`: %M KiB" "$stax" -j $j $c "$big" 2>>"$out" >/dev/null
         done
     done

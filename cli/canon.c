@@ -4,6 +4,7 @@
  * attributes of one start tag. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Start tags with up to this many attributes are sorted through an index
@@ -166,6 +167,12 @@ static int canon_batch(void *ctx, stax_reader *r, const stax_batch *b) {
         case STAX_EV_CDATA: canon_put_escaped(out, stax_ev_text(b, i)); break;
         case STAX_EV_PI: canon_put_pi(out, stax_ev_name(b, i), stax_ev_text(b, i)); break;
         case STAX_EV_DOCTYPE: {
+            /* a part (-j) has no reader to ask: the PIs and notations of an
+             * internal subset need the document read on one thread */
+            if (!r) {
+                if (stax_ev_flags(b, i) & STAX_EVF_HAS_SUBSET) return STAX_CLI_SERIAL;
+                break;
+            }
             const stax_dtd_pi *pi;
             size_t npi = stax_reader_dtd_pis(r, &pi);
             for (size_t k = 0; k < npi; k++) canon_put_pi(out, pi[k].target, pi[k].data);
@@ -179,10 +186,72 @@ static int canon_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     return ferror(out) ? 2 : 0;
 }
 
+/* -j: each part's output in a memory stream of its slot, written in order.
+ * Canonical form keeps no state from one event to the next, so a part's
+ * output is the serial one from wherever it starts. */
+typedef struct canon_part {
+    canon_ctx c;
+    char *buf;
+    size_t len;
+} canon_part;
+
+typedef struct canon_par {
+    FILE *out;
+    canon_part *slots;
+    size_t nslots;
+} canon_par;
+
+static int canon_par_setup(void *ud, size_t slots) {
+    canon_par *P = ud;
+    P->slots = calloc(slots, sizeof *P->slots);
+    P->nslots = P->slots ? slots : 0;
+    return !P->slots;
+}
+
+static void canon_part_close(canon_part *q) {
+    if (q->c.out) fclose(q->c.out);
+    free(q->buf);
+    q->c.out = NULL;
+    q->buf = NULL;
+    q->len = 0;
+}
+
+/* A slot's stream is kept from part to part: back at its start, its
+ * buffer is written over (its size is the position after a flush). */
+static int canon_par_begin(void *ud, size_t part, size_t slot) {
+    (void)part;
+    canon_part *q = &((canon_par *)ud)->slots[slot];
+    if (q->c.out && fseeko(q->c.out, 0, SEEK_SET) != 0) canon_part_close(q);
+    if (!q->c.out) q->c.out = open_memstream(&q->buf, &q->len);
+    return q->c.out ? 0 : STAX_CLI_SERIAL;
+}
+
+static int canon_par_batch(void *ud, size_t part, size_t slot, const stax_batch *b) {
+    (void)part;
+    canon_part *q = &((canon_par *)ud)->slots[slot];
+    int rc = canon_batch(&q->c, NULL, b);
+    return rc == 2 ? STAX_CLI_SERIAL : rc; /* a memory stream that failed: out of memory */
+}
+
+static int canon_par_done(void *ud, size_t part, size_t slot) {
+    (void)part;
+    canon_par *P = ud;
+    canon_part *q = &P->slots[slot];
+    if (fflush(q->c.out) != 0 || ferror(q->c.out)) return STAX_CLI_SERIAL;
+    if (q->len) fwrite(q->buf, 1, q->len, P->out);
+    return ferror(P->out) ? 2 : 0;
+}
+
 int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out) {
     canon_ctx c;
     c.out = out;
-    int rc = stax_cli_run(o, fd, canon_batch, &c, NULL);
+    canon_par P;
+    memset(&P, 0, sizeof P);
+    P.out = out;
+    stax_cli_parts parts = {&P, canon_par_setup, canon_par_begin, canon_par_batch, canon_par_done};
+    int rc = stax_cli_run_parts(o, fd, canon_batch, &c, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
+    for (size_t k = 0; k < P.nslots; k++) canon_part_close(&P.slots[k]);
+    free(P.slots);
     if (rc == 2 && ferror(out) && !o->quiet) fprintf(stderr, "stax: canon: write error\n");
     return rc;
 }

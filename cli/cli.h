@@ -22,8 +22,10 @@ typedef struct stax_cli_opts {
     const char *resume;  /* --resume FILE.ctx: go on from that context (NULL: from the start) */
     const char *context; /* --context FILE.ctx: where --save-every writes (default: --resume's) */
     size_t save_every;   /* --save-every N: a context after each N bytes read (0: none) */
-    int jobs;            /* -j N: check and count on N threads (0: unset, one; -1: one per core) */
+    int jobs;            /* -j N: check, count, select and canon on N threads (0: unset, one; -1: one per core) */
     size_t part_size;    /* --part-size N: with -j, bytes in a part (0: the library's default) */
+    unsigned *serial_again; /* tests: counts the -j reads of select and canon given up for one
+                               thread (STAX_CLI_SERIAL); NULL: not counted */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -55,6 +57,27 @@ typedef struct stax_cli_state {
 /* stax_cli_run for a command that can save and resume (o->resume,
  * o->save_every): with state NULL those options are refused. */
 int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *st);
+/* -j for a command whose output comes in document order (select, canon):
+ * the command keeps its output per part and writes it in done. setup(ud,
+ * slots) once before the read (non-zero: read on one thread): at most slots
+ * parts are in flight, part k in slot k % slots. begin(ud, part, slot)
+ * before a part is read (again: drop what the slot gathered), batch with
+ * its batches (on a worker, with part-relative lines and columns), done in
+ * document order once the part is known to be the serial one. Each returns
+ * 0 to go on, STAX_CLI_STOP or an exit code as a batch function does, or
+ * STAX_CLI_SERIAL: the read is given up and the document read again as a
+ * stream through fn (the command skips the output its done calls wrote). */
+#define STAX_CLI_SERIAL (-3)
+typedef struct stax_cli_parts {
+    void *ud;
+    int (*setup)(void *ud, size_t slots);
+    int (*begin)(void *ud, size_t part, size_t slot);
+    int (*batch)(void *ud, size_t part, size_t slot, const stax_batch *b);
+    int (*done)(void *ud, size_t part, size_t slot);
+} stax_cli_parts;
+/* stax_cli_run with parts for -j (o->jobs, on a regular file). */
+int stax_cli_run_parts(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
+                       const stax_cli_parts *parts);
 /* Write o->context atomically: 0; 1 when the reader cannot save at this
  * point; -1 on failure (reported unless o->quiet). */
 int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st);

@@ -131,7 +131,8 @@ int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx
 
 typedef struct cli_par {
     stax_cli_batch_fn fn;
-    const stax_cli_state *state;
+    const stax_cli_state *state; /* check, count: a state per part, merged */
+    const stax_cli_parts *parts; /* select, canon: the command's own part calls */
     unsigned char *slots; /* state->len bytes for each part in flight */
     size_t nslots;
     char *map;            /* the mapped file: the pages of parts done are given back */
@@ -144,19 +145,28 @@ static void *cli_par_slot(cli_par *p, size_t part) { return p->slots + (part % p
 
 static int cli_par_begin(void *ud, size_t part) {
     cli_par *p = ud;
-    memset(cli_par_slot(p, part), 0, p->state->len);
-    return 0;
+    int rc = 0;
+    if (p->parts) rc = p->parts->begin(p->parts->ud, part, part % p->nslots);
+    else memset(cli_par_slot(p, part), 0, p->state->len);
+    return rc ? CLI_PAR_RESULT + rc : 0;
 }
 
 static int cli_par_batch(void *ud, size_t part, const stax_batch *b) {
     cli_par *p = ud;
-    int rc = p->fn ? p->fn(cli_par_slot(p, part), NULL, b) : 0;
+    int rc = p->parts ? p->parts->batch(p->parts->ud, part, part % p->nslots, b)
+             : p->fn  ? p->fn(cli_par_slot(p, part), NULL, b)
+                      : 0;
     return rc ? CLI_PAR_RESULT + rc : 0;
 }
 
 static int cli_par_done(void *ud, size_t part, stax_pos base) {
     cli_par *p = ud;
-    if (p->state->merge) p->state->merge(p->state->data, cli_par_slot(p, part));
+    if (p->parts) {
+        int rc = p->parts->done(p->parts->ud, part, part % p->nslots);
+        if (rc) return CLI_PAR_RESULT + rc;
+    } else if (p->state->merge) {
+        p->state->merge(p->state->data, cli_par_slot(p, part));
+    }
     /* No reader goes back before the start of a part done: RSS stays that of
      * the parts in flight (a page given back is read again if touched). */
     size_t upto = (size_t)base.offset / p->page * p->page;
@@ -171,16 +181,17 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
 /* Whether -j can read this input in parts: a regular file, with none of the
  * options that need one reader (--resume, --save-every, --memory, and
  * --external, whose resolver is one for the whole document). */
-static int cli_par_wanted(const stax_cli_opts *o, int fd, const stax_cli_state *state, struct stat *sb) {
-    return o->jobs != 0 && o->jobs != 1 && state && (state->merge || !state->len) && !o->resume && !o->save_every &&
-           !o->memory && !o->external && fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) && sb->st_size > 0 &&
-           (uint64_t)sb->st_size <= SIZE_MAX;
+static int cli_par_wanted(const stax_cli_opts *o, int fd, int parts_ok, struct stat *sb) {
+    return o->jobs != 0 && o->jobs != 1 && parts_ok && !o->resume && !o->save_every && !o->memory && !o->external &&
+           fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) && sb->st_size > 0 && (uint64_t)sb->st_size <= SIZE_MAX &&
+           lseek(fd, 0, SEEK_CUR) == 0; /* the map is of the whole file */
 }
 
 /* The file mapped and read in parts on o->jobs threads: the exit code, or
- * -1 when it cannot be mapped (then it is read as a stream). */
+ * -1 when it cannot be mapped or the command asked for STAX_CLI_SERIAL
+ * (then it is read as a stream). */
 static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cli_batch_fn fn, int *err,
-                            const stax_cli_state *state) {
+                            const stax_cli_state *state, const stax_cli_parts *parts) {
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) return -1;
     int f = cli_compressed_format((const unsigned char *)map, size);
@@ -198,11 +209,17 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     unsigned threads = o->jobs < 0 ? 0 : (unsigned)o->jobs;
     p.fn = fn;
     p.state = state;
+    p.parts = parts;
     p.map = map;
     long page = sysconf(_SC_PAGESIZE);
     p.page = page > 0 ? (size_t)page : 4096;
     p.nslots = stax_parallel_slots(threads);
-    p.slots = calloc(p.nslots, state->len ? state->len : 1);
+    p.slots = calloc(p.nslots, state && state->len ? state->len : 1);
+    if (parts && p.slots && parts->setup(parts->ud, p.nslots)) {
+        free(p.slots);
+        munmap(map, size);
+        return -1;
+    }
     stax_parallel_options po;
     memset(&po, 0, sizeof po);
     po.reader = &ro;
@@ -218,7 +235,10 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     if (st == STAX_OK) stax_cli_progress_add(&p.progress, size - (size_t)p.counted);
     stax_cli_progress_end(&p.progress);
     int rc;
-    if (st >= CLI_PAR_RESULT) {
+    if (st == CLI_PAR_RESULT + STAX_CLI_SERIAL) {
+        rc = -1;
+        if (o->serial_again) ++*o->serial_again;
+    } else if (st >= CLI_PAR_RESULT + STAX_CLI_SERIAL) {
         rc = st - CLI_PAR_RESULT == STAX_CLI_STOP ? 0 : st - CLI_PAR_RESULT;
         st = STAX_END;
     } else {
@@ -227,16 +247,26 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
         if (st < 0) cli_report_at(o, res.err_pos, res.message, st);
         rc = cli_exit_code(st);
     }
-    if (err) *err = st;
+    if (err && rc >= 0) *err = st;
     free(p.slots);
     munmap(map, size);
     return rc;
 }
 
+int stax_cli_run_parts(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
+                       const stax_cli_parts *parts) {
+    struct stat sb;
+    if (cli_par_wanted(o, fd, parts != NULL, &sb)) {
+        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, NULL, err, NULL, parts);
+        if (rc >= 0) return rc;
+    }
+    return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
+}
+
 int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *state) {
     struct stat sb;
-    if (cli_par_wanted(o, fd, state, &sb)) {
-        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, fn, err, state);
+    if (cli_par_wanted(o, fd, state && (state->merge || !state->len), &sb)) {
+        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, fn, err, state, NULL);
         if (rc >= 0) return rc;
     }
     if ((o->resume || o->save_every) && !state) {

@@ -3,6 +3,7 @@
  * counts per path, CSV rows. */
 #include "cli.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +21,63 @@ typedef struct select_cli {
     int status;        /* the select's error */
     stax_pos where;    /* the event it happened at */
     int interactive;   /* out is a terminal: each match goes out when it ends */
+    uint64_t skip;     /* -j, read again on one thread: the bytes written already, not again */
+    /* -j: a part's select keeps its output in part (out is NULL), and with
+     * --first the length of it after each match (ends) */
+    char *part;
+    size_t plen, pcap;
+    size_t *ends;
+    size_t nends, ends_cap;
+    int oom;           /* part or ends could not grow */
+    int real_start;    /* the part's select started from the real state, not the guess */
+    uint64_t *count_base; /* the counts its select had when it took it over */
     size_t olen;       /* output waiting in obuf (one fwrite per buffer, not per value) */
     char obuf[1 << 15];
 } select_cli;
 
+/* Room for n more bytes of a part's output: 0, or 1 (oom). */
+static int select_part_grow(select_cli *c, size_t n) {
+    if (c->pcap - c->plen >= n) return 0;
+    size_t cap = c->pcap ? c->pcap : 1 << 16;
+    while (cap - c->plen < n) {
+        if (cap > SIZE_MAX / 2) return c->oom = 1;
+        cap *= 2;
+    }
+    char *q = realloc(c->part, cap);
+    if (!q) return c->oom = 1;
+    c->part = q;
+    c->pcap = cap;
+    return 0;
+}
+
+static void select_out(select_cli *c, const void *p, size_t n) {
+    if (!n) return;
+    if (!c->out) {
+        if (!select_part_grow(c, n)) {
+            memcpy(c->part + c->plen, p, n);
+            c->plen += n;
+        }
+        return;
+    }
+    fwrite(p, 1, n, c->out);
+}
+
 static void select_flush(select_cli *c) {
-    if (c->olen) fwrite(c->obuf, 1, c->olen, c->out);
+    if (c->olen) select_out(c, c->obuf, c->olen);
     c->olen = 0;
 }
 
 static void select_write(select_cli *c, const void *p, size_t n) {
+    if (c->skip) {
+        size_t k = c->skip < n ? (size_t)c->skip : n;
+        c->skip -= k;
+        p = (const char *)p + k;
+        n -= k;
+    }
     if (n > sizeof c->obuf - c->olen) {
         select_flush(c);
         if (n >= sizeof c->obuf) {
-            fwrite(p, 1, n, c->out);
+            select_out(c, p, n);
             return;
         }
     }
@@ -135,6 +179,19 @@ static inline int select_csv_end_field(select_cli *c, char sep) {
 /* A match ended: its terminator, and whether --first is reached. */
 static int select_ended(select_cli *c) {
     if (c->interactive) select_flush(c);
+    if (!c->out && c->so->first) { /* a part's: where its output after this match ends */
+        if (c->nends == c->ends_cap) {
+            size_t cap = c->ends_cap ? 2 * c->ends_cap : 64;
+            size_t *e = cap < SIZE_MAX / sizeof *e ? realloc(c->ends, cap * sizeof *e) : NULL;
+            if (!e) {
+                c->oom = 1;
+                return 1;
+            }
+            c->ends = e;
+            c->ends_cap = cap;
+        }
+        c->ends[c->nends++] = c->plen + c->olen;
+    }
     c->done++;
     return c->so->first && c->done >= c->so->first;
 }
@@ -233,6 +290,216 @@ static stax_str *select_bindings(const stax_cli_select_opts *so) {
     return ns;
 }
 
+/* ---------------------------------------------------------------- -j
+ *
+ * Each part has its own select, started from the matching state the select
+ * of part 0 ended with (at the first cut), its output kept in memory. In
+ * document order (done), a part's output is written and the state its
+ * select ended with is compared with that guess: when they differ (a match
+ * open across the cut, a [n] or an attribute test of an element open at the
+ * cut that came out otherwise, namespace declarations of XML values), the
+ * next part's output would not be the serial one, and the document is read
+ * again on one thread, skipping the output written. A select error in a part
+ * does the same, so every message and limit is the serial one. */
+
+typedef struct select_par {
+    select_cli *main;           /* the serial select: the output, the counts */
+    const stax_select_options *opt; /* the parts' (a quarter of the held and state limits) */
+    stax_str path, csv;
+    select_cli *slots;
+    size_t nslots;
+    pthread_mutex_t mu;
+    int mu_ok;
+    pthread_t caller;           /* the thread done runs on */
+    int guess_state;            /* 0: not taken yet; 1: guess; -1: none could be saved */
+    unsigned char *guess, *end; /* end: the state the select of the last part done ended with */
+    size_t guess_len, end_len, end_cap;
+    int next_right;             /* the part after the last one done starts from the guess */
+    size_t real_for;            /* end holds the real start state of this part (0: none yet) */
+    size_t takeover_for, taken_by; /* no state could be saved after the part before this one
+                                      (a match open across the cut): its select goes on */
+    int serial;                 /* the document was read again on one thread */
+    uint64_t written, matches;  /* by done: bytes and matches */
+    uint64_t *counts;
+} select_par;
+
+/* The state of s into *buf (grown): its length, or 0 when it cannot be saved. */
+static size_t select_par_save(const stax_select *s, unsigned char **buf, size_t *cap) {
+    size_t n = 0;
+    int st = stax_select_save(s, *buf, *cap, &n);
+    if (st == STAX_E_FULL || (st == STAX_OK && n > *cap)) {
+        unsigned char *q = realloc(*buf, n);
+        if (!q) return 0;
+        *buf = q;
+        *cap = n;
+        st = stax_select_save(s, *buf, *cap, &n);
+    }
+    return st == STAX_OK ? n : 0;
+}
+
+static int select_par_setup(void *ud, size_t slots) {
+    select_par *P = ud;
+    P->slots = calloc(slots, sizeof *P->slots);
+    P->counts = calloc(stax_select_paths(P->main->s) + 1, sizeof *P->counts);
+    if (!P->slots || !P->counts || pthread_mutex_init(&P->mu, NULL) != 0) return 1;
+    P->mu_ok = 1;
+    P->caller = pthread_self();
+    P->nslots = slots;
+    for (size_t k = 0; k < slots; k++) {
+        select_cli *q = &P->slots[k];
+        q->so = P->main->so;
+        q->rmax = P->main->rmax;
+        q->count_base = calloc(stax_select_paths(P->main->s) + 1, sizeof *q->count_base);
+        if (!q->count_base) return 1;
+        q->s = stax_select_new(P->opt);
+        if (!q->s || stax_select_compile(q->s, P->path, P->csv) != STAX_OK ||
+            stax_select_set_output(q->s, q->so->csv ? select_csv_piece : select_piece, q) != STAX_OK)
+            return 1;
+    }
+    return 0;
+}
+
+static void select_par_free(select_par *P) {
+    for (size_t k = 0; P->slots && k < P->nslots; k++) {
+        stax_select_free(P->slots[k].s);
+        free(P->slots[k].part);
+        free(P->slots[k].ends);
+        free(P->slots[k].row);
+        free(P->slots[k].count_base);
+    }
+    free(P->slots);
+    free(P->counts);
+    free(P->guess);
+    free(P->end);
+    if (P->mu_ok) pthread_mutex_destroy(&P->mu);
+}
+
+/* The guess, taken once: the state part 0's select ended with (read by the
+ * first part after it, or by part 0's done, whichever comes first; that
+ * select takes no event until its slot's next part). 1 when there is one. */
+static int select_par_guess(select_par *P) {
+    pthread_mutex_lock(&P->mu);
+    if (!P->guess_state) {
+        size_t cap = 0;
+        P->guess_len = select_par_save(P->slots[0].s, &P->guess, &cap);
+        P->guess_state = P->guess_len ? 1 : -1;
+    }
+    int have = P->guess_state > 0;
+    pthread_mutex_unlock(&P->mu);
+    return have;
+}
+
+/* Part k read again after the done of part k - 1, whose select could not
+ * save its state: that select goes on in part k's slot (with the CSV row it
+ * was building), and part k's goes to slot k - 1 for its next part. */
+static void select_par_take_over(select_cli *q, select_cli *f) {
+    stax_select *s = q->s;
+    q->s = f->s;
+    f->s = s;
+    stax_select_set_output(q->s, q->so->csv ? select_csv_piece : select_piece, q);
+    stax_select_set_output(f->s, f->so->csv ? select_csv_piece : select_piece, f);
+    char *row = q->row;
+    size_t rcap = q->rcap;
+    q->row = f->row;
+    q->rcap = f->rcap;
+    q->rlen = f->rlen;
+    q->fstart = f->fstart;
+    q->fquote = f->fquote;
+    f->row = row;
+    f->rcap = rcap;
+    for (size_t k = 0; k < stax_select_paths(q->s); k++) q->count_base[k] = stax_select_count(q->s, k);
+}
+
+static int select_par_begin(void *ud, size_t part, size_t slot) {
+    select_par *P = ud;
+    select_cli *q = &P->slots[slot];
+    q->plen = q->olen = q->rlen = q->fstart = q->nends = 0;
+    q->fquote = 0;
+    q->done = 0;
+    q->status = STAX_OK;
+    q->oom = 0;
+    memset(q->count_base, 0, stax_select_paths(q->s) * sizeof *q->count_base);
+    pthread_mutex_lock(&P->mu);
+    /* only a read again, which runs on the calling thread: a worker's read
+     * of the part, done after it, may be dropped (its reader's guess was
+     * wrong), and the select it took would be gone */
+    int take = part && P->takeover_for == part && pthread_equal(pthread_self(), P->caller);
+    if (take) P->takeover_for = 0; /* once: a second read of the part has no state to start from */
+    else if (part && P->taken_by == part) q->status = STAX_E_NOSAVE;
+    if (take) {
+        P->taken_by = part;
+        select_par_take_over(q, &P->slots[(part - 1) % P->nslots]);
+    }
+    pthread_mutex_unlock(&P->mu);
+    if (take || q->status != STAX_OK) {
+        q->real_start = take;
+        return 0;
+    }
+    if (part == 0) {
+        stax_select_reset(q->s);
+        return 0;
+    }
+    /* Read again (the reader's guess was wrong: after the done of the part
+     * before): from the real state. Else from the guess; without one the
+     * part selects nothing, and part 0's done gives up. */
+    pthread_mutex_lock(&P->mu);
+    q->real_start = P->real_for == part;
+    int st = q->real_start ? stax_select_resume(q->s, P->end, P->end_len) : STAX_E_NOSAVE;
+    pthread_mutex_unlock(&P->mu);
+    if (q->real_start) {
+        if (st != STAX_OK) q->status = STAX_E_NOSAVE;
+        return 0;
+    }
+    if (!select_par_guess(P) || stax_select_resume(q->s, P->guess, P->guess_len) != STAX_OK) q->status = STAX_E_NOSAVE;
+    return 0;
+}
+
+static int select_par_batch(void *ud, size_t part, size_t slot, const stax_batch *b) {
+    (void)part;
+    select_par *P = ud;
+    select_cli *q = &P->slots[slot];
+    if (q->status != STAX_OK) return 0; /* stopped, or nothing to select from */
+    int rc = select_batch(q, NULL, b);
+    if (rc == STAX_CLI_STOP) q->status = STAX_END; /* --first: the part has all it can give */
+    return rc && rc != STAX_CLI_STOP ? STAX_CLI_SERIAL : 0;
+}
+
+static int select_par_done(void *ud, size_t part, size_t slot) {
+    select_par *P = ud;
+    select_cli *q = &P->slots[slot];
+    const stax_cli_select_opts *so = P->main->so;
+    select_flush(q);
+    if ((part && !P->next_right && !q->real_start) || q->oom || (q->status != STAX_OK && q->status != STAX_END)) return STAX_CLI_SERIAL;
+    size_t n = q->plen;
+    int stop = so->first && P->matches + q->done >= so->first;
+    if (stop) n = q->ends[so->first - P->matches - 1];
+    if (n) select_write(P->main, q->part, n);
+    if (P->main->interactive) select_flush(P->main);
+    P->written += n;
+    P->matches += q->done;
+    for (size_t k = 0; k < stax_select_paths(q->s); k++) P->counts[k] += stax_select_count(q->s, k) - q->count_base[k];
+    if (stop) return STAX_CLI_STOP;
+    int have = select_par_guess(P);
+    pthread_mutex_lock(&P->mu);
+    size_t len = select_par_save(q->s, &P->end, &P->end_cap);
+    P->end_len = len;
+    P->real_for = len ? part + 1 : 0;
+    P->takeover_for = !len && stax_select_status(q->s) == STAX_OK ? part + 1 : 0;
+    P->next_right = len && have && len == P->guess_len && memcmp(P->end, P->guess, len) == 0;
+    pthread_mutex_unlock(&P->mu);
+    return 0;
+}
+
+/* The serial read's batches (after -j gave up, the output written skipped). */
+static int select_batch_serial(void *ctx, stax_reader *r, const stax_batch *b) {
+    select_par *P = ctx;
+    if (!P->serial) {
+        P->serial = 1;
+        P->main->skip = P->written;
+    }
+    return select_batch(P->main, r, b);
+}
+
 int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out) {
     const char *name = o->name ? o->name : "-";
     if ((so->xml != 0) + (so->count != 0) + (so->csv != NULL) > 1) {
@@ -289,7 +556,20 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     }
     if (so->header && select_csv_header(&c)) goto done;
     stax_select_set_output(c.s, so->csv ? select_csv_piece : select_piece, &c);
-    rc = stax_cli_run(o, fd, select_batch, &c, NULL);
+    select_par P;
+    memset(&P, 0, sizeof P);
+    P.main = &c;
+    P.path = stax_strz(so->path);
+    P.csv = stax_strz(so->csv);
+    stax_select_options popt = eff; /* a part that needs more than a quarter gives up: the serial read's
+                                       buffers, grown over the whole document, stay within the limits */
+    popt.max_held = eff.max_held / 4 ? eff.max_held / 4 : 1;
+    popt.max_state = eff.max_state / 4 ? eff.max_state / 4 : 1;
+    popt.memory = NULL;
+    popt.memory_size = 0;
+    P.opt = &popt;
+    stax_cli_parts parts = {&P, select_par_setup, select_par_begin, select_par_batch, select_par_done};
+    rc = stax_cli_run_parts(o, fd, select_batch_serial, &P, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
     select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {
         char row[96];
@@ -302,7 +582,8 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     }
     if (rc == 0 && so->count)
         for (size_t p = 0; p < stax_select_paths(c.s); p++)
-            fprintf(out, "%llu\n", (unsigned long long)stax_select_count(c.s, p));
+            fprintf(out, "%llu\n", (unsigned long long)(P.nslots && !P.serial ? P.counts[p] : stax_select_count(c.s, p)));
+    select_par_free(&P);
 done:
     stax_select_free(c.s);
     free(block);

@@ -692,3 +692,22 @@ int stax_test_shell(const char *cmdline, char *out, size_t cap) {
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+stax_test_stderr stax_test_stderr_begin(void) {
+    stax_test_stderr c;
+    c.file = tmpfile();
+    cr_assert_not_null(c.file);
+    fflush(stderr);
+    c.saved = dup(2);
+    dup2(fileno(c.file), 2);
+    return c;
+}
+
+void stax_test_stderr_end(stax_test_stderr *c, char *err, size_t cap) {
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    rewind(c->file);
+    err[fread(err, 1, cap - 1, c->file)] = '\0';
+    fclose(c->file);
+}

@@ -152,6 +152,14 @@ const char *stax_test_bin(void);
 /* Run a shell command line: its stdout (and whatever it redirects there) in
  * out[0, cap), NUL-terminated, and its exit status (-1: killed). */
 int stax_test_shell(const char *cmdline, char *out, size_t cap);
+/* Stderr into a temporary file until stax_test_stderr_end, which puts it
+ * back and copies what was written into err[0, cap) (NUL-terminated). */
+typedef struct stax_test_stderr {
+    FILE *file;
+    int saved;
+} stax_test_stderr;
+stax_test_stderr stax_test_stderr_begin(void);
+void stax_test_stderr_end(stax_test_stderr *c, char *err, size_t cap);
 
 /* FIXTURES
  * Every .xml file of fixtures/ (./fixtures when run from the top of the tree,

@@ -1,6 +1,6 @@
 # Fuzz targets (libFuzzer). Included by the top-level Makefile; see tests/fuzz/README.md.
 #
-#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select,resume}
+#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select,resume,parallel}
 #   make fuzz-smoke       each target for FUZZ_SMOKE_TIME seconds (default 10) over its seed corpus
 #   make fuzz-regress     every saved crash in tests/fuzz/crashes/ through its target (by name prefix)
 #   make fuzz-reader FUZZ_TIME=600 (fuzz-dtd, fuzz-alloc, fuzz-writer, fuzz-select): a real run, resuming from
@@ -16,7 +16,7 @@ FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
 # The library's files, as the top-level Makefile lists them (a new file is fuzzed without more ado).
 FUZZ_LIB_SRC = $(LIB_SRC)
 FUZZ_LIB_HDR = $(LIB_HDR)
-FUZZ_TARGETS = reader dtd alloc writer select resume
+FUZZ_TARGETS = reader dtd alloc writer select resume parallel
 FUZZ_HARNESS = tests/fuzz/fuzz_check.c tests/fuzz/fuzz_gen.c
 FUZZ_HARNESS_HDR = tests/fuzz/fuzz_check.h tests/fuzz/fuzz_gen.h
 FUZZ_WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes

@@ -1,0 +1,218 @@
+/* libFuzzer target for stax_parallel_read: a document read in parts on
+ * several threads, with cuts at points the input chooses, against the same
+ * document read serially.
+ *
+ * Input: a 4-byte header, then the document.
+ *   byte 0     threads: 1 + (b & 3); bit 2: STAX_READ_NAMESPACES; bit 3:
+ *              max_text 64 (text split into events of at most 64 bytes)
+ *   bytes 1-2  the part size, 1 + (little-endian value % 4096): from a cut at
+ *              every candidate point to a few parts
+ *   byte 3     when not 0, a second parallel read, on one thread more, in
+ *              parts of 1 + (b % 61) bytes
+ *
+ * Checked: every event (type, flags, depth, name, attributes, text, pubid,
+ * sysid, offset, and line and column fixed up with stax_parallel_pos), their
+ * order, the final status, the error's message and position, and that done
+ * comes once per part in order, all equal to the serial read's. */
+#include "stax.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZP_HDR 4
+
+typedef struct fzp_out {
+    char *p;
+    size_t len, cap;
+} fzp_out;
+
+static void fzp_add(fzp_out *o, const void *p, size_t n) {
+    if (o->cap - o->len < n) {
+        size_t cap = o->cap ? o->cap : 256;
+        while (cap - o->len < n) cap *= 2;
+        char *q = (char *)realloc(o->p, cap);
+        if (!q) abort();
+        o->p = q;
+        o->cap = cap;
+    }
+    if (n) memcpy(o->p + o->len, p, n);
+    o->len += n;
+}
+
+static void fzp_u64(fzp_out *o, uint64_t v) { fzp_add(o, &v, sizeof v); }
+
+static void fzp_str(fzp_out *o, stax_str s) {
+    fzp_u64(o, s.len);
+    fzp_add(o, s.ptr, s.len);
+}
+
+/* Event i of b, with its position fixed up from base. */
+static void fzp_event(fzp_out *o, const stax_batch *b, size_t i, stax_pos base) {
+    stax_pos p = stax_parallel_pos(base, stax_ev_pos(b, i));
+    fzp_u64(o, (uint64_t)stax_ev_type(b, i) | (uint64_t)stax_ev_flags(b, i) << 8 | (uint64_t)stax_ev_depth(b, i) << 32);
+    fzp_u64(o, p.offset);
+    fzp_u64(o, p.line);
+    fzp_u64(o, p.column);
+    fzp_str(o, stax_ev_name(b, i));
+    fzp_str(o, stax_ev_text(b, i));
+    fzp_str(o, stax_ev_pubid(b, i));
+    fzp_str(o, stax_ev_sysid(b, i));
+    if (b->ev_ns) fzp_str(o, stax_ev_uri(b, i));
+    fzp_u64(o, stax_ev_attr_count(b, i));
+    for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+        fzp_str(o, stax_ev_attr_name(b, i, k));
+        fzp_str(o, stax_ev_attr_value(b, i, k));
+        fzp_u64(o, stax_ev_attr_flags(b, i, k));
+        if (b->attr_ns) fzp_str(o, stax_ev_attr_qname(b, i, k).uri);
+    }
+}
+
+static void fzp_result(fzp_out *o, int status, stax_pos pos, const char *msg) {
+    fzp_u64(o, (uint64_t)(int64_t)status);
+    if (status >= 0) return;
+    fzp_u64(o, pos.offset);
+    fzp_u64(o, pos.line);
+    fzp_u64(o, pos.column);
+    fzp_add(o, msg, strlen(msg));
+}
+
+static void fzp_serial(const stax_reader_options *ro, const uint8_t *doc, size_t len, fzp_out *o) {
+    stax_reader *r = stax_reader_new(ro);
+    if (!r) abort();
+    stax_pos origin = {0, 1, 1};
+    const stax_batch *b;
+    int st;
+    stax_reader_feed(r, doc, len);
+    stax_reader_end(r);
+    while ((st = stax_reader_next(r, &b)) == STAX_OK)
+        for (size_t i = 0; i < b->count; i++) fzp_event(o, b, i, origin);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", stax_reader_message(r)); /* the parallel read's is cut to 256 bytes too */
+    fzp_result(o, st == STAX_END ? STAX_OK : st, stax_reader_error_pos(r), msg);
+    stax_reader_free(r);
+}
+
+/* The parallel read's events: each part's into its slot, with positions as
+ * they come (relative to the part), appended to out in done with base. */
+typedef struct fzp_part {
+    fzp_out events; /* each event: its record's length, then the record (fzp_event, positions in the part) */
+    size_t part;
+} fzp_part;
+
+typedef struct fzp_run {
+    fzp_part *slots;
+    size_t nslots, next_done;
+    fzp_out *out;
+    int order_broken;
+} fzp_run;
+
+static int fzp_begin(void *ud, size_t part) {
+    fzp_run *u = (fzp_run *)ud;
+    fzp_part *s = &u->slots[part % u->nslots];
+    s->events.len = 0;
+    s->part = part;
+    return 0;
+}
+
+/* A part's events, each record after its length, so that done can find
+ * the position words (the second to fourth) and fix them up. */
+static int fzp_batch(void *ud, size_t part, const stax_batch *b) {
+    fzp_run *u = (fzp_run *)ud;
+    fzp_part *s = &u->slots[part % u->nslots];
+    if (s->part != part) u->order_broken = 1;
+    stax_pos origin = {0, 1, 1};
+    for (size_t i = 0; i < b->count; i++) {
+        size_t at = s->events.len;
+        fzp_u64(&s->events, 0); /* the record's length, set below */
+        fzp_event(&s->events, b, i, origin);
+        uint64_t n = s->events.len - at - 8;
+        memcpy(s->events.p + at, &n, 8);
+    }
+    return 0;
+}
+
+static int fzp_done(void *ud, size_t part, stax_pos base) {
+    fzp_run *u = (fzp_run *)ud;
+    fzp_part *s = &u->slots[part % u->nslots];
+    if (part != u->next_done++ || s->part != part) u->order_broken = 1;
+    for (size_t at = 0; at < s->events.len;) {
+        uint64_t n;
+        memcpy(&n, s->events.p + at, 8);
+        const char *rec = s->events.p + at + 8;
+        stax_pos p;
+        memcpy(&p.offset, rec + 8, 8);
+        memcpy(&p.line, rec + 16, 8);
+        memcpy(&p.column, rec + 24, 8);
+        p = stax_parallel_pos(base, p);
+        fzp_add(u->out, rec, 8);
+        fzp_u64(u->out, p.offset);
+        fzp_u64(u->out, p.line);
+        fzp_u64(u->out, p.column);
+        fzp_add(u->out, rec + 32, (size_t)n - 32);
+        at += 8 + (size_t)n;
+    }
+    return 0;
+}
+
+static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc,
+                         size_t len, fzp_out *o) {
+    fzp_run u;
+    memset(&u, 0, sizeof u);
+    u.nslots = stax_parallel_slots(threads);
+    u.slots = (fzp_part *)calloc(u.nslots, sizeof *u.slots);
+    if (!u.slots) abort();
+    u.out = o;
+    stax_parallel_options po;
+    memset(&po, 0, sizeof po);
+    po.reader = ro;
+    po.threads = threads;
+    po.part_size = part_size;
+    po.ud = &u;
+    po.begin = fzp_begin;
+    po.batch = fzp_batch;
+    po.done = fzp_done;
+    stax_parallel_result res;
+    int st = stax_parallel_read(doc, len, &po, &res);
+    if (st != res.status || u.order_broken) abort();
+    fzp_result(o, st, res.err_pos, res.message);
+    for (size_t k = 0; k < u.nslots; k++) free(u.slots[k].events.p);
+    free(u.slots);
+}
+
+static void fzp_same(const fzp_out *a, const fzp_out *b, unsigned threads, size_t part_size) {
+    if (a->len == b->len && memcmp(a->p, b->p, a->len) == 0) return;
+    size_t i = 0;
+    while (i < a->len && i < b->len && a->p[i] == b->p[i]) i++;
+    fprintf(stderr, "invariant failed: %u threads, parts of %zu bytes: the events differ from the serial read's at byte %zu of %zu/%zu\n",
+            threads, part_size, i, a->len, b->len);
+    abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < FZP_HDR || size > (1u << 16)) return 0;
+    unsigned threads = 1 + (data[0] & 3u);
+    stax_reader_options ro;
+    memset(&ro, 0, sizeof ro);
+    if (data[0] & 4) ro.flags |= STAX_READ_NAMESPACES;
+    if (data[0] & 8) ro.max_text = 64;
+    size_t part_size = 1 + (size_t)((data[1] | (unsigned)data[2] << 8) % 4096);
+    const uint8_t *doc = data + FZP_HDR;
+    size_t len = size - FZP_HDR;
+    fzp_out serial = {0}, par = {0};
+    fzp_serial(&ro, doc, len, &serial);
+    fzp_parallel(&ro, threads, part_size, doc, len, &par);
+    fzp_same(&serial, &par, threads, part_size);
+    if (data[3]) {
+        size_t small = 1 + (size_t)(data[3] % 61);
+        par.len = 0;
+        fzp_parallel(&ro, threads + 1, small, doc, len, &par);
+        fzp_same(&serial, &par, threads + 1, small);
+    }
+    free(serial.p);
+    free(par.p);
+    return 0;
+}

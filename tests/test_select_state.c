@@ -1,0 +1,141 @@
+/* stax_select_save and stax_select_resume: a select resumed from the state
+ * saved after any event goes on with exactly the output the original would
+ * have given; a state is refused when it is truncated, and no corrupt byte
+ * of it makes the select read out of bounds (ASan). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int collect(void *ctx, const stax_select_piece *p) {
+    stax_test_buf *b = (stax_test_buf *)ctx;
+    if (p->type == STAX_SELECT_VALUE) stax_test_buf_put(b, p->value.ptr, p->value.len);
+    if (p->type == STAX_SELECT_END) stax_test_buf_puts(b, "\n");
+    return 0;
+}
+
+static stax_select *new_select(const char *path, unsigned flags, stax_test_buf *out) {
+    stax_select_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    stax_select *s = stax_select_new(&o);
+    cr_assert_not_null(s);
+    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK, "%s", stax_select_message(s));
+    stax_select_set_output(s, collect, out);
+    return s;
+}
+
+/* doc's events through a select of path; after event `at` (counted over the
+ * whole document) its state is saved and a new select resumed from it takes
+ * the rest. Returns 1 when the state could be saved there; *whole gets the
+ * first select's output before the cut and the second's after it. */
+static int cut_at(const char *doc, const char *path, unsigned flags, size_t at, stax_test_buf *whole) {
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert_not_null(r);
+    stax_reader_feed(r, doc, strlen(doc));
+    stax_reader_end(r);
+    stax_select *s = new_select(path, flags, whole), *t = NULL;
+    const stax_batch *b;
+    size_t n = 0;
+    int saved = 0;
+    while (stax_reader_next(r, &b) == STAX_OK) {
+        for (size_t i = 0; i < b->count; i++, n++) {
+            cr_assert_eq(stax_select_event(t ? t : s, b, i), STAX_OK);
+            if (n != at || t) continue;
+            size_t len = 0;
+            int st = stax_select_save(s, NULL, 0, &len);
+            if (st == STAX_E_NOSAVE) continue;
+            cr_assert_eq(st, STAX_OK);
+            unsigned char *state = (unsigned char *)malloc(len);
+            cr_assert_not_null(state);
+            size_t len2 = 0;
+            if (len > 1) cr_assert_eq(stax_select_save(s, state, len - 1, &len2), STAX_E_FULL);
+            cr_assert_eq(stax_select_save(s, state, len, &len2), STAX_OK);
+            cr_assert_eq(len2, len);
+            t = new_select(path, flags, whole);
+            for (size_t k = 0; k < len; k++) /* every truncation is refused */
+                cr_assert_eq(stax_select_resume(t, state, k), STAX_E_CONTEXT, "truncated to %zu of %zu", k, len);
+            stax_select_reset(t);
+            cr_assert_eq(stax_select_resume(t, state, len), STAX_OK, "%s", stax_select_message(t));
+            free(state);
+            saved = 1;
+        }
+    }
+    cr_assert_eq(stax_reader_status(r), STAX_OK);
+    stax_select_free(s);
+    stax_select_free(t);
+    stax_reader_free(r);
+    return saved;
+}
+
+static const char doc[] =
+    "<r xmlns:p='urn:p'><g k='1'><a>1</a><a>2</a>text<p:a>p</p:a></g>"
+    "<g k='2'><a>3<b>in</b></a><a x='y'>4</a></g><a>5</a></r>";
+
+static const struct {
+    const char *path;
+    unsigned flags;
+} paths[] = {
+    {"//a", 0}, {"//a[1]", 0}, {"//g[@k='2']/a", 0}, {"//a/text()", 0}, {"//@x|//@k", 0},
+    {"/r/g/a[2]", 0}, {"//a", STAX_SELECT_XML}, {"//a", STAX_SELECT_NO_VALUES},
+};
+
+Test(select_state, a_resumed_select_goes_on_as_the_original) {
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        stax_test_buf serial = {0};
+        cut_at(doc, paths[p].path, paths[p].flags, (size_t)-1, &serial);
+        size_t saved = 0;
+        for (size_t at = 0; at < 40; at++) {
+            stax_test_buf whole = {0};
+            saved += (size_t)cut_at(doc, paths[p].path, paths[p].flags, at, &whole);
+            cr_assert(whole.len == serial.len && memcmp(whole.p, serial.p, whole.len) == 0,
+                      "%s cut after event %zu:\n%.*s\nwant:\n%.*s", paths[p].path, at, (int)whole.len, whole.p,
+                      (int)serial.len, serial.p);
+            stax_test_buf_free(&whole);
+        }
+        cr_assert_gt(saved, 5, "%s: saved at %zu points only", paths[p].path, saved);
+        stax_test_buf_free(&serial);
+    }
+}
+
+/* Corrupt states: each byte changed, then the rest of the events; the
+ * select refuses it or goes on, never out of bounds. Another select's state
+ * is refused. */
+Test(select_state, corrupt_and_foreign_states) {
+    stax_test_buf out = {0};
+    stax_select *s = new_select("//g/a", 0, &out);
+    stax_reader *r = stax_reader_new(NULL);
+    stax_reader_feed(r, doc, strlen(doc));
+    stax_reader_end(r);
+    const stax_batch *b;
+    cr_assert_eq(stax_reader_next(r, &b), STAX_OK);
+    size_t i = 0;
+    for (; i < b->count && stax_ev_type(b, i) != STAX_EV_END; i++) stax_select_event(s, b, i); /* inside the first a */
+    for (; i < b->count && stax_select_save(s, NULL, 0, &(size_t){0}) != STAX_OK; i++) stax_select_event(s, b, i);
+    size_t len = 0;
+    cr_assert_eq(stax_select_save(s, NULL, 0, &len), STAX_OK);
+    unsigned char *state = (unsigned char *)malloc(len), *bad = (unsigned char *)malloc(len);
+    cr_assert_eq(stax_select_save(s, state, len, &len), STAX_OK);
+    stax_select *other = new_select("//a", 0, &out);
+    cr_assert_eq(stax_select_resume(other, state, len), STAX_E_CONTEXT);
+    stax_select_free(other);
+    for (size_t k = 0; k < len; k++)
+        for (unsigned v = 0; v < 4; v++) {
+            static const unsigned char vals[] = {0x00, 0x01, 0x7f, 0xff};
+            memcpy(bad, state, len);
+            if (bad[k] == vals[v]) continue;
+            bad[k] = vals[v];
+            stax_select *t = new_select("//g/a", 0, &out);
+            int st = stax_select_resume(t, bad, len);
+            cr_assert(st == STAX_OK || st == STAX_E_CONTEXT, "%d", st);
+            for (size_t j = i; st == STAX_OK && j < b->count; j++) stax_select_event(t, b, j);
+            stax_select_free(t);
+        }
+    free(state);
+    free(bad);
+    stax_select_free(s);
+    stax_reader_free(r);
+    stax_test_buf_free(&out);
+}
