@@ -2453,7 +2453,7 @@ static void sel_wr_state(const stax_select *s, sel_wr *w) {
 
 int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len) {
     if (!s || !len || (cap && !buf)) return STAX_E_USAGE;
-    if (s->status) return s->status;
+    if (s->err.code) return s->err.code;
     if (!s->compiled) return STAX_E_USAGE;
     if (s->caps.len || s->queue.len || s->held.len || s->pend.len || s->colst.len) return STAX_E_NOSAVE;
     for (size_t j = 0; j < SEL_N(s->cands, sel_cand); j++)
@@ -2510,10 +2510,10 @@ static int sel_rd_frame(stax_select *s, sel_rd *r, uint32_t d, size_t nc) {
     f.desc_attr = (unsigned char)(b >> 32 & 1);
     f.desc_text = (unsigned char)(b >> 40 & 1);
     if (r->bad) return sel_refuse(s, "truncated or corrupt");
-    if (sel_frame_reserve(s, d) || sel_frame_put(s, d, &f)) return s->status;
+    if (sel_frame_reserve(s, d) || sel_frame_put(s, d, &f)) return s->err.code;
     for (uint32_t k = 0; k < s->n_slots; k++) {
         uint32_t n = (uint32_t)sel_rd_size(r, UINT32_MAX);
-        if (sel_store(s, &s->counters, ((size_t)d * s->n_slots + k) * sizeof n, &n, sizeof n)) return s->status;
+        if (sel_store(s, &s->counters, ((size_t)d * s->n_slots + k) * sizeof n, &n, sizeof n)) return s->err.code;
     }
     return r->bad ? sel_refuse(s, "truncated or corrupt") : 0;
 }
@@ -2522,7 +2522,7 @@ int stax_select_resume(stax_select *s, const void *buf, size_t len) {
     if (!s) return STAX_E_USAGE;
     if (!s->compiled || (len && !buf)) return sel_fail(s, STAX_E_USAGE, "stax_select_resume: no paths compiled, or no state");
     stax_select_reset(s);
-    if (s->status) return s->status;
+    if (s->err.code) return s->err.code;
     sel_rd r = {(const unsigned char *)buf, len, 0, 0};
     if (sel_rd_u64(&r) != SEL_STATE_MAGIC || r.bad) return sel_refuse(s, "not a select state of this version");
     if (sel_rd_u64(&r) != s->n_steps || sel_rd_u64(&r) != s->n_slots || sel_rd_u64(&r) != sel_flags_word(s) || r.bad)
@@ -2532,19 +2532,19 @@ int stax_select_resume(stax_select *s, const void *buf, size_t len) {
     size_t nc = sel_rd_size(&r, (len - r.at) / 8);
     if (r.bad || in_text > 1) return sel_refuse(s, "truncated or corrupt");
     s->cands.len = 0;
-    if (sel_state_reserve(s, &s->cands, nc * sizeof(sel_cand))) return s->status;
+    if (sel_state_reserve(s, &s->cands, nc * sizeof(sel_cand))) return s->err.code;
     for (size_t j = 0; j < nc; j++) {
         sel_cand c;
         memset(&c, 0, sizeof c);
         c.step = (uint32_t)sel_rd_size(&r, s->n_steps - 1);
         if (r.bad) return sel_refuse(s, "truncated or corrupt");
-        if (sel_append(s, &s->cands, &c, sizeof c)) return s->status;
+        if (sel_append(s, &s->cands, &c, sizeof c)) return s->err.code;
     }
     for (uint32_t d = 0; d <= depth; d++)
-        if (sel_rd_frame(s, &r, d, nc)) return s->status;
+        if (sel_rd_frame(s, &r, d, nc)) return s->err.code;
     size_t scope = sel_rd_size(&r, s->opt.max_state);
     s->scope.len = 0;
-    if (r.bad || sel_state_reserve(s, &s->scope, scope)) return r.bad ? sel_refuse(s, "truncated or corrupt") : s->status;
+    if (r.bad || sel_state_reserve(s, &s->scope, scope)) return r.bad ? sel_refuse(s, "truncated or corrupt") : s->err.code;
     while (s->scope.len < scope) {
         sel_decl dc;
         memset(&dc, 0, sizeof dc);
@@ -2554,7 +2554,7 @@ int stax_select_resume(stax_select *s, const void *buf, size_t len) {
         if (r.bad || len - r.at < dc.nlen + dc.vlen || scope - s->scope.len < sizeof dc + dc.nlen + dc.vlen)
             return sel_refuse(s, "truncated or corrupt");
         if (sel_append(s, &s->scope, &dc, sizeof dc) || sel_append(s, &s->scope, r.p + r.at, dc.nlen + dc.vlen))
-            return s->status;
+            return s->err.code;
         r.at += dc.nlen + dc.vlen;
     }
     size_t hi = 0; /* the candidates the frames below hold: an owned frame's come after them */
