@@ -326,6 +326,22 @@ static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
     return i;
 }
 
+/* The quoted value at tok[*i] (attribute values, the XML declaration's
+ * pseudo-attributes, the DOCTYPE's ids): its bytes in *out, and *i past its
+ * closing quote. RD_QUOTED, or RD_NOT_QUOTED (tok[*i] is no quote) or
+ * RD_UNTERMINATED (no closing quote before n), for the caller to name. */
+enum { RD_QUOTED, RD_NOT_QUOTED, RD_UNTERMINATED };
+static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) {
+    size_t j = *i;
+    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return RD_NOT_QUOTED;
+    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return RD_UNTERMINATED;
+    out->ptr = tok + j + 1;
+    out->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return RD_QUOTED;
+}
+
 /* ================================================================ element stack */
 
 
@@ -560,9 +576,8 @@ static int rd_given_before(const char *tok, size_t i, size_t at, size_t len) {
         while (i < at && (stax__class[(unsigned char)tok[i]] & STAX__C_NAME)) i++;
         if (i - s == len && memcmp(tok + s, tok + at, len) == 0) return 1;
         i = rd_skip_ws(tok, at, rd_skip_ws(tok, at, i) + 1); /* past '=' */
-        const char *qe = i < at ? (const char *)memchr(tok + i + 1, tok[i], at - i - 1) : NULL;
-        if (!qe) return 0;
-        i = (size_t)(qe - tok) + 1;
+        stax_str v;
+        if (rd_quoted(tok, at, &i, &v) != RD_QUOTED) return 0;
     }
     return 0;
 }
@@ -603,16 +618,14 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
             if (given++ >= r->cfg.opt.max_attrs)
                 return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
                                (unsigned)r->cfg.opt.max_attrs);
-            size_t at = i, vs;
+            size_t at = i;
+            stax_str v;
             i = rd_skip_ws(tok, n, i + an);
             if (i >= n || tok[i] != '=') return 0;
             i = rd_skip_ws(tok, n, i + 1);
-            const char *qe = i < n && (tok[i] == '"' || tok[i] == '\'') ? (const char *)memchr(tok + i + 1, tok[i], n - i - 1) : NULL;
-            if (!qe) return 0;
-            vs = i + 1;
-            i = (size_t)(qe - tok) + 1;
+            if (rd_quoted(tok, n, &i, &v) != RD_QUOTED) return 0;
             int bad = 0;
-            if (memchr(tok + vs, '&', i - 1 - vs) || stax__check_chars(tok + vs, i - 1 - vs, &bad) != i - 1 - vs) return 0;
+            if (memchr(v.ptr, '&', v.len) || stax__check_chars(v.ptr, v.len, &bad) != v.len) return 0;
             uint64_t bit = rd_name_bit(tok + at, an);
             if ((seen & bit) && rd_given_before(tok, 1 + nl, at, an)) return 0;
             seen |= bit;
@@ -633,21 +646,19 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
                            stax__clip(an, 64), tok + name_at);
         i = rd_skip_ws(tok, n, i + 1);
-        if (i >= n || (tok[i] != '"' && tok[i] != '\''))
-            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
-        char q = tok[i];
-        const char *qe = (const char *)memchr(tok + i + 1, q, n - i - 1);
-        if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
-        size_t ve = (size_t)(qe - tok);
+        size_t q = i;
+        int qr = rd_quoted(tok, n, &i, &a->value);
+        if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
+        if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated attribute value");
+        size_t vs = q + 1, ve = i - 1;
         int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
-        if ((rc = stax__rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
+        if ((rc = stax__rd_attr_value(r, tok, n, vs, ve, copy, tokenized, arena0, &a->value)) != 0) break;
         for (size_t k = first; k < r->doc.attr_len; k++)
             if (rd_str_same(r->buf.attrs[k].name, a->name))
                 return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", stax__clip(an, 64),
                                tok + name_at);
         if (copy && rd_arena_copy(r, &a->name)) return r->doc.status;
         r->doc.attr_len++;
-        i = ve + 1;
     }
     if (rc == STAX__ROOM) goto roll_back;
     if (rc) return rc;
@@ -753,13 +764,11 @@ static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, co
     j = rd_skip_ws(tok, n, j + k);
     if (j >= n || tok[j] != '=') return rd_fail(r, STAX_E_SYNTAX, tok, j, "'=' expected after '%s'", name);
     j = rd_skip_ws(tok, n, j + 1);
-    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
-        return rd_fail(r, STAX_E_SYNTAX, tok, j, "quoted value expected for '%s'", name);
-    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
-    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated value of '%s'", name);
-    val->ptr = tok + j + 1;
-    val->len = (size_t)(e - tok) - j - 1;
-    *i = (size_t)(e - tok) + 1;
+    size_t q = j;
+    int qr = rd_quoted(tok, n, &j, val);
+    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q, "quoted value expected for '%s'", name);
+    if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated value of '%s'", name);
+    *i = j;
     return 0;
 }
 
@@ -888,15 +897,12 @@ static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int c
 
 /* ================================================================ DOCTYPE */
 
-static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
-    size_t j = *i;
-    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
-        return rd_fail(r, STAX_E_SYNTAX, tok, j < n ? j : n - 1, "quoted %s expected", what);
-    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
-    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated %s", what);
-    out->ptr = tok + j + 1;
-    out->len = (size_t)(e - tok) - j - 1;
-    *i = (size_t)(e - tok) + 1;
+/* The DOCTYPE's public or system id (what) at tok[*i]. */
+static int rd_doctype_id(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
+    size_t q = *i;
+    int qr = rd_quoted(tok, n, i, out);
+    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "quoted %s expected", what);
+    if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated %s", what);
     return 0;
 }
 
@@ -935,7 +941,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         i = rd_skip_ws(tok, n, k);
         if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after %s", is_pub ? "PUBLIC" : "SYSTEM");
         if (is_pub) {
-            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->doc.status;
+            if (rd_doctype_id(r, tok, n, &i, &pub, "public id")) return r->doc.status;
             for (size_t q = 0; q < pub.len; q++)
                 if (!rd_pubid_char((unsigned char)pub.ptr[q]))
                     return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(pub.ptr - tok) + q, "character not allowed in a public id");
@@ -943,7 +949,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
             i = rd_skip_ws(tok, n, k);
             if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the system id");
         }
-        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->doc.status;
+        if (rd_doctype_id(r, tok, n, &i, &sys, "system id")) return r->doc.status;
         if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->doc.status;
         i = rd_skip_ws(tok, n, i);
     }
