@@ -343,6 +343,21 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
  * stack, shifted left one bit; the bit says the name has bytes >= 0x80. */
 static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->buf.stack_off[d] >> 1; }
 
+/* A function written once with a mode parameter and compiled once for
+ * each constant mode, so that no mode is tested on the hot path. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RD_FOR_EACH_MODE static inline __attribute__((always_inline))
+#else
+#define RD_FOR_EACH_MODE static inline
+#endif
+
+/* Attribute names seen in a tag, as a filter of 64 bits: a name is compared
+ * with the others only when its bit was already set (exact, and at worst the
+ * pairwise comparisons max_attrs bounds). */
+static inline uint64_t rd_name_bit(const char *s, size_t n) {
+    return (uint64_t)1 << ((n * 7u + (unsigned char)s[0] * 3u + (unsigned char)s[n - 1]) & 63u);
+}
+
 /* Parse results that are not errors: the token must be parsed again with
  * more room (an empty batch). */
 #define RD_RETRY ((size_t)-1)
@@ -368,6 +383,7 @@ STAXINT int stax__rd_push(stax_reader *r, const char *name, size_t len);
 STAXINT int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
                           size_t arena0, stax_str *out);
 STAXINT size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
+STAXINT int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size_t n);
 STAXINT int stax__rd_push_entity(stax_reader *r);
 STAXINT int stax__rd_pop_entity(stax_reader *r);
 
@@ -375,6 +391,8 @@ STAXINT int stax__rd_pop_entity(stax_reader *r);
 STAXINT void stax__rd_frame_start(stax_reader *r, rd_frame *f, unsigned char c);
 STAXINT void stax__rd_frame_consumed(stax_reader *r, const rd_frame *f, size_t n, size_t used);
 STAXINT ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n);
+/* stax__rd_frame_end's answer for a token longer than max_token */
+#define RD_FRAME_OVER ((ptrdiff_t)-2)
 
 /* What one step of the driver (or of intake under it) leaves the driver to
  * do: go on with the next step; end the batch here (it holds events and is

@@ -43,6 +43,7 @@ static int rd_general_token(stax_reader *r) {
     stax__rd_frame_start(r, &r->doc.fr, (unsigned char)tok[0]);
     r->doc.tok_pos = r->doc.n_ent ? r->doc.ent_pos : r->doc.pos;
     ptrdiff_t end = stax__rd_frame_end(r, &r->doc.fr, tok, avail);
+    if (end == RD_FRAME_OVER) stax__rd_over_limit(r, &r->doc.fr, tok, avail);
     if (end < 0) return RD_FAIL;
     if (end == 0 && r->doc.n_ent) {
         /* entity text is complete in memory: only text may run to its end */
@@ -144,6 +145,7 @@ static int rd_resume_carry(stax_reader *r) {
         r->doc.in_pos += step;
         taken += step;
     }
+    if (end == RD_FRAME_OVER) stax__rd_over_limit(r, &r->doc.fr, rd_carry_ptr(r), rd_carry_len(r));
     if (end < 0) return RD_FAIL;
     size_t tl = (size_t)end;
     rd_carry_give_back(r, &taken, rd_carry_len(r) - tl);

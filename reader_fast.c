@@ -268,13 +268,6 @@ static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, s
 /* A value to check or decode once the whole tag is known (attrs' flags). */
 #define RD_ATTRF_PENDING 0x80000000u
 
-/* Attribute names seen in a tag, as a filter of 64 bits: a name is compared
- * with the others only when its bit was already set (exact, and at worst the
- * pairwise comparisons max_attrs bounds). */
-static inline uint64_t rd_name_bit(const char *s, size_t n) {
-    return (uint64_t)1 << ((n * 7u + (unsigned char)s[0] * 3u + (unsigned char)s[n - 1]) & 63u);
-}
-
 /* A start tag with ASCII names, complete in the window, when the DTD
  * declares no attributes and namespaces are off. Its structure is checked in
  * one pass; values with references, white space other than SP or bytes to

@@ -1,8 +1,8 @@
 /* Framing: where the token at a position ends, resumably (rd_frame keeps
  * how far it scanned, and the quote/subset state), so that a token split
- * across chunks is found without rescanning; and the plain tags it can
- * decide alone are limited here (max_token, max_name, max_attrs). The token
- * parsers (reader_tokens.c) then see each token whole. */
+ * across chunks is found without rescanning, and a token over max_token is
+ * found on its first max_token bytes. The token parsers (reader_tokens.c)
+ * then see each token whole. */
 #include "reader.h"
 
 /* ================================================================ framing */
@@ -54,87 +54,9 @@ static size_t rd_cut(const stax_reader *r, const char *p, size_t max, int text) 
     return cut;
 }
 
-/* The length of the run of name bytes at p[i] (what rd_name would take
- * before checking the name), up to n. */
-static size_t rd_name_run(const char *p, size_t n, size_t i) {
-    size_t j = i;
-    while (j < n && (stax__class[(unsigned char)p[j]] & STAX__C_NAME)) j++;
-    return j - i;
-}
-
-/* For rd_limit_token: from p[*i], whitespace then an attribute name (its
- * start and length, *k); returns 0 if that is not what is there. */
-static int rd_plain_name(const char *p, size_t lim, size_t *i, size_t *k) {
-    size_t j = *i;
-    while (j < lim && stax__is_ws((unsigned char)p[j])) j++;
-    if (j == *i || j >= lim) return 0;
-    *i = j;
-    *k = rd_name_run(p, lim, j);
-    return *k > 0;
-}
-
-/* ...then `= "value"` with a value of printable ASCII and no reference. */
-static int rd_plain_value(const char *p, size_t lim, size_t *i) {
-    size_t j = *i;
-    while (j < lim && stax__is_ws((unsigned char)p[j])) j++;
-    if (j >= lim || p[j] != '=') return 0;
-    j++;
-    while (j < lim && stax__is_ws((unsigned char)p[j])) j++;
-    if (j >= lim || (p[j] != '"' && p[j] != '\'')) return 0;
-    char q = p[j++];
-    while (j < lim && p[j] != q && p[j] >= 0x20 && p[j] < 0x7F && p[j] != '&' && p[j] != '<') j++;
-    if (j >= lim || p[j] != q) return 0;
-    *i = j + 1;
-    return 1;
-}
-
-/* A token over max_token: the same status, position and message whether it
- * was seen whole or in pieces. A name over max_name, or one attribute too
- * many, within its first max_token bytes is what parsing would have met
- * first, so it is reported instead when everything before it is plain
- * (names, spaces, values of printable ASCII without references, no
- * attribute twice); n: the bytes of the token at hand. */
-static int rd_limit_token(stax_reader *r, const rd_frame *f, const char *p, size_t n) {
-    size_t lim = n < r->cfg.opt.max_token ? n : r->cfg.opt.max_token, mn = r->cfg.opt.max_name;
-    const char *what = f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
-                     : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag";
-    const char *name_what = NULL;
-    if (f->kind == K_STAG || f->kind == K_ETAG || f->kind == K_PI) {
-        size_t i = f->kind == K_STAG ? 1 : 2, e = rd_name_run(p, lim, i), k = 0;
-        if (e > mn) name_what = f->kind == K_STAG ? "element" : f->kind == K_ETAG ? "end tag" : "processing instruction target";
-        i += e;
-        for (uint32_t attrs = 0; !name_what && f->kind == K_STAG && e && rd_plain_name(p, lim, &i, &k);) {
-            if (k > mn) {
-                name_what = "attribute";
-                break;
-            }
-            if (i + k >= lim || stax__check_name(p + i, k)) break; /* cut by lim, or not a name */
-            if (++attrs > r->cfg.opt.max_attrs)
-                return rd_fail(r, STAX_E_LIMIT_ATTRS, p, 0, "more than max_attrs (%u) attributes", (unsigned)r->cfg.opt.max_attrs);
-            size_t at = i;
-            i += k;
-            if (!rd_plain_value(p, lim, &i)) break;
-            int dup = 0; /* the parse stops at an attribute given twice */
-            for (size_t j = 1 + e, l = 0, seen = 1; !dup && seen < attrs && rd_plain_name(p, lim, &j, &l); seen++) {
-                dup = l == k && memcmp(p + j, p + at, k) == 0;
-                j += l;
-                rd_plain_value(p, lim, &j);
-            }
-            if (dup) break;
-        }
-    } else if (f->kind == K_DOCTYPE) {
-        size_t i = 9;
-        while (i < lim && stax__is_ws((unsigned char)p[i])) i++;
-        if (i > 9 && rd_name_run(p, lim, i) > mn) name_what = "DOCTYPE";
-    }
-    if (name_what)
-        return rd_fail(r, STAX_E_LIMIT_NAME, p, 0, "%s name longer than max_name (%lu bytes)", name_what, (unsigned long)mn);
-    return rd_fail(r, STAX_E_LIMIT_TOKEN, p, 0, "%s longer than max_token (%zu bytes)", what, r->cfg.opt.max_token);
-}
-
 /* Frame the token at p (n bytes available, the token starts at p[0]).
- * Returns its length, 0 if more bytes are needed (state kept in f), or -1
- * after an error. */
+ * Returns its length, 0 if more bytes are needed (state kept in f), -1
+ * after an error, or RD_FRAME_OVER: it is longer than max_token. */
 static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     size_t max_text = r->cfg.opt.max_text, max_tok = r->cfg.opt.max_token;
     switch (f->kind) {
@@ -202,7 +124,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             else if (c == '<') return rd_fail(r, STAX_E_SYNTAX, p, i, "'<' inside a tag"), -1;
             i++;
         }
-        if (i >= max_tok) return rd_limit_token(r, f, p, n), -1;
+        if (i >= max_tok) return RD_FRAME_OVER;
         f->scan = i;
         f->quote = q;
         return 0;
@@ -213,7 +135,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
         size_t from = f->scan > (com ? 6u : 4u) ? f->scan - (com ? 2 : 1) : (com ? 4 : 2);
         const char *e = com ? rd_find3(p + from, n - from, '-', '-', '>') : rd_find2(p + from, n - from, '?', '>');
         if (e) return (e - p) + (com ? 3 : 2);
-        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
+        if (n > max_tok) return RD_FRAME_OVER;
         f->scan = n;
         return 0;
     }
@@ -273,7 +195,7 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
             }
             i++;
         }
-        if (n > max_tok) return rd_limit_token(r, f, p, n), -1;
+        if (n > max_tok) return RD_FRAME_OVER;
         f->scan = i;
         return 0;
     }
@@ -282,11 +204,13 @@ static ptrdiff_t rd_frame_scan(stax_reader *r, rd_frame *f, const char *p, size_
 }
 
 /* rd_frame_scan, plus the token-size limit: a token other than text or CDATA
- * (which are cut) longer than max_token is an error however it was chunked. */
+ * (which are cut) longer than max_token is RD_FRAME_OVER however it was
+ * chunked, decided on its first max_token bytes, which p holds then; the
+ * caller has stax__rd_over_limit say which error that is. */
 ptrdiff_t stax__rd_frame_end(stax_reader *r, rd_frame *f, const char *p, size_t n) {
     ptrdiff_t e = rd_frame_scan(r, f, p, n);
     if (e > 0 && (size_t)e > r->cfg.opt.max_token && f->kind != K_TEXT && f->kind != K_CDATA && f->kind != K_CDATA_CONT)
-        return rd_limit_token(r, f, p, n), -1;
+        return RD_FRAME_OVER;
     return e;
 }
 

@@ -326,6 +326,22 @@ static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
     return i;
 }
 
+/* The quoted value at tok[*i] (attribute values, the XML declaration's
+ * pseudo-attributes, the DOCTYPE's ids): its bytes in *out, and *i past its
+ * closing quote. RD_QUOTED, or RD_NOT_QUOTED (tok[*i] is no quote) or
+ * RD_UNTERMINATED (no closing quote before n), for the caller to name. */
+enum { RD_QUOTED, RD_NOT_QUOTED, RD_UNTERMINATED };
+static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) {
+    size_t j = *i;
+    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return RD_NOT_QUOTED;
+    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
+    if (!e) return RD_UNTERMINATED;
+    out->ptr = tok + j + 1;
+    out->len = (size_t)(e - tok) - j - 1;
+    *i = (size_t)(e - tok) + 1;
+    return RD_QUOTED;
+}
+
 /* ================================================================ element stack */
 
 
@@ -545,19 +561,42 @@ static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const 
     return 0;
 }
 
+/* Limit mode (rd_start_tag's `limit`, stax__rd_over_limit): the tag is read
+ * as far as its first max_token bytes go, without a side effect (no
+ * attribute stored, no arena, no entity, no event), for the limit it meets
+ * first. A name that runs into the cut may go on past it: the tag ran out
+ * there. A value is checked for its characters; one with a reference is
+ * where the tag runs out too (what the reference means is the expansion's
+ * to say). Since the table is not written, an attribute given twice is found
+ * by reading the tag's attributes again from the start (rd_given_before). */
+static int rd_given_before(const char *tok, size_t i, size_t at, size_t len) {
+    while (i < at) {
+        i = rd_skip_ws(tok, at, i);
+        size_t s = i;
+        while (i < at && (stax__class[(unsigned char)tok[i]] & STAX__C_NAME)) i++;
+        if (i - s == len && memcmp(tok + s, tok + at, len) == 0) return 1;
+        i = rd_skip_ws(tok, at, rd_skip_ws(tok, at, i) + 1); /* past '=' */
+        stax_str v;
+        if (rd_quoted(tok, at, &i, &v) != RD_QUOTED) return 0;
+    }
+    return 0;
+}
+
 /* A start tag. Returns 0, an error, or STAX__ROOM: the arena or the namespace
  * bindings were short with events in the batch, and the tag was rolled back
- * (attributes, arena, expansion count, bindings) to be parsed again. */
-static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+ * (attributes, arena, expansion count, bindings) to be parsed again. In limit
+ * mode (above), the error it meets, or 0 where it runs out. */
+RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, int copy, int limit) {
     if (r->doc.part == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
     size_t nl = rd_name(r, tok, n, 1, "element");
     if (!nl) return r->doc.status;
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len, i = 1 + nl;
-    uint64_t expanded0 = r->doc.meter.expanded;
+    uint64_t expanded0 = r->doc.meter.expanded, seen = 0;
+    uint32_t given = 0;
     unsigned flags = 0;
     const stax__dtd_elem_def *el = NULL;
     int rc = 0;
-    if (r->buf.dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
+    if (!limit && r->buf.dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
         r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
     for (;;) {
         size_t ws = i;
@@ -574,6 +613,24 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
         if (ws == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
         size_t an = rd_name(r, tok, n, i, "attribute");
         if (!an) return r->doc.status;
+        if (limit) {
+            if (i + an >= n) return 0;
+            if (given++ >= r->cfg.opt.max_attrs)
+                return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
+                               (unsigned)r->cfg.opt.max_attrs);
+            size_t at = i;
+            stax_str v;
+            i = rd_skip_ws(tok, n, i + an);
+            if (i >= n || tok[i] != '=') return 0;
+            i = rd_skip_ws(tok, n, i + 1);
+            if (rd_quoted(tok, n, &i, &v) != RD_QUOTED) return 0;
+            int bad = 0;
+            if (memchr(v.ptr, '&', v.len) || stax__check_chars(v.ptr, v.len, &bad) != v.len) return 0;
+            uint64_t bit = rd_name_bit(tok + at, an);
+            if ((seen & bit) && rd_given_before(tok, 1 + nl, at, an)) return 0;
+            seen |= bit;
+            continue;
+        }
         if (r->doc.attr_len - first >= r->cfg.opt.max_attrs)
             return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
                            (unsigned)r->cfg.opt.max_attrs);
@@ -589,21 +646,19 @@ static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) {
             return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
                            stax__clip(an, 64), tok + name_at);
         i = rd_skip_ws(tok, n, i + 1);
-        if (i >= n || (tok[i] != '"' && tok[i] != '\''))
-            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute value must be quoted");
-        char q = tok[i];
-        const char *qe = (const char *)memchr(tok + i + 1, q, n - i - 1);
-        if (!qe) return rd_fail(r, STAX_E_SYNTAX, tok, i, "unterminated attribute value");
-        size_t ve = (size_t)(qe - tok);
+        size_t q = i;
+        int qr = rd_quoted(tok, n, &i, &a->value);
+        if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
+        if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated attribute value");
+        size_t vs = q + 1, ve = i - 1;
         int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
-        if ((rc = stax__rd_attr_value(r, tok, n, i + 1, ve, copy, tokenized, arena0, &a->value)) != 0) break;
+        if ((rc = stax__rd_attr_value(r, tok, n, vs, ve, copy, tokenized, arena0, &a->value)) != 0) break;
         for (size_t k = first; k < r->doc.attr_len; k++)
             if (rd_str_same(r->buf.attrs[k].name, a->name))
                 return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", stax__clip(an, 64),
                                tok + name_at);
         if (copy && rd_arena_copy(r, &a->name)) return r->doc.status;
         r->doc.attr_len++;
-        i = ve + 1;
     }
     if (rc == STAX__ROOM) goto roll_back;
     if (rc) return rc;
@@ -652,6 +707,8 @@ roll_back:
     r->doc.meter.expanded = expanded0;
     return STAX__ROOM;
 }
+
+static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) { return rd_start_tag_in(r, tok, n, copy, 0); }
 
 static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
@@ -707,13 +764,11 @@ static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, co
     j = rd_skip_ws(tok, n, j + k);
     if (j >= n || tok[j] != '=') return rd_fail(r, STAX_E_SYNTAX, tok, j, "'=' expected after '%s'", name);
     j = rd_skip_ws(tok, n, j + 1);
-    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
-        return rd_fail(r, STAX_E_SYNTAX, tok, j, "quoted value expected for '%s'", name);
-    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
-    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated value of '%s'", name);
-    val->ptr = tok + j + 1;
-    val->len = (size_t)(e - tok) - j - 1;
-    *i = (size_t)(e - tok) + 1;
+    size_t q = j;
+    int qr = rd_quoted(tok, n, &j, val);
+    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q, "quoted value expected for '%s'", name);
+    if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated value of '%s'", name);
+    *i = j;
     return 0;
 }
 
@@ -842,15 +897,12 @@ static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int c
 
 /* ================================================================ DOCTYPE */
 
-static int rd_quoted(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
-    size_t j = *i;
-    if (j >= n || (tok[j] != '"' && tok[j] != '\''))
-        return rd_fail(r, STAX_E_SYNTAX, tok, j < n ? j : n - 1, "quoted %s expected", what);
-    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
-    if (!e) return rd_fail(r, STAX_E_SYNTAX, tok, j, "unterminated %s", what);
-    out->ptr = tok + j + 1;
-    out->len = (size_t)(e - tok) - j - 1;
-    *i = (size_t)(e - tok) + 1;
+/* The DOCTYPE's public or system id (what) at tok[*i]. */
+static int rd_doctype_id(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
+    size_t q = *i;
+    int qr = rd_quoted(tok, n, i, out);
+    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "quoted %s expected", what);
+    if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated %s", what);
     return 0;
 }
 
@@ -858,14 +910,19 @@ static int rd_pubid_char(unsigned char c) {
     return stax__is_pubid_char(c);
 }
 
-static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
+/* The DOCTYPE's name, from *i on (after "<!DOCTYPE"): its length, or 0 after failing. */
+static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i) {
     if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype)
         return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
-                       r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element");
-    size_t i = 9;
-    if (i >= n || !stax__is_ws((unsigned char)tok[i])) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after DOCTYPE");
-    i = rd_skip_ws(tok, n, i);
-    size_t nl = rd_name(r, tok, n, i, "DOCTYPE");
+                       r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
+    if (*i >= n || !stax__is_ws((unsigned char)tok[*i]))
+        return rd_fail(r, STAX_E_SYNTAX, tok, *i, "whitespace expected after DOCTYPE"), 0;
+    *i = rd_skip_ws(tok, n, *i);
+    return rd_name(r, tok, n, *i, "DOCTYPE");
+}
+
+static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t i = 9, nl = rd_doctype_name(r, tok, n, &i);
     if (!nl) return r->doc.status;
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
@@ -884,7 +941,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
         i = rd_skip_ws(tok, n, k);
         if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected after %s", is_pub ? "PUBLIC" : "SYSTEM");
         if (is_pub) {
-            if (rd_quoted(r, tok, n, &i, &pub, "public id")) return r->doc.status;
+            if (rd_doctype_id(r, tok, n, &i, &pub, "public id")) return r->doc.status;
             for (size_t q = 0; q < pub.len; q++)
                 if (!rd_pubid_char((unsigned char)pub.ptr[q]))
                     return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(pub.ptr - tok) + q, "character not allowed in a public id");
@@ -892,7 +949,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
             i = rd_skip_ws(tok, n, k);
             if (i == k) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace expected before the system id");
         }
-        if (rd_quoted(r, tok, n, &i, &sys, "system id")) return r->doc.status;
+        if (rd_doctype_id(r, tok, n, &i, &sys, "system id")) return r->doc.status;
         if (rd_check_chars(r, tok, (size_t)(sys.ptr - tok), (size_t)(sys.ptr - tok) + sys.len)) return r->doc.status;
         i = rd_skip_ws(tok, n, i);
     }
@@ -968,6 +1025,26 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     if (rc) return 0;
     if (r->doc.part == DOC_START) r->doc.part = DOC_PROLOG;
     return used;
+}
+
+/* A token that framing found longer than max_token (n >= max_token bytes of
+ * it at tok): the same status, position and message whether it was seen
+ * whole or in pieces. The token's own parser reads its first max_token bytes
+ * in limit mode, and a name over max_name or one attribute too many that it
+ * meets there is the error; anything else it meets (another error, or the
+ * end of those bytes) makes the token's size the error. Returns the error. */
+int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size_t n) {
+    size_t lim = n < r->cfg.opt.max_token ? n : r->cfg.opt.max_token, at = 9;
+    int rc = 0;
+    if (f->kind == K_STAG) rc = rd_start_tag_in(r, tok, lim, 0, 1);
+    else if (f->kind == K_ETAG || f->kind == K_PI)
+        rc = rd_name(r, tok, lim, 2, f->kind == K_ETAG ? "end tag" : "processing instruction target") ? 0 : r->doc.status;
+    else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at) ? 0 : r->doc.status;
+    if (rc == STAX_E_LIMIT_NAME || rc == STAX_E_LIMIT_ATTRS) return rc;
+    r->doc.status = 0; /* what else it met is not the error: the token's size is */
+    return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0, "%s longer than max_token (%zu bytes)",
+                   f->kind == K_COMMENT ? "comment" : f->kind == K_PI ? "processing instruction"
+                   : f->kind == K_DOCTYPE ? "DOCTYPE" : "tag", r->cfg.opt.max_token);
 }
 
 /* stax__rd_token, and on RD_RETRY with an empty batch once more with the whole

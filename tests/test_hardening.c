@@ -528,13 +528,19 @@ Test(hardening, every_limit_message_names_its_option_and_value) {
                    &o, STAX_E_LIMIT_NS, "max_ns_bytes (256 bytes)");
 }
 
-/* A name over max_name is a name error even when its tag is also over
- * max_token, whether the tag comes whole or in pieces. */
-Test(hardening, name_limit_comes_before_token_limit) {
+/* Small limits: a tag of 400 name bytes is over max_token and max_name. */
+static stax_reader_options hd_small_tags(void) {
     stax_reader_options o = {0};
     o.max_token = 256;
     o.max_text = 128;
     o.max_name = 16;
+    return o;
+}
+
+/* A name over max_name is a name error even when its tag is also over
+ * max_token, whether the tag comes whole or in pieces. */
+Test(hardening, name_limit_comes_before_token_limit) {
+    stax_reader_options o = hd_small_tags();
     sbuf d = {0};
     sb_puts(&d, "<r>\n<");
     for (int i = 0; i < 400; i++) sb_puts(&d, "n");
@@ -556,6 +562,39 @@ Test(hardening, name_limit_comes_before_token_limit) {
     sb_puts(&d, "<r>\n<e a='");
     for (int i = 0; i < 400; i++) sb_puts(&d, "v");
     sb_puts(&d, "'/></r>");
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_TOKEN @2:1:4");
+    free(d.p);
+}
+
+/* A tag over max_token is read with the tag's own grammar over its first
+ * max_token bytes: values of any characters are read past, a value with a
+ * reference or a name that runs into the cut is where it stops (the token
+ * limit), and what comes before the tag's grammar (a second root) too. */
+static void hd_tag(sbuf *d, const char *pre, const char *value, size_t reps, const char *fill, const char *post) {
+    d->len = 0;
+    sb_puts(d, pre);
+    sb_puts(d, value);
+    for (size_t i = 0; i < reps; i++) sb_puts(d, fill);
+    sb_puts(d, post);
+}
+
+Test(hardening, token_limit_reads_the_tag_with_its_grammar) {
+    stax_reader_options o = hd_small_tags();
+    sbuf d = {0};
+    hd_tag(&d, "<r>\n<e a='", "\xc3\xa9\t\n' ", 400, "n", "='3'/></r>");
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_NAME @2:1:4");
+    hd_tag(&d, "<r>\n<e a='", "&amp;' ", 400, "n", "='3'/></r>");
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_TOKEN @2:1:4");
+    hd_tag(&d, "<r>\n<e a='", "\xc3' ", 400, "n", "='3'/></r>"); /* not UTF-8: not a limit */
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_TOKEN @2:1:4");
+    hd_tag(&d, "<r/>\n<", "", 400, "n", "/>");
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_TOKEN @2:1:5");
+    /* the third attribute of two allowed: its name ends 6 bytes before the
+     * cut, or runs into it (and may go on past it) */
+    o.max_attrs = 2;
+    hd_tag(&d, "<r>\n<e a='", "", 226, "v", "' b='2' cccccccccc='3'/></r>");
+    stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_ATTRS @2:1:4");
+    hd_tag(&d, "<r>\n<e a='", "", 236, "v", "' b='2' cccccccccc='3'/></r>");
     stax_test_expect_status(d.p, d.len, &o, "ERROR LIMIT_TOKEN @2:1:4");
     free(d.p);
 }
