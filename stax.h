@@ -288,9 +288,9 @@ typedef struct stax_reader_options {
 #elif defined(__i386__)
 #define STAX_READER_MIN_MEMORY 4047u
 #elif defined(STAX_NO_STDIO)
-#define STAX_READER_MIN_MEMORY 4079u
+#define STAX_READER_MIN_MEMORY 4063u
 #else
-#define STAX_READER_MIN_MEMORY 4095u
+#define STAX_READER_MIN_MEMORY 4079u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode
