@@ -33,12 +33,6 @@ static inline unsigned stax__ctz32(unsigned m) {
 static inline uint64_t stax__neon_mask(uint8x16_t m) {
     return vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(m), 4)), 0);
 }
-/* The index of the first set byte of a mask that has one. */
-static inline size_t stax__neon_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >> 2; }
-/* Bytes below 0x20 or from 0x80 (a signed compare). */
-static inline uint8x16_t stax__neon_low_or_high(uint8x16_t v) {
-    return vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0x20));
-}
 #endif
 
 /* ------------------------------------------------------------- the 16-byte block
@@ -69,8 +63,6 @@ static inline stax__v16 stax__v16_lt(stax__v16 a, stax__v16 b) { return _mm_cmpg
 static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
     return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(lo - 1))), _mm_cmplt_epi8(v, _mm_set1_epi8((char)(hi + 1))));
 }
-/* Bytes below 0x20 or from 0x80 (a signed compare). */
-static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); }
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return (unsigned)_mm_movemask_epi8(m); }
 /* The mask of the bytes from 0x80. */
 static inline stax__m16 stax__v16_high(stax__v16 v) { return (unsigned)_mm_movemask_epi8(v); }
@@ -107,10 +99,9 @@ static inline stax__v16 stax__v16_lt(stax__v16 a, stax__v16 b) {
 static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
     return vcltq_u8(vsubq_u8(v, vdupq_n_u8((uint8_t)lo)), vdupq_n_u8((uint8_t)(hi - lo + 1)));
 }
-static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return stax__neon_low_or_high(v); }
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return stax__neon_mask(m); }
 static inline stax__m16 stax__v16_high(stax__v16 v) { return stax__neon_mask(vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0))); }
-static inline size_t stax__m16_first(stax__m16 m) { return stax__neon_first(m); }
+static inline size_t stax__m16_first(stax__m16 m) { return (size_t)__builtin_ctzll(m) >> 2; }
 static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__builtin_clzll(m)) >> 2; }
 static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
 #ifdef __aarch64__
@@ -129,6 +120,8 @@ static inline int stax__v16_any(stax__v16 v) { return vmaxvq_u8(v) != 0; }
 #endif
 #endif
 #ifdef STAX__V16
+/* Bytes below 0x20 or from 0x80. */
+static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return stax__v16_lt(v, stax__v16_set(0x20)); }
 /* The mask of the first k bytes (k <= 16). */
 static inline stax__m16 stax__m16_low(size_t k) {
 #if STAX__M16_BITS == 1
