@@ -150,13 +150,14 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 
 # Offline: a test that needs the W3C suite skips (and is listed as skipped)
 # until `make conformance` has fetched it. As many jobs as make was given
-# (-jN), else one per core. The long-input tests (tests/test_long.c) take
-# their largest documents only in the native gcc build (LONG_FULL=1), not in
-# the sanitizer and clang builds, which run them a tenth as long.
+# (-jN), else one per core. The native gcc build runs the sweeps whole
+# (TEST_FULL=1: STAX_TEST_FULL=1 for the tests); the sanitizer and clang
+# builds, like the single-file build and the cross targets, run the long
+# inputs a tenth as long and a sample of the sweeps (tests/harness.h).
 UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
-LONG_FULL = $(if $(filter 1,$(SAN)),0,1)
+TEST_FULL = $(if $(filter 1,$(SAN)),0,1)
 unit: $(BUILD)/unit $(BUILD)/stax $(BUILD)/gen
-	STAX_TEST_LONG_FULL=$(LONG_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
+	STAX_TEST_FULL=$(TEST_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
 # The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
@@ -226,7 +227,7 @@ test-usage: lib
 # STAX_NO_SIMD, so that the portable loops are tested as well (the suite's
 # results must be those of the SIMD build: every test passes either way).
 test-clang:
-	$(MAKE) CC=clang BUILD=build/clang EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' LONG_FULL=0 all unit conformance CONF_ARGS=--quiet
+	$(MAKE) CC=clang BUILD=build/clang EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' TEST_FULL=0 all unit conformance CONF_ARGS=--quiet
 
 # `make install` into a scratch DESTDIR with PREFIX=/usr, then programs built
 # against it with pkg-config (shared and --static), then `make uninstall`.
@@ -320,9 +321,9 @@ FORCE:
 # qemu-user (tools/cross.sh; tools/deps.sh installs both): the unit tests, the
 # W3C suite with --chunk 3 --fixed-sweep, and the tool over fixtures/ and
 # generated documents compared byte for byte with the native build. Two
-# targets at a time (CROSS_JOBS). A sample: the slowest unit tests run on
-# aarch64 (and some on i686) only (tools/cross.sh says which; CROSS_UNIT_ALL=1
-# runs all of them everywhere). The unit tests run through tests/lite, a
+# targets at a time (CROSS_JOBS). A sample: the sweeps as the sanitizer
+# builds run them, every test on aarch64, fewer elsewhere (tools/cross.sh
+# says which; CROSS_UNIT_ALL=1 runs all of them everywhere). The unit tests run through tests/lite, a
 # runner of Criterion's interface that needs no library for the target: a
 # cross Criterion would need dpkg multiarch, which a fresh Debian machine
 # does not always take (foreign architectures break `apt-get update` where

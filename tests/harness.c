@@ -666,6 +666,13 @@ void stax_test_free_fixtures(stax_test_fixture *fx, size_t n) {
     free(fx);
 }
 
+int stax_test_full(void) {
+    const char *q = getenv("STAX_TEST_FULL");
+    return q && strcmp(q, "1") == 0;
+}
+
+int stax_test_sampled(size_t i) { return stax_test_full() || i % STAX_TEST_SAMPLE_STEP == 0; }
+
 const char *stax_test_bin(void) {
     static char path[4096];
     ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);

@@ -2,10 +2,11 @@
  * (no Criterion library): the cross targets of `make test-cross` under
  * qemu-user.
  *
- *   unit-lite [--jobs N] [--filter SUITE/NAME-GLOB] [--exclude GLOB]... [--list] [--verbose]
+ *   unit-lite [--jobs N] [--filter SUITE/NAME-GLOB]... [--exclude GLOB]... [--list] [--verbose]
  *
- * --exclude leaves out the tests whose SUITE/NAME matches (any number of
- * them); the summary says how many were left out.
+ * --filter keeps only the tests whose SUITE/NAME matches one of the globs
+ * given (up to 64); --exclude then leaves out the tests that match one of its
+ * globs (up to 64); the summary says how many were left out.
  * Each test runs in a child process (its .init, its body, its .fini), N at a
  * time, with its .timeout (or STAX_LITE_TIMEOUT seconds when it has none),
  * scaled by STAX_LITE_TIMEOUT_SCALE (for emulators), as an alarm. --verbose
@@ -110,7 +111,8 @@ static void lite_child(const struct crx_test *t, double scale, double dflt) {
 
 int main(int argc, char **argv) {
     long jobs = 1;
-    const char *filter = NULL;
+    const char *filter[64];
+    size_t n_filter = 0;
     int list = 0, verbose = 0;
     const char *exclude[64];
     size_t n_exclude = 0;
@@ -119,10 +121,10 @@ int main(int argc, char **argv) {
             jobs = strtol(argv[++i], NULL, 10);
         } else if (strncmp(argv[i], "--jobs=", 7) == 0) {
             jobs = strtol(argv[i] + 7, NULL, 10);
-        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-            filter = argv[++i];
-        } else if (strncmp(argv[i], "--filter=", 9) == 0) {
-            filter = argv[i] + 9;
+        } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc && n_filter < 64) {
+            filter[n_filter++] = argv[++i];
+        } else if (strncmp(argv[i], "--filter=", 9) == 0 && n_filter < 64) {
+            filter[n_filter++] = argv[i] + 9;
         } else if (strcmp(argv[i], "--exclude") == 0 && i + 1 < argc && n_exclude < 64) {
             exclude[n_exclude++] = argv[++i];
         } else if (strcmp(argv[i], "--list") == 0) {
@@ -130,7 +132,7 @@ int main(int argc, char **argv) {
         } else if (strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
         } else {
-            fprintf(stderr, "usage: %s [--jobs N] [--filter SUITE/NAME-GLOB] [--exclude GLOB]... [--list] [--verbose]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--jobs N] [--filter SUITE/NAME-GLOB]... [--exclude GLOB]... [--list] [--verbose]\n", argv[0]);
             return 2;
         }
     }
@@ -150,7 +152,9 @@ int main(int argc, char **argv) {
     for (struct crx_test *t = lite_all; t; t = t->next) {
         char full[512];
         snprintf(full, sizeof full, "%s/%s", t->suite, t->name);
-        if (filter && fnmatch(filter, full, 0) != 0) continue;
+        size_t f = 0;
+        while (f < n_filter && fnmatch(filter[f], full, 0) != 0) f++;
+        if (n_filter && f == n_filter) continue;
         size_t x = 0;
         while (x < n_exclude && fnmatch(exclude[x], full, 0) != 0) x++;
         if (x < n_exclude) excluded++;
