@@ -75,8 +75,10 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
     x->ev = r->buf.events + r->buf.batch.count;
 }
 
-/* An event at the current position, with the fields every type has. */
-RD_FOR_EACH_MODE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
+/* An event at the current position, with the fields every type has (always
+ * inlined: the start tag's grammar made the loop large enough for the
+ * compiler to call it, which cost more than the code it saved). */
+RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
     stax_event *e = x->ev++;
     e->type = (uint8_t)type;
     e->flags = 0;
