@@ -282,8 +282,9 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
             af = RD_ATTRF_PENDING;
             t->pending = 1;
         }
-        /* given twice? (the filter of names seen where it pays: the general
-         * parser keeps its code small, and compares with every name) */
+        /* given twice? The plain and limit modes keep the names seen as a
+         * filter (rd_name_bit); the general parser, kept small for the
+         * bare-metal builds, compares with every name before. */
         uint64_t bit = full ? 0 : rd_name_bit(name.ptr, an);
         if (full || (seen & bit)) {
             if (limit) {
