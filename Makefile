@@ -25,7 +25,7 @@ DEPFLAGS = -MMD -MP
 
 LIB_SRC = stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c reader_context.c parallel.c writer.c select.c
 # Private headers, in the order the single file inlines them.
-LIB_HDR = stax_internal.h scan.h encoding.h namespaces.h dtd.h entities.h external.h encoding_tables.h reader.h
+LIB_HDR = stax_internal.h scan.h encoding.h namespaces.h dtd.h entities.h external.h encoding_tables.h reader.h reader_tag.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 CLI_SRC = $(wildcard cli/*.c)

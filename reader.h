@@ -25,7 +25,8 @@
  * copy) or, when it straddled chunks, in the carry buffer, which holds exactly
  * one partial token and never more than max_token + 16 bytes. The fast path
  * (reader_fast.c) reads the plain tokens of a window in one pass instead, and
- * gives the same events.
+ * gives the same events: its start tags are read by the one start-tag
+ * grammar (reader_tag.h), compiled in its plain mode.
  *
  * Lifetime rules that keep slices valid: decoded strings go to the arena, which
  * is reset at each stax_reader_next; the carry is refilled only when no event
@@ -349,6 +350,13 @@ static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->b
 #define RD_FOR_EACH_MODE static inline __attribute__((always_inline))
 #else
 #define RD_FOR_EACH_MODE static inline
+#endif
+/* A small step of the hot path, inlined wherever it is called whatever the
+ * compiler's budget, except in a build for size (-Os). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__OPTIMIZE_SIZE__)
+#define RD_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define RD_HOT_INLINE static inline
 #endif
 
 /* Attribute names seen in a tag, as a filter of 64 bits: a name is compared

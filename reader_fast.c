@@ -1,6 +1,6 @@
 /* The reader's fast path: plain tokens read in one pass from the window,
  * driven by the block scanners of scan.c. */
-#include "reader.h"
+#include "reader_tag.h"
 #ifndef STAX_NO_FAST_PATH
 
 /* ================================================================ the fast path
@@ -13,24 +13,6 @@
  * error) goes the general way (framing, then the token parsers), which gives
  * the same events. */
 
-/* In an attribute value: the first quote q, or byte to look at (< & TAB LF
- * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
-static inline size_t rd_scan_value(const char *p, size_t n, char q) {
-    size_t i = 0;
-#ifdef STAX__V16
-    const stax__v16 lt = stax__v16_set('<'), amp = stax__v16_set('&'), vq = stax__v16_set(q);
-    for (; i + 16 <= n; i += 16) {
-        stax__v16 v = stax__v16_load(p + i);
-        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_low_or_high(v), stax__v16_eq(v, vq)),
-                                   stax__v16_or(stax__v16_eq(v, lt), stax__v16_eq(v, amp)));
-        stax__m16 mask = stax__v16_mask(m);
-        if (mask) return i + stax__m16_first(mask);
-    }
-#endif
-    while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
-    return i;
-}
-
 /* Whether a[0, n) == b[0, n), where 16 bytes may be read from both (wide)
  * when n <= 16: the short names of most tags take one compare. */
 static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
@@ -42,37 +24,6 @@ static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
 #endif
     (void)wide;
     return memcmp(a, b, n) == 0;
-}
-
-/* How many of p[0, 16) are ASCII name characters, at once. */
-static inline size_t rd_name16(const char *p) {
-#ifdef STAX__V16
-    stax__v16 v = stax__v16_load(p);
-    stax__v16 letter = stax__v16_in(stax__v16_or(v, stax__v16_set(0x20)), 'a', 'z'), digit = stax__v16_in(v, '0', '9');
-    stax__v16 punct = stax__v16_or(stax__v16_or(stax__v16_eq(v, stax__v16_set('-')), stax__v16_eq(v, stax__v16_set('.'))),
-                                   stax__v16_or(stax__v16_eq(v, stax__v16_set('_')), stax__v16_eq(v, stax__v16_set(':'))));
-    stax__m16 stop = (stax__m16)~stax__v16_mask(stax__v16_or(stax__v16_or(letter, digit), punct)) & stax__m16_low(16);
-    return stop ? stax__m16_first(stop) : 16;
-#else
-    size_t i = 0;
-    while (i < 16 && (stax__class[(unsigned char)p[i]] & STAX__C_ANAME)) i++;
-    return i;
-#endif
-}
-
-/* The end of the ASCII name run from p[i] (p[i] already a name start): a
- * table for the first bytes (most names are short), then 16 at a time. */
-static inline size_t rd_name_end(const char *p, size_t n, size_t i) {
-    const unsigned char *u = (const unsigned char *)p;
-    for (size_t stop = i + 8 < n ? i + 8 : n; i < stop; i++)
-        if (!(stax__class[u[i]] & STAX__C_ANAME)) return i;
-    while (i + 16 <= n) {
-        size_t k = rd_name16(p + i);
-        i += k;
-        if (k < 16) return i;
-    }
-    while (i < n && (stax__class[u[i]] & STAX__C_ANAME)) i++;
-    return i;
 }
 
 
@@ -124,8 +75,10 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
     x->ev = r->buf.events + r->buf.batch.count;
 }
 
-/* An event at the current position, with the fields every type has. */
-static inline stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
+/* An event at the current position, with the fields every type has (always
+ * inlined: the start tag's grammar made the loop large enough for the
+ * compiler to call it, which cost more than the code it saved). */
+RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
     stax_event *e = x->ev++;
     e->type = (uint8_t)type;
     e->flags = 0;
@@ -253,93 +206,24 @@ found:
 
 /* ================================================================ tags */
 
-/* Skip SP TAB LF in a tag from p[i]; line feeds counted. */
-static inline size_t rd_tag_ws(const char *p, size_t n, size_t i, size_t *lfs, size_t *line_at) {
-    for (; i < n; i++) {
-        char c = p[i];
-        if (c == ' ' || c == '\t') continue;
-        if (c != '\n') break;
-        ++*lfs;
-        *line_at = i + 1;
-    }
-    return i;
-}
-
-/* A value to check or decode once the whole tag is known (attrs' flags). */
-#define RD_ATTRF_PENDING 0x80000000u
-
 /* A start tag with ASCII names, complete in the window, when the DTD
- * declares no attributes and namespaces are off. Its structure is checked in
- * one pass; values with references, white space other than SP or bytes to
- * check are then normalized in order by stax__rd_attr_value, as the general way
+ * declares no attributes and namespaces are off: the one start-tag grammar
+ * (rd_stag, reader_tag.h) in its plain mode checks its structure in one
+ * pass; values with references, white space other than SP or bytes to check
+ * are then normalized in order by stax__rd_attr_value, as the general way
  * would (which reports the same first error: the structure is sound).
  * 1: read; 0: the general way takes it; -1: an error. */
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
-    const unsigned char *u = (const unsigned char *)p;
-    size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token, i;
-    size_t lfs = 0, line_at = 0;
+    size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
     if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
-    if (!(stax__class[u[1]] & STAX__C_NSTART) || u[1] >= 0x80) return 0;
-    i = rd_name_end(p, n, 2);
-    size_t nl = i - 1, first = r->doc.attr_len, arena0 = r->buf.arena.len;
-    if (i >= n || nl > r->cfg.opt.max_name) return 0;
-    unsigned flags = 0;
-    int pending = 0;
-    uint64_t seen = 0;
-    stax_attr *a = r->buf.attrs + first, *a0 = a;
-    for (;;) {
-        size_t ws = i;
-        if (i < n && p[i] == ' ') i++; /* the usual single space, then any other */
-        i = rd_tag_ws(p, n, i, &lfs, &line_at);
-        if (i >= n) goto decline;
-        if (p[i] == '>') {
-            i++;
-            break;
-        }
-        if (p[i] == '/') {
-            if (i + 1 >= n || p[i + 1] != '>') goto decline;
-            flags = STAX_EVF_EMPTY;
-            i += 2;
-            break;
-        }
-        if (ws == i || !(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) goto decline;
-        size_t an = i;
-        i = rd_name_end(p, n, i + 1);
-        if (i >= n || i - an > r->cfg.opt.max_name || (size_t)(a - a0) >= r->cfg.opt.max_attrs) goto decline;
-        stax_str name = {p + an, i - an};
-        if (p[i] != '=') {
-            i = rd_tag_ws(p, n, i, &lfs, &line_at);
-            if (i >= n || p[i] != '=') goto decline;
-        }
-        i++;
-        if (i < n && p[i] != '"' && p[i] != '\'') i = rd_tag_ws(p, n, i, &lfs, &line_at);
-        if (i >= n || (p[i] != '"' && p[i] != '\'')) goto decline;
-        char q = p[i++];
-        size_t ve = i + rd_scan_value(p + i, n - i, q);
-        unsigned af = 0;
-        if (ve < n && p[ve] != q) { /* a byte to look at: find the end, which holds no '<' */
-            const char *qe = (const char *)memchr(p + ve, q, n - ve);
-            if (!qe || memchr(p + ve, '<', (size_t)(qe - p) - ve)) goto decline;
-            ve = (size_t)(qe - p);
-            af = RD_ATTRF_PENDING;
-            pending = 1;
-        }
-        if (ve >= n) goto decline;
-        uint64_t bit = rd_name_bit(name.ptr, name.len);
-        if (seen & bit)
-            for (const stax_attr *b = a0; b < a; b++)
-                if (b->name.len == name.len && memcmp(b->name.ptr, name.ptr, name.len) == 0) goto decline;
-        seen |= bit;
-        a->name = name;
-        a->value.ptr = p + i;
-        a->value.len = ve - i;
-        a->flags = af;
-        a++;
-        i = ve + 1;
-    }
-    r->doc.attr_len = (size_t)(a - r->buf.attrs);
-    if (pending) {
+    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
+    rd_tag t;
+    if (rd_stag(r, p, n, &t, RD_TAG_PLAIN, 0, first, arena0)) return 0; /* nothing written: declined */
+    size_t i = t.i, nl = t.nl;
+    unsigned flags = t.flags;
+    stax_attr *a0 = r->buf.attrs + first, *a = t.end;
+    if (t.pending) {
         uint64_t expanded0 = r->doc.meter.expanded;
         rd_fx_save(r, x);
         int room = stax__rd_room(r, i);
@@ -385,13 +269,13 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     } else {
         r->doc.part = DOC_CONTENT;
     }
-    if (pending) { /* values may hold non-ASCII characters */
+    if (t.pending) { /* values may hold non-ASCII characters */
         stax_pos at = {x->off, x->line, x->col};
         rd_advance(r, &at, p, i);
         x->off = at.offset, x->line = at.line, x->col = at.column;
         x->p += i;
     } else {
-        rd_fx_advance(x, i, lfs, line_at, 0);
+        rd_fx_advance(x, i, t.lfs, t.line_at, 0);
     }
     return 1;
 decline:

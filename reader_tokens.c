@@ -2,13 +2,13 @@
  * chunks), then text, tags, comments, PIs, CDATA, the XML declaration and
  * the DOCTYPE on a token seen whole; the element stack, namespaces, and the
  * expansion of entities in content (rd_ prefix; reader.h has the state). */
-#include "reader.h"
+#include "reader_tag.h"
 
 /* ================================================================ batch output */
 
 /* Copy [s, s+n) to the arena (a token in the carry, whose bytes are about
  * to change). stax__rd_room made room for the whole token. */
-static int rd_arena_copy(stax_reader *r, stax_str *s) {
+int stax__rd_arena_copy(stax_reader *r, stax_str *s) {
     if (!s->len) return 0;
     char *d = r->buf.arena.ptr + r->buf.arena.len;
     if (stax__buf_put(&r->buf.arena, s->ptr, s->len)) return rd_internal(r, "arena smaller than the token");
@@ -287,19 +287,8 @@ static int rd_check_chars(stax_reader *r, const char *tok, size_t from, size_t t
 
 /* ================================================================ names */
 
-/* Scan a Name starting at tok[i]; returns its length (> 0) or 0 after failing.
- * The inline part takes all-ASCII names; the rest goes to rd_name_slow. */
-static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what);
-static inline size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
-    size_t j = i + 1;
-    if (STAX_LIKELY(i < n && (unsigned char)tok[i] < 0x80 && (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART))) {
-        while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
-        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->cfg.opt.max_name)) return j - i;
-    }
-    return rd_name_slow(r, tok, n, i, what);
-}
-
-static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+/* The part of rd_name (reader_tag.h) that is not inline: non-ASCII names, and every error. */
+size_t stax__rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
     size_t j = i;
     while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_NAME)) j++;
     size_t len = j - i;
@@ -319,27 +308,6 @@ static size_t rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, 
         return rd_fail(r, STAX_E_NAME, tok, at, "invalid %s name '%.*s'", what, stax__clip(len, 64), tok + i), 0;
     }
     return len;
-}
-
-static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
-    while (i < n && stax__is_ws((unsigned char)tok[i])) i++;
-    return i;
-}
-
-/* The quoted value at tok[*i] (attribute values, the XML declaration's
- * pseudo-attributes, the DOCTYPE's ids): its bytes in *out, and *i past its
- * closing quote. RD_QUOTED, or RD_NOT_QUOTED (tok[*i] is no quote) or
- * RD_UNTERMINATED (no closing quote before n), for the caller to name. */
-enum { RD_QUOTED, RD_NOT_QUOTED, RD_UNTERMINATED };
-static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) {
-    size_t j = *i;
-    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return RD_NOT_QUOTED;
-    const char *e = (const char *)memchr(tok + j + 1, tok[j], n - j - 1);
-    if (!e) return RD_UNTERMINATED;
-    out->ptr = tok + j + 1;
-    out->len = (size_t)(e - tok) - j - 1;
-    *i = (size_t)(e - tok) + 1;
-    return RD_QUOTED;
 }
 
 /* ================================================================ element stack */
@@ -533,16 +501,6 @@ static int rd_ns_start(stax_reader *r, const char *tok, size_t first, stax_str n
 
 /* ================================================================ tags */
 
-/* The ATTLIST of the element being started (el, or NULL): the declared type of
- * attribute `name`, marking its definition as given by this tag. */
-static int rd_declared_type(stax_reader *r, const stax__dtd_elem_def *el, stax_str name) {
-    if (!el) return STAX__AT_CDATA;
-    stax__attdef *a = stax__dtd_attdef(&r->buf.dtd, el, name.ptr, name.len);
-    if (!a) return STAX__AT_CDATA;
-    a->stamp = r->doc.tag_stamp;
-    return a->type;
-}
-
 /* Defaults of the element's ATTLIST for the attributes the tag did not give. */
 static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const stax__dtd_elem_def *el) {
     for (const stax__attdef *ad = el->first; ad; ad = ad->next) {
@@ -561,113 +519,35 @@ static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const 
     return 0;
 }
 
-/* Limit mode (rd_start_tag's `limit`, stax__rd_over_limit): the tag is read
- * as far as its first max_token bytes go, without a side effect (no
- * attribute stored, no arena, no entity, no event), for the limit it meets
- * first. A name that runs into the cut may go on past it: the tag ran out
- * there. A value is checked for its characters; one with a reference is
- * where the tag runs out too (what the reference means is the expansion's
- * to say). Since the table is not written, an attribute given twice is found
- * by reading the tag's attributes again from the start (rd_given_before). */
-static int rd_given_before(const char *tok, size_t i, size_t at, size_t len) {
-    while (i < at) {
-        i = rd_skip_ws(tok, at, i);
-        size_t s = i;
-        while (i < at && (stax__class[(unsigned char)tok[i]] & STAX__C_NAME)) i++;
-        if (i - s == len && memcmp(tok + s, tok + at, len) == 0) return 1;
-        i = rd_skip_ws(tok, at, rd_skip_ws(tok, at, i) + 1); /* past '=' */
-        stax_str v;
-        if (rd_quoted(tok, at, &i, &v) != RD_QUOTED) return 0;
-    }
-    return 0;
-}
-
-/* A start tag. Returns 0, an error, or STAX__ROOM: the arena or the namespace
- * bindings were short with events in the batch, and the tag was rolled back
- * (attributes, arena, expansion count, bindings) to be parsed again. In limit
- * mode (above), the error it meets, or 0 where it runs out. */
-RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, int copy, int limit) {
+/* A start tag: the grammar (rd_stag, reader_tag.h) in mode RD_TAG_FULL or
+ * RD_TAG_LIMIT, then what the tag does. Returns 0, an error, or STAX__ROOM:
+ * the arena or the namespace bindings were short with events in the batch,
+ * and the tag was rolled back (attributes, arena, expansion count, bindings)
+ * to be parsed again. Limit mode (stax__rd_over_limit) reads the tag as far
+ * as its first max_token bytes go, without a side effect (no attribute
+ * stored, no arena, no entity, no event), for the limit it meets first: a
+ * name that runs into the cut may go on past it (the tag ran out there); a
+ * value is checked for its characters, and one with a reference is where the
+ * tag runs out too (what the reference means is the expansion's to say).
+ * It returns the error it meets, or 0 where it runs out. */
+RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, int copy, int mode) {
     if (r->doc.part == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
-    size_t nl = rd_name(r, tok, n, 1, "element");
-    if (!nl) return r->doc.status;
-    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len, i = 1 + nl;
-    uint64_t expanded0 = r->doc.meter.expanded, seen = 0;
-    uint32_t given = 0;
-    unsigned flags = 0;
-    const stax__dtd_elem_def *el = NULL;
-    int rc = 0;
-    if (!limit && r->buf.dtd.n_atts && (el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
-        r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
-    for (;;) {
-        size_t ws = i;
-        i = rd_skip_ws(tok, n, i);
-        if (i >= n) return rd_fail(r, STAX_E_SYNTAX, tok, n - 1, "unterminated start tag");
-        if (tok[i] == '>') break;
-        if (tok[i] == '/') {
-            if (i + 1 < n && tok[i + 1] == '>') {
-                flags = STAX_EVF_EMPTY;
-                break;
-            }
-            return rd_fail(r, STAX_E_SYNTAX, tok, i, "'/' must be followed by '>' in a start tag");
-        }
-        if (ws == i) return rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
-        size_t an = rd_name(r, tok, n, i, "attribute");
-        if (!an) return r->doc.status;
-        if (limit) {
-            if (i + an >= n) return 0;
-            if (given++ >= r->cfg.opt.max_attrs)
-                return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
-                               (unsigned)r->cfg.opt.max_attrs);
-            size_t at = i;
-            stax_str v;
-            i = rd_skip_ws(tok, n, i + an);
-            if (i >= n || tok[i] != '=') return 0;
-            i = rd_skip_ws(tok, n, i + 1);
-            if (rd_quoted(tok, n, &i, &v) != RD_QUOTED) return 0;
-            int bad = 0;
-            if (memchr(v.ptr, '&', v.len) || stax__check_chars(v.ptr, v.len, &bad) != v.len) return 0;
-            uint64_t bit = rd_name_bit(tok + at, an);
-            if ((seen & bit) && rd_given_before(tok, 1 + nl, at, an)) return 0;
-            seen |= bit;
-            continue;
-        }
-        if (r->doc.attr_len - first >= r->cfg.opt.max_attrs)
-            return rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes",
-                           (unsigned)r->cfg.opt.max_attrs);
-        if (r->doc.attr_len >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
-        stax_attr *a = &r->buf.attrs[r->doc.attr_len];
-        a->name.ptr = tok + i;
-        a->name.len = an;
-        a->flags = 0;
-        size_t name_at = i;
-        if (r->buf.attr_at) r->buf.attr_at[r->doc.attr_len] = name_at;
-        i = rd_skip_ws(tok, n, i + an);
-        if (i >= n || tok[i] != '=')
-            return rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
-                           stax__clip(an, 64), tok + name_at);
-        i = rd_skip_ws(tok, n, i + 1);
-        size_t q = i;
-        int qr = rd_quoted(tok, n, &i, &a->value);
-        if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
-        if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated attribute value");
-        size_t vs = q + 1, ve = i - 1;
-        int tokenized = rd_declared_type(r, el, a->name) != STAX__AT_CDATA;
-        if ((rc = stax__rd_attr_value(r, tok, n, vs, ve, copy, tokenized, arena0, &a->value)) != 0) break;
-        for (size_t k = first; k < r->doc.attr_len; k++)
-            if (rd_str_same(r->buf.attrs[k].name, a->name))
-                return rd_fail(r, STAX_E_DUP_ATTR, tok, name_at, "attribute '%.*s' given twice", stax__clip(an, 64),
-                               tok + name_at);
-        if (copy && rd_arena_copy(r, &a->name)) return r->doc.status;
-        r->doc.attr_len++;
-    }
+    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
+    uint64_t expanded0 = r->doc.meter.expanded;
+    rd_tag t;
+    int rc = rd_stag(r, tok, n, &t, mode, copy, first, arena0);
     if (rc == STAX__ROOM) goto roll_back;
-    if (rc) return rc;
-    if (el && rd_add_defaults(r, tok, first, el)) return r->doc.status;
+    if (rc || mode == RD_TAG_LIMIT) return rc;
+    if (t.el && rd_add_defaults(r, tok, first, t.el)) return r->doc.status;
     if (r->doc.depth >= r->cfg.opt.max_depth)
         return rd_fail(r, STAX_E_LIMIT_DEPTH, tok, 0, "elements nested deeper than max_depth (%u)", (unsigned)r->cfg.opt.max_depth);
-    stax_str name; /* these two set apart: the goto above jumps past them (C++ allows only that) */
+    unsigned flags; /* these set apart: the gotos below jump past them (C++ allows only that) */
+    flags = t.flags;
+    size_t nl;
+    nl = t.nl;
+    stax_str name;
     name.ptr = tok + 1, name.len = nl;
-    if (copy && rd_arena_copy(r, &name)) return r->doc.status;
+    if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
     uint32_t ns_depth;
@@ -708,7 +588,7 @@ roll_back:
     return STAX__ROOM;
 }
 
-static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) { return rd_start_tag_in(r, tok, n, copy, 0); }
+static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) { return rd_start_tag_in(r, tok, n, copy, RD_TAG_FULL); }
 
 static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
@@ -728,7 +608,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     if (!e) return r->doc.status;
     e->name.ptr = tok + 2;
     e->name.len = nl;
-    if (copy && rd_arena_copy(r, &e->name)) return r->doc.status;
+    if (copy && stax__rd_arena_copy(r, &e->name)) return r->doc.status;
     if (r->buf.ev_ns) { /* the name matched the start tag's, which was checked */
         stax_qname *q = &r->buf.ev_ns[r->buf.batch.count - 1];
         stax__qname_split(e->name, &q->prefix, &q->local);
@@ -853,8 +733,8 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     e->name = ver;
     e->text = enc;
     if (copy) {
-        if (rd_arena_copy(r, &e->name)) return r->doc.status;
-        if (enc.ptr && rd_arena_copy(r, &e->text)) return r->doc.status;
+        if (stax__rd_arena_copy(r, &e->name)) return r->doc.status;
+        if (enc.ptr && stax__rd_arena_copy(r, &e->text)) return r->doc.status;
     }
     return 0;
 }
@@ -882,7 +762,7 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     e->name.ptr = t;
     e->name.len = tl;
     if (rd_normalize_eol(r, tok + ds, n - 2 - ds, copy, &e->text)) return r->doc.status;
-    return copy ? rd_arena_copy(r, &e->name) : 0;
+    return copy ? stax__rd_arena_copy(r, &e->name) : 0;
 }
 
 /* A CDATA section, or a piece of one: content is [cs, ce). */
@@ -976,7 +856,7 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     e->name = name;
     if (copy || memchr(tok, '\r', n)) {
         copy = 1;
-        if (rd_arena_copy(r, &e->name)) return r->doc.status;
+        if (stax__rd_arena_copy(r, &e->name)) return r->doc.status;
     }
     if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &e->pubid) ||
         rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
@@ -1036,7 +916,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
 int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size_t n) {
     size_t lim = n < r->cfg.opt.max_token ? n : r->cfg.opt.max_token, at = 9;
     int rc = 0;
-    if (f->kind == K_STAG) rc = rd_start_tag_in(r, tok, lim, 0, 1);
+    if (f->kind == K_STAG) rc = rd_start_tag_in(r, tok, lim, 0, RD_TAG_LIMIT);
     else if (f->kind == K_ETAG || f->kind == K_PI)
         rc = rd_name(r, tok, lim, 2, f->kind == K_ETAG ? "end tag" : "processing instruction target") ? 0 : r->doc.status;
     else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at) ? 0 : r->doc.status;

@@ -1,0 +1,316 @@
+/* The start tag's grammar, written once: '<' Name (S Attribute)* S? '/'? '>',
+ * an Attribute being Name S? '=' S? a quoted value. reader_tokens.c (the
+ * general parser, and limit mode) and reader_fast.c (the fast path) compile
+ * it each with its own constant mode (rd_tag_mode), so that no mode is
+ * tested on the hot path; what a start tag then does (defaults, namespaces,
+ * the element stack, events, positions) stays with its caller. The names,
+ * white space and quoted values that the other tokens read are here too,
+ * since the tag reads them the same way. */
+#ifndef STAX_READER_TAG_H
+#define STAX_READER_TAG_H
+
+#include "reader.h"
+
+enum rd_tag_mode {
+    RD_TAG_PLAIN, /* the fast path: ASCII names, values scanned by blocks, the tag
+                     whole within n; anything else is declined (RD_TAG_DECLINE) */
+    RD_TAG_FULL,  /* the general parser: every error named, ATTLIST types,
+                     values normalized, copies when the tag is in the carry */
+    RD_TAG_LIMIT  /* a tag over max_token: its first bytes read for the limit
+                     met first, with no side effect (stax__rd_over_limit) */
+};
+
+/* The fast path gives the tag to the general parser (not an error code:
+ * those are negative, STAX__ROOM is 3). */
+#define RD_TAG_DECLINE 1
+
+/* A value to check or decode once the whole tag is known (attrs' flags, PLAIN). */
+#define RD_ATTRF_PENDING 0x80000000u
+
+/* What the grammar leaves to its caller. */
+typedef struct rd_tag {
+    size_t nl;                     /* the element name's length (at tok + 1) */
+    size_t i;                      /* past the tag's '>' */
+    stax_attr *end;                /* past its attributes (r->doc.attr_len) */
+    unsigned flags;                /* STAX_EVF_EMPTY for an empty-element tag */
+    size_t lfs, line_at;           /* PLAIN: line feeds in the tag, the last ending at line_at */
+    int pending;                   /* PLAIN: values marked RD_ATTRF_PENDING */
+    const stax__dtd_elem_def *el;  /* FULL: the element's ATTLIST, or NULL */
+} rd_tag;
+
+/* Copy [s, s+n) to the arena (a token in the carry, whose bytes are about
+ * to change; reader_tokens.c). */
+STAXINT int stax__rd_arena_copy(stax_reader *r, stax_str *s);
+
+/* ================================================================ white space */
+
+static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
+    while (i < n && stax__is_ws((unsigned char)tok[i])) i++;
+    return i;
+}
+
+/* White space in a tag from tok[i]. PLAIN takes SP TAB LF and counts the
+ * line feeds (a CR is left to the general way); the others take all four. */
+RD_FOR_EACH_MODE size_t rd_tag_space(const char *tok, size_t n, size_t i, rd_tag *t, int mode) {
+    if (mode != RD_TAG_PLAIN) return rd_skip_ws(tok, n, i);
+    for (; i < n; i++) {
+        char c = tok[i];
+        if (c == ' ' || c == '\t') continue;
+        if (c != '\n') break;
+        t->lfs++;
+        t->line_at = i + 1;
+    }
+    return i;
+}
+
+/* ================================================================ names */
+
+/* A Name at tok[i]: its length (> 0), or 0 after failing. The inline part
+ * takes all-ASCII names; the rest goes to stax__rd_name_slow. */
+STAXINT size_t stax__rd_name_slow(stax_reader *r, const char *tok, size_t n, size_t i, const char *what);
+static inline size_t rd_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what) {
+    size_t j = i + 1;
+    if (STAX_LIKELY(i < n && (unsigned char)tok[i] < 0x80 && (stax__class[(unsigned char)tok[i]] & STAX__C_NSTART))) {
+        while (j < n && (stax__class[(unsigned char)tok[j]] & STAX__C_ANAME)) j++;
+        if (STAX_LIKELY((j >= n || (unsigned char)tok[j] < 0x80) && j - i <= r->cfg.opt.max_name)) return j - i;
+    }
+    return stax__rd_name_slow(r, tok, n, i, what);
+}
+
+/* How many of p[0, 16) are ASCII name characters, at once. */
+static inline size_t rd_name16(const char *p) {
+#ifdef STAX__V16
+    stax__v16 v = stax__v16_load(p);
+    stax__v16 letter = stax__v16_in(stax__v16_or(v, stax__v16_set(0x20)), 'a', 'z'), digit = stax__v16_in(v, '0', '9');
+    stax__v16 punct = stax__v16_or(stax__v16_or(stax__v16_eq(v, stax__v16_set('-')), stax__v16_eq(v, stax__v16_set('.'))),
+                                   stax__v16_or(stax__v16_eq(v, stax__v16_set('_')), stax__v16_eq(v, stax__v16_set(':'))));
+    stax__m16 stop = (stax__m16)~stax__v16_mask(stax__v16_or(stax__v16_or(letter, digit), punct)) & stax__m16_low(16);
+    return stop ? stax__m16_first(stop) : 16;
+#else
+    size_t i = 0;
+    while (i < 16 && (stax__class[(unsigned char)p[i]] & STAX__C_ANAME)) i++;
+    return i;
+#endif
+}
+
+/* The end of the ASCII name run from p[i] (p[i] already a name start): a
+ * table for the first bytes (most names are short), then 16 at a time. */
+static inline size_t rd_name_end(const char *p, size_t n, size_t i) {
+    const unsigned char *u = (const unsigned char *)p;
+    for (size_t stop = i + 8 < n ? i + 8 : n; i < stop; i++)
+        if (!(stax__class[u[i]] & STAX__C_ANAME)) return i;
+    while (i + 16 <= n) {
+        size_t k = rd_name16(p + i);
+        i += k;
+        if (k < 16) return i;
+    }
+    while (i < n && (stax__class[u[i]] & STAX__C_ANAME)) i++;
+    return i;
+}
+
+/* A name in a tag at tok[i]: its length. 0 after failing, or in PLAIN where
+ * the name is not ASCII, runs to n or is longer than max_name (declined). */
+RD_FOR_EACH_MODE size_t rd_tag_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what, int mode) {
+    if (mode != RD_TAG_PLAIN) return rd_name(r, tok, n, i, what);
+    const unsigned char *u = (const unsigned char *)tok;
+    if (!(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) return 0;
+    size_t e = rd_name_end(tok, n, i + 1);
+    return e >= n || e - i > r->cfg.opt.max_name ? 0 : e - i;
+}
+
+/* ================================================================ quoted values */
+
+/* In an attribute value: the first quote q, or byte to look at (< & TAB LF
+ * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
+static inline size_t rd_scan_value(const char *p, size_t n, char q) {
+    size_t i = 0;
+#ifdef STAX__V16
+    const stax__v16 lt = stax__v16_set('<'), amp = stax__v16_set('&'), vq = stax__v16_set(q);
+    for (; i + 16 <= n; i += 16) {
+        stax__v16 v = stax__v16_load(p + i);
+        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_low_or_high(v), stax__v16_eq(v, vq)),
+                                   stax__v16_or(stax__v16_eq(v, lt), stax__v16_eq(v, amp)));
+        stax__m16 mask = stax__v16_mask(m);
+        if (mask) return i + stax__m16_first(mask);
+    }
+#endif
+    while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
+    return i;
+}
+
+/* The quoted value at tok[*i] (attribute values, the XML declaration's
+ * pseudo-attributes, the DOCTYPE's ids): its bytes in *out, and *i past its
+ * closing quote. RD_QUOTED, or RD_NOT_QUOTED (tok[*i] is no quote) or
+ * RD_UNTERMINATED (no closing quote before n), for the caller to name. With
+ * look (the fast path), the value is scanned by blocks on the way to its
+ * quote, and *look is set to where its first byte to look at is
+ * (rd_scan_value), when it has one. */
+enum { RD_QUOTED, RD_NOT_QUOTED, RD_UNTERMINATED };
+static inline int rd_quoted_scan(const char *tok, size_t n, size_t *i, stax_str *out, size_t *look) {
+    size_t j = *i;
+    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return RD_NOT_QUOTED;
+    char q = tok[j++];
+    size_t e = j;
+    if (look) {
+        e += rd_scan_value(tok + j, n - j, q);
+        if (e >= n) return RD_UNTERMINATED;
+    }
+    if (!look || tok[e] != q) {
+        if (look) *look = e;
+        const char *qe = (const char *)memchr(tok + e, q, n - e);
+        if (!qe) return RD_UNTERMINATED;
+        e = (size_t)(qe - tok);
+    }
+    out->ptr = tok + j;
+    out->len = e - j;
+    *i = e + 1;
+    return RD_QUOTED;
+}
+static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) {
+    return rd_quoted_scan(tok, n, i, out, NULL);
+}
+
+/* ================================================================ the start tag */
+
+/* The declared type of attribute `name` in the ATTLIST el (or NULL), marking
+ * its definition as given by this tag. */
+static inline int rd_declared_type(stax_reader *r, const stax__dtd_elem_def *el, stax_str name) {
+    if (!el) return STAX__AT_CDATA;
+    stax__attdef *a = stax__dtd_attdef(&r->buf.dtd, el, name.ptr, name.len);
+    if (!a) return STAX__AT_CDATA;
+    a->stamp = r->doc.tag_stamp;
+    return a->type;
+}
+
+/* Limit mode writes no attribute: an attribute given twice is found by
+ * reading the tag's attributes again from i (after the element name) up to
+ * the one at `at`. */
+static inline int rd_given_before(const char *tok, size_t i, size_t at, size_t len) {
+    while (i < at) {
+        i = rd_skip_ws(tok, at, i);
+        size_t s = i;
+        while (i < at && (stax__class[(unsigned char)tok[i]] & STAX__C_NAME)) i++;
+        if (i - s == len && memcmp(tok + s, tok + at, len) == 0) return 1;
+        i = rd_skip_ws(tok, at, rd_skip_ws(tok, at, i) + 1); /* past '=' */
+        stax_str v;
+        if (rd_quoted(tok, at, &i, &v) != RD_QUOTED) return 0;
+    }
+    return 0;
+}
+
+/* The start tag at tok (its first n bytes) read in mode: the element name
+ * and the attributes, stored from r->doc.attr_len on (r->doc.attr_len is
+ * past them on success; first and arena0 are where the tag's attributes and
+ * arena writing began). Returns 0 with *t filled; in PLAIN, RD_TAG_DECLINE
+ * for anything it does not take; in FULL an error, or STAX__ROOM when the
+ * arena was short (the caller rolls back); in LIMIT the error met, or 0
+ * where the bytes run out. How a mode answers each step is spelled next to
+ * the step, so that the modes read one grammar. */
+RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *t, int mode, int copy, size_t first,
+                             size_t arena0) {
+    const int plain = mode == RD_TAG_PLAIN, full = mode == RD_TAG_FULL, limit = mode == RD_TAG_LIMIT;
+    t->flags = 0;
+    t->lfs = t->line_at = 0;
+    t->pending = 0;
+    t->el = NULL;
+    size_t nl = t->nl = rd_tag_name(r, tok, n, 1, "element", mode);
+    if (!nl) return plain ? RD_TAG_DECLINE : r->doc.status;
+    size_t i = 1 + nl;
+    uint64_t seen = 0;
+    uint32_t given = 0;
+    stax_attr *a0 = r->buf.attrs + first, *a = a0;
+    if (full && r->buf.dtd.n_atts && (t->el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
+        r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
+    for (;;) {
+        size_t ws = i;
+        if (plain && i < n && tok[i] == ' ') i++; /* the usual single space, then any other */
+        i = rd_tag_space(tok, n, i, t, mode);
+        if (i >= n) return plain ? RD_TAG_DECLINE : rd_fail(r, STAX_E_SYNTAX, tok, n - 1, "unterminated start tag");
+        if (tok[i] == '>') {
+            i++;
+            break;
+        }
+        if (tok[i] == '/') {
+            if (i + 1 < n && tok[i + 1] == '>') {
+                t->flags = STAX_EVF_EMPTY;
+                i += 2;
+                break;
+            }
+            return plain ? RD_TAG_DECLINE : rd_fail(r, STAX_E_SYNTAX, tok, i, "'/' must be followed by '>' in a start tag");
+        }
+        if (ws == i) return plain ? RD_TAG_DECLINE : rd_fail(r, STAX_E_SYNTAX, tok, i, "whitespace is required before an attribute");
+        /* the name */
+        size_t at = i, an = rd_tag_name(r, tok, n, i, "attribute", mode);
+        if (!an) return plain ? RD_TAG_DECLINE : r->doc.status;
+        if (limit && i + an >= n) return 0;
+        if ((limit ? given++ : (size_t)(a - a0)) >= r->cfg.opt.max_attrs)
+            return plain ? RD_TAG_DECLINE
+                         : rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes", (unsigned)r->cfg.opt.max_attrs);
+        if (full && (size_t)(a - r->buf.attrs) >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
+        stax_str name = {tok + at, an};
+        /* '=' */
+        i += an;
+        if ((!plain && i >= n) || tok[i] != '=') { /* (a PLAIN name ends before n) */
+            i = rd_tag_space(tok, n, i, t, mode);
+            if (i >= n || tok[i] != '=')
+                return plain ? RD_TAG_DECLINE : limit ? 0
+                       : rd_fail(r, STAX_E_SYNTAX, tok, i < n ? i : n - 1, "attribute '%.*s' needs '=' and a value",
+                                 stax__clip(an, 64), name.ptr);
+        }
+        i++;
+        if (i < n && tok[i] != '"' && tok[i] != '\'') i = rd_tag_space(tok, n, i, t, mode);
+        /* the value */
+        size_t q = i, look = 0;
+        stax_str v;
+        int qr = rd_quoted_scan(tok, n, &i, &v, plain ? &look : NULL);
+        if (qr != RD_QUOTED) {
+            if (plain) return RD_TAG_DECLINE;
+            if (limit) return 0;
+            if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
+            return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated attribute value");
+        }
+        unsigned af = 0;
+        if (limit) { /* its characters, and where a reference is, the tag runs out */
+            int bad = 0;
+            if (memchr(v.ptr, '&', v.len) || stax__check_chars(v.ptr, v.len, &bad) != v.len) return 0;
+        } else if (full) {
+            int tokenized = rd_declared_type(r, t->el, name) != STAX__AT_CDATA;
+            int rc = stax__rd_attr_value(r, tok, n, q + 1, i - 1, copy, tokenized, arena0, &v);
+            if (rc) return rc;
+        } else if (look) { /* PLAIN: a byte to look at, once the tag is known; it holds no '<' */
+            if (memchr(tok + look, '<', i - 1 - look)) return RD_TAG_DECLINE;
+            af = RD_ATTRF_PENDING;
+            t->pending = 1;
+        }
+        /* given twice? The plain and limit modes keep the names seen as a
+         * filter (rd_name_bit); the general parser, kept small for the
+         * bare-metal builds, compares with every name before. */
+        uint64_t bit = full ? 0 : rd_name_bit(name.ptr, an);
+        if (full || (seen & bit)) {
+            if (limit) {
+                if (rd_given_before(tok, 1 + nl, at, an)) return 0;
+            } else {
+                for (const stax_attr *b = a0; b < a; b++)
+                    if (b->name.len == an && memcmp(b->name.ptr, name.ptr, an) == 0)
+                        return plain ? RD_TAG_DECLINE
+                                     : rd_fail(r, STAX_E_DUP_ATTR, tok, at, "attribute '%.*s' given twice", stax__clip(an, 64), name.ptr);
+            }
+        }
+        seen |= bit;
+        if (limit) continue;
+        if (full) {
+            if (r->buf.attr_at) r->buf.attr_at[a - r->buf.attrs] = at;
+            if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
+        }
+        a->name = name;
+        a->value = v;
+        a->flags = af;
+        a++;
+    }
+    t->i = i;
+    t->end = a;
+    r->doc.attr_len = (size_t)(a - r->buf.attrs);
+    return 0;
+}
+
+#endif /* STAX_READER_TAG_H */
