@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../cli/cli.h"
@@ -525,6 +526,22 @@ Test(parallel, tool_errors_and_refusals) {
     cr_assert(strstr(out, "gzip-compressed") != NULL, "%s", out);
     cr_assert(strstr(out, "exit 2\n") != NULL, "%s", out);
     free(out);
+    /* from a pipe, the same refusal as with -j 1 (the first bytes read) */
+    for (int c = 0; c < 2; c++) {
+        char cmd[1024], one[4096], par[4096];
+        const char *what = c ? "select //a" : "check";
+        snprintf(cmd, sizeof cmd, "cat %s | %s -j 1 %s 2>&1; echo \"exit $?\"", path, stax_test_bin(), what);
+        stax_test_shell(cmd, one, sizeof one);
+        snprintf(cmd, sizeof cmd, "cat %s | %s -j 3 --part-size 2 %s 2>&1; echo \"exit $?\"", path, stax_test_bin(), what);
+        stax_test_shell(cmd, par, sizeof par);
+        char want[512];
+        snprintf(want, sizeof want, "-: input is gzip-compressed; decompress it first: ... | zcat | stax -j %s %s\nexit 2\n",
+                 "1", what);
+        cr_assert_str_eq(one, want);
+        snprintf(want, sizeof want, "-: input is gzip-compressed; decompress it first: ... | zcat | stax -j %s %s\nexit 2\n",
+                 "3 --part-size 2", what);
+        cr_assert_str_eq(par, want);
+    }
     out = tool("-j x check", path);
     cr_assert(strstr(out, "-j takes a number") != NULL, "%s", out);
     free(out);
@@ -588,7 +605,7 @@ Test(parallel, tool_generated_shapes, .timeout = 600) {
 }
 
 /* --progress with -j: the parts done, drawn in place, up to the whole file, then erased. */
-Test(parallel, tool_progress) {
+static void progress_of_check(int via_pipe) {
     stax_test_buf b = {0};
     stax_test_buf_puts(&b, "<db>");
     while (b.len < (1u << 20)) stax_test_buf_puts(&b, "<rec><name>a name</name><v>123</v></rec>\n");
@@ -612,7 +629,27 @@ Test(parallel, tool_progress) {
     cr_assert_eq(pipe(fds), 0);
     fflush(stderr);
     dup2(fds[1], 2);
-    int rc = stax_cmd_check(&o, fileno(f));
+    int rc = 0;
+    if (via_pipe) { /* a pipe: the file written into it by a child */
+        int in[2];
+        cr_assert_eq(pipe(in), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+            close(in[0]);
+            char buf[65536];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+                if (write(in[1], buf, n) != (ssize_t)n) _exit(1);
+            _exit(0);
+        }
+        close(in[1]);
+        rc = stax_cmd_check(&o, in[0]);
+        close(in[0]);
+        waitpid(pid, NULL, 0);
+    } else {
+        rc = stax_cmd_check(&o, fileno(f));
+    }
     fflush(stderr);
     dup2(keep, 2);
     close(keep);
@@ -623,9 +660,14 @@ Test(parallel, tool_progress) {
     close(fds[0]);
     cr_assert_eq(rc, 0);
     size_t n = got > 0 ? (size_t)got : 0;
-    cr_assert(strstr(text, "\rbig.xml: 256.") != NULL, "%s", text);
-    cr_assert(strstr(text, "(100%)") != NULL, "%s", text);
+    if (via_pipe) /* no total to give a share of */
+        cr_assert(strstr(text, "\rbig.xml: 1.0") != NULL, "%s", text);
+    else
+        cr_assert(strstr(text, "\rbig.xml: 256.") != NULL && strstr(text, "(100%)") != NULL, "%s", text);
     cr_assert(n > 4 && strcmp(text + n - 4, "\r\033[K") == 0, "not erased at the end: %s", text);
     unlink(path);
     rmdir(dir);
 }
+
+Test(parallel, tool_progress) { progress_of_check(0); }
+Test(parallel, tool_progress_from_a_pipe) { progress_of_check(1); }
