@@ -55,6 +55,12 @@ unsigned stax_parallel_threads(unsigned threads) {
     return 1;
 }
 
+size_t stax_parallel_buffer_size(size_t part_size) {
+    if (!part_size) part_size = PAR_DEFAULT_PART;
+    if (part_size > PAR_MAX_PART) part_size = PAR_MAX_PART;
+    return 2 * part_size + PAR_SLACK;
+}
+
 /* ================================================================ one part */
 
 /* Batches to the callback until the reader needs input or stops; *cb is what
@@ -686,7 +692,7 @@ static int par_threads(par *p, stax_parallel_result *res) {
     p->psize = o->part_size ? o->part_size : PAR_DEFAULT_PART;
     if (p->read) {
         if (p->psize > PAR_MAX_PART) p->psize = PAR_MAX_PART;
-        p->cap = 2 * p->psize + PAR_SLACK;
+        p->cap = stax_parallel_buffer_size(p->psize);
     }
     unsigned nt = stax_parallel_threads(o->threads);
     p->nslots = (size_t)nt + 2;

@@ -605,7 +605,8 @@ STAXDEF int stax_parallel_read(const void *data, size_t len, const stax_parallel
  * and returns 0; non-zero stops the read, which returns that value (once the
  * parts before are done, as a callback's). Part 0 (the prolog) is read first;
  * then a feeder thread reads the rest into stax_parallel_slots(threads)
- * buffers of 2 * part_size + 64 KiB bytes (part_size at most 1 GiB), each
+ * buffers of stax_parallel_buffer_size(part_size) bytes, 2 * part_size +
+ * 64 KiB (part_size at most 1 GiB), each
  * holding one part (cut at a candidate after part_size bytes), filled again
  * once its part is done: memory is bounded by the slots, never by the
  * document. A part with no cut in a full buffer (a text run longer than
@@ -616,6 +617,8 @@ STAXDEF int stax_parallel_read(const void *data, size_t len, const stax_parallel
  * the stack, with a reader in a fixed block). */
 STAXDEF int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *got), void *rud,
                                   const stax_parallel_options *opt, stax_parallel_result *res);
+/* The size of each of those buffers for this part_size (0: the default). */
+STAXDEF size_t stax_parallel_buffer_size(size_t part_size);
 
 /* The threads a read with this setting uses (0: the online cores), and the
  * parts that can be between begin and done at once: that + 2. */

@@ -195,16 +195,18 @@ static int cli_par_wanted(const stax_cli_opts *o, int fd, int parts_ok, size_t *
 }
 
 /* A pipe read in parts: its reads (the first ones checked for a compressed
- * format), and the bytes read kept while they are at most CLI_KEEP, so that
- * a read given up for one thread (STAX_CLI_SERIAL) can be read again. */
-#define CLI_KEEP ((size_t)1 << 20)
+ * format), and the bytes read kept while they are at most keep (as many as
+ * the buffers hold, at least CLI_KEEP_MIN), so that a read given up for one
+ * thread (STAX_CLI_SERIAL) early, as it is when a match is open across the
+ * first cuts, can be read again. */
+#define CLI_KEEP_MIN ((size_t)1 << 20)
 #define CLI_RING_COMPRESSED 2000 /* what the read function returns: no reader status, no CLI_PAR_RESULT + rc */
 #define CLI_RING_IO 2001
 typedef struct cli_ring {
     int fd, started, compressed, err_no;
     stax_cli_progress *progress;
     char *kept; /* the bytes read, while kept_all */
-    size_t kept_len;
+    size_t kept_len, kept_cap, keep;
     int kept_all;
 } cli_ring;
 
@@ -218,22 +220,27 @@ static int cli_ring_read(void *ud, void *buf, size_t cap, size_t *got) {
     }
     if (!q->started && n > 0 && (q->compressed = cli_compressed_format(buf, (size_t)n)) >= 0) return CLI_RING_COMPRESSED;
     q->started = 1;
-    if (q->kept_all && (size_t)n > CLI_KEEP - q->kept_len) {
+    if (q->kept_all && (size_t)n > q->keep - q->kept_len) {
         free(q->kept);
         q->kept = NULL;
         q->kept_all = 0;
     }
-    if (q->kept_all && n > 0) {
-        char *k = realloc(q->kept, q->kept_len + (size_t)n);
-        if (!k) {
+    if (q->kept_all && (size_t)n > q->kept_cap - q->kept_len) {
+        size_t room = q->kept_cap ? q->kept_cap : 65536;
+        while (room - q->kept_len < (size_t)n) room = room <= q->keep / 2 ? 2 * room : q->keep;
+        char *k = realloc(q->kept, room);
+        if (k) {
+            q->kept = k;
+            q->kept_cap = room;
+        } else {
             free(q->kept);
             q->kept = NULL;
             q->kept_all = 0;
-        } else {
-            memcpy(k + q->kept_len, buf, (size_t)n);
-            q->kept = k;
-            q->kept_len += (size_t)n;
         }
+    }
+    if (q->kept_all && n > 0) {
+        memcpy(q->kept + q->kept_len, buf, (size_t)n);
+        q->kept_len += (size_t)n;
     }
     if (q->progress) stax_cli_progress_add(q->progress, (size_t)n);
     *got = (size_t)n;
@@ -333,6 +340,10 @@ static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
     memset(&ring, 0, sizeof ring);
     ring.fd = fd;
     ring.kept_all = 1;
+    size_t slots = stax_parallel_slots(o->jobs < 0 ? 0 : (unsigned)o->jobs), each = stax_parallel_buffer_size(o->part_size);
+    ring.keep = each <= SIZE_MAX / slots ? slots * each : SIZE_MAX;
+    if (ring.keep < CLI_KEEP_MIN) ring.keep = CLI_KEEP_MIN;
+    if (o->pipe_keep) ring.keep = o->pipe_keep;
     int rc = cli_run_parallel(o, fd, NULL, 0, &ring, parts ? NULL : fn, err, state, parts);
     if (rc < 0 && ring.kept_all) /* given up: all it read is kept, read again from there */
         rc = cli_run_stream(o, fd, fn, ctx, err, state, ring.kept ? ring.kept : "", ring.kept_len);
@@ -341,7 +352,7 @@ static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
             fprintf(stderr,
                     "%s: -j: this read cannot be done in parts, and the input, a pipe past its first %zu bytes, "
                     "cannot be read again; give a file, or -j 1\n",
-                    o->name ? o->name : "-", CLI_KEEP);
+                    o->name ? o->name : "-", ring.keep);
         rc = 2;
     }
     free(ring.kept);

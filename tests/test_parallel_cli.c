@@ -288,32 +288,55 @@ Test(parallel_cli, records_stay_in_parts) {
     temp_done(dir, path);
 }
 
-/* From a pipe: a read given up for one thread (the match open across
- * every cut) is read again from the bytes kept while they are at most 1 MiB;
- * past that it cannot be, and says so. */
-Test(parallel_cli, pipe_given_up) {
+/* From a pipe: a read given up for one thread (/r: a match open across
+ * every cut) is read again from the bytes kept while they are at most as
+ * many as the buffers hold (1 MiB at least); past that it cannot be, and
+ * says so (here with fewer kept than the parts read by then). */
+static void given_up(size_t keep) {
     char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
-    temp_file(dir, path, sizeof path, "records.xml");
+    temp_file(dir, path, sizeof path, "values.xml");
     stax_test_buf b = {0};
-    stax_test_buf_puts(&b, "<db>\n");
-    while (b.len < (3u << 19)) stax_test_buf_puts(&b, "  <rec><name>a name</name><v>123</v></rec>\n");
-    stax_test_buf_puts(&b, "</db>\n");
+    stax_test_buf_puts(&b, "<r>\n");
+    while (b.len < (1u << 19)) stax_test_buf_puts(&b, "<a><b>a value</b></a>\n");
+    stax_test_buf_puts(&b, "</r>\n");
     write_buf(path, &b);
-    tool_mode m = sel("/db", "/db");
+    tool_mode m = sel("/r", "/r");
     run_out one = run(path, &m, 1, 0);
     cr_assert_eq(one.rc, 0, "%s", one.err);
-    run_out small = run_in(path, &m, 2, 4096, 1); /* given up in the first 1 MiB */
-    cr_assert_eq(small.rc, 0, "%s", small.err);
-    cr_assert_eq(small.again, 1, "%u", small.again);
-    cr_assert(small.len == one.len && memcmp(small.out, one.out, one.len) == 0);
-    run_out big = run_in(path, &m, 2, 1u << 20, 1); /* given up past it */
-    cr_assert_eq(big.rc, 2);
-    cr_assert(strstr(big.err, "cannot be read again; give a file, or -j 1") != NULL, "%s", big.err);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.jobs = 2;
+    o.part_size = 4096;
+    o.pipe_keep = keep;
+    unsigned again = 0;
+    o.serial_again = &again;
+    pipe_writer w;
+    int fd = pipe_from(path, &w);
+    char *out = NULL, err[2048];
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_not_null(f);
+    stax_test_stderr e = stax_test_stderr_begin();
+    int rc = stax_cmd_select(&o, &m.so, fd, f);
+    stax_test_stderr_end(&e, err, sizeof err);
+    pipe_done(fd, &w);
+    fclose(f);
+    cr_assert_eq(again, 1, "%u", again);
+    if (!keep) {
+        cr_assert_eq(rc, 0, "%s", err);
+        cr_assert(len == one.len && memcmp(out, one.out, one.len) == 0);
+    } else {
+        cr_assert_eq(rc, 2);
+        cr_assert(strstr(err, "cannot be read again; give a file, or -j 1") != NULL, "%s", err);
+    }
     free(one.out);
-    free(small.out);
-    free(big.out);
+    free(out);
     temp_done(dir, path);
 }
+
+Test(parallel_cli, pipe_given_up_read_again) { given_up(0); }
+Test(parallel_cli, pipe_given_up_past_what_is_kept) { given_up(10000); }
 
 /* A limit of the select is the serial one's (message, position, status). */
 Test(parallel_cli, select_limits) {
