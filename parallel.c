@@ -23,7 +23,14 @@
  * with part k - 1's reader. A part that stopped with an error is read again
  * from its real start, so that the message and the position are the serial
  * ones. Parts are given to workers at most slots - 1 ahead of the part being
- * verified, so memory is bounded by the slots, never by the document. */
+ * verified, so memory is bounded by the slots, never by the document.
+ *
+ * Through a read function (a pipe) the same scheme reads parts out of the
+ * slots' buffers: part 0 into slot 0's, then a feeder thread fills part k's
+ * buffer until it can be cut, and moves the bytes from the cut on to part
+ * k + 1's once that slot's part is done, so that each buffer holds one part
+ * [cut(k), cut(k + 1)]. A part with no cut in a full buffer is read, with
+ * the rest of the input, on the calling thread. */
 #include "reader.h"
 
 #if !defined(STAX_NO_THREADS) && !defined(STAX_NO_RESUME)
