@@ -413,6 +413,18 @@ Test(parallel, serial_fallbacks) {
     serial = stax_test_events_ex(STAX_DOC(doc), 0, &fixed, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
     cr_assert_str_eq(a, serial);
     free(a);
+    /* and through a read function, as one part (as without threads) */
+    for (size_t c = 0; c < sizeof pipe_chunks / sizeof pipe_chunks[0]; c++) {
+        a = parallel_dump_in(STAX_DOC(doc), &fixed, 4, 3, &res, pipe_chunks[c]);
+        cr_assert_eq(res.parts, 1);
+        cr_assert_str_eq(a, serial);
+        free(a);
+        a = parallel_dump_in(STAX_DOC(doc), NULL, 1, 0, &res, pipe_chunks[c]);
+        cr_assert_eq(res.parts, 1);
+        cr_assert_eq(res.buffers, 0);
+        cr_assert_str_eq(a, serial);
+        free(a);
+    }
     free(serial);
     free(fixed.memory);
 }
