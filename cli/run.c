@@ -339,7 +339,7 @@ static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
     cli_ring ring;
     memset(&ring, 0, sizeof ring);
     ring.fd = fd;
-    ring.kept_all = 1;
+    ring.kept_all = parts != NULL; /* check and count never give up */
     size_t slots = stax_parallel_slots(o->jobs < 0 ? 0 : (unsigned)o->jobs), each = stax_parallel_buffer_size(o->part_size);
     ring.keep = each <= SIZE_MAX / slots ? slots * each : SIZE_MAX;
     if (ring.keep < CLI_KEEP_MIN) ring.keep = CLI_KEEP_MIN;
