@@ -570,13 +570,13 @@ static int par_prolog_fn(par *p, par_slot *s) {
         at = c + 1;
         if (first) {
             par_slot *t = &p->slots[1];
-            unsigned char *g = (unsigned char *)stax__mem_alloc(&p->mem, s->end_len);
             size_t name = 1;
             for (;;) { /* the whole name, for the cuts to look for */
                 while (c + 1 + name < n && par_name_char((unsigned char)s->buf[c + 1 + name])) name++;
                 if (c + 1 + name < n || eof || n == p->cap || (err = par_fill(p, s->buf, &n, &eof)) != 0) break;
             }
             if (err) break;
+            unsigned char *g = (unsigned char *)stax__mem_alloc(&p->mem, s->end_len);
             char *copy = g ? (char *)stax__mem_alloc(&p->mem, name) : NULL;
             if (!copy || par_buffer(p, t)) {
                 stax__mem_free(&p->mem, g, s->end_len);
