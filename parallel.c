@@ -390,9 +390,9 @@ static void *par_worker(void *arg) {
         s->ready = 0;
         while (p->read && !p->stop && k >= p->fed && !p->fed_end) pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop) break;
-        int have = p->read ? k < p->fed : 0;
+        int have = p->read && k < p->fed;
         pthread_mutex_unlock(&p->mu);
-        uint64_t c = p->read ? s->boff : par_cut(p, k);
+        uint64_t c = !p->read ? par_cut(p, k) : have ? s->boff : 0;
         if (!p->read) have = c < p->len;
         if (have && p->read && s->bopen) { /* read on the calling thread, with the rest of the input */
             s->st = STAX_E_INTERNAL;
