@@ -23,7 +23,14 @@
  * with part k - 1's reader. A part that stopped with an error is read again
  * from its real start, so that the message and the position are the serial
  * ones. Parts are given to workers at most slots - 1 ahead of the part being
- * verified, so memory is bounded by the slots, never by the document. */
+ * verified, so memory is bounded by the slots, never by the document.
+ *
+ * Through a read function (a pipe) the same scheme reads parts out of the
+ * slots' buffers: part 0 into slot 0's, then a feeder thread fills part k's
+ * buffer until it can be cut, and moves the bytes from the cut on to part
+ * k + 1's once that slot's part is done, so that each buffer holds one part
+ * [cut(k), cut(k + 1)]. A part with no cut in a full buffer is read, with
+ * the rest of the input, on the calling thread. */
 #include "reader.h"
 
 #if !defined(STAX_NO_THREADS) && !defined(STAX_NO_RESUME)
@@ -35,6 +42,13 @@
 #endif
 
 #define PAR_DEFAULT_PART ((size_t)4 << 20)
+/* A read through a function: each buffer holds 2 * part_size + PAR_SLACK
+ * bytes (part_size at most PAR_MAX_PART); serially, reads of PAR_SERIAL_READ
+ * (PAR_FIXED_READ, on the stack, with a reader in a fixed block). */
+#define PAR_SLACK ((size_t)64 << 10)
+#define PAR_MAX_PART ((size_t)1 << 30)
+#define PAR_SERIAL_READ ((size_t)64 << 10)
+#define PAR_FIXED_READ 512
 
 unsigned stax_parallel_threads(unsigned threads) {
 #ifdef PAR_THREADS
@@ -46,6 +60,12 @@ unsigned stax_parallel_threads(unsigned threads) {
 #endif
     (void)threads;
     return 1;
+}
+
+size_t stax_parallel_buffer_size(size_t part_size) {
+    if (!part_size) part_size = PAR_DEFAULT_PART;
+    if (part_size > PAR_MAX_PART) part_size = PAR_MAX_PART;
+    return 2 * part_size + PAR_SLACK;
 }
 
 /* ================================================================ one part */
@@ -101,6 +121,44 @@ static int par_serial(const stax_parallel_options *o, const char *data, size_t l
     return res->status;
 }
 
+/* The whole input through read as part 0, on the calling thread. */
+static int par_serial_fn(const stax_parallel_options *o, int (*read)(void *, void *, size_t, size_t *), void *rud,
+                         stax_parallel_result *res) {
+    const stax_reader_options *ro = o->reader;
+    char fixed[PAR_FIXED_READ];
+    stax__mem m;
+    stax__mem_init(&m, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
+    int in_block = ro && ro->memory;
+    size_t cap = in_block ? sizeof fixed : PAR_SERIAL_READ;
+    stax_reader *r = stax_reader_new(ro);
+    char *buf = !r ? NULL : in_block ? fixed : (char *)stax__mem_alloc(&m, cap);
+    if (!buf) {
+        stax_reader_free(r);
+        return res->status = STAX_E_NOMEM;
+    }
+    int cb = par_begin(o, 0), st = STAX_NEED_INPUT;
+    while (!cb && st == STAX_NEED_INPUT) {
+        size_t got = 0;
+        int rc = read(rud, buf, cap, &got);
+        if (!rc && got > cap) rc = STAX_E_USAGE;
+        if (rc) {
+            cb = rc;
+        } else if (!got) {
+            stax_reader_end(r);
+            st = par_drain(o, r, 0, &cb);
+            break;
+        } else {
+            stax_reader_feed(r, buf, got);
+            st = par_drain(o, r, 0, &cb);
+        }
+    }
+    res->parts = 1;
+    par_finish(o, res, r, st, cb, 0, par_origin(0));
+    stax_reader_free(r);
+    if (!in_block) stax__mem_free(&m, buf, cap);
+    return res->status;
+}
+
 #ifdef PAR_THREADS
 /* ================================================================ cuts */
 
@@ -115,6 +173,12 @@ typedef struct par_slot {
     unsigned char *end;  /* the context it ended with, when end_ok */
     size_t end_cap, end_len;
     int end_ok;
+    char *buf;           /* a read through a function: the part's bytes [boff, boff + blen) */
+    size_t blen;
+    uint64_t boff;
+    int blast;           /* the input ends after them */
+    int bopen;           /* no cut within the buffer: the rest of the input is read on the calling thread */
+    int berr;            /* what the read function returned when it failed after them (0: none) */
 } par_slot;
 
 typedef struct par {
@@ -129,6 +193,17 @@ typedef struct par {
     size_t next;   /* the next part a worker takes */
     size_t verify; /* the part being verified */
     int stop;
+    /* a read through a function: a feeder thread fills the slots' buffers */
+    int (*read)(void *ud, void *buf, size_t cap, size_t *got);
+    void *rud;
+    size_t cap;      /* each buffer's size */
+    size_t fed;      /* parts 1 .. fed - 1 are in their buffers */
+    int fed_end;     /* and there is no part fed or after */
+    size_t released; /* parts 0 .. released - 1 are done: their buffers can be filled again */
+    size_t buffers, buffers_max;
+    stax__mem fmem;  /* the buffers' (allocated by one thread at a time: the calling thread, then the feeder) */
+    const char *name; /* the first cut's name, first_name bytes (a copy of the buffer's, for a read through a function) */
+    char *name_copy;
     stax__mem mem;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -142,16 +217,25 @@ static int par_name_char(unsigned char c) {
     return par_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
-/* The first candidate cut at or after at: len when there is none. */
-static size_t par_candidate(const par *p, size_t at) {
-    while (at + 1 < p->len) {
-        const char *q = (const char *)memchr(p->data + at, '<', p->len - 1 - at);
+/* The first candidate cut in d[at, n) (its name start character too): n
+ * when there is none. */
+static size_t par_candidate_in(const char *d, size_t n, size_t at) {
+    while (at + 1 < n) {
+        const char *q = (const char *)memchr(d + at, '<', n - 1 - at);
         if (!q) break;
-        at = (size_t)(q - p->data);
-        if (par_name_start((unsigned char)p->data[at + 1])) return at;
+        at = (size_t)(q - d);
+        if (par_name_start((unsigned char)d[at + 1])) return at;
         at++;
     }
-    return p->len;
+    return n;
+}
+
+static size_t par_candidate(const par *p, size_t at) { return par_candidate_in(p->data, p->len, at); }
+
+/* Whether the candidate at d[x] opens an element of the first cut's name. */
+static int par_like(const par *p, const char *d, size_t n, size_t x) {
+    size_t end = x + 1 + p->first_name;
+    return end < n && memcmp(d + x + 1, p->name, p->first_name) == 0 && !par_name_char((unsigned char)d[end]);
 }
 
 /* The first candidate at or after at that opens an element of the first
@@ -159,12 +243,8 @@ static size_t par_candidate(const par *p, size_t at) {
  * looked for in the next part_size bytes; else the first candidate. */
 static size_t par_candidate_like(const par *p, size_t at) {
     size_t c = par_candidate(p, at), stop = p->len - at > p->psize ? at + p->psize : p->len;
-    for (size_t x = c; x < stop; x = par_candidate(p, x + 1)) {
-        size_t end = x + 1 + p->first_name;
-        if (end < p->len && memcmp(p->data + x + 1, p->data + p->first + 1, p->first_name) == 0 &&
-            !par_name_char((unsigned char)p->data[end]))
-            return x;
-    }
+    for (size_t x = c; x < stop; x = par_candidate(p, x + 1))
+        if (par_like(p, p->data, p->len, x)) return x;
     return c;
 }
 
@@ -214,18 +294,64 @@ static void par_save_end(par_slot *s) {
     }
 }
 
-/* Feed s->r the bytes [from, cut(k + 1)] (to the end, and end it, for the
- * last part), its batches to the callback as part k's. */
-static void par_read_range(par *p, par_slot *s, size_t k, size_t from) {
-    size_t e = par_cut(p, k + 1), to = e < p->len ? e + 1 : p->len;
+/* The rest of the input through the read function, a buffer at a time into
+ * buf[0, cap) (its bytes fed: the reader asks for more before it is written
+ * over), fed to r as part k's; then the reader is ended. Its status. */
+static int par_stream(par *p, stax_reader *r, char *buf, size_t k, int *cb) {
     int st = STAX_NEED_INPUT;
-    if (!s->cb && to > from) {
-        stax_reader_feed(s->r, p->data + from, to - from);
+    for (;;) {
+        size_t got = 0;
+        int rc = p->read(p->rud, buf, p->cap, &got);
+        if (!rc && got > p->cap) rc = STAX_E_USAGE;
+        if (rc) {
+            *cb = rc;
+            return st;
+        }
+        if (!got) break;
+        stax_reader_feed(r, buf, got);
+        st = par_drain(p->o, r, k, cb);
+        if (*cb || st != STAX_NEED_INPUT) return st;
+    }
+    stax_reader_end(r);
+    return par_drain(p->o, r, k, cb);
+}
+
+/* Feed s->r part k's bytes from offset from to cut(k + 1) inclusive (to the
+ * end, and end it, for the last part), its batches to the callback as part
+ * k's. A read through a function has them in s->buf; a part with no cut
+ * in its buffer goes on with the rest of the input (on the calling thread
+ * only: a worker does not read it). */
+static void par_read_range(par *p, par_slot *s, size_t k, uint64_t from) {
+    const char *d;
+    size_t n;
+    int last, open = 0, err = 0;
+    if (p->read) {
+        size_t skip = (size_t)(from - s->boff);
+        d = s->buf + skip;
+        n = s->blen - skip;
+        last = s->blast;
+        open = s->bopen;
+        err = s->berr;
+    } else {
+        size_t e = par_cut(p, k + 1), to = e < p->len ? e + 1 : p->len;
+        d = p->data + from;
+        n = to - (size_t)from;
+        last = e >= p->len;
+    }
+    int st = STAX_NEED_INPUT;
+    if (!s->cb && n) {
+        stax_reader_feed(s->r, d, n);
         st = par_drain(p->o, s->r, k, &s->cb);
     }
-    if (!s->cb && st == STAX_NEED_INPUT && e >= p->len) {
-        stax_reader_end(s->r);
-        st = par_drain(p->o, s->r, k, &s->cb);
+    if (!s->cb && st == STAX_NEED_INPUT) {
+        if (err) {
+            s->cb = err;
+        } else if (open) {
+            st = par_stream(p, s->r, s->buf, k, &s->cb);
+        } else if (last) {
+            stax_reader_end(s->r);
+            st = par_drain(p->o, s->r, k, &s->cb);
+        }
     }
     s->st = st;
     s->end_ok = 0;
@@ -242,7 +368,7 @@ static void par_read_from(par *p, par_slot *s, size_t k, const unsigned char *ct
         return;
     }
     s->cb = par_begin(p->o, k);
-    par_read_range(p, s, k, (size_t)pos.offset);
+    par_read_range(p, s, k, pos.offset);
 }
 
 static void par_drop_reader(par_slot *s) {
@@ -262,19 +388,126 @@ static void *par_worker(void *arg) {
         par_slot *s = &p->slots[k % p->nslots];
         s->part = k;
         s->ready = 0;
+        while (p->read && !p->stop && k >= p->fed && !p->fed_end) pthread_cond_wait(&p->cv, &p->mu);
+        if (p->stop) break;
+        int have = p->read && k < p->fed;
         pthread_mutex_unlock(&p->mu);
-        size_t c = par_cut(p, k);
-        if (c < p->len) par_read_from(p, s, k, p->guess, p->guess_len, par_origin(c));
+        uint64_t c = !p->read ? par_cut(p, k) : have ? s->boff : 0;
+        if (!p->read) have = c < p->len;
+        if (have && p->read && s->bopen) { /* read on the calling thread, with the rest of the input */
+            s->st = STAX_E_INTERNAL;
+            s->cb = 0;
+        } else if (have) {
+            par_read_from(p, s, k, p->guess, p->guess_len, par_origin(c));
+        }
         pthread_mutex_lock(&p->mu);
         s->ready = 1;
         pthread_cond_broadcast(&p->cv);
-        if (c >= p->len) break;
+        if (!have) break;
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
+/* ================================================================ the feeder */
+
+/* A buffer for slot s: 0, or -1 without memory. */
+static int par_buffer(par *p, par_slot *s) {
+    if (s->buf) return 0;
+    s->buf = (char *)stax__mem_alloc(&p->fmem, p->cap);
+    if (!s->buf) return -1;
+    if (++p->buffers > p->buffers_max) p->buffers_max = p->buffers;
+    return 0;
+}
+
+/* One read into buf[*n, cap): *n and *eof updated; what read returned. */
+static int par_fill(par *p, char *buf, size_t *n, int *eof) {
+    size_t got = 0;
+    int err = p->read(p->rud, buf + *n, p->cap - *n, &got);
+    if (!err && got > p->cap - *n) err = STAX_E_USAGE;
+    if (err) return err;
+    *eof = !got;
+    *n += got;
+    return 0;
+}
+
+/* Where a part whose bytes are b[0, n) is cut: a candidate x at part_size
+ * or after (the part is b[0, x], the next one starts at x), preferring one
+ * like the first cut in the next part_size bytes; 0 while more bytes are
+ * needed to know. *scan (0 at first): no candidate in [part_size, *scan). */
+static size_t par_ring_cut(const par *p, const char *b, size_t n, int eof, size_t *scan) {
+    size_t want = 2 * p->psize + p->first_name + 2;
+    if (want > p->cap) want = p->cap;
+    if (n < want && !eof) return 0;
+    size_t from = *scan > p->psize ? *scan : p->psize, x = par_candidate_in(b, n, from);
+    if (!*scan)
+        for (size_t y = x, stop = 2 * p->psize < n ? 2 * p->psize : n; y < stop; y = par_candidate_in(b, n, y + 1))
+            if (par_like(p, b, n, y)) return y;
+    if (x < n) return x;
+    *scan = n - 1;
+    return 0;
+}
+
+/* The feeder thread: fills part k's buffer (slot k % nslots, which holds
+ * the bytes from its cut on already) until it can be cut, moves the bytes
+ * from the cut on to part k + 1's buffer once that part's slot is free
+ * (part k + 1 - nslots is done), and says part k is there. A part with no cut
+ * in a full buffer is the last the feeder reads: the rest of the input is
+ * read on the calling thread. */
+static void *par_feeder(void *arg) {
+    par *p = (par *)arg;
+    for (size_t k = 1;; k++) {
+        par_slot *s = &p->slots[k % p->nslots], *t = &p->slots[(k + 1) % p->nslots];
+        size_t n = s->blen, scan = 0, x;
+        int eof = 0, err = 0, stop;
+        while (!(x = par_ring_cut(p, s->buf, n, eof, &scan)) && !eof && n < p->cap)
+            if ((err = par_fill(p, s->buf, &n, &eof)) != 0) break;
+        if (x) {
+            pthread_mutex_lock(&p->mu);
+            while (!p->stop && k + 1 >= p->released + p->nslots) pthread_cond_wait(&p->cv, &p->mu);
+            stop = p->stop;
+            pthread_mutex_unlock(&p->mu);
+            if (stop) break;
+            if (par_buffer(p, t)) {
+                err = STAX_E_NOMEM;
+                x = 0;
+            } else {
+                memcpy(t->buf, s->buf + x, n - x);
+                t->blen = n - x;
+                t->boff = s->boff + x;
+                n = x + 1;
+            }
+        }
+        s->blen = n;
+        s->blast = !x && eof && !err;
+        s->bopen = !x && !eof && !err;
+        s->berr = err;
+        pthread_mutex_lock(&p->mu);
+        p->fed = k + 1;
+        p->fed_end = !x;
+        stop = p->stop;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (!x || stop) break;
+    }
+    return NULL;
+}
+
 /* ================================================================ the calling thread */
+
+/* Part 0's reader fed d[*fed, c] (c a candidate): -1 when it stopped
+ * (s->st, s->cb say how), 1 when c is the first cut (its context in
+ * s->end), 0 to look further. */
+static int par_try_first(par *p, par_slot *s, const char *d, size_t *fed, size_t c) {
+    stax_reader_feed(s->r, d + *fed, c + 1 - *fed);
+    *fed = c + 1;
+    s->st = par_drain(p->o, s->r, 0, &s->cb);
+    if (s->cb || s->st != STAX_NEED_INPUT) return -1;
+    if (stax_reader_depth(s->r) < 1) return 0;
+    par_save_end(s);
+    stax_pos pos;
+    return s->end_ok && stax_context_position(s->end, s->end_len, &pos) == STAX_OK && pos.offset == c;
+}
 
 /* Part 0 up to the first cut: 1 when it was found (p->first, p->guess),
  * 0 when part 0 is the whole document (s->st, s->cb say how it ended). */
@@ -285,15 +518,10 @@ static int par_prolog(par *p, par_slot *s) {
     while (!s->cb && s->st == STAX_NEED_INPUT) {
         size_t c = par_candidate(p, at);
         if (c >= p->len) break;
-        stax_reader_feed(s->r, p->data + fed, c + 1 - fed);
-        fed = c + 1;
-        s->st = par_drain(p->o, s->r, 0, &s->cb);
-        if (s->cb || s->st != STAX_NEED_INPUT) return 0;
+        int first = par_try_first(p, s, p->data, &fed, c);
+        if (first < 0) return 0;
         at = c + 1;
-        if (stax_reader_depth(s->r) < 1) continue;
-        par_save_end(s);
-        stax_pos pos;
-        if (s->end_ok && stax_context_position(s->end, s->end_len, &pos) == STAX_OK && pos.offset == c) {
+        if (first) {
             unsigned char *g = (unsigned char *)stax__mem_alloc(&p->mem, s->end_len);
             if (!g) return 0; /* read on as part 0 */
             memcpy(g, s->end, s->end_len);
@@ -303,6 +531,7 @@ static int par_prolog(par *p, par_slot *s) {
                 p->first_name++;
             p->guess = g;
             p->guess_len = s->end_len;
+            p->name = p->data + c + 1;
             return 1;
         }
     }
@@ -315,6 +544,71 @@ static int par_prolog(par *p, par_slot *s) {
             stax_reader_end(s->r);
             s->st = par_drain(p->o, s->r, 0, &s->cb);
         }
+    }
+    return 0;
+}
+
+/* The same for a read through a function: part 0's bytes in s->buf, read
+ * until the first cut is in it (then part 1's bytes, from the cut on, are
+ * moved to slot 1's buffer); when the buffer is full first, or the input
+ * ends, the whole document is read as part 0. */
+static int par_prolog_fn(par *p, par_slot *s) {
+    size_t n = 0, fed = 0, at = 0;
+    int eof = 0, err = 0;
+    s->cb = par_begin(p->o, 0);
+    s->st = STAX_NEED_INPUT;
+    while (!s->cb) {
+        size_t c = par_candidate_in(s->buf, n, at);
+        if (c >= n) {
+            if (eof || n == p->cap) break;
+            if (n > at + 1) at = n - 1; /* no candidate before: only a '<' at the end */
+            if ((err = par_fill(p, s->buf, &n, &eof)) != 0) break;
+            continue;
+        }
+        int first = par_try_first(p, s, s->buf, &fed, c);
+        if (first < 0) return 0;
+        at = c + 1;
+        if (first) {
+            par_slot *t = &p->slots[1];
+            size_t name = 1;
+            for (;;) { /* the whole name, for the cuts to look for */
+                while (c + 1 + name < n && par_name_char((unsigned char)s->buf[c + 1 + name])) name++;
+                if (c + 1 + name < n || eof || n == p->cap || (err = par_fill(p, s->buf, &n, &eof)) != 0) break;
+            }
+            if (err) break;
+            unsigned char *g = (unsigned char *)stax__mem_alloc(&p->mem, s->end_len);
+            char *copy = g ? (char *)stax__mem_alloc(&p->mem, name) : NULL;
+            if (!copy || par_buffer(p, t)) {
+                stax__mem_free(&p->mem, g, s->end_len);
+                stax__mem_free(&p->mem, copy, name);
+                break; /* read on as part 0 */
+            }
+            memcpy(g, s->end, s->end_len);
+            memcpy(copy, s->buf + c + 1, name);
+            p->first = c;
+            p->first_name = name;
+            p->guess = g;
+            p->guess_len = s->end_len;
+            p->name = p->name_copy = copy;
+            memcpy(t->buf, s->buf + c, n - c);
+            t->blen = n - c;
+            t->boff = c;
+            return 1;
+        }
+    }
+    if (s->cb) return 0;
+    if (n > fed) {
+        stax_reader_feed(s->r, s->buf + fed, n - fed);
+        s->st = par_drain(p->o, s->r, 0, &s->cb);
+        if (s->cb || s->st != STAX_NEED_INPUT) return 0;
+    }
+    if (err) {
+        s->cb = err;
+    } else if (eof) {
+        stax_reader_end(s->r);
+        s->st = par_drain(p->o, s->r, 0, &s->cb);
+    } else {
+        s->st = par_stream(p, s->r, s->buf, 0, &s->cb);
     }
     return 0;
 }
@@ -335,11 +629,16 @@ static int par_verify(par *p, stax_parallel_result *res) {
         par_slot *f = &p->slots[(k - 1) % p->nslots], *s = &p->slots[k % p->nslots];
         if (o->done && (f->cb = o->done(o->ud, k - 1, base)) != 0) return res->status = f->cb;
         pthread_mutex_lock(&p->mu);
+        p->released = k; /* part k - 1's buffer can be filled again */
+        pthread_cond_broadcast(&p->cv);
         while (!(s->ready && s->part == k)) pthread_cond_wait(&p->cv, &p->mu);
         pthread_mutex_unlock(&p->mu);
-        size_t c = par_cut(p, k);
+        uint64_t c = p->read ? s->boff : par_cut(p, k);
         stax_pos at;
         int known = f->end_ok && stax_context_position(f->end, f->end_len, &at) == STAX_OK;
+        /* a read through a function has part k's bytes only: from an end
+         * context elsewhere, part k - 1's reader goes on */
+        if (known && p->read && (at.offset < s->boff || at.offset - s->boff > s->blen)) known = 0;
         stax_pos real = known ? stax_parallel_pos(base, at) : base;
         int right = known && at.offset == c && par_same_but_position(p, f->end, f->end_len);
         if (right && s->st >= 0 && s->st != STAX_E_NOMEM) {
@@ -375,62 +674,90 @@ static void par_free(par *p) {
         stax__mem_free(&s->mem, s->ctx, s->ctx_cap);
         stax__mem_free(&s->mem, s->end, s->end_cap);
     }
+    if (p->slots)
+        for (size_t i = 0; i < p->nslots; i++) stax__mem_free(&p->fmem, p->slots[i].buf, p->cap);
     stax__mem_free(&p->mem, p->slots, p->nslots * sizeof *p->slots);
     stax__mem_free(&p->mem, p->guess, p->guess_len);
+    stax__mem_free(&p->mem, p->name_copy, p->first_name);
 }
 
-static int par_threads(const stax_parallel_options *o, const char *data, size_t len, stax_parallel_result *res) {
-    par p;
-    memset(&p, 0, sizeof p);
-    p.o = o;
-    p.data = data;
-    p.len = len;
-    p.psize = o->part_size ? o->part_size : PAR_DEFAULT_PART;
+/* A read through a function with no thread to be had: part 0 goes on with
+ * the rest of the input (slot 1's buffer, from after the first cut's '<'). */
+static void par_rest_serial(par *p, par_slot *s0) {
+    par_slot *t = &p->slots[1];
+    s0->st = STAX_NEED_INPUT;
+    if (t->blen > 1) {
+        stax_reader_feed(s0->r, t->buf + 1, t->blen - 1);
+        s0->st = par_drain(p->o, s0->r, 0, &s0->cb);
+    }
+    if (!s0->cb && s0->st == STAX_NEED_INPUT) s0->st = par_stream(p, s0->r, t->buf, 0, &s0->cb);
+}
+
+/* The read on threads, of data[0, len) or through p->read. */
+static int par_threads(par *p, stax_parallel_result *res) {
+    const stax_parallel_options *o = p->o;
+    p->psize = o->part_size ? o->part_size : PAR_DEFAULT_PART;
+    if (p->read) {
+        if (p->psize > PAR_MAX_PART) p->psize = PAR_MAX_PART;
+        p->cap = stax_parallel_buffer_size(p->psize);
+    }
     unsigned nt = stax_parallel_threads(o->threads);
-    p.nslots = (size_t)nt + 2;
+    p->nslots = (size_t)nt + 2;
     const stax_reader_options *ro = o->reader;
-    stax__mem_init(&p.mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
-    p.slots = (par_slot *)stax__mem_alloc(&p.mem, p.nslots * sizeof *p.slots);
-    if (!p.slots) return res->status = STAX_E_NOMEM;
-    memset(p.slots, 0, p.nslots * sizeof *p.slots);
-    for (size_t i = 0; i < p.nslots; i++) stax__mem_init(&p.slots[i].mem, p.mem.fn, p.mem.ud, NULL, 0);
-    par_slot *s0 = &p.slots[0];
+    stax__mem_init(&p->mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
+    stax__mem_init(&p->fmem, p->mem.fn, p->mem.ud, NULL, 0);
+    p->slots = (par_slot *)stax__mem_alloc(&p->mem, p->nslots * sizeof *p->slots);
+    if (!p->slots) return res->status = STAX_E_NOMEM;
+    memset(p->slots, 0, p->nslots * sizeof *p->slots);
+    for (size_t i = 0; i < p->nslots; i++) stax__mem_init(&p->slots[i].mem, p->mem.fn, p->mem.ud, NULL, 0);
+    par_slot *s0 = &p->slots[0];
     s0->r = stax_reader_new(ro);
-    if (!s0->r) {
-        par_free(&p);
+    if (!s0->r || (p->read && par_buffer(p, s0))) {
+        par_free(p);
         return res->status = STAX_E_NOMEM;
     }
     res->parts = 1;
-    if (!par_prolog(&p, s0)) {
+    if (!(p->read ? par_prolog_fn(p, s0) : par_prolog(p, s0))) {
         par_finish(o, res, s0->r, s0->st, s0->cb, 0, par_origin(0));
-        par_free(&p);
+        res->buffers = p->buffers_max;
+        par_free(p);
         return res->status;
     }
-    pthread_t *th = (pthread_t *)stax__mem_alloc(&p.mem, nt * sizeof *th);
+    pthread_t *th = (pthread_t *)stax__mem_alloc(&p->mem, nt * sizeof *th), feeder;
     unsigned started = 0;
-    int ok = th && pthread_mutex_init(&p.mu, NULL) == 0;
-    if (ok && pthread_cond_init(&p.cv, NULL) != 0) {
-        pthread_mutex_destroy(&p.mu);
+    int ok = th && pthread_mutex_init(&p->mu, NULL) == 0, feeding = 0;
+    if (ok && pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
         ok = 0;
     }
-    p.next = 1;
-    p.verify = 1;
-    while (ok && started < nt && pthread_create(&th[started], NULL, par_worker, &p) == 0) started++;
+    p->next = 1;
+    p->verify = 1;
+    p->released = 1;
+    p->fed = 1;
+    while (ok && started < nt && pthread_create(&th[started], NULL, par_worker, p) == 0) started++;
+    if (started && p->read) feeding = pthread_create(&feeder, NULL, par_feeder, p) == 0;
+    if (started && (feeding || !p->read)) par_verify(p, res);
     if (started) {
-        par_verify(&p, res);
-        pthread_mutex_lock(&p.mu);
-        p.stop = 1;
-        pthread_cond_broadcast(&p.cv);
-        pthread_mutex_unlock(&p.mu);
+        pthread_mutex_lock(&p->mu);
+        p->stop = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
         for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+        if (feeding) pthread_join(feeder, NULL);
     }
     if (ok) {
-        pthread_cond_destroy(&p.cv);
-        pthread_mutex_destroy(&p.mu);
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
     }
-    stax__mem_free(&p.mem, th, nt * sizeof *th);
-    par_free(&p);
-    if (!started) return par_serial(o, data, len, res); /* no thread to be had: on this one */
+    stax__mem_free(&p->mem, th, nt * sizeof *th);
+    int serial = !started || (p->read && !feeding); /* no thread to be had: on this one */
+    if (serial && p->read) {
+        par_rest_serial(p, s0);
+        par_finish(o, res, s0->r, s0->st, s0->cb, 0, par_origin(0));
+    }
+    res->buffers = p->buffers_max;
+    par_free(p);
+    if (serial && !p->read) return par_serial(o, p->data, p->len, res);
     return res->status;
 }
 #endif /* PAR_THREADS */
@@ -442,8 +769,33 @@ int stax_parallel_read(const void *data, size_t len, const stax_parallel_options
     if (!opt || (!data && len)) return res->status = STAX_E_USAGE;
     if (!data) data = "";
 #ifdef PAR_THREADS
-    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory))
-        return par_threads(opt, (const char *)data, len, res);
+    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory)) {
+        par p;
+        memset(&p, 0, sizeof p);
+        p.o = opt;
+        p.data = (const char *)data;
+        p.len = len;
+        return par_threads(&p, res);
+    }
 #endif
     return par_serial(opt, (const char *)data, len, res);
+}
+
+int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *got), void *rud,
+                          const stax_parallel_options *opt, stax_parallel_result *res) {
+    stax_parallel_result local;
+    if (!res) res = &local;
+    memset(res, 0, sizeof *res);
+    if (!opt || !read) return res->status = STAX_E_USAGE;
+#ifdef PAR_THREADS
+    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory)) {
+        par p;
+        memset(&p, 0, sizeof p);
+        p.o = opt;
+        p.read = read;
+        p.rud = rud;
+        return par_threads(&p, res);
+    }
+#endif
+    return par_serial_fn(opt, read, rud, res);
 }

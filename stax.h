@@ -591,6 +591,7 @@ typedef struct stax_parallel_result {
     char message[256];   /* a reader error's message (the reader's, cut to fit) */
     size_t parts;        /* parts read (part 0 holds the prolog) */
     size_t rereads;      /* parts read again because their guessed context was wrong */
+    size_t buffers;      /* stax_parallel_read_fn: the most input buffers held at once */
 } stax_parallel_result;
 
 /* Read data[0, len) as described above; res (may be NULL) gets the result.
@@ -598,6 +599,26 @@ typedef struct stax_parallel_result {
  * STAX_E_NOMEM when a reader or a thread cannot be had. */
 STAXDEF int stax_parallel_read(const void *data, size_t len, const stax_parallel_options *opt,
                                stax_parallel_result *res);
+
+/* The same, with the input read through read(rud, buf, cap, got): it puts
+ * up to cap bytes at buf and their count in *got, 0 at the end of the input,
+ * and returns 0; non-zero stops the read, which returns that value (once the
+ * parts before are done, as a callback's). Part 0 (the prolog) is read first;
+ * then a feeder thread reads the rest into stax_parallel_slots(threads)
+ * buffers of stax_parallel_buffer_size(part_size) bytes, 2 * part_size +
+ * 64 KiB (part_size at most 1 GiB), each
+ * holding one part (cut at a candidate after part_size bytes), filled again
+ * once its part is done: memory is bounded by the slots, never by the
+ * document. A part with no cut in a full buffer (a text run longer than
+ * that) ends the parts: the rest of the input is read serially from it on,
+ * on the calling thread, as is a document whose prolog does not fit in one
+ * buffer. read is called on one thread at a time, never two at once. The
+ * serial cases of stax_parallel_read read buffers of 64 KiB (512 bytes, on
+ * the stack, with a reader in a fixed block). */
+STAXDEF int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *got), void *rud,
+                                  const stax_parallel_options *opt, stax_parallel_result *res);
+/* The size of each of those buffers for this part_size (0: the default). */
+STAXDEF size_t stax_parallel_buffer_size(size_t part_size);
 
 /* The threads a read with this setting uses (0: the online cores), and the
  * parts that can be between begin and done at once: that + 2. */

@@ -26,6 +26,8 @@ typedef struct stax_cli_opts {
     size_t part_size;    /* --part-size N: with -j, bytes in a part (0: the library's default) */
     unsigned *serial_again; /* tests: counts the -j reads of select and canon given up for one
                                thread (STAX_CLI_SERIAL); NULL: not counted */
+    size_t pipe_keep;    /* tests: -j from a pipe keeps at most this many bytes read to read again when it is
+                            given up (0: as many as its buffers hold, 1 MiB at least) */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,

@@ -135,7 +135,7 @@ typedef struct cli_par {
     const stax_cli_parts *parts; /* select, canon: the command's own part calls */
     unsigned char *slots; /* state->len bytes for each part in flight */
     size_t nslots;
-    char *map;            /* the mapped file: the pages of parts done are given back */
+    char *map;            /* the mapped file: the pages of parts done are given back (NULL: a pipe) */
     size_t dropped, page;
     stax_cli_progress progress; /* counts the parts done */
     uint64_t counted;
@@ -167,6 +167,7 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
     } else if (p->state->merge) {
         p->state->merge(p->state->data, cli_par_slot(p, part));
     }
+    if (!p->map) return 0; /* a pipe: its reads count the progress */
     /* No reader goes back before the start of a part done: RSS stays that of
      * the parts in flight (a page given back is read again if touched). */
     size_t upto = (size_t)base.offset / p->page * p->page;
@@ -178,29 +179,79 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
     return 0;
 }
 
-/* Whether -j can read this input in parts: a regular file, with none of the
- * options that need one reader (--resume, --save-every, --memory, and
- * --external, whose resolver is one for the whole document). */
-static int cli_par_wanted(const stax_cli_opts *o, int fd, int parts_ok, struct stat *sb) {
-    return o->jobs != 0 && o->jobs != 1 && parts_ok && !o->resume && !o->save_every && !o->memory && !o->external &&
-           fstat(fd, sb) == 0 && S_ISREG(sb->st_mode) && sb->st_size > 0 && (uint64_t)sb->st_size <= SIZE_MAX &&
-           lseek(fd, 0, SEEK_CUR) == 0; /* the map is of the whole file */
+/* Whether -j can read this input in parts: with none of the options that
+ * need one reader (--resume, --save-every, --memory, and --external, whose
+ * resolver is one for the whole document). *size gets the size of a regular
+ * file read from its start (it is mapped), 0 for any other input (a pipe:
+ * read through a ring of buffers). */
+static int cli_par_wanted(const stax_cli_opts *o, int fd, int parts_ok, size_t *size) {
+    struct stat sb;
+    if (o->jobs == 0 || o->jobs == 1 || !parts_ok || o->resume || o->save_every || o->memory || o->external) return 0;
+    *size = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 && (uint64_t)sb.st_size <= SIZE_MAX &&
+                    lseek(fd, 0, SEEK_CUR) == 0 /* the map is of the whole file */
+                ? (size_t)sb.st_size
+                : 0;
+    return 1;
 }
 
-/* The file mapped and read in parts on o->jobs threads: the exit code, or
- * -1 when it cannot be mapped or the command asked for STAX_CLI_SERIAL
- * (then it is read as a stream). */
-static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cli_batch_fn fn, int *err,
-                            const stax_cli_state *state, const stax_cli_parts *parts) {
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) return -1;
-    int f = cli_compressed_format((const unsigned char *)map, size);
-    if (f >= 0) {
-        munmap(map, size);
-        cli_report_compressed(o, f);
-        if (err) *err = STAX_E_IO;
-        return 2;
+/* A pipe read in parts: its reads (the first ones checked for a compressed
+ * format), and the bytes read kept while they are at most keep (as many as
+ * the buffers hold, at least CLI_KEEP_MIN), so that a read given up for one
+ * thread (STAX_CLI_SERIAL) early, as it is when a match is open across the
+ * first cuts, can be read again. */
+#define CLI_KEEP_MIN ((size_t)1 << 20)
+#define CLI_RING_COMPRESSED 2000 /* what the read function returns: no reader status, no CLI_PAR_RESULT + rc */
+#define CLI_RING_IO 2001
+typedef struct cli_ring {
+    int fd, started, compressed, err_no;
+    stax_cli_progress *progress;
+    char *kept; /* the bytes read, while kept_all */
+    size_t kept_len, kept_cap, keep;
+    int kept_all;
+} cli_ring;
+
+static int cli_ring_read(void *ud, void *buf, size_t cap, size_t *got) {
+    cli_ring *q = ud;
+    int ended = 0;
+    ssize_t n = q->started ? cli_read_full(q->fd, buf, cap) : cli_read_start(q->fd, buf, cap, &ended);
+    if (n < 0) {
+        q->err_no = errno;
+        return CLI_RING_IO;
     }
+    if (!q->started && n > 0 && (q->compressed = cli_compressed_format(buf, (size_t)n)) >= 0) return CLI_RING_COMPRESSED;
+    q->started = 1;
+    if (q->kept_all && (size_t)n > q->keep - q->kept_len) {
+        free(q->kept);
+        q->kept = NULL;
+        q->kept_all = 0;
+    }
+    if (q->kept_all && (size_t)n > q->kept_cap - q->kept_len) {
+        size_t room = q->kept_cap ? q->kept_cap : 65536;
+        while (room - q->kept_len < (size_t)n) room = room <= q->keep / 2 ? 2 * room : q->keep;
+        char *k = realloc(q->kept, room);
+        if (k) {
+            q->kept = k;
+            q->kept_cap = room;
+        } else {
+            free(q->kept);
+            q->kept = NULL;
+            q->kept_all = 0;
+        }
+    }
+    if (q->kept_all && n > 0) {
+        memcpy(q->kept + q->kept_len, buf, (size_t)n);
+        q->kept_len += (size_t)n;
+    }
+    if (q->progress) stax_cli_progress_add(q->progress, (size_t)n);
+    *got = (size_t)n;
+    return 0;
+}
+
+/* The input read in parts on o->jobs threads, the mapped file map[0, size)
+ * or through ring: the exit code, or -1 when the command asked for
+ * STAX_CLI_SERIAL (then it is read as a stream). */
+static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t size, cli_ring *ring,
+                            stax_cli_batch_fn fn, int *err, const stax_cli_state *state, const stax_cli_parts *parts) {
     stax_reader_options ro;
     memset(&ro, 0, sizeof ro);
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
@@ -217,7 +268,6 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     p.slots = calloc(p.nslots, state && state->len ? state->len : 1);
     if (parts && p.slots && parts->setup(parts->ud, p.nslots)) {
         free(p.slots);
-        munmap(map, size);
         return -1;
     }
     stax_parallel_options po;
@@ -231,11 +281,23 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     po.done = cli_par_done;
     stax_parallel_result res;
     stax_cli_progress_begin(&p.progress, o->progress, fd, o->name);
-    int st = p.slots ? stax_parallel_read(map, size, &po, &res) : STAX_E_NOMEM;
-    if (st == STAX_OK) stax_cli_progress_add(&p.progress, size - (size_t)p.counted);
+    if (ring) ring->progress = &p.progress;
+    int st = !p.slots ? STAX_E_NOMEM
+             : ring   ? stax_parallel_read_fn(cli_ring_read, ring, &po, &res)
+                      : stax_parallel_read(map, size, &po, &res);
+    if (st == STAX_OK && !ring) stax_cli_progress_add(&p.progress, size - (size_t)p.counted);
     stax_cli_progress_end(&p.progress);
+    if (ring) ring->progress = NULL;
     int rc;
-    if (st == CLI_PAR_RESULT + STAX_CLI_SERIAL) {
+    if (ring && st == CLI_RING_COMPRESSED) {
+        cli_report_compressed(o, ring->compressed);
+        rc = 2;
+        st = STAX_E_IO;
+    } else if (ring && st == CLI_RING_IO) {
+        if (!o->quiet) fprintf(stderr, "%s: read error: %s\n", o->name ? o->name : "-", strerror(ring->err_no));
+        rc = 2;
+        st = STAX_E_IO;
+    } else if (st == CLI_PAR_RESULT + STAX_CLI_SERIAL) {
         rc = -1;
         if (o->serial_again) ++*o->serial_again;
     } else if (st >= CLI_PAR_RESULT + STAX_CLI_SERIAL) {
@@ -249,26 +311,67 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, size_t size, stax_cl
     }
     if (err && rc >= 0) *err = st;
     free(p.slots);
-    munmap(map, size);
+    return rc;
+}
+
+static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
+                          const stax_cli_state *state, const char *pre, size_t pre_len);
+
+/* -j if wanted, else (or when it was given up) a stream read. */
+static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
+                       const stax_cli_state *state, const stax_cli_parts *parts) {
+    size_t size = 0;
+    if (!cli_par_wanted(o, fd, parts ? 1 : state && (state->merge || !state->len), &size))
+        return cli_run_stream(o, fd, fn, ctx, err, state, NULL, 0);
+    if (size) {
+        void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) return cli_run_stream(o, fd, fn, ctx, err, state, NULL, 0);
+        int f = cli_compressed_format((const unsigned char *)map, size), rc = 2;
+        if (f >= 0) {
+            cli_report_compressed(o, f);
+            if (err) *err = STAX_E_IO;
+        } else {
+            rc = cli_run_parallel(o, fd, map, size, NULL, parts ? NULL : fn, err, state, parts);
+        }
+        munmap(map, size);
+        return rc >= 0 ? rc : cli_run_stream(o, fd, fn, ctx, err, state, NULL, 0);
+    }
+    cli_ring ring;
+    memset(&ring, 0, sizeof ring);
+    ring.fd = fd;
+    ring.kept_all = parts != NULL; /* check and count never give up */
+    size_t slots = stax_parallel_slots(o->jobs < 0 ? 0 : (unsigned)o->jobs), each = stax_parallel_buffer_size(o->part_size);
+    ring.keep = each <= SIZE_MAX / slots ? slots * each : SIZE_MAX;
+    if (ring.keep < CLI_KEEP_MIN) ring.keep = CLI_KEEP_MIN;
+    if (o->pipe_keep) ring.keep = o->pipe_keep;
+    int rc = cli_run_parallel(o, fd, NULL, 0, &ring, parts ? NULL : fn, err, state, parts);
+    if (rc < 0 && ring.kept_all) /* given up: all it read is kept, read again from there */
+        rc = cli_run_stream(o, fd, fn, ctx, err, state, ring.kept ? ring.kept : "", ring.kept_len);
+    else if (rc < 0) {
+        if (!o->quiet)
+            fprintf(stderr,
+                    "%s: -j: this read cannot be done in parts, and the input, a pipe past its first %zu bytes, "
+                    "cannot be read again; give a file, or -j 1\n",
+                    o->name ? o->name : "-", ring.keep);
+        rc = 2;
+    }
+    free(ring.kept);
     return rc;
 }
 
 int stax_cli_run_parts(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
                        const stax_cli_parts *parts) {
-    struct stat sb;
-    if (cli_par_wanted(o, fd, parts != NULL, &sb)) {
-        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, NULL, err, NULL, parts);
-        if (rc >= 0) return rc;
-    }
-    return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
+    return cli_run_any(o, fd, fn, ctx, err, NULL, parts);
 }
 
 int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err, const stax_cli_state *state) {
-    struct stat sb;
-    if (cli_par_wanted(o, fd, state && (state->merge || !state->len), &sb)) {
-        int rc = cli_run_parallel(o, fd, (size_t)sb.st_size, fn, err, state, NULL);
-        if (rc >= 0) return rc;
-    }
+    return cli_run_any(o, fd, fn, ctx, err, state, NULL);
+}
+
+/* fd read as a stream, after the bytes pre[0, pre_len) when pre is not NULL
+ * (a pipe read again after -j gave up: what it read then). */
+static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
+                          const stax_cli_state *state, const char *pre, size_t pre_len) {
     if ((o->resume || o->save_every) && !state) {
         if (!o->quiet) fprintf(stderr, "stax: --resume and --save-every work with check and count only\n");
         return 2;
@@ -336,7 +439,15 @@ int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
     }
     stax_cli_progress_begin(&progress, o->progress, fd, o->name);
     while (!eof) {
-        ssize_t n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
+        ssize_t n;
+        if (pre && pre_len) {
+            n = (ssize_t)(pre_len < cap ? pre_len : cap);
+            memcpy(buf, pre, (size_t)n);
+            pre += n;
+            pre_len -= (size_t)n;
+        } else {
+            n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
+        }
         if (n > 0) stax_cli_progress_add(&progress, (size_t)n);
         if (n > 0 && !started && (f = cli_compressed_format((const unsigned char *)buf, (size_t)n)) >= 0) {
             stax_cli_progress_end(&progress);

@@ -2,9 +2,11 @@
  * column, offset), their order and the final status and message are those
  * of the serial read, for every document, thread count and part size. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../cli/cli.h"
@@ -66,10 +68,37 @@ static int on_done(void *ud, size_t part, stax_pos base) {
     return 0;
 }
 
+/* A document handed out by a read function, `chunk` bytes at a time
+ * (PIPE_RANDOM: 1 to 5000 at random), as a pipe would. */
+#define PIPE_RANDOM ((size_t)-1)
+typedef struct pipe_in {
+    const char *doc;
+    size_t len, at, chunk;
+    uint32_t seed;
+    size_t calls;
+} pipe_in;
+
+static int pipe_read(void *ud, void *buf, size_t cap, size_t *got) {
+    pipe_in *in = (pipe_in *)ud;
+    size_t n = in->chunk;
+    in->calls++;
+    if (n == PIPE_RANDOM) {
+        in->seed = in->seed * 1103515245u + 12345u;
+        n = 1 + (in->seed >> 8) % 5000;
+    }
+    if (n > cap) n = cap;
+    if (n > in->len - in->at) n = in->len - in->at;
+    memcpy(buf, in->doc + in->at, n);
+    in->at += n;
+    *got = n;
+    return 0;
+}
+
 /* The parallel read's dump, in the format of stax_test_events_ex with
- * STAX_DUMP_POS | STAX_DUMP_MESSAGE; *res gets the result. */
-static char *parallel_dump(const char *doc, size_t len, const stax_reader_options *ro, unsigned threads,
-                           size_t part_size, stax_parallel_result *res) {
+ * STAX_DUMP_POS | STAX_DUMP_MESSAGE; *res gets the result. chunk 0: from
+ * memory (stax_parallel_read); else through pipe_read (stax_parallel_read_fn). */
+static char *parallel_dump_in(const char *doc, size_t len, const stax_reader_options *ro, unsigned threads,
+                              size_t part_size, stax_parallel_result *res, size_t chunk) {
     par_run u;
     memset(&u, 0, sizeof u);
     u.nslots = stax_parallel_slots(threads);
@@ -84,8 +113,10 @@ static char *parallel_dump(const char *doc, size_t len, const stax_reader_option
     o.begin = on_begin;
     o.batch = on_batch;
     o.done = on_done;
-    int st = stax_parallel_read(doc, len, &o, res);
+    pipe_in in = {doc, len, 0, chunk, (uint32_t)(len * 31 + threads * 7 + part_size), 0};
+    int st = chunk ? stax_parallel_read_fn(pipe_read, &in, &o, res) : stax_parallel_read(doc, len, &o, res);
     cr_assert_eq(st, res->status);
+    if (chunk) cr_assert_leq(res->buffers, u.nslots, "%zu buffers, more than the %zu slots", res->buffers, u.nslots);
     if (st == STAX_OK) {
         stax_test_buf_puts(&u.out, "END-OF-DOCUMENT\n");
     } else {
@@ -103,7 +134,13 @@ static char *parallel_dump(const char *doc, size_t len, const stax_reader_option
     return u.out.p;
 }
 
+static char *parallel_dump(const char *doc, size_t len, const stax_reader_options *ro, unsigned threads,
+                           size_t part_size, stax_parallel_result *res) {
+    return parallel_dump_in(doc, len, ro, threads, part_size, res, 0);
+}
+
 static const unsigned thread_counts[] = {1, 2, 3, 4, 7};
+static const size_t pipe_chunks[] = {1, 7, 4096, PIPE_RANDOM};
 static const size_t part_sizes[] = {1, 2, 3, 7, 16, 61, 256, 4096};
 
 /* The last line of a dump (the status line). */
@@ -122,16 +159,22 @@ static size_t same_as_serial(const char *name, const char *doc, size_t len, cons
     for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++)
         for (size_t s = 0; s < n_sizes; s++) {
             if (n_sizes > 1 && !stax_test_sampled(turn++)) continue; /* a sample, rotating (harness.h) */
-            stax_parallel_result res;
-            char *par = parallel_dump(doc, len, ro, thread_counts[t], sizes[s], &res);
-            rereads += res.rereads;
-            if (sst == STAX_END)
-                cr_assert_str_eq(par, serial, "%s, %u threads, parts of %zu bytes: the events differ", name,
-                                 thread_counts[t], sizes[s]);
-            else
-                cr_assert_str_eq(status_line(par), status_line(serial), "%s, %u threads, parts of %zu: the error differs",
-                                 name, thread_counts[t], sizes[s]);
-            free(par);
+            /* from memory, and through a read function (a pipe) of 1, 7,
+             * 4096 or random bytes at a time, in turn */
+            for (int fn = 0; fn < 2; fn++) {
+                size_t chunk = fn ? pipe_chunks[(turn + t + s) % (sizeof pipe_chunks / sizeof pipe_chunks[0])] : 0;
+                stax_parallel_result res;
+                char *par = parallel_dump_in(doc, len, ro, thread_counts[t], sizes[s], &res, chunk);
+                if (!fn) rereads += res.rereads;
+                if (sst == STAX_END)
+                    cr_assert_str_eq(par, serial, "%s, %u threads, parts of %zu bytes, read by %zu: the events differ",
+                                     name, thread_counts[t], sizes[s], chunk);
+                else
+                    cr_assert_str_eq(status_line(par), status_line(serial),
+                                     "%s, %u threads, parts of %zu, read by %zu: the error differs", name,
+                                     thread_counts[t], sizes[s], chunk);
+                free(par);
+            }
         }
     free(serial);
     return rereads;
@@ -208,6 +251,142 @@ Test(parallel, records_are_guessed_right) {
 }
 
 /* The reads that are left on one core still give the same result. */
+/* ---------------------------------------------------------------- through a read function (a pipe) */
+
+/* Counts the live allocations of `size` bytes (the feeder's buffers), and
+ * the most there were at once. */
+typedef struct buf_count {
+    pthread_mutex_t mu;
+    size_t size, live, most;
+} buf_count;
+
+static void *counting_alloc(void *ud, void *p, size_t old, size_t n) {
+    buf_count *c = (buf_count *)ud;
+    pthread_mutex_lock(&c->mu);
+    if (old == c->size && p) c->live--;
+    if (n == c->size) c->live++;
+    if (c->live > c->most) c->most = c->live;
+    pthread_mutex_unlock(&c->mu);
+    if (!n) {
+        __real_free(p);
+        return NULL;
+    }
+    return __real_realloc(p, n);
+}
+
+static char *records(int n) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<?xml version='1.0'?>\n<db>\n");
+    for (int i = 0; i < n; i++) stax_test_buf_printf(&b, "  <rec id='%d'><name>n%d</name><v>%d</v></rec>\n", i, i, i * 7);
+    stax_test_buf_puts(&b, "</db>\n");
+    return b.p;
+}
+
+Test(parallel, pipe_records_in_parts_within_the_buffers) {
+    char *doc = records(20000); /* about 1 MiB: many times the buffers */
+    size_t len = strlen(doc);
+    char *serial = stax_test_events_ex(doc, len, 0, NULL, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+    static const unsigned threads[] = {2, 4};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t c = 0; c < sizeof pipe_chunks / sizeof pipe_chunks[0]; c++) {
+            size_t psize = 1000;
+            buf_count count = {PTHREAD_MUTEX_INITIALIZER, 2 * psize + (64u << 10), 0, 0};
+            stax_reader_options ro;
+            memset(&ro, 0, sizeof ro);
+            ro.alloc = counting_alloc;
+            ro.alloc_ud = &count;
+            stax_parallel_result res;
+            char *par = parallel_dump_in(doc, len, &ro, threads[t], psize, &res, pipe_chunks[c]);
+            cr_assert_str_eq(par, serial, "%u threads, read by %zu", threads[t], pipe_chunks[c]);
+            cr_assert_gt(res.parts, len / psize / 2, "%zu parts", res.parts);
+            cr_assert_eq(res.rereads, 0, "%u threads, read by %zu: %zu parts read again", threads[t], pipe_chunks[c],
+                         res.rereads);
+            size_t slots = stax_parallel_slots(threads[t]);
+            cr_assert_leq(count.most, slots, "%zu buffers at once, more than %zu", count.most, slots);
+            cr_assert_eq(count.most, res.buffers);
+            cr_assert_eq(count.live, 0);
+            free(par);
+        }
+    free(serial);
+    free(doc);
+}
+
+/* A text longer than a buffer: no cut in it, the rest is read serially. */
+Test(parallel, pipe_long_text_and_long_prolog) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<r><a>x</a><a>");
+    for (int i = 0; i < 30000; i++) stax_test_buf_puts(&b, "text ");
+    stax_test_buf_puts(&b, "</a><a>y</a><a>z</a></r>");
+    stax_test_buf d = {0}; /* a DOCTYPE longer than a buffer */
+    stax_test_buf_puts(&d, "<!DOCTYPE r [\n");
+    for (int i = 0; i < 3000; i++) stax_test_buf_printf(&d, "<!ENTITY e%d 'value of %d'>\n", i, i);
+    stax_test_buf_puts(&d, "]><r><a>&e1;</a><a>&e2999;</a></r>");
+    const stax_test_buf *docs[] = {&b, &d};
+    for (size_t i = 0; i < 2; i++) {
+        char *serial = stax_test_events_ex(docs[i]->p, docs[i]->len, 0, NULL, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+        for (size_t c = 0; c < sizeof pipe_chunks / sizeof pipe_chunks[0]; c++) {
+            stax_parallel_result res;
+            char *par = parallel_dump_in(docs[i]->p, docs[i]->len, NULL, 3, 2, &res, pipe_chunks[c]);
+            cr_assert_str_eq(par, serial, "document %zu, read by %zu", i, pipe_chunks[c]);
+            free(par);
+        }
+        free(serial);
+    }
+    stax_test_buf_free(&b);
+    stax_test_buf_free(&d);
+}
+
+/* A read function that fails after `at` bytes. */
+typedef struct failing_in {
+    pipe_in in;
+    size_t at;
+} failing_in;
+
+static int failing_read(void *ud, void *buf, size_t cap, size_t *got) {
+    failing_in *f = (failing_in *)ud;
+    if (f->in.at >= f->at) return 12345;
+    if (cap > f->at - f->in.at) cap = f->at - f->in.at;
+    return pipe_read(&f->in, buf, cap, got);
+}
+
+Test(parallel, pipe_read_errors) {
+    char *doc = records(500);
+    size_t len = strlen(doc);
+    static const unsigned threads[] = {1, 2, 4};
+    for (size_t t = 0; t < 3; t++)
+        for (size_t at = 0; at < len; at += at < 40 ? 1 : len / 7) { /* each byte of the prolog and first name */
+            failing_in f = {{doc, len, 0, 100, 1, 0}, at};
+            stax_parallel_options o;
+            memset(&o, 0, sizeof o);
+            o.threads = threads[t];
+            o.part_size = 300;
+            stax_parallel_result res;
+            cr_assert_eq(stax_parallel_read_fn(failing_read, &f, &o, &res), 12345, "%u threads, failing at %zu",
+                         threads[t], at);
+        }
+    /* an error before the failure wins, as it would serially */
+    char *bad = strstr(doc, "<rec id='200'>");
+    bad[1] = '!';
+    char *serial = stax_test_events_ex(doc, len, 0, NULL, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+    for (size_t t = 0; t < 3; t++) {
+        failing_in f = {{doc, len, 0, 100, 1, 0}, len - 10};
+        stax_parallel_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = threads[t];
+        o.part_size = 300;
+        stax_parallel_result res;
+        int st = stax_parallel_read_fn(failing_read, &f, &o, &res);
+        char line[512];
+        snprintf(line, sizeof line, "ERROR %s @%llu:%llu:%llu: %s", stax_test_status_name(st),
+                 (unsigned long long)res.err_pos.line, (unsigned long long)res.err_pos.column,
+                 (unsigned long long)res.err_pos.offset, res.message);
+        cr_assert_str_eq(line, status_line(serial), "%u threads", threads[t]);
+    }
+    free(serial);
+    cr_assert_eq(stax_parallel_read_fn(NULL, NULL, NULL, NULL), STAX_E_USAGE);
+    free(doc);
+}
+
 Test(parallel, serial_fallbacks) {
     static const char doc[] = "<r><a>1</a><a>2</a></r>";
     stax_parallel_result res;
@@ -234,6 +413,18 @@ Test(parallel, serial_fallbacks) {
     serial = stax_test_events_ex(STAX_DOC(doc), 0, &fixed, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
     cr_assert_str_eq(a, serial);
     free(a);
+    /* and through a read function, as one part (as without threads) */
+    for (size_t c = 0; c < sizeof pipe_chunks / sizeof pipe_chunks[0]; c++) {
+        a = parallel_dump_in(STAX_DOC(doc), &fixed, 4, 3, &res, pipe_chunks[c]);
+        cr_assert_eq(res.parts, 1);
+        cr_assert_str_eq(a, serial);
+        free(a);
+        a = parallel_dump_in(STAX_DOC(doc), NULL, 1, 0, &res, pipe_chunks[c]);
+        cr_assert_eq(res.parts, 1);
+        cr_assert_eq(res.buffers, 0);
+        cr_assert_str_eq(a, serial);
+        free(a);
+    }
     free(serial);
     free(fixed.memory);
 }
@@ -347,6 +538,22 @@ Test(parallel, tool_errors_and_refusals) {
     cr_assert(strstr(out, "gzip-compressed") != NULL, "%s", out);
     cr_assert(strstr(out, "exit 2\n") != NULL, "%s", out);
     free(out);
+    /* from a pipe, the same refusal as with -j 1 (the first bytes read) */
+    for (int c = 0; c < 2; c++) {
+        char cmd[1024], one[4096], par[4096];
+        const char *what = c ? "select //a" : "check";
+        snprintf(cmd, sizeof cmd, "cat %s | %s -j 1 %s 2>&1; echo \"exit $?\"", path, stax_test_bin(), what);
+        stax_test_shell(cmd, one, sizeof one);
+        snprintf(cmd, sizeof cmd, "cat %s | %s -j 3 --part-size 2 %s 2>&1; echo \"exit $?\"", path, stax_test_bin(), what);
+        stax_test_shell(cmd, par, sizeof par);
+        char want[512];
+        snprintf(want, sizeof want, "-: input is gzip-compressed; decompress it first: ... | zcat | stax -j %s %s\nexit 2\n",
+                 "1", what);
+        cr_assert_str_eq(one, want);
+        snprintf(want, sizeof want, "-: input is gzip-compressed; decompress it first: ... | zcat | stax -j %s %s\nexit 2\n",
+                 "3 --part-size 2", what);
+        cr_assert_str_eq(par, want);
+    }
     out = tool("-j x check", path);
     cr_assert(strstr(out, "-j takes a number") != NULL, "%s", out);
     free(out);
@@ -410,7 +617,7 @@ Test(parallel, tool_generated_shapes, .timeout = 600) {
 }
 
 /* --progress with -j: the parts done, drawn in place, up to the whole file, then erased. */
-Test(parallel, tool_progress) {
+static void progress_of_check(int via_pipe) {
     stax_test_buf b = {0};
     stax_test_buf_puts(&b, "<db>");
     while (b.len < (1u << 20)) stax_test_buf_puts(&b, "<rec><name>a name</name><v>123</v></rec>\n");
@@ -434,7 +641,27 @@ Test(parallel, tool_progress) {
     cr_assert_eq(pipe(fds), 0);
     fflush(stderr);
     dup2(fds[1], 2);
-    int rc = stax_cmd_check(&o, fileno(f));
+    int rc = 0;
+    if (via_pipe) { /* a pipe: the file written into it by a child */
+        int in[2];
+        cr_assert_eq(pipe(in), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+            close(in[0]);
+            char buf[65536];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+                if (write(in[1], buf, n) != (ssize_t)n) _exit(1);
+            _exit(0);
+        }
+        close(in[1]);
+        rc = stax_cmd_check(&o, in[0]);
+        close(in[0]);
+        waitpid(pid, NULL, 0);
+    } else {
+        rc = stax_cmd_check(&o, fileno(f));
+    }
     fflush(stderr);
     dup2(keep, 2);
     close(keep);
@@ -445,9 +672,14 @@ Test(parallel, tool_progress) {
     close(fds[0]);
     cr_assert_eq(rc, 0);
     size_t n = got > 0 ? (size_t)got : 0;
-    cr_assert(strstr(text, "\rbig.xml: 256.") != NULL, "%s", text);
-    cr_assert(strstr(text, "(100%)") != NULL, "%s", text);
+    if (via_pipe) /* no total to give a share of */
+        cr_assert(strstr(text, "\rbig.xml: 1.0") != NULL, "%s", text);
+    else
+        cr_assert(strstr(text, "\rbig.xml: 256.") != NULL && strstr(text, "(100%)") != NULL, "%s", text);
     cr_assert(n > 4 && strcmp(text + n - 4, "\r\033[K") == 0, "not erased at the end: %s", text);
     unlink(path);
     rmdir(dir);
 }
+
+Test(parallel, tool_progress) { progress_of_check(0); }
+Test(parallel, tool_progress_from_a_pipe) { progress_of_check(1); }

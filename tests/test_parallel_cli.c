@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,53 @@ typedef struct tool_mode {
     int select, namespaces;
 } tool_mode;
 
-static run_out run(const char *path, const tool_mode *m, int jobs, size_t part) {
+/* A file written into a pipe by a thread, in pieces of 1 to 3000 bytes. */
+typedef struct pipe_writer {
+    pthread_t th;
+    int fd, in;
+} pipe_writer;
+
+static void *pipe_write_all(void *arg) {
+    pipe_writer *w = (pipe_writer *)arg;
+    char buf[3000];
+    uint32_t seed = 7;
+    for (;;) {
+        seed = seed * 1103515245u + 12345u;
+        ssize_t n = read(w->in, buf, 1 + (seed >> 8) % sizeof buf);
+        if (n <= 0) break;
+        for (ssize_t at = 0; at < n;) {
+            ssize_t put = write(w->fd, buf + at, (size_t)(n - at));
+            if (put <= 0) goto out; /* the reader stopped early */
+            at += put;
+        }
+    }
+out:
+    close(w->fd);
+    close(w->in);
+    return NULL;
+}
+
+/* The read end of a pipe the file path is written into. */
+static int pipe_from(const char *path, pipe_writer *w) {
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    w->in = open(path, O_RDONLY);
+    cr_assert_geq(w->in, 0, "%s", path);
+    w->fd = fds[1];
+    cr_assert_eq(pthread_create(&w->th, NULL, pipe_write_all, w), 0);
+    return fds[0];
+}
+
+/* The end of it: what is left unread drained, the writer joined. */
+static void pipe_done(int fd, pipe_writer *w) {
+    char buf[4096];
+    while (read(fd, buf, sizeof buf) > 0) {
+    }
+    close(fd);
+    pthread_join(w->th, NULL);
+}
+
+static run_out run_in(const char *path, const tool_mode *m, int jobs, size_t part, int via_pipe) {
     run_out r;
     memset(&r, 0, sizeof r);
     stax_cli_opts o;
@@ -43,23 +90,28 @@ static run_out run(const char *path, const tool_mode *m, int jobs, size_t part) 
     o.part_size = part;
     o.namespaces = m->namespaces;
     o.serial_again = &r.again;
-    int fd = open(path, O_RDONLY);
+    pipe_writer w;
+    int fd = via_pipe ? pipe_from(path, &w) : open(path, O_RDONLY);
     cr_assert_geq(fd, 0, "%s", path);
     FILE *out = open_memstream(&r.out, &r.len);
     cr_assert_not_null(out);
     stax_test_stderr err = stax_test_stderr_begin();
     r.rc = m->select ? stax_cmd_select(&o, &m->so, fd, out) : stax_cmd_canon(&o, fd, out);
     stax_test_stderr_end(&err, r.err, sizeof r.err);
-    close(fd);
+    if (via_pipe) pipe_done(fd, &w);
+    else close(fd);
     fclose(out);
     return r;
 }
+
+static run_out run(const char *path, const tool_mode *m, int jobs, size_t part) { return run_in(path, m, jobs, part, 0); }
 
 static const int job_counts[] = {2, 3, 4};
 static const size_t all_cuts[] = {1, 2, 3, 7, 16, 64, 4096, 0};
 
 /* -j N for each N and part size (0 ends parts) gives -j 1's run; how many
- * of those runs were given up for one thread. When the run is not full
+ * of those runs were given up for one thread. Every other run reads the
+ * file from a pipe (the ring of buffers). When the run is not full
  * (harness.h), a sample of the (N, part size) pairs, rotating from one call
  * to the next, so that a test's calls together still take every pair. */
 static unsigned same_as_one(const char *path, const tool_mode *m, const size_t *parts) {
@@ -68,14 +120,16 @@ static unsigned same_as_one(const char *path, const tool_mode *m, const size_t *
     unsigned again = 0;
     for (size_t j = 0; j < sizeof job_counts / sizeof job_counts[0]; j++)
         for (size_t p = 0; parts[p]; p++) {
+            int via_pipe = (int)((turn / STAX_TEST_SAMPLE_STEP + turn) & 1);
             if (!stax_test_sampled(turn++)) continue;
-            run_out r = run(path, m, job_counts[j], parts[p]);
-#define AT "-j %d --part-size %zu: %s on %s", job_counts[j], parts[p], m->what, path
+            run_out r = run_in(path, m, job_counts[j], parts[p], via_pipe);
+#define AT "-j %d --part-size %zu: %s on %s%s", job_counts[j], parts[p], m->what, path, via_pipe ? " (a pipe)" : ""
             cr_assert_eq(r.rc, one.rc, AT);
             cr_assert_str_eq(r.err, one.err, AT);
 #undef AT
-            cr_assert(r.len == one.len && memcmp(r.out, one.out, r.len) == 0, "-j %d --part-size %zu: %s on %s:\n%.*s\nwant:\n%.*s",
-                      job_counts[j], parts[p], m->what, path, (int)r.len, r.out, (int)one.len, one.out);
+            cr_assert(r.len == one.len && memcmp(r.out, one.out, r.len) == 0, "-j %d --part-size %zu: %s on %s%s:\n%.*s\nwant:\n%.*s",
+                      job_counts[j], parts[p], m->what, path, via_pipe ? " (a pipe)" : "", (int)r.len, r.out, (int)one.len,
+                      one.out);
             again += r.again;
             free(r.out);
         }
@@ -233,6 +287,56 @@ Test(parallel_cli, records_stay_in_parts) {
     cr_assert_gt(same_as_one(path, &open_match, cuts), 0, "/db is open across every cut: the parts cannot give it");
     temp_done(dir, path);
 }
+
+/* From a pipe: a read given up for one thread (/r: a match open across
+ * every cut) is read again from the bytes kept while they are at most as
+ * many as the buffers hold (1 MiB at least); past that it cannot be, and
+ * says so (here with fewer kept than the parts read by then). */
+static void given_up(size_t keep) {
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "values.xml");
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<r>\n");
+    while (b.len < (1u << 19)) stax_test_buf_puts(&b, "<a><b>a value</b></a>\n");
+    stax_test_buf_puts(&b, "</r>\n");
+    write_buf(path, &b);
+    tool_mode m = sel("/r", "/r");
+    run_out one = run(path, &m, 1, 0);
+    cr_assert_eq(one.rc, 0, "%s", one.err);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.jobs = 2;
+    o.part_size = 4096;
+    o.pipe_keep = keep;
+    unsigned again = 0;
+    o.serial_again = &again;
+    pipe_writer w;
+    int fd = pipe_from(path, &w);
+    char *out = NULL, err[2048];
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_not_null(f);
+    stax_test_stderr e = stax_test_stderr_begin();
+    int rc = stax_cmd_select(&o, &m.so, fd, f);
+    stax_test_stderr_end(&e, err, sizeof err);
+    pipe_done(fd, &w);
+    fclose(f);
+    cr_assert_eq(again, 1, "%u", again);
+    if (!keep) {
+        cr_assert_eq(rc, 0, "%s", err);
+        cr_assert(len == one.len && memcmp(out, one.out, one.len) == 0);
+    } else {
+        cr_assert_eq(rc, 2);
+        cr_assert(strstr(err, "cannot be read again; give a file, or -j 1") != NULL, "%s", err);
+    }
+    free(one.out);
+    free(out);
+    temp_done(dir, path);
+}
+
+Test(parallel_cli, pipe_given_up_read_again) { given_up(0); }
+Test(parallel_cli, pipe_given_up_past_what_is_kept) { given_up(10000); }
 
 /* A limit of the select is the serial one's (message, position, status). */
 Test(parallel_cli, select_limits) {
