@@ -214,6 +214,9 @@ static int rd_fill(stax_reader *r) {
         case RM_REFILL:
             if (r->buf.batch.count) return STAX_OK; /* the batch may point into the window */
             rc = stax__rd_refill(r);
+            /* the last chunk decoded to nothing (stax_reader_end came with it):
+             * the end of input is checked now, as if it had come later */
+            if (rc == RD_WAIT && r->doc.ended) rc = stax__rd_refill(r);
             if (rc == RD_FAIL) return r->doc.status;
             if (rc == RD_NEXT) {
                 r->doc.mode = RM_WINDOW;

@@ -572,7 +572,16 @@ void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res) {
         const stax_batch *b = NULL;
         int rc = stax_reader_feed(u.r, doc, size);
         FZ_CHECK(rc == STAX_OK, "feed returned %d", rc);
-        for (unsigned k = 0; k < s->reuse && stax_reader_next(u.r, &b) == STAX_OK; k++) {}
+        int st0 = STAX_OK;
+        for (unsigned k = 0; k < s->reuse && (st0 = stax_reader_next(u.r, &b)) == STAX_OK; k++) {}
+        if (st0 == STAX_OK && (s->misuse & 1)) {
+            /* it has not asked for more: a feed is misuse, sticky (or the
+             * error the reader met after the batch, which stays first) */
+            char x = '<';
+            int want = stax_reader_status(u.r) < 0 ? stax_reader_status(u.r) : STAX_E_USAGE;
+            FZ_CHECK(stax_reader_feed(u.r, &x, 1) == want, "a feed before the reader asked for more: not %d", want);
+            FZ_CHECK(stax_reader_next(u.r, &b) == want && b->count == 0, "next after a refused feed");
+        }
         rc = stax_reader_reset(u.r);
         FZ_CHECK(rc == STAX_OK, "stax_reader_reset returned %d", rc);
         FZ_CHECK(rs.open == NULL && rs.done == rs.handed, "after reset: %u entities handed over, %u done", rs.handed,
@@ -614,12 +623,18 @@ void fz_run(const fz_spec *s, const uint8_t *doc, size_t size, fz_result *res) {
             int rc = stax_reader_feed(u.r, chunk, n);
             FZ_CHECK(rc == STAX_OK, "feed returned %d", rc);
             pos += n;
+            int ended = s->end_with_last && pos == size;
+            if (ended) { /* this chunk is the last one */
+                rc = stax_reader_end(u.r);
+                FZ_CHECK(rc == STAX_OK, "end right after the last feed returned %d", rc);
+            }
             st = drain(&u);
+            FZ_CHECK(!(ended && st == STAX_NEED_INPUT), "STAX_NEED_INPUT after end()");
             if (st == STAX_NEED_INPUT) {
                 memset(chunk, 0xA5, n); /* the reader no longer refers to it */
                 free(chunk);
             } else {
-                FZ_CHECK(st != STAX_END, "STAX_END before the input ended");
+                FZ_CHECK(st != STAX_END || ended, "STAX_END before the input ended");
                 check_stopped(&u, st); /* while the chunk is still alive */
                 free(chunk);
                 goto done;
@@ -677,9 +692,15 @@ done:
     if (st == STAX_END) { /* misuse after the end: refused, and sticky like any error */
         char x = '<';
         const stax_batch *b = NULL;
-        if (s->chunked && s->pull)
-            FZ_CHECK(stax_reader_set_source(u.r, pull_read, &src) == STAX_E_USAGE, "a source set after STAX_END");
-        else FZ_CHECK(stax_reader_feed(u.r, &x, 1) == STAX_E_USAGE, "feed after STAX_END accepted");
+        int pulled = s->chunked && s->pull;
+        switch (s->misuse % 3) {
+        case 0:
+            if (pulled) FZ_CHECK(stax_reader_set_source(u.r, pull_read, &src) == STAX_E_USAGE, "a source set after STAX_END");
+            else FZ_CHECK(stax_reader_feed(u.r, &x, 1) == STAX_E_USAGE, "feed after STAX_END accepted");
+            break;
+        case 1: FZ_CHECK(stax_reader_end(u.r) == STAX_E_USAGE, "end after STAX_END accepted%s", pulled ? " (pull)" : ""); break;
+        default: FZ_CHECK(stax_reader_feed(u.r, &x, 1) == STAX_E_USAGE, "feed after STAX_END accepted%s", pulled ? " (pull)" : ""); break;
+        }
         FZ_CHECK(stax_reader_status(u.r) == STAX_E_USAGE, "status %d after a refused feed", stax_reader_status(u.r));
         FZ_CHECK(stax_reader_next(u.r, &b) == STAX_E_USAGE && b && b->count == 0, "next after a refused feed");
         FZ_CHECK(stax_reader_message(u.r)[0] != 0, "no message after a refused feed");
@@ -821,6 +842,63 @@ static int fixed_defaults(const fz_spec *s, stax_reader_options *o, size_t block
     return 1;
 }
 
+/* What stax_reader_check_options and the size functions promise about the
+ * options of a run: they are accepted; a block of stax_reader_memory_min
+ * bytes is taken and one byte less refused (STAX_E_NOMEM); and one option
+ * put out of range (which one, the input's hash says) is refused by
+ * stax_reader_check_options with a reason and by stax_reader_new, which
+ * allocates nothing then. */
+static void options_contract(const fz_spec *s, uint64_t ih) {
+    stax_reader_options o = s->opt;
+    const char *why = NULL;
+    if (s->resolver) o.resolve = entity_resolve; /* (never called: no reading) */
+    FZ_CHECK(stax_reader_check_options(&o, &why) == STAX_OK && why && !why[0], "options refused: %s", why ? why : "");
+    FZ_CHECK(stax_reader_check_options(NULL, &why) == STAX_OK, "no options refused: %s", why);
+    FZ_CHECK(stax_reader_memory_min(NULL) == STAX_READER_MIN_MEMORY, "stax_reader_memory_min(NULL) %zu, STAX_READER_MIN_MEMORY %u",
+             stax_reader_memory_min(NULL), STAX_READER_MIN_MEMORY);
+    size_t min = stax_reader_memory_min(&o);
+    FZ_CHECK(min > 0, "stax_reader_memory_min is 0 for options check_options takes");
+    void *block = malloc(min);
+    if (!block) abort();
+    o.memory = block;
+    o.memory_size = min;
+    stax_reader *r = stax_reader_new(&o);
+    FZ_CHECK(r != NULL, "a block of stax_reader_memory_min (%zu) bytes refused", min);
+    stax_reader_free(r);
+    o.memory_size = min - 1;
+    FZ_CHECK(stax_reader_check_options(&o, &why) == STAX_E_NOMEM && why[0], "a block one byte under memory_min: %s", why);
+    FZ_CHECK(stax_reader_new(&o) == NULL, "a block one byte under stax_reader_memory_min (%zu) taken", min);
+    free(block);
+    o.memory = NULL;
+    o.memory_size = 0;
+    static const char *const what[] = {"max_text 3", "max_text over max_token", "batch_events 2^24 + 1",
+                                       "max_attrs 2^24 + 1", "max_depth 2^24 + 1", "max_name 2^24 + 1",
+                                       "max_entity_depth 1025", "an unknown forced encoding"};
+    unsigned k = (unsigned)((ih >> 44) % (sizeof what / sizeof what[0]));
+    switch (k) {
+    case 0: o.max_text = 3; break;
+    case 1:
+        o.max_token = 64;
+        o.max_text = 65;
+        break;
+    case 2: o.batch_events = (1u << 24) + 1; break;
+    case 3: o.max_attrs = (1u << 24) + 1; break;
+    case 4: o.max_depth = (1u << 24) + 1; break;
+    case 5: o.max_name = (1u << 24) + 1; break;
+    case 6: o.max_entity_depth = 1025; break;
+    default: o.encoding = "x-no-such-encoding"; break;
+    }
+    fz_heap heap;
+    memset(&heap, 0, sizeof heap);
+    o.alloc = fz_heap_fn;
+    o.alloc_ud = &heap;
+    why = NULL;
+    FZ_CHECK(stax_reader_check_options(&o, &why) == STAX_E_USAGE && why && why[0], "%s: not refused", what[k]);
+    FZ_CHECK(stax_reader_new(&o) == NULL, "%s: stax_reader_new took it", what[k]);
+    FZ_CHECK(heap.calls == 0, "%s: stax_reader_new allocated before refusing", what[k]);
+    fz_heap_done(&heap, "refused options");
+}
+
 static uint64_t input_hash(const uint8_t *hdr, const uint8_t *doc, size_t size) {
     hasher h = {FNV_INIT};
     hbytes(&h, hdr, FZ_HDR);
@@ -921,6 +999,9 @@ void fz_check_input_chunk(const uint8_t *hdr, const uint8_t *doc, size_t size, s
     int heap_run = 0;
     uint64_t ih = input_hash(hdr, doc, size);
     if ((ih >> 8) % 3 == 0) cs.reuse = 1 + (unsigned)((ih >> 16) % 8); /* one input in three */
+    cs.end_with_last = (ih >> 24) % 2;
+    ws.misuse = (unsigned)(ih >> 28);
+    cs.misuse = (unsigned)(ih >> 36);
     if (ws.fixed) {
         /* The same document with the allocator and the limits the block
          * gives, first: inside a fixed block ASan sees no overflow from one
@@ -981,6 +1062,7 @@ void fz_check_input_chunk(const uint8_t *hdr, const uint8_t *doc, size_t size, s
         fz_same(&whole, &other, what);
     }
     variation(&ws, &whole, doc, size, (unsigned)(ih % VAR_COUNT), &other);
+    options_contract(&ws, ih);
     fz_result_free(&whole);
     fz_result_free(&chunked);
     fz_result_free(&other);

@@ -79,6 +79,10 @@ typedef struct fz_spec {
     size_t parts_size;
     unsigned reuse; /* > 0: the reader first reads the input for up to this many
                        batches, then is reset (stax_reader_reset) for the run */
+    int end_with_last; /* push: stax_reader_end right after the last feed, not
+                          after the reader asked for more */
+    unsigned misuse;   /* which misuse is tried after STAX_END (and, with reuse,
+                          before the reset): see fz_run */
 } fz_spec;
 
 typedef struct fz_result {

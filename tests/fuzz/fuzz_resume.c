@@ -3,7 +3,9 @@
  * Input: a 4-byte header, then the body.
  *   byte 0: options: bit 0 namespaces, bit 1 skip whitespace, bits 2-3 the
  *           batch size (2, 3, 5, 64), bit 4 max_text 16, bit 5 a fixed block
- *           for the resumed reader
+ *           for the resumed reader; bit 6: the context is first offered to a
+ *           reader with STAX_READ_SKIP_WS the other way, bit 7 to one with a
+ *           resolver (both must refuse it)
  *   byte 1: which save point (the k-th where the reader could save, modulo
  *           how many there were)
  *   byte 2: chunk sizes: low nibble the first read's (0: whole, else 1..15),
@@ -15,7 +17,10 @@
  * A document is read once, saving at every point it can; the resumed reader
  * fed the bytes from the chosen context's offset must give the same events
  * (every field, positions included), the same status, error position and
- * message as the rest of the uninterrupted read. */
+ * message as the rest of the uninterrupted read. Every save fits
+ * stax_context_max_size, and a reader that read to the end refuses a resume.
+ * FUZZ_RESUME_SAVE=FILE writes the chosen context as a context input (byte 3
+ * 0xC0) to FILE: how context seeds are made. */
 #include "reader.h" /* stax__context_seal */
 #include "stax.h"
 
@@ -84,7 +89,7 @@ typedef struct fzr_points {
 } fzr_points;
 
 /* Keep the context of save point `want` (counted over every point there is). */
-static void fzr_try_save(stax_reader *r, fzr_points *s, const fzr_trace *t) {
+static void fzr_try_save(stax_reader *r, fzr_points *s, const fzr_trace *t, size_t max) {
     size_t len = 0;
     switch (stax_reader_save(r, NULL, 0, &len)) {
     case STAX_E_NOSAVE: return;
@@ -93,6 +98,7 @@ static void fzr_try_save(stax_reader *r, fzr_points *s, const fzr_trace *t) {
         /* fall through */
     default: FZR_ABORT("save asked for the size: %zu bytes", len);
     }
+    if (len > max) FZR_ABORT("a context of %zu bytes, stax_context_max_size %zu", len, max);
     if (s->n++ != s->want && s->v) return;
     if (!s->v) {
         s->v = (fzr_ctx *)calloc(1, sizeof *s->v);
@@ -106,8 +112,9 @@ static void fzr_try_save(stax_reader *r, fzr_points *s, const fzr_trace *t) {
     *s->at = t->n;
 }
 
-/* Read doc in chunks (0: whole), tracing every event and the end; with s, save. */
-static void fzr_read(stax_reader *r, const uint8_t *doc, size_t len, size_t chunk, fzr_trace *t, fzr_points *s) {
+/* Read doc in chunks (0: whole), tracing every event and the end; with s, save
+ * (each context at most max bytes). Returns the final status. */
+static int fzr_read(stax_reader *r, const uint8_t *doc, size_t len, size_t chunk, fzr_trace *t, fzr_points *s, size_t max) {
     size_t off = 0;
     int st = STAX_OK;
     const stax_batch *b;
@@ -119,16 +126,32 @@ static void fzr_read(stax_reader *r, const uint8_t *doc, size_t len, size_t chun
         off += n;
         while (st >= 0 && (st = stax_reader_next(r, &b)) == STAX_OK) {
             fzr_batch(t, b);
-            if (s) fzr_try_save(r, s, t);
+            if (s) fzr_try_save(r, s, t, max);
         }
         if (st != STAX_NEED_INPUT) break;
-        if (s) fzr_try_save(r, s, t);
+        if (s) fzr_try_save(r, s, t, max);
     }
     stax_pos p = stax_reader_error_pos(r);
     uint64_t h = fzr_mix(0xcbf29ce484222325ULL, &st, sizeof st);
     h = fzr_mix(h, &p, sizeof p);
     const char *m = stax_reader_message(r);
     fzr_push(t, fzr_mix(h, m, strlen(m)));
+    return st;
+}
+
+static int fzr_decline(void *ud, const stax_entity_request *req, stax_entity_input *in) {
+    (void)ud;
+    (void)req;
+    (void)in;
+    return STAX_DECLINE;
+}
+
+static void fzr_save_seed(const uint8_t *h, const fzr_ctx *c) {
+    const char *path = getenv("FUZZ_RESUME_SAVE");
+    if (!path) return;
+    FILE *f = fopen(path, "wb");
+    const uint8_t head[4] = {(uint8_t)(h[0] & 0x3F), h[1], h[2], 0xC0};
+    if (!f || fwrite(head, 1, 4, f) != 4 || fwrite(c->p, 1, c->len, f) != c->len || fclose(f) != 0) FZR_ABORT("cannot write %s", path);
 }
 
 static stax_reader_options fzr_options(unsigned o) {
@@ -159,7 +182,7 @@ static void fzr_context_input(const uint8_t *h, const uint8_t *data, size_t size
     if (st == STAX_OK) {
         fzr_trace t = {0};
         static const uint8_t rest[] = "<r>text &amp; <b a='1'/></r></r>";
-        fzr_read(r, rest, sizeof rest - 1, 3, &t, NULL);
+        fzr_read(r, rest, sizeof rest - 1, 3, &t, NULL, 0);
         free(t.h);
     }
     stax_reader_free(r);
@@ -181,7 +204,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fzr_trace ref = {0};
     fzr_points pts = {0};
     pts.want = h[1];
-    fzr_read(r, data, size, h[2] & 15, &ref, &pts);
+    size_t max = stax_context_max_size(&opt);
+    if (!max) abort();
+    if (fzr_read(r, data, size, h[2] & 15, &ref, &pts, max) == STAX_END && stax_reader_resume(r, "", 0) != STAX_E_USAGE)
+        FZR_ABORT("a resume after the document ended was not refused as misuse");
     stax_reader_free(r);
     if (pts.n) {
         if (pts.want >= pts.n) { /* fewer points: read again, keeping point want % n */
@@ -193,11 +219,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             free(pts.v->p);
             pts.v->p = NULL;
             r = stax_reader_new(&opt);
-            fzr_read(r, data, size, h[2] & 15, &ref, &pts);
+            fzr_read(r, data, size, h[2] & 15, &ref, &pts, max);
             stax_reader_free(r);
         }
         stax_pos pos;
         if (stax_context_position(pts.v->p, pts.v->len, &pos) != STAX_OK || pos.offset > size) FZR_ABORT("bad position");
+        fzr_save_seed(h, pts.v);
+        for (unsigned k = 0; k < 2; k++) {
+            if (!(h[0] & (0x40u << k))) continue;
+            stax_reader_options other = opt;
+            if (k) other.resolve = fzr_decline;
+            else other.flags ^= STAX_READ_SKIP_WS;
+            stax_reader *o = stax_reader_new(&other);
+            if (!o) abort();
+            if (stax_reader_resume(o, pts.v->p, pts.v->len) != STAX_E_CONTEXT || !stax_reader_message(o)[0])
+                FZR_ABORT("a context taken by a reader %s", k ? "with a resolver" : "with other flags");
+            stax_reader_free(o);
+        }
         stax_reader_options ropt = opt;
         void *block = NULL;
         if (h[0] & 32) {
@@ -211,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!q) abort();
         if (stax_reader_resume(q, pts.v->p, pts.v->len) != STAX_OK) FZR_ABORT("own context refused: %s", stax_reader_message(q));
         fzr_trace got = {0};
-        fzr_read(q, data + pos.offset, size - (size_t)pos.offset, (size_t)(h[2] >> 4), &got, NULL);
+        fzr_read(q, data + pos.offset, size - (size_t)pos.offset, (size_t)(h[2] >> 4), &got, NULL, 0);
         size_t at = *pts.at;
         if (got.n != ref.n - at || memcmp(got.h, ref.h + at, got.n * sizeof *got.h) != 0)
             FZR_ABORT("resumed at byte %llu (point %zu): %zu events and end, want %zu", (unsigned long long)pos.offset,
