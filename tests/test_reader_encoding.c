@@ -237,3 +237,60 @@ Test(reader_encoding, utf16_random_odd_splits) {
     free(ref);
     free(doc);
 }
+
+/* The input's end and error of one run, fed in chunks of `chunk` (0: whole):
+ * with `end_at_once`, stax_reader_end right after the last feed (the reader
+ * pulls only then); otherwise the usual flow, pulling until STAX_NEED_INPUT
+ * after each feed. "status line:column offset message". */
+static void end_outcome(const char *doc, size_t len, size_t chunk, int end_at_once, char *out, size_t cap) {
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert_not_null(r);
+    const stax_batch *b;
+    int st;
+    size_t at = 0, step = chunk ? chunk : len;
+    for (;;) {
+        if (at < len) {
+            size_t n = len - at < step ? len - at : step;
+            cr_assert_eq(stax_reader_feed(r, doc + at, n), STAX_OK);
+            at += n;
+            if (at == len && end_at_once) cr_assert_eq(stax_reader_end(r), STAX_OK);
+        } else {
+            cr_assert_eq(stax_reader_end(r), STAX_OK); /* asked for more, and there is none */
+        }
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) continue;
+        if (st != STAX_NEED_INPUT) break;
+    }
+    stax_pos p = stax_reader_error_pos(r);
+    snprintf(out, cap, "%d %llu:%llu %llu %s", st, (unsigned long long)p.line, (unsigned long long)p.column,
+             (unsigned long long)p.offset, stax_reader_message(r));
+    stax_reader_free(r);
+}
+
+/* A UTF-16 input that ends inside a character reports that character, at
+ * every chunk size, whether stax_reader_end comes right after the last feed
+ * or after the reader asked for more (a last chunk that decoded to nothing
+ * once ended the document as "inside element 'r'"); one that ends inside a
+ * tag reports the tag either way. */
+Test(reader_encoding, end_right_after_the_last_feed_reports_what_the_input_ends_in) {
+    static const char *const texts[] = {"<r>", "<r>\xF0\x9F\x98\x80", "<r a='1"};
+    static const size_t chunks[] = {1, 2, 3, 7, 0};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        size_t len;
+        char *doc = to_utf16(texts[t], 0, 1, &len);
+        if (t == 1) len -= 2; /* half the surrogate pair */
+        else if (t == 0) {
+            doc[len++] = '\x00';
+            doc[len++] = '\xD8'; /* a high surrogate alone, then the end */
+        }
+        char want[512], got[512];
+        end_outcome(doc, len, 0, 0, want, sizeof want);
+        cr_assert(strstr(want, t == 2 ? "inside a tag" : "UTF-16") != NULL, "%s: %s", texts[t], want);
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+            for (int once = 0; once < 2; once++) {
+                end_outcome(doc, len, chunks[c], once, got, sizeof got);
+                cr_assert_str_eq(got, want, "text %zu, chunks of %zu, end %s", t, chunks[c],
+                                 once ? "right after the last feed" : "when asked");
+            }
+        free(doc);
+    }
+}
