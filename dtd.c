@@ -197,13 +197,11 @@ static int dtd_name(dtd_ctx *c, stax_str *out, int nmtoken, const char *what) {
 }
 
 static int dtd_quoted(dtd_ctx *c, stax_str *out, const char *what) {
-    if (c->p >= c->end || (*c->p != '"' && *c->p != '\'')) return dtd_fail(c, c->p, STAX_E_DTD, "quoted %s expected", what);
-    char q = *c->p++;
-    const char *e = (const char *)memchr(c->p, q, (size_t)(c->end - c->p));
-    if (!e) return dtd_fail(c, c->p - 1, STAX_E_DTD, "unterminated %s", what);
-    out->ptr = c->p;
-    out->len = (size_t)(e - c->p);
-    c->p = e + 1;
+    size_t i = 0;
+    int q = stax__quoted(c->p, (size_t)(c->end - c->p), &i, out);
+    if (q == STAX__NOT_QUOTED) return dtd_fail(c, c->p, STAX_E_DTD, "quoted %s expected", what);
+    if (q == STAX__UNTERMINATED) return dtd_fail(c, c->p, STAX_E_DTD, "unterminated %s", what);
+    c->p += i;
     return 0;
 }
 

@@ -138,37 +138,29 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q) {
     return i;
 }
 
-/* The quoted value at tok[*i] (attribute values, the XML declaration's
- * pseudo-attributes, the DOCTYPE's ids): its bytes in *out, and *i past its
- * closing quote. RD_QUOTED, or RD_NOT_QUOTED (tok[*i] is no quote) or
- * RD_UNTERMINATED (no closing quote before n), for the caller to name. With
- * look (the fast path), the value is scanned by blocks on the way to its
- * quote, and *look is set to where its first byte to look at is
- * (rd_scan_value), when it has one. */
-enum { RD_QUOTED, RD_NOT_QUOTED, RD_UNTERMINATED };
+/* The quoted value at tok[*i], as stax__quoted reads it; with look (the fast
+ * path), the value is scanned by blocks on the way to its quote, and *look
+ * is set to where its first byte to look at is (rd_scan_value), when it has
+ * one. */
 static inline int rd_quoted_scan(const char *tok, size_t n, size_t *i, stax_str *out, size_t *look) {
     size_t j = *i;
-    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return RD_NOT_QUOTED;
+    if (!look) return stax__quoted(tok, n, i, out);
+    if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return STAX__NOT_QUOTED;
     char q = tok[j++];
-    size_t e = j;
-    if (look) {
-        e += rd_scan_value(tok + j, n - j, q);
-        if (e >= n) return RD_UNTERMINATED;
-    }
-    if (!look || tok[e] != q) {
-        if (look) *look = e;
+    size_t e = j + rd_scan_value(tok + j, n - j, q);
+    if (e >= n) return STAX__UNTERMINATED;
+    if (tok[e] != q) {
+        *look = e;
         const char *qe = (const char *)memchr(tok + e, q, n - e);
-        if (!qe) return RD_UNTERMINATED;
+        if (!qe) return STAX__UNTERMINATED;
         e = (size_t)(qe - tok);
     }
     out->ptr = tok + j;
     out->len = e - j;
     *i = e + 1;
-    return RD_QUOTED;
+    return STAX__QUOTED;
 }
-static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) {
-    return rd_quoted_scan(tok, n, i, out, NULL);
-}
+static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) { return stax__quoted(tok, n, i, out); }
 
 /* ================================================================ the start tag */
 
@@ -193,7 +185,7 @@ static inline int rd_given_before(const char *tok, size_t i, size_t at, size_t l
         if (i - s == len && memcmp(tok + s, tok + at, len) == 0) return 1;
         i = rd_skip_ws(tok, at, rd_skip_ws(tok, at, i) + 1); /* past '=' */
         stax_str v;
-        if (rd_quoted(tok, at, &i, &v) != RD_QUOTED) return 0;
+        if (rd_quoted(tok, at, &i, &v) != STAX__QUOTED) return 0;
     }
     return 0;
 }
@@ -263,10 +255,10 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         size_t q = i, look = 0;
         stax_str v;
         int qr = rd_quoted_scan(tok, n, &i, &v, plain ? &look : NULL);
-        if (qr != RD_QUOTED) {
+        if (qr != STAX__QUOTED) {
             if (plain) return RD_TAG_DECLINE;
             if (limit) return 0;
-            if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
+            if (qr == STAX__NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "attribute value must be quoted");
             return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated attribute value");
         }
         unsigned af = 0;

@@ -646,7 +646,7 @@ static int rd_decl_attr(stax_reader *r, const char *tok, size_t n, size_t *i, co
     j = rd_skip_ws(tok, n, j + 1);
     size_t q = j;
     int qr = rd_quoted(tok, n, &j, val);
-    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q, "quoted value expected for '%s'", name);
+    if (qr == STAX__NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q, "quoted value expected for '%s'", name);
     if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated value of '%s'", name);
     *i = j;
     return 0;
@@ -781,7 +781,7 @@ static int rd_cdata(stax_reader *r, const char *tok, size_t cs, size_t ce, int c
 static int rd_doctype_id(stax_reader *r, const char *tok, size_t n, size_t *i, stax_str *out, const char *what) {
     size_t q = *i;
     int qr = rd_quoted(tok, n, i, out);
-    if (qr == RD_NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "quoted %s expected", what);
+    if (qr == STAX__NOT_QUOTED) return rd_fail(r, STAX_E_SYNTAX, tok, q < n ? q : n - 1, "quoted %s expected", what);
     if (qr) return rd_fail(r, STAX_E_SYNTAX, tok, q, "unterminated %s", what);
     return 0;
 }

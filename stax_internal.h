@@ -309,6 +309,23 @@ STAXINT const unsigned char stax__class[256];
 static inline int stax__clip(size_t n, size_t max) { return n > max ? (int)max : (int)n; }
 /* XML white space (S): #x20 #x9 #xA #xD. */
 static inline int stax__is_ws(unsigned char c) { return (stax__class[c] & STAX__C_WS) != 0; }
+/* The quoted value at s[*i], for every literal of the grammar (attribute
+ * values, the XML and text declarations' pseudo-attributes, the DOCTYPE's
+ * and the DTD's ids, entity values and defaults): its bytes in *out, and *i
+ * past its closing quote. STAX__QUOTED, or STAX__NOT_QUOTED (s[*i] is no
+ * quote) or STAX__UNTERMINATED (no closing quote before n), for the caller to
+ * name. The reader's fast path scans by blocks on the way (rd_quoted_scan). */
+enum { STAX__QUOTED, STAX__NOT_QUOTED, STAX__UNTERMINATED };
+static inline int stax__quoted(const char *s, size_t n, size_t *i, stax_str *out) {
+    size_t j = *i;
+    if (j >= n || (s[j] != '"' && s[j] != '\'')) return STAX__NOT_QUOTED;
+    const char *e = (const char *)memchr(s + j + 1, s[j], n - j - 1);
+    if (!e) return STAX__UNTERMINATED;
+    out->ptr = s + j + 1;
+    out->len = (size_t)(e - s) - j - 1;
+    *i = (size_t)(e - s) + 1;
+    return STAX__QUOTED;
+}
 
 /* ------------------------------------------------------------- positions
  * Inline: the reader calls it once per token. */

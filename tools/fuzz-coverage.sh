@@ -40,6 +40,10 @@ done
 
 [ -f Makefile ] && [ -d tests/fuzz ] || { echo "fuzz-coverage: run from the top of the stax tree" >&2; exit 2; }
 LIB_SRC=$(sed -n 's/^LIB_SRC *= *//p' Makefile)
+# and the private headers with code of their own (inline functions: the start
+# tag's grammar in reader_tag.h, the block layer in scan.h, ...), reported
+# beside the files that include them
+LIB_HDR=$(sed -n 's/^LIB_HDR *= *//p' Makefile)
 [ -n "$LIB_SRC" ] || { echo "fuzz-coverage: no LIB_SRC in the Makefile" >&2; exit 2; }
 # the targets fuzz.mk builds: one list, so a new target is measured too
 TARGETS=$(sed -n 's/^FUZZ_TARGETS *= *//p' tests/fuzz/fuzz.mk)
@@ -85,13 +89,13 @@ fi
 # The table: lines, then regions and branches, per file.
 echo
 # shellcheck disable=SC2086
-"$COV" report "$B/replay" -instr-profile="$B/fuzz.profdata" $LIB_SRC >"$B/report.txt"
+"$COV" report "$B/replay" -instr-profile="$B/fuzz.profdata" $LIB_SRC $LIB_HDR >"$B/report.txt"
 awk 'BEGIN { printf "%-18s %7s %7s %8s   %8s %9s\n", "file", "lines", "missed", "lines %", "regions %", "branches %" }
-     $1 ~ /\.c$/ || $1 == "TOTAL" { printf "%-18s %7s %7s %8s   %8s %9s\n", $1, $8, $9, $10, $4, $13 }' "$B/report.txt"
+     $1 ~ /\.[ch]$/ || $1 == "TOTAL" { printf "%-18s %7s %7s %8s   %8s %9s\n", $1, $8, $9, $10, $4, $13 }' "$B/report.txt"
 echo "(full report: $B/report.txt)"
 
 # Lines with a count of 0 (lines without code have no count).
-[ "$uncovered" = " all" ] && uncovered=$LIB_SRC
+[ "$uncovered" = " all" ] && uncovered="$LIB_SRC $LIB_HDR"
 for f in $uncovered; do
     echo
     echo "== $f: lines never run"

@@ -1,10 +1,13 @@
-/* libFuzzer target for stax_parallel_read: a document read in parts on
+/* libFuzzer target for stax_parallel_read and stax_parallel_read_fn: a document read in parts on
  * several threads, with cuts at points the input chooses, against the same
  * document read serially.
  *
  * Input: a 4-byte header, then the document.
  *   byte 0     threads: 1 + (b & 3); bit 2: STAX_READ_NAMESPACES; bit 3:
- *              max_text 64 (text split into events of at most 64 bytes)
+ *              max_text 64 (text split into events of at most 64 bytes);
+ *              bit 4: the first parallel read takes the document as a pipe
+ *              would hand it over (stax_parallel_read_fn), in reads of about
+ *              1, 7, 61 or 4096 bytes (bits 5-6); bit 7: so does the second
  *   bytes 1-2  the part size, 1 + (little-endian value % 4096): from a cut at
  *              every candidate point to a few parts
  *   byte 3     when not 0, a second parallel read, on one thread more, in
@@ -158,8 +161,28 @@ static int fzp_done(void *ud, size_t part, stax_pos base) {
     return 0;
 }
 
+/* The document handed to stax_parallel_read_fn as a pipe would: at most
+ * step bytes a read (step, 2 step, ... as the reads go on, from 1 to 4096). */
+typedef struct fzp_pipe {
+    const uint8_t *doc;
+    size_t len, at, step, reads;
+} fzp_pipe;
+
+static int fzp_read(void *ud, void *buf, size_t cap, size_t *got) {
+    fzp_pipe *pp = (fzp_pipe *)ud;
+    size_t n = pp->len - pp->at, want = pp->step * (1 + pp->reads++ % 3);
+    if (n > want) n = want;
+    if (n > cap) n = cap;
+    if (n) memcpy(buf, pp->doc + pp->at, n);
+    pp->at += n;
+    *got = n;
+    return 0;
+}
+
+/* step 0: from memory (stax_parallel_read); else through reads of about
+ * step bytes (stax_parallel_read_fn). */
 static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc,
-                         size_t len, fzp_out *o) {
+                         size_t len, size_t step, fzp_out *o) {
     fzp_run u;
     memset(&u, 0, sizeof u);
     u.nslots = stax_parallel_slots(threads);
@@ -176,7 +199,8 @@ static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t
     po.batch = fzp_batch;
     po.done = fzp_done;
     stax_parallel_result res;
-    int st = stax_parallel_read(doc, len, &po, &res);
+    fzp_pipe pp = {doc, len, 0, step, 0};
+    int st = step ? stax_parallel_read_fn(fzp_read, &pp, &po, &res) : stax_parallel_read(doc, len, &po, &res);
     if (st != res.status || u.order_broken) abort();
     fzp_result(o, st, res.err_pos, res.message);
     for (size_t k = 0; k < u.nslots; k++) free(u.slots[k].events.p);
@@ -204,12 +228,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t len = size - FZP_HDR;
     fzp_out serial = {0}, par = {0};
     fzp_serial(&ro, doc, len, &serial);
-    fzp_parallel(&ro, threads, part_size, doc, len, &par);
+    static const size_t steps[] = {1, 7, 61, 4096};
+    size_t step = data[0] & 0x10 ? steps[(data[0] >> 5) & 3] : 0;
+    fzp_parallel(&ro, threads, part_size, doc, len, step, &par);
     fzp_same(&serial, &par, threads, part_size);
     if (data[3]) {
         size_t small = 1 + (size_t)(data[3] % 61);
         par.len = 0;
-        fzp_parallel(&ro, threads + 1, small, doc, len, &par);
+        fzp_parallel(&ro, threads + 1, small, doc, len, data[0] & 0x80 ? 1 + small : 0, &par);
         fzp_same(&serial, &par, threads + 1, small);
     }
     free(serial.p);
