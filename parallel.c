@@ -121,6 +121,15 @@ static int par_serial(const stax_parallel_options *o, const char *data, size_t l
     return res->status;
 }
 
+/* One call of the caller's read function into buf[0, cap): what it returned,
+ * or STAX_E_USAGE when it claims more than cap bytes (*got is then not to be
+ * used). Every read of the input goes through here. */
+static int par_read_into(int (*read)(void *, void *, size_t, size_t *), void *rud, void *buf, size_t cap, size_t *got) {
+    *got = 0;
+    int rc = read(rud, buf, cap, got);
+    return !rc && *got > cap ? STAX_E_USAGE : rc;
+}
+
 /* The whole input through read as part 0, on the calling thread. */
 static int par_serial_fn(const stax_parallel_options *o, int (*read)(void *, void *, size_t, size_t *), void *rud,
                          stax_parallel_result *res) {
@@ -138,9 +147,8 @@ static int par_serial_fn(const stax_parallel_options *o, int (*read)(void *, voi
     }
     int cb = par_begin(o, 0), st = STAX_NEED_INPUT;
     while (!cb && st == STAX_NEED_INPUT) {
-        size_t got = 0;
-        int rc = read(rud, buf, cap, &got);
-        if (!rc && got > cap) rc = STAX_E_USAGE;
+        size_t got;
+        int rc = par_read_into(read, rud, buf, cap, &got);
         if (rc) {
             cb = rc;
         } else if (!got) {
@@ -300,9 +308,8 @@ static void par_save_end(par_slot *s) {
 static int par_stream(par *p, stax_reader *r, char *buf, size_t k, int *cb) {
     int st = STAX_NEED_INPUT;
     for (;;) {
-        size_t got = 0;
-        int rc = p->read(p->rud, buf, p->cap, &got);
-        if (!rc && got > p->cap) rc = STAX_E_USAGE;
+        size_t got;
+        int rc = par_read_into(p->read, p->rud, buf, p->cap, &got);
         if (rc) {
             *cb = rc;
             return st;
@@ -422,9 +429,8 @@ static int par_buffer(par *p, par_slot *s) {
 
 /* One read into buf[*n, cap): *n and *eof updated; what read returned. */
 static int par_fill(par *p, char *buf, size_t *n, int *eof) {
-    size_t got = 0;
-    int err = p->read(p->rud, buf + *n, p->cap - *n, &got);
-    if (!err && got > p->cap - *n) err = STAX_E_USAGE;
+    size_t got;
+    int err = par_read_into(p->read, p->rud, buf + *n, p->cap - *n, &got);
     if (err) return err;
     *eof = !got;
     *n += got;
