@@ -60,7 +60,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
-	test-cmake test-cpp
+	test-cmake test-cpp test-ranges
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -219,6 +219,11 @@ test-parts: $(BUILD)/stax.h
 	CC='$(SINGLE_CC)' sh tools/check-parts.sh $(BUILD)/stax.h $(BUILD)
 	$(MAKE) BUILD=build/nofast EXTRA=-DSTAX_NO_FAST_PATH conformance CONF_ARGS=--quiet
 
+# --part K/N and stax merge: the ranges run as separate processes under GNU
+# parallel, the merged result compared with the serial one.
+test-ranges: $(BUILD)/stax $(BUILD)/gen
+	sh tools/check-ranges.sh $(BUILD)
+
 # The usage block at the top of stax.h compiles and does what it says.
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
@@ -289,7 +294,7 @@ test-encodings:
 # when the phase ends, with how long it took (the 20-minute budget on a
 # 2-core machine is watched in the CI log); the first failing phase stops
 # its lane, and make test fails.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
 	test-cross test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
 NPROC := $(shell nproc 2>/dev/null || echo 2)

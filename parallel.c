@@ -1,7 +1,7 @@
 /* One document on several threads: cut, guess, verify (par_ prefix for
  * file-local names). It sits above save and resume (reader_context.c) and
- * uses only the public reader API and the context's layout (reader.h:
- * STAX__CTX_POS_AT, stax__context_seal).
+ * uses only the public reader API (stax_context_move moves a context to a
+ * cut, stax_context_equal compares two but for their positions).
  *
  * Part 0 is read first, on the calling thread, up to the first cut: a '<'
  * followed by a name start character at which the reader, fed up to and
@@ -263,10 +263,6 @@ static size_t par_cut(const par *p, size_t k) {
     return par_candidate_like(p, p->first + (k - 1) * p->psize);
 }
 
-static void par_put_u64(unsigned char *b, uint64_t v) {
-    for (unsigned i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
-}
-
 static int par_reserve(par_slot *s, unsigned char **buf, size_t *cap, size_t need) {
     if (*cap >= need) return 0;
     void *q = stax__mem_realloc(&s->mem, *buf, *cap, need);
@@ -280,11 +276,7 @@ static int par_reserve(par_slot *s, unsigned char **buf, size_t *cap, size_t nee
 static int par_move_context(par_slot *s, const unsigned char *src, size_t n, stax_pos pos) {
     if (par_reserve(s, &s->ctx, &s->ctx_cap, n)) return -1;
     memcpy(s->ctx, src, n);
-    par_put_u64(s->ctx + STAX__CTX_POS_AT, pos.offset);
-    par_put_u64(s->ctx + STAX__CTX_POS_AT + 8, pos.line);
-    par_put_u64(s->ctx + STAX__CTX_POS_AT + 16, pos.column);
-    stax__context_seal(s->ctx, n);
-    return 0;
+    return stax_context_move(s->ctx, n, pos) == STAX_OK ? 0 : -1;
 }
 
 /* Save s->r's context into s->end (end_ok says whether it could be). */
@@ -619,13 +611,6 @@ static int par_prolog_fn(par *p, par_slot *s) {
     return 0;
 }
 
-/* Whether end context e[0, n) is the guess but for its position. */
-static int par_same_but_position(const par *p, const unsigned char *e, size_t n) {
-    const size_t after = STAX__CTX_POS_AT + STAX__CTX_POS_LEN;
-    return n == p->guess_len && n >= after + 8 && memcmp(e, p->guess, STAX__CTX_POS_AT) == 0 &&
-           memcmp(e + after, p->guess + after, n - after - 8) == 0;
-}
-
 /* Verify parts 1, 2, ... in order (part 0, read, is in slot 0), reading
  * again those whose guess was wrong; the read's result. */
 static int par_verify(par *p, stax_parallel_result *res) {
@@ -646,7 +631,7 @@ static int par_verify(par *p, stax_parallel_result *res) {
          * context elsewhere, part k - 1's reader goes on */
         if (known && p->read && (at.offset < s->boff || at.offset - s->boff > s->blen)) known = 0;
         stax_pos real = known ? stax_parallel_pos(base, at) : base;
-        int right = known && at.offset == c && par_same_but_position(p, f->end, f->end_len);
+        int right = known && at.offset == c && stax_context_equal(f->end, f->end_len, p->guess, p->guess_len);
         if (right && s->st >= 0 && s->st != STAX_E_NOMEM) {
             base = real;
         } else if (known) { /* from the real end context, with its real position */
@@ -766,6 +751,46 @@ static int par_threads(par *p, stax_parallel_result *res) {
     if (serial && !p->read) return par_serial(o, p->data, p->len, res);
     return res->status;
 }
+
+/* ================================================================ ranges */
+
+/* stax_parallel_cuts on threads' code: part 0 read (without callbacks) to
+ * the first cut, then the cuts of parts of (len - first) / n bytes, range k
+ * being part k + 1 of that split (range 0 holds the prolog and part 1). */
+static int par_range_cuts(par *p, const stax_reader_options *ro, size_t n, uint64_t *cuts, void *guess, size_t cap,
+                          size_t *guess_len) {
+    stax_parallel_options o;
+    memset(&o, 0, sizeof o);
+    o.reader = ro;
+    p->o = &o;
+    stax__mem_init(&p->mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
+    par_slot s;
+    memset(&s, 0, sizeof s);
+    stax__mem_init(&s.mem, p->mem.fn, p->mem.ud, NULL, 0);
+    int rc = STAX_OK;
+    s.r = stax_reader_new(ro);
+    if (!s.r) return STAX_E_NOMEM;
+    if (par_prolog(p, &s)) {
+        *guess_len = p->guess_len;
+        if (cap < p->guess_len) {
+            rc = STAX_E_FULL;
+        } else {
+            memcpy(guess, p->guess, p->guess_len);
+            size_t rest = p->len - p->first;
+            p->psize = rest / n + (rest % n != 0);
+            if (!p->psize) p->psize = 1;
+            for (size_t k = 1; k < n; k++) {
+                uint64_t c = par_cut(p, k + 1);
+                cuts[k] = c > cuts[k - 1] ? c : cuts[k - 1];
+            }
+        }
+    }
+    stax_reader_free(s.r);
+    stax__mem_free(&s.mem, s.ctx, s.ctx_cap);
+    stax__mem_free(&s.mem, s.end, s.end_cap);
+    stax__mem_free(&p->mem, p->guess, p->guess_len);
+    return rc;
+}
 #endif /* PAR_THREADS */
 
 int stax_parallel_read(const void *data, size_t len, const stax_parallel_options *opt, stax_parallel_result *res) {
@@ -804,4 +829,28 @@ int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *g
     }
 #endif
     return par_serial_fn(opt, read, rud, res);
+}
+
+int stax_parallel_cuts(const void *data, size_t len, const stax_reader_options *ro, size_t n, uint64_t *cuts, void *guess,
+                       size_t cap, size_t *guess_len) {
+    if (!cuts || !guess_len || !n || (!data && len) || (!guess && cap) || (ro && ro->memory)) return STAX_E_USAGE;
+    *guess_len = 0;
+    cuts[0] = 0;
+    for (size_t k = 1; k <= n; k++) cuts[k] = len;
+#ifdef PAR_THREADS
+    if (n > 1 && len) {
+        par p;
+        memset(&p, 0, sizeof p);
+        p.data = (const char *)data;
+        p.len = len;
+        int rc = par_range_cuts(&p, ro, n, cuts, guess, cap, guess_len);
+        if (rc != STAX_OK)
+            for (size_t k = 1; k < n; k++) cuts[k] = len;
+        return rc;
+    }
+#endif
+    (void)guess;
+    (void)cap;
+    (void)ro;
+    return STAX_OK;
 }

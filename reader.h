@@ -422,9 +422,5 @@ STAXINT int stax__rd_fast(stax_reader *r);
  * fuzzing: contexts whose body is garbage must be refused by the checks
  * after it, never by the checksum alone). */
 STAXINT void stax__context_seal(void *buf, size_t len);
-/* Where a context holds its position (offset, line, column: three u64 after
- * the 20-byte header); parallel.c moves a context to another cut with it. */
-#define STAX__CTX_POS_AT 20u
-#define STAX__CTX_POS_LEN 24u
 
 #endif /* STAX_READER_H */

@@ -66,6 +66,7 @@
 #define CTX_MAGIC "STAXCTX"     /* and a NUL: 8 bytes */
 #define CTX_HEAD 20u            /* magic, version, total length */
 #define CTX_SUM 8u              /* the checksum at the end */
+#define CTX_POS_LEN 24u         /* the position after the header: offset, line, column (u64 each) */
 #define CTX_FIXED 192u          /* the header, the fixed fields, the counts and the checksum (132), rounded up */
 #define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
 enum { CTX_E_PE = 1, CTX_E_EXTERNAL = 2, CTX_E_UNPARSED = 4, CTX_E_EXT_DECL = 8 };
@@ -488,6 +489,31 @@ int stax_context_position(const void *buf, size_t len, stax_pos *pos) {
     pos->line = ctx_g64(&c);
     pos->column = ctx_g64(&c);
     return c.bad ? STAX_E_CONTEXT : STAX_OK;
+}
+
+int stax_context_move(void *buf, size_t len, stax_pos pos) {
+    size_t n;
+    const char *why;
+    if (!ctx_open(buf, len, &n, &why) || n < CTX_POS_LEN) return STAX_E_CONTEXT;
+    ctx_w w;
+    memset(&w, 0, sizeof w);
+    w.o = stax__out_make((char *)buf + CTX_HEAD, CTX_POS_LEN);
+    w.write = 1;
+    ctx_u64(&w, pos.offset);
+    ctx_u64(&w, pos.line);
+    ctx_u64(&w, pos.column);
+    if (w.o.over) return STAX_E_INTERNAL;
+    stax__context_seal(buf, len);
+    return STAX_OK;
+}
+
+int stax_context_equal(const void *a, size_t alen, const void *b, size_t blen) {
+    size_t n, m;
+    const char *why;
+    if (!ctx_open(a, alen, &n, &why) || !ctx_open(b, blen, &m, &why) || alen != blen || n < CTX_POS_LEN) return 0;
+    const size_t after = CTX_HEAD + CTX_POS_LEN;
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    return memcmp(x, y, CTX_HEAD) == 0 && memcmp(x + after, y + after, alen - after - CTX_SUM) == 0;
 }
 
 int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {

@@ -540,6 +540,16 @@ STAXDEF int stax_reader_resume(stax_reader *r, const void *buf, size_t len);
  * when buf is not an intact context of this version. */
 STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
 
+/* The same context moved to pos: its position rewritten and its checksum
+ * written again (a reader resumed from it reads bytes from pos.offset on,
+ * counting lines and columns from pos). STAX_OK, or STAX_E_CONTEXT when buf
+ * is not an intact context of this version (nothing is written). */
+STAXDEF int stax_context_move(void *buf, size_t len, stax_pos pos);
+
+/* 1 when two intact contexts hold the same document state, their positions
+ * apart (readers resumed from them read the same bytes the same way), else 0. */
+STAXDEF int stax_context_equal(const void *a, size_t alen, const void *b, size_t blen);
+
 /* The largest context a reader with these options saves (0 when an option is
  * out of range): 192 + max_depth * (max_name + 4) + 2 * max_dtd, + max_ns_bytes
  * with STAX_READ_NAMESPACES (max_dtd counts 0 with STAX_NO_DTD). */
@@ -617,6 +627,26 @@ STAXDEF int stax_parallel_read(const void *data, size_t len, const stax_parallel
  * the stack, with a reader in a fixed block). */
 STAXDEF int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *got), void *rud,
                                   const stax_parallel_options *opt, stax_parallel_result *res);
+/* RANGES: a document cut into n byte ranges for readers that run apart (one
+ * process each, on one machine or many: docs/parallel.md, "Beyond one
+ * machine"), with the same cuts and guess as above. Range k is
+ * data[cuts[k], cuts[k + 1]): cuts[0] is 0, cuts[n] is len, and a range may
+ * be empty. Range 0 holds the prolog and is read from the start by a plain
+ * reader; a range k >= 1 that is not empty is read by a reader resumed from
+ * the guess moved to (cuts[k], line 1, column 1) with stax_context_move, fed
+ * up to and including the byte at cuts[k + 1] (the '<' that ends its last
+ * text), or to the end and then ended. Each range's end context
+ * (stax_reader_save after that) is compared by a merge step with the next
+ * range's start: stax_context_equal, and its offset is that range's start.
+ * guess[0, *guess_len) gets the context at the first cut; *guess_len is 0
+ * when there is none (no element inside the root, a prolog that stops in an
+ * error): range 0 is then the whole document. cuts has n + 1 entries.
+ * STAX_OK; STAX_E_FULL when cap is less than the guess (*guess_len says how
+ * much: stax_context_max_size(ro) is always enough), with every cut at len;
+ * STAX_E_NOMEM; STAX_E_USAGE (ro->memory set, n 0, NULL pointers). Builds
+ * without threads or save and resume give one range: every cut at len. */
+STAXDEF int stax_parallel_cuts(const void *data, size_t len, const stax_reader_options *ro, size_t n, uint64_t *cuts,
+                               void *guess, size_t cap, size_t *guess_len);
 /* The size of each of those buffers for this part_size (0: the default). */
 STAXDEF size_t stax_parallel_buffer_size(size_t part_size);
 

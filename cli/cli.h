@@ -28,6 +28,10 @@ typedef struct stax_cli_opts {
                                thread (STAX_CLI_SERIAL); NULL: not counted */
     size_t pipe_keep;    /* tests: -j from a pipe keeps at most this many bytes read to read again when it is
                             given up (0: as many as its buffers hold, 1 MiB at least) */
+    unsigned part_k, part_n; /* --part K/N: check, count: read range K of N and write its part record
+                                (cli/part.c) to part_out (NULL: stdout) instead of the result; part_n 0: none */
+    FILE *part_out;
+    unsigned *rereads;   /* tests: counts the ranges stax merge read again (NULL: not counted) */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -89,6 +93,40 @@ int stax_cli_context_load(const stax_cli_opts *o, stax_reader *r, const stax_cli
 /* Move fd to offset: a seek, or for a pipe reading up to it. 0, or -1. */
 int stax_cli_skip(int fd, uint64_t offset);
 
+/* The context file's and the part record's helpers (cli/resume.c): FNV-1a,
+ * little-endian integers of width bytes, a whole write, and a whole file read
+ * into *out (malloc'd; NULL, or what went wrong: strerror or "the file is
+ * too large", over 1 GiB). */
+uint64_t stax_cli_fnv(const unsigned char *p, size_t n);
+void stax_cli_put(unsigned char *p, uint64_t v, int width);
+uint64_t stax_cli_get(const unsigned char *p, int width);
+int stax_cli_write_all(int fd, const unsigned char *p, size_t n);
+const char *stax_cli_read_file(const char *path, unsigned char **out, size_t *out_len);
+
+/* cli/run.c's reporting, for cli/part.c: 1 (and the refusal reported) when
+ * p[0, n) starts a compressed format; an error as NAME:LINE:COL: message
+ * (byte N); the exit code of a reader status. */
+int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, size_t n);
+void stax_cli_report(const stax_cli_opts *o, stax_reader *r, int st);
+int stax_cli_exit_code(int st);
+
+/* Ranges (cli/part.c, docs/parallel.md "Beyond one machine"). The range
+ * reader of --part K/N: range K of the regular file fd, through fn into
+ * st->data (zeros), written as a part record; 0 when it was written (even
+ * when the range ended in an error: the merge decides whether that error is
+ * the document's), 2 for a usage or I/O error. */
+int stax_cli_part_read(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, const stax_cli_state *st);
+/* stax merge: the part records paths[0, n) loaded and checked against each
+ * other (NULL, reported, when they are not the N parts of one document's
+ * read); the command that wrote them; the merge itself over the document fd
+ * (the command's state st->data gets the sum of the parts'): the exit code
+ * and messages of the serial read. */
+typedef struct stax_cli_partset stax_cli_partset;
+stax_cli_partset *stax_cli_parts_load(const stax_cli_opts *o, char *const *paths, size_t n);
+const char *stax_cli_parts_command(const stax_cli_partset *ps);
+int stax_cli_parts_merge(const stax_cli_opts *o, stax_cli_partset *ps, int fd, stax_cli_batch_fn fn, const stax_cli_state *st);
+void stax_cli_parts_free(stax_cli_partset *ps);
+
 /* s as one shell word (quoted unless it needs no quotes) into out, which has
  * room for 4 * strlen(s) + 3 bytes; returns the length written (no NUL). */
 size_t stax_cli_quote(char *out, const char *s);
@@ -109,6 +147,9 @@ int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out);
 int stax_cmd_check(const stax_cli_opts *o, int fd);
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out);
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out);
+/* stax merge FILE PART...: what `stax check|count FILE` prints and returns,
+ * from the part records of --part K/N (the command is theirs). */
+int stax_cmd_merge(const stax_cli_opts *o, int fd, char *const *parts, size_t n, FILE *out);
 
 /* stax select's own options (cli/select.c). */
 typedef struct stax_cli_select_opts {

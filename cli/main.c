@@ -14,6 +14,7 @@ static void usage(FILE *f) {
           "  check   exit 0 if FILE is well-formed, 1 if not; nothing on stdout\n"
           "  count   print element, attribute and other counts as key=value pairs\n"
           "  fmt     re-serialize through the writer (--indent N, default 2; 0: none)\n"
+          "  merge   stax merge FILE PART...: the result of check or count from --part K/N's records\n"
           "  select  print what PATH selects: stax select [options] PATH [FILE] (docs/select.md)\n"
           "options (before or after COMMAND):\n"
           "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
@@ -28,6 +29,9 @@ static void usage(FILE *f) {
           "  -j N            check, count, select, canon: read a regular file on N threads\n"
           "                  (0: one per core; default 1); the output is that of one thread\n"
           "  --part-size N   with -j: bytes in a part, about (default 4M)\n"
+          "  --part K/N      check, count: read range K of N of a regular file and write its part\n"
+          "                  record to stdout; stax merge FILE PART... prints the result of the N\n"
+          "                  (docs/parallel.md: ranges run as separate processes, e.g. GNU parallel)\n"
           "  --progress      show a progress line on stderr (default: when stderr is a terminal\n"
           "                  and stdout is not the same terminal being written to)\n"
           "  --quiet         no progress line\n"
@@ -64,7 +68,7 @@ static int parse_size(const char *s, size_t *out) {
 
 /* After a usage error, the message is followed by this instead of the whole text. */
 static int short_usage(void) {
-    fputs("usage: stax [options] COMMAND [options] [FILE]    COMMAND: canon, check, count, fmt, select\n"
+    fputs("usage: stax [options] COMMAND [options] [FILE]    COMMAND: canon, check, count, fmt, merge, select\n"
           "       stax [options] select [options] PATH [FILE]\n"
           "stax --help for more\n",
           stderr);
@@ -95,6 +99,18 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
             return 2;
         }
         o->jobs = n ? (int)n : -1;
+    } else if (!strcmp(a, "--part")) {
+        char *slash = NULL, *end = NULL;
+        const char *val = *i + 1 < argc ? argv[++*i] : "";
+        errno = 0;
+        unsigned long k = val[0] >= '0' && val[0] <= '9' ? strtoul(val, &slash, 10) : 0, n = 0;
+        if (slash && *slash == '/' && slash[1] >= '0' && slash[1] <= '9') n = strtoul(slash + 1, &end, 10);
+        if (!end || *end || errno || n == 0 || n > 65536 || k >= n) {
+            fprintf(stderr, "stax: --part takes K/N, range K of N (0 <= K < N <= 65536), not '%s'\n", val);
+            return 2;
+        }
+        o->part_k = (unsigned)k;
+        o->part_n = (unsigned)n;
     } else if (!strcmp(a, "--chunk") || !strcmp(a, "--memory") || !strcmp(a, "--save-every") ||
                !strcmp(a, "--part-size")) {
         size_t v;
@@ -115,6 +131,51 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
         return 0;
     }
     return 1;
+}
+
+/* stax merge FILE PART...: the options of every command that make sense
+ * here are --quiet and --progress (the rest come from the part records). */
+static int merge_main(int argc, char **argv, int c, stax_cli_opts *o, int progress) {
+    int first = 0, k;
+    for (int i = c + 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if ((k = common_option(argc, argv, &i, o, &progress)) == 2) return 2;
+            if (k == 0 || strcmp(argv[i], "--quiet")) {
+                fprintf(stderr, "stax: merge takes FILE and the part records, and no option but --quiet: '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            continue;
+        }
+        argv[c + 1 + first++] = argv[i]; /* the operands, in order, after the command */
+    }
+    if (o->namespaces || o->external || o->jobs || o->part_n || o->resume || o->context || o->chunk || o->memory ||
+        o->save_every || o->part_size) {
+        fprintf(stderr, "stax: merge takes its options from the part records: give them to --part\n");
+        return 2;
+    }
+    if (first < 2) {
+        fprintf(stderr, "stax: merge needs FILE and the part records: stax merge FILE PART...\n");
+        return short_usage();
+    }
+    const char *file = argv[c + 1];
+    int fd = open(file, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "stax: %s: %s\n", file, strerror(errno));
+        return 2;
+    }
+    o->name = file;
+    int rc = stax_cmd_merge(o, fd, argv + c + 2, (size_t)first - 1, stdout);
+    if (fflush(stdout) != 0 && rc == 0) {
+        fprintf(stderr, "stax: write error: %s\n", strerror(errno));
+        rc = 2;
+    }
+    close(fd);
+    return rc;
 }
 
 int main(int argc, char **argv) {
@@ -144,6 +205,7 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[c];
     int select = !strcmp(cmd, "select");
+    if (!strcmp(cmd, "merge")) return merge_main(argc, argv, c, &o, progress);
     if (strcmp(cmd, "check") && strcmp(cmd, "count") && strcmp(cmd, "canon") && strcmp(cmd, "fmt") && !select) {
         fprintf(stderr, "stax: unknown command '%s'\n", cmd);
         return short_usage();
@@ -209,6 +271,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!o.context) o.context = o.resume;
+    if (o.part_n && strcmp(cmd, "check") && strcmp(cmd, "count")) {
+        fprintf(stderr, "stax: --part works with check and count only\n");
+        return 2;
+    }
     if ((o.resume || o.save_every) && strcmp(cmd, "check") && strcmp(cmd, "count")) {
         fprintf(stderr, "stax: --resume and --save-every work with check and count only%s\n",
                 select ? " (select does not save its matching state of the open elements)" : "");

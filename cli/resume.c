@@ -18,22 +18,23 @@
 
 #define CLI_CTX_MAGIC "STAXCLI\x01"
 
-static uint64_t cli_fnv(const unsigned char *p, size_t n) {
+uint64_t stax_cli_fnv(const unsigned char *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
     return h;
 }
 
-static void cli_put_u32(unsigned char *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+void stax_cli_put(unsigned char *p, uint64_t v, int width) {
+    for (int i = 0; i < width; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
-static uint64_t cli_get(const unsigned char *p, int width) {
+
+uint64_t stax_cli_get(const unsigned char *p, int width) {
     uint64_t v = 0;
     for (int i = 0; i < width; i++) v |= (uint64_t)p[i] << (8 * i);
     return v;
 }
 
-static int cli_write_all(int fd, const unsigned char *p, size_t n) {
+int stax_cli_write_all(int fd, const unsigned char *p, size_t n) {
     while (n) {
         ssize_t k = write(fd, p, n);
         if (k < 0 && errno == EINTR) continue;
@@ -42,6 +43,37 @@ static int cli_write_all(int fd, const unsigned char *p, size_t n) {
         n -= (size_t)k;
     }
     return 0;
+}
+
+const char *stax_cli_read_file(const char *path, unsigned char **out, size_t *out_len) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return strerror(errno);
+    size_t len = 0, cap = 0;
+    unsigned char *buf = NULL;
+    const char *why = NULL;
+    for (;;) {
+        if (len == cap) {
+            unsigned char *nb = cap < ((size_t)1 << 30) ? realloc(buf, cap = cap ? 2 * cap : 65536) : NULL;
+            if (!nb) {
+                why = "the file is too large";
+                break;
+            }
+            buf = nb;
+        }
+        ssize_t k = read(fd, buf + len, cap - len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) why = strerror(errno);
+        if (k <= 0) break;
+        len += (size_t)k;
+    }
+    close(fd);
+    if (why) {
+        free(buf);
+        return why;
+    }
+    *out = buf;
+    *out_len = len;
+    return NULL;
 }
 
 int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st) {
@@ -53,12 +85,11 @@ int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cl
     unsigned char *buf = malloc(head + ctx_len);
     if (!buf) return -1;
     memcpy(buf, CLI_CTX_MAGIC, 8);
-    cli_put_u32(buf + 8, (uint32_t)cmd);
+    stax_cli_put(buf + 8, cmd, 4);
     memcpy(buf + 12, st->command, cmd);
-    cli_put_u32(buf + 12 + cmd, (uint32_t)st->len);
+    stax_cli_put(buf + 12 + cmd, st->len, 4);
     if (st->len) memcpy(buf + 16 + cmd, st->data, st->len);
-    uint64_t h = cli_fnv(buf, head - 8);
-    for (int i = 0; i < 8; i++) buf[head - 8 + i] = (unsigned char)(h >> (8 * i));
+    stax_cli_put(buf + head - 8, stax_cli_fnv(buf, head - 8), 8);
     if (stax_reader_save(r, buf + head, ctx_len, &ctx_len) != STAX_OK) {
         free(buf);
         return -1;
@@ -72,7 +103,7 @@ int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cl
     memcpy(tmp, o->context, nl);
     memcpy(tmp + nl, ".tmp", 5);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int bad = fd < 0 || cli_write_all(fd, buf, head + ctx_len) || fsync(fd);
+    int bad = fd < 0 || stax_cli_write_all(fd, buf, head + ctx_len) || fsync(fd);
     if (fd >= 0 && close(fd)) bad = 1;
     if (!bad && rename(tmp, o->context)) bad = 1;
     if (bad) {
@@ -90,37 +121,16 @@ static int cli_ctx_fail(const stax_cli_opts *o, const char *why) {
 }
 
 int stax_cli_context_load(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st, uint64_t *offset) {
-    int fd = open(o->resume, O_RDONLY);
-    if (fd < 0) return cli_ctx_fail(o, strerror(errno));
-    size_t len = 0, cap = 0;
+    size_t len = 0;
     unsigned char *buf = NULL;
-    for (;;) {
-        if (len == cap) {
-            unsigned char *nb = cap < ((size_t)1 << 30) ? realloc(buf, cap = cap ? 2 * cap : 65536) : NULL;
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return cli_ctx_fail(o, "the context file is too large");
-            }
-            buf = nb;
-        }
-        ssize_t k = read(fd, buf + len, cap - len);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) {
-            free(buf);
-            close(fd);
-            return cli_ctx_fail(o, strerror(errno));
-        }
-        if (k == 0) break;
-        len += (size_t)k;
-    }
-    close(fd);
+    const char *fail = stax_cli_read_file(o->resume, &buf, &len);
+    if (fail) return cli_ctx_fail(o, !strcmp(fail, "the file is too large") ? "the context file is too large" : fail);
     const char *why = NULL;
-    size_t cmd = len >= 12 ? (size_t)cli_get(buf + 8, 4) : 0, at = 12 + cmd, app = 0;
+    size_t cmd = len >= 12 ? (size_t)stax_cli_get(buf + 8, 4) : 0, at = 12 + cmd, app = 0;
     if (len < 12 || memcmp(buf, CLI_CTX_MAGIC, 8) != 0 || cmd > len - 12) why = "not a stax context file";
-    else if (len - at < 4 || (app = (size_t)cli_get(buf + at, 4)) > len - at - 4 || len - at - 4 - app < 8)
+    else if (len - at < 4 || (app = (size_t)stax_cli_get(buf + at, 4)) > len - at - 4 || len - at - 4 - app < 8)
         why = "the context file is truncated";
-    else if (cli_get(buf + at + 4 + app, 8) != cli_fnv(buf, at + 4 + app)) why = "the context file is corrupt";
+    else if (stax_cli_get(buf + at + 4 + app, 8) != stax_cli_fnv(buf, at + 4 + app)) why = "the context file is corrupt";
     else if (cmd != strlen(st->command) || memcmp(buf + 12, st->command, cmd) != 0) why = "saved by another command";
     else if (app != st->len) why = "the command's saved state has another size";
     if (why) {

@@ -112,12 +112,23 @@ static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
     cli_report_at(o, stax_reader_error_pos(r), stax_reader_message(r), st);
 }
 
+void stax_cli_report(const stax_cli_opts *o, stax_reader *r, int st) { cli_report(o, r, st); }
+
+int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, size_t n) {
+    int f = cli_compressed_format(p, n);
+    if (f < 0) return 0;
+    cli_report_compressed(o, f);
+    return 1;
+}
+
 /* Map a reader status to the tool's exit code. */
 static int cli_exit_code(int st) {
     if (st == STAX_END) return 0;
     if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM) return 2; /* not the document's fault */
     return 1;
 }
+
+int stax_cli_exit_code(int st) { return cli_exit_code(st); }
 
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err) {
     return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
@@ -321,6 +332,13 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
 static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err,
                        const stax_cli_state *state, const stax_cli_parts *parts) {
     size_t size = 0;
+    if (o->part_n) {
+        if (!state) {
+            if (!o->quiet) fprintf(stderr, "stax: --part works with check and count only\n");
+            return 2;
+        }
+        return stax_cli_part_read(o, fd, fn, state);
+    }
     if (!cli_par_wanted(o, fd, parts ? 1 : state && (state->merge || !state->len), &size))
         return cli_run_stream(o, fd, fn, ctx, err, state, NULL, 0);
     if (size) {
@@ -547,13 +565,29 @@ static void cli_count_merge(void *data, const void *part) {
     c->bytes_text += p->bytes_text;
 }
 
+static void cli_count_print(FILE *out, const cli_counts *c) {
+    fprintf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
+            c->elements, c->attributes, c->text, c->cdata, c->comments, c->pis, c->bytes_text);
+}
+
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     cli_counts c;
     memset(&c, 0, sizeof c);
     stax_cli_state st = {"count", &c, sizeof c, cli_count_merge};
     int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
-    if (rc == 0)
-        fprintf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
-                c.elements, c.attributes, c.text, c.cdata, c.comments, c.pis, c.bytes_text);
+    if (rc == 0 && !o->part_n) cli_count_print(out, &c);
+    return rc;
+}
+
+int stax_cmd_merge(const stax_cli_opts *o, int fd, char *const *parts, size_t n, FILE *out) {
+    stax_cli_partset *ps = stax_cli_parts_load(o, parts, n);
+    if (!ps) return 2;
+    cli_counts c;
+    memset(&c, 0, sizeof c);
+    stax_cli_state check = {"check", NULL, 0, NULL}, count = {"count", &c, sizeof c, cli_count_merge};
+    int counting = !strcmp(stax_cli_parts_command(ps), "count");
+    int rc = stax_cli_parts_merge(o, ps, fd, counting ? cli_count_batch : NULL, counting ? &count : &check);
+    if (rc == 0 && counting) cli_count_print(out, &c);
+    stax_cli_parts_free(ps);
     return rc;
 }

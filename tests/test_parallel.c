@@ -683,3 +683,95 @@ static void progress_of_check(int via_pipe) {
 
 Test(parallel, tool_progress) { progress_of_check(0); }
 Test(parallel, tool_progress_from_a_pipe) { progress_of_check(1); }
+
+/* ---------------------------------------------------------------- ranges: cuts, move, equal */
+
+/* The cuts of n ranges: from 0 to len, in order, each inner one a '<' and a
+ * name start character at or after the first cut; the guess at the first
+ * cut moves to every range's start and reads from there. */
+static void cuts_of(const char *doc, size_t n, int want_guess) {
+    size_t len = strlen(doc), cap = stax_context_max_size(NULL), glen = 99;
+    uint64_t *cuts = calloc(n + 1, sizeof *cuts);
+    unsigned char *g = malloc(cap);
+    cr_assert_eq(stax_parallel_cuts(doc, len, NULL, n, cuts, g, cap, &glen), STAX_OK);
+    cr_assert_eq(cuts[0], 0);
+    cr_assert_eq(cuts[n], len);
+    cr_assert_eq(glen != 0, want_guess, "%zu ranges of '%s': guess of %zu bytes", n, doc, glen);
+    stax_pos first;
+    if (glen) cr_assert_eq(stax_context_position(g, glen, &first), STAX_OK);
+    for (size_t k = 1; k < n; k++) {
+        cr_assert_leq(cuts[k - 1], cuts[k]);
+        if (cuts[k] == len) continue;
+        cr_assert(glen && cuts[k] >= first.offset, "cut %zu at %llu", k, (unsigned long long)cuts[k]);
+        cr_assert_eq(doc[cuts[k]], '<', "cut %zu at %llu", k, (unsigned long long)cuts[k]);
+        stax_pos at = {cuts[k], 1, 1}, back;
+        cr_assert_eq(stax_context_move(g, glen, at), STAX_OK);
+        cr_assert_eq(stax_context_position(g, glen, &back), STAX_OK);
+        cr_assert(back.offset == at.offset && back.line == 1 && back.column == 1);
+        stax_reader *r = stax_reader_new(NULL);
+        cr_assert_eq(stax_reader_resume(r, g, glen), STAX_OK, "%s", stax_reader_message(r));
+        stax_reader_free(r);
+    }
+    free(g);
+    free(cuts);
+}
+
+Test(parallel, range_cuts) {
+    const char *recs = "<?xml version='1.0'?><db><r>1</r><r>2</r><r>3</r><r>4</r><r>5</r><r>6</r><r>7</r></db>";
+    for (size_t n = 1; n <= 12; n++) cuts_of(recs, n, n > 1);
+    cuts_of("<r>one text node, no element in it</r>", 4, 0);
+    cuts_of("<r><a>1</a></r><!-- after -->", 3, 1);
+    cuts_of("<r><a>1</a><bad", 3, 1);
+    cuts_of("<!DOCTYPE r [<!ENTITY e 'x'>]><r>&bad;<a/></r>", 3, 0); /* the prolog stops in an error */
+    /* the guess needs room; every cut is at len meanwhile */
+    uint64_t cuts[4];
+    size_t glen = 0;
+    unsigned char small[8];
+    cr_assert_eq(stax_parallel_cuts(recs, strlen(recs), NULL, 3, cuts, small, sizeof small, &glen), STAX_E_FULL);
+    cr_assert_gt(glen, sizeof small);
+    cr_assert(cuts[1] == strlen(recs) && cuts[2] == strlen(recs));
+    /* refusals */
+    stax_reader_options fixed = {0};
+    char block[8192];
+    fixed.memory = block;
+    fixed.memory_size = sizeof block;
+    cr_assert_eq(stax_parallel_cuts(recs, strlen(recs), &fixed, 3, cuts, small, sizeof small, &glen), STAX_E_USAGE);
+    cr_assert_eq(stax_parallel_cuts(recs, strlen(recs), NULL, 0, cuts, small, sizeof small, &glen), STAX_E_USAGE);
+    cr_assert_eq(stax_parallel_cuts(NULL, 3, NULL, 2, cuts, small, sizeof small, &glen), STAX_E_USAGE);
+    cr_assert_eq(stax_parallel_cuts(recs, strlen(recs), NULL, 2, NULL, small, sizeof small, &glen), STAX_E_USAGE);
+}
+
+/* A context saved in content, its copy moved: equal but for the position;
+ * another state, or any byte changed, is not equal; a broken context is not
+ * moved. */
+Test(parallel, context_move_and_equal) {
+    const char *doc = "<db><r>1</r><r>2</r><s><r>3</r></s></db>";
+    unsigned char a[4096], b[4096], c[4096];
+    size_t alen = 0, clen = 0;
+    stax_reader *r = stax_reader_new(NULL);
+    const stax_batch *bt;
+    stax_reader_feed(r, doc, 13); /* "<db><r>1</r><" */
+    while (stax_reader_next(r, &bt) == STAX_OK) {
+    }
+    cr_assert_eq(stax_reader_save(r, a, sizeof a, &alen), STAX_OK, "%s", stax_reader_message(r));
+    stax_reader_feed(r, doc + 13, 12); /* "r>2</r><s><r" */
+    while (stax_reader_next(r, &bt) == STAX_OK) {
+    }
+    cr_assert_eq(stax_reader_save(r, c, sizeof c, &clen), STAX_OK, "%s", stax_reader_message(r));
+    stax_reader_free(r);
+    memcpy(b, a, alen);
+    stax_pos to = {1000, 7, 9}, got;
+    cr_assert_eq(stax_context_move(b, alen, to), STAX_OK);
+    cr_assert_eq(stax_context_position(b, alen, &got), STAX_OK);
+    cr_assert(got.offset == 1000 && got.line == 7 && got.column == 9);
+    cr_assert_eq(stax_context_equal(a, alen, b, alen), 1);
+    cr_assert_eq(stax_context_equal(a, alen, c, clen), 0, "depth 1 and depth 2 are not the same state");
+    cr_assert_eq(stax_context_equal(a, alen, b, alen - 1), 0);
+    for (size_t i = 0; i < alen; i++) {
+        b[i] ^= 1;
+        cr_assert_eq(stax_context_equal(a, alen, b, alen), 0, "byte %zu", i);
+        cr_assert_eq(stax_context_move(b, alen, to), STAX_E_CONTEXT, "byte %zu", i);
+        b[i] ^= 1;
+    }
+    cr_assert_eq(stax_context_equal(a, alen, b, alen), 1, "the moves refused changed nothing");
+}

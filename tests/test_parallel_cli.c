@@ -396,3 +396,249 @@ Test(parallel_cli, generated_shapes, .timeout = 900) {
     for (size_t k = 0; k < 4; k++) same_as_one(path, &m[k], cuts);
     temp_done(dir, path);
 }
+
+/* ---------------------------------------------------------------- --part K/N and stax merge */
+
+typedef struct merged {
+    int rc;
+    char *out;
+    size_t len;
+    char err[2048];
+    unsigned rereads;
+} merged;
+
+/* check (count 0) or count of path, serially. */
+static merged serial_run(const char *path, int count, int ns) {
+    merged m;
+    memset(&m, 0, sizeof m);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.namespaces = ns;
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0, "%s", path);
+    FILE *out = open_memstream(&m.out, &m.len);
+    stax_test_stderr err = stax_test_stderr_begin();
+    m.rc = count ? stax_cmd_count(&o, fd, out) : stax_cmd_check(&o, fd);
+    stax_test_stderr_end(&err, m.err, sizeof m.err);
+    fclose(out);
+    close(fd);
+    return m;
+}
+
+/* The n range readers of path, each as --part K/n writes it, into dir/p.K;
+ * then stax merge over them, given in reverse order (merge sorts them by K). */
+static merged part_run(const char *dir, const char *path, int count, int ns, unsigned n) {
+    char **names = calloc(n, sizeof *names);
+    cr_assert_not_null(names);
+    for (unsigned k = 0; k < n; k++) {
+        names[n - 1 - k] = malloc(600);
+        snprintf(names[n - 1 - k], 600, "%s/p.%u", dir, k);
+        stax_cli_opts o;
+        memset(&o, 0, sizeof o);
+        o.name = path;
+        o.namespaces = ns;
+        o.part_k = k;
+        o.part_n = n;
+        o.part_out = fopen(names[n - 1 - k], "wb");
+        cr_assert_not_null(o.part_out);
+        int fd = open(path, O_RDONLY);
+        cr_assert_geq(fd, 0);
+        FILE *out = fopen("/dev/null", "w");
+        int rc = count ? stax_cmd_count(&o, fd, out) : stax_cmd_check(&o, fd);
+        cr_assert_eq(rc, 0, "%s --part %u/%u exited %d", path, k, n, rc);
+        fclose(out);
+        cr_assert_eq(fclose(o.part_out), 0);
+        close(fd);
+    }
+    merged m;
+    memset(&m, 0, sizeof m);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.rereads = &m.rereads;
+    int fd = open(path, O_RDONLY);
+    FILE *out = open_memstream(&m.out, &m.len);
+    stax_test_stderr err = stax_test_stderr_begin();
+    m.rc = stax_cmd_merge(&o, fd, names, n, out);
+    stax_test_stderr_end(&err, m.err, sizeof m.err);
+    fclose(out);
+    close(fd);
+    for (unsigned k = 0; k < n; k++) {
+        unlink(names[k]);
+        free(names[k]);
+    }
+    free(names);
+    return m;
+}
+
+/* Merged ranges give the serial result for check and count at each n; the
+ * ranges read again, in all. */
+static unsigned parts_same(const char *path, const unsigned *ns_list, size_t nn, int ns) {
+    char dir[] = "/tmp/stax-part-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    unsigned again = 0;
+    for (int count = 0; count < 2; count++) {
+        merged one = serial_run(path, count, ns);
+        for (size_t i = 0; i < nn; i++) {
+            merged m = part_run(dir, path, count, ns, ns_list[i]);
+            cr_assert_eq(m.rc, one.rc, "%s %s, %u parts: exit %d, serially %d (%s)", path, count ? "count" : "check",
+                         ns_list[i], m.rc, one.rc, m.err);
+            cr_assert_str_eq(m.err, one.err, "%s, %u parts", path, ns_list[i]);
+            cr_assert(m.len == one.len && !memcmp(m.out, one.out, m.len), "%s %u parts: '%.*s' serially '%.*s'", path,
+                      ns_list[i], (int)m.len, m.out, (int)one.len, one.out);
+            again += m.rereads;
+            free(m.out);
+        }
+        free(one.out);
+    }
+    rmdir(dir);
+    return again;
+}
+
+static const unsigned part_counts[] = {1, 2, 3, 7, 16, 64};
+
+Test(parallel_cli, parts_fixtures, .timeout = 900) {
+    stax_test_fixture *fx;
+    size_t n = stax_test_load_fixtures(&fx);
+    char path[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "fixtures/%s", fx[i].name);
+        parts_same(path, part_counts, sizeof part_counts / sizeof part_counts[0], 0);
+        parts_same(path, part_counts + 2, 1, 1);
+    }
+    stax_test_free_fixtures(fx, n);
+}
+
+/* A range per few bytes: a cut at nearly every candidate point. */
+Test(parallel_cli, parts_documents_that_fool_a_splitter, .timeout = 900) {
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "doc.xml");
+    unsigned many[40];
+    for (unsigned i = 0; i < 40; i++) many[i] = i + 1;
+    for (size_t i = 0; i < sizeof fooling / sizeof fooling[0]; i++) {
+        write_file(path, fooling[i].doc, strlen(fooling[i].doc));
+        parts_same(path, many, 40, 0);
+        parts_same(path, many, 12, 1);
+    }
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<r>");
+    while (b.len < 20000) stax_test_buf_puts(&b, "text &amp; <![CDATA[<a>]]> more ");
+    stax_test_buf_puts(&b, "</r>");
+    write_buf(path, &b);
+    parts_same(path, part_counts, sizeof part_counts / sizeof part_counts[0], 0);
+    write_file(path, "", 0);
+    parts_same(path, part_counts, 3, 0);
+    temp_done(dir, path);
+}
+
+Test(parallel_cli, parts_generated_shapes, .timeout = 900) {
+    static const char *shapes[] = {"mixed-dump", "record", "attrs", "text", "deep", "mixed", "nonascii"};
+    if (access("build/gen", X_OK) != 0) cr_skip_test("build/gen not built (make build/gen)");
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "shape.xml");
+    static const unsigned n[] = {2, 7, 64};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        generated(shapes[i], path);
+        parts_same(path, n, 3, 0);
+    }
+    generated("mixed-dump", path);
+    parts_same(path, n + 1, 1, 1);
+    temp_done(dir, path);
+}
+
+/* Records of one depth: every range's guess is right, none is read again. */
+Test(parallel_cli, parts_records_are_not_read_again) {
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "doc.xml");
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<?xml version='1.0'?>\n<!DOCTYPE db [<!ENTITY co 'ACME'>]>\n<db>\n");
+    for (int i = 0; b.len < 200000; i++) {
+        char rec[128];
+        snprintf(rec, sizeof rec, "  <rec id='%d'><name>n&amp;%d</name><v>%d</v></rec>\n", i, i, i * 7);
+        stax_test_buf_puts(&b, rec);
+    }
+    stax_test_buf_puts(&b, "</db>\n");
+    write_buf(path, &b);
+    static const unsigned n[] = {2, 8, 33};
+    cr_assert_eq(parts_same(path, n, 3, 0), 0, "ranges were read again");
+    cr_assert_eq(parts_same(path, n, 3, 1), 0, "ranges were read again (--namespaces)");
+    temp_done(dir, path);
+}
+
+/* stax merge refuses what is not the N part records of one read of this file. */
+Test(parallel_cli, merge_refusals) {
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512], other[600], p[3][600];
+    temp_file(dir, path, sizeof path, "doc.xml");
+    snprintf(other, sizeof other, "%s/other.xml", dir);
+    const char *doc = "<r><a>1</a><a>2</a><a>3</a><a>4</a><a>5</a><a>6</a></r>";
+    write_file(path, doc, strlen(doc));
+    write_file(other, "<r><a>1</a><a>2</a></r>", 23);
+    for (unsigned k = 0; k < 3; k++) {
+        snprintf(p[k], sizeof p[k], "%s/p.%u", dir, k);
+        stax_cli_opts o;
+        memset(&o, 0, sizeof o);
+        o.name = path;
+        o.part_k = k;
+        o.part_n = 3;
+        o.part_out = fopen(p[k], "wb");
+        int fd = open(path, O_RDONLY);
+        cr_assert_eq(stax_cmd_count(&o, fd, NULL), 0); /* a part record, no counts printed */
+        fclose(o.part_out);
+        close(fd);
+    }
+    char *all[3] = {p[0], p[1], p[2]}, *twice[3] = {p[0], p[1], p[1]};
+    unsigned char *rec;
+    size_t len;
+    cr_assert_null(stax_cli_read_file(p[1], &rec, &len));
+    struct {
+        const char *doc;
+        char **parts;
+        size_t n;
+        const char *says;
+    } cases[] = {
+        {path, all, 2, "but 2 part records were given"},
+        {path, twice, 3, "part 1 again"},
+        {other, all, 3, "is not the file the parts read"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        stax_cli_opts o;
+        memset(&o, 0, sizeof o);
+        o.name = cases[i].doc;
+        int fd = open(cases[i].doc, O_RDONLY);
+        char err[1024];
+        stax_test_stderr e = stax_test_stderr_begin();
+        int rc = stax_cmd_merge(&o, fd, cases[i].parts, cases[i].n, NULL);
+        stax_test_stderr_end(&e, err, sizeof err);
+        close(fd);
+        cr_assert_eq(rc, 2, "case %zu", i);
+        cr_assert(strstr(err, cases[i].says), "case %zu: %s", i, err);
+    }
+    /* every byte of a record flipped, and every truncation: refused, never trusted */
+    FILE *null = fopen("/dev/null", "w");
+    for (size_t at = 0; at < len; at++) {
+        for (int flip = 0; flip < 2; flip++) {
+            FILE *f = fopen(p[1], "wb");
+            if (flip) rec[at] ^= 0x20;
+            fwrite(rec, 1, flip ? len : at, f);
+            if (flip) rec[at] ^= 0x20;
+            fclose(f);
+            stax_cli_opts o;
+            memset(&o, 0, sizeof o);
+            o.name = path;
+            int fd = open(path, O_RDONLY);
+            char err[1024];
+            stax_test_stderr e = stax_test_stderr_begin();
+            int rc = stax_cmd_merge(&o, fd, all, 3, null);
+            stax_test_stderr_end(&e, err, sizeof err);
+            close(fd);
+            cr_assert_eq(rc, 2, "byte %zu %s: exit %d", at, flip ? "flipped" : "cut", rc);
+            cr_assert(strstr(err, "p.1: "), "byte %zu: %s", at, err);
+        }
+    }
+    fclose(null);
+    free(rec);
+    for (unsigned k = 0; k < 3; k++) unlink(p[k]);
+    unlink(other);
+    temp_done(dir, path);
+}
