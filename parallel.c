@@ -86,7 +86,7 @@ static int par_begin(const stax_parallel_options *o, size_t part) { return o->be
 static int par_finish(const stax_parallel_options *o, stax_parallel_result *res, stax_reader *r, int st, int cb,
                       size_t part, stax_pos base) {
     if (cb) return res->status = cb;
-    if (o->done && (cb = o->done(o->ud, part, base)) != 0) return res->status = cb;
+    if (o->done && (cb = o->done(o->ud, part, base)) != 0 && cb != STAX_AGAIN) return res->status = cb; /* no part after */
     if (st >= 0) return res->status = STAX_OK;
     res->status = st;
     res->err_pos = stax_parallel_pos(base, stax_reader_error_pos(r));
@@ -618,7 +618,12 @@ static int par_verify(par *p, stax_parallel_result *res) {
     stax_pos base = par_origin(0);
     for (size_t k = 1;; k++) {
         par_slot *f = &p->slots[(k - 1) % p->nslots], *s = &p->slots[k % p->nslots];
-        if (o->done && (f->cb = o->done(o->ud, k - 1, base)) != 0) return res->status = f->cb;
+        int again = 0; /* the caller asks for part k to be read again */
+        if (o->done && (f->cb = o->done(o->ud, k - 1, base)) != 0) {
+            if (f->cb != STAX_AGAIN) return res->status = f->cb;
+            f->cb = 0;
+            again = 1;
+        }
         pthread_mutex_lock(&p->mu);
         p->released = k; /* part k - 1's buffer can be filled again */
         pthread_cond_broadcast(&p->cv);
@@ -631,7 +636,7 @@ static int par_verify(par *p, stax_parallel_result *res) {
          * context elsewhere, part k - 1's reader goes on */
         if (known && p->read && (at.offset < s->boff || at.offset - s->boff > s->blen)) known = 0;
         stax_pos real = known ? stax_parallel_pos(base, at) : base;
-        int right = known && at.offset == c && stax_context_equal(f->end, f->end_len, p->guess, p->guess_len);
+        int right = !again && known && at.offset == c && stax_context_equal(f->end, f->end_len, p->guess, p->guess_len);
         if (right && s->st >= 0 && s->st != STAX_E_NOMEM) {
             base = real;
         } else if (known) { /* from the real end context, with its real position */

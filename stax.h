@@ -139,6 +139,8 @@ enum {
     STAX_END = 2,        /* reader: the document is complete; no more events */
     STAX_WOULD_BLOCK = 3,/* writer: the sink took less than offered; see docs/writer.md */
     STAX_DECLINE = 4,    /* resolver: this external entity is not read (stax_resolve_fn) */
+    STAX_AGAIN = 5,      /* parallel read, from done: read the next part again from the real
+                            end of this one, whatever its guess (stax_parallel_options) */
 
     STAX_E_NOMEM = -1,   /* allocator failed, or the fixed block is too small */
     STAX_E_USAGE = -2,   /* API misuse (bad argument, call in the wrong state) */
@@ -576,7 +578,11 @@ STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
  * position (offsets are always real). A callback that returns non-zero
  * stops the read, which returns that value (only once its part is known to
  * be serial: a part read from a wrong guess is dropped with what it
- * returned). Several parts' callbacks run at once, each part's on one thread
+ * returned). done may instead return STAX_AGAIN: the read goes on, and the
+ * next part is read again (begin, batches, done) on the calling thread from
+ * the real end of this one, even when its guess was right: for a caller whose
+ * own state at the cut (not the reader's) came out otherwise than it guessed.
+ * Several parts' callbacks run at once, each part's on one thread
  * at a time; at most stax_parallel_slots(threads) parts are between begin and
  * done, so state kept per part can live in slot k % stax_parallel_slots().
  *

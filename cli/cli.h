@@ -70,10 +70,13 @@ int stax_cli_run_state(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
  * before a part is read (again: drop what the slot gathered), batch with
  * its batches (on a worker, with part-relative lines and columns), done in
  * document order once the part is known to be the serial one. Each returns
- * 0 to go on, STAX_CLI_STOP or an exit code as a batch function does, or
- * STAX_CLI_SERIAL: the read is given up and the document read again as a
+ * 0 to go on, STAX_CLI_STOP or an exit code as a batch function does,
+ * STAX_CLI_AGAIN (done only, below), or STAX_CLI_SERIAL: the read is given up and the document read again as a
  * stream through fn (the command skips the output its done calls wrote). */
 #define STAX_CLI_SERIAL (-3)
+/* done only: go on, and read the next part again from the real end of this
+ * one (on the calling thread, after this done), whatever its guess was */
+#define STAX_CLI_AGAIN (-4)
 typedef struct stax_cli_parts {
     void *ud;
     int (*setup)(void *ud, size_t slots);

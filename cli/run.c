@@ -172,13 +172,15 @@ static int cli_par_batch(void *ud, size_t part, const stax_batch *b) {
 
 static int cli_par_done(void *ud, size_t part, stax_pos base) {
     cli_par *p = ud;
+    int again = 0;
     if (p->parts) {
         int rc = p->parts->done(p->parts->ud, part, part % p->nslots);
-        if (rc) return CLI_PAR_RESULT + rc;
+        again = rc == STAX_CLI_AGAIN;
+        if (rc && !again) return CLI_PAR_RESULT + rc;
     } else if (p->state->merge) {
         p->state->merge(p->state->data, cli_par_slot(p, part));
     }
-    if (!p->map) return 0; /* a pipe: its reads count the progress */
+    if (!p->map) return again ? STAX_AGAIN : 0; /* a pipe: its reads count the progress */
     /* No reader goes back before the start of a part done: RSS stays that of
      * the parts in flight (a page given back is read again if touched). */
     size_t upto = (size_t)base.offset / p->page * p->page;
@@ -187,7 +189,7 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
         stax_cli_progress_add(&p->progress, (size_t)(base.offset - p->counted));
         p->counted = base.offset;
     }
-    return 0;
+    return again ? STAX_AGAIN : 0;
 }
 
 /* Whether -j can read this input in parts: with none of the options that

@@ -487,7 +487,9 @@ static int select_par_done(void *ud, size_t part, size_t slot) {
     P->takeover_for = !len && stax_select_status(q->s) == STAX_OK ? part + 1 : 0;
     P->next_right = len && have && len == P->guess_len && memcmp(P->end, P->guess, len) == 0;
     pthread_mutex_unlock(&P->mu);
-    return 0;
+    /* the next part's select started from a state that was not this one's
+     * end: it is read again, from that end (or going on with this select) */
+    return P->next_right ? 0 : STAX_CLI_AGAIN;
 }
 
 /* The serial read's batches (after -j gave up, the output written skipped). */

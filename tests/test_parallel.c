@@ -51,6 +51,9 @@ static int on_batch(void *ud, size_t part, const stax_batch *b) {
     return 0;
 }
 
+/* on_done asks for every next part to be read again (STAX_AGAIN) */
+static int done_again;
+
 static int on_done(void *ud, size_t part, stax_pos base) {
     par_run *u = (par_run *)ud;
     if (part != u->next_done++) u->order_broken = 1;
@@ -65,7 +68,7 @@ static int on_done(void *ud, size_t part, stax_pos base) {
         p = nl + 1;
         if (strncmp(p, "NULL-STRING\n", 12) == 0) p += 12;
     }
-    return 0;
+    return done_again ? STAX_AGAIN : 0;
 }
 
 /* A document handed out by a read function, `chunk` bytes at a time
@@ -774,4 +777,33 @@ Test(parallel, context_move_and_equal) {
         b[i] ^= 1;
     }
     cr_assert_eq(stax_context_equal(a, alen, b, alen), 1, "the moves refused changed nothing");
+}
+
+/* done returning STAX_AGAIN: every part after the first is read again from
+ * the real end of the one before, on the calling thread, and the events are
+ * still the serial ones, done once per part in order; from the last part's
+ * done it is not the read's result. */
+Test(parallel, done_asks_for_the_next_part_again) {
+    static const char *docs[] = {
+        "<db><r>1</r><r>2</r><r>3</r><r>4</r><r>5</r><r>6</r><r>7</r><r>8</r></db>",
+        "<r><a>1</a><!-- <a>2</a> --><a v='<a>'>3</a><![CDATA[<a>]]><a>4</a>text<b/></r>",
+        "<r><a>1</a><a>2&bad;</a><a>3</a></r>",
+    };
+    done_again = 1;
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        int sst = 0;
+        char *serial = stax_test_events_ex(docs[i], strlen(docs[i]), 0, NULL, STAX_DUMP_POS | STAX_DUMP_MESSAGE, &sst);
+        static const size_t sizes[] = {1, 7, 16};
+        for (size_t t = 1; t < 4; t++)
+            for (size_t s = 0; s < 3; s++)
+                for (size_t chunk = 0; chunk < 8; chunk += 7) {
+                    stax_parallel_result res;
+                    char *par = parallel_dump_in(docs[i], strlen(docs[i]), NULL, (unsigned)t + 1, sizes[s], &res, chunk);
+                    cr_assert_str_eq(par, serial, "doc %zu, %zu threads, parts of %zu", i, t + 1, sizes[s]);
+                    if (sst == STAX_END) cr_assert_eq(res.rereads + 1, res.parts, "%zu parts, %zu read again", res.parts, res.rereads);
+                    free(par);
+                }
+        free(serial);
+    }
+    done_again = 0;
 }
