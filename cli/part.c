@@ -215,10 +215,10 @@ out:
 static const char *part_parse(cli_range *r, size_t len) {
     const unsigned char *b = r->raw;
     if (len < 8 + 4 || memcmp(b, PART_MAGIC, 8) != 0) return "not a stax part record";
-    if (len < 8 + 8 || stax_cli_get(b + len - 8, 8) != stax_cli_fnv(b, len - 8))
+    if (len < 8 + 4 + 8 || stax_cli_get(b + len - 8, 8) != stax_cli_fnv(b, len - 8))
         return "the part record is corrupt or truncated (its checksum does not match)";
-    size_t at = 8, left = len - 8 - 8, n = (size_t)stax_cli_get(b + at, 4);
-    if (n > left - 4 || n >= sizeof r->cmd || left - 4 - n < 40) return "the part record is malformed";
+    size_t at = 8, left = len - 8 - 8, n = (size_t)stax_cli_get(b + at, 4); /* len >= 12 + 8: 4 bytes at 8 */
+    if (left < 4 || n > left - 4 || n >= sizeof r->cmd || left - 4 - n < 40) return "the part record is malformed";
     memcpy(r->cmd, b + at + 4, n);
     r->cmd[n] = '\0';
     at += 4 + n;

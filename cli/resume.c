@@ -71,7 +71,8 @@ const char *stax_cli_read_file(const char *path, unsigned char **out, size_t *ou
         free(buf);
         return why;
     }
-    *out = buf;
+    unsigned char *fit = realloc(buf, len ? len : 1); /* no slack past the bytes read */
+    *out = fit ? fit : buf;
     *out_len = len;
     return NULL;
 }

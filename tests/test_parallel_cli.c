@@ -644,6 +644,28 @@ Test(parallel_cli, merge_refusals) {
             cr_assert(strstr(err, "p.1: "), "byte %zu: %s", at, err);
         }
     }
+    /* every truncation sealed again (its checksum right): the fields are
+     * checked against the bytes there are, and refused */
+    for (size_t at = 12; at + 8 < len; at++) {
+        unsigned char *cut = malloc(at + 8);
+        memcpy(cut, rec, at);
+        stax_cli_put(cut + at, stax_cli_fnv(cut, at), 8);
+        FILE *f = fopen(p[1], "wb");
+        fwrite(cut, 1, at + 8, f);
+        fclose(f);
+        free(cut);
+        stax_cli_opts o;
+        memset(&o, 0, sizeof o);
+        o.name = path;
+        int fd = open(path, O_RDONLY);
+        char err[1024];
+        stax_test_stderr e = stax_test_stderr_begin();
+        int rc = stax_cmd_merge(&o, fd, all, 3, null);
+        stax_test_stderr_end(&e, err, sizeof err);
+        close(fd);
+        cr_assert_eq(rc, 2, "cut at %zu and sealed: exit %d", at, rc);
+        cr_assert(strstr(err, "p.1: the part record is malformed"), "cut at %zu: %s", at, err);
+    }
     fclose(null);
     free(rec);
     for (unsigned k = 0; k < 3; k++) unlink(p[k]);
