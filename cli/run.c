@@ -1,9 +1,10 @@
 /* The streaming driver every subcommand shares: reader setup from the
  * options, chunked feeding, and error reporting as NAME:LINE:COL: message. */
-#define _DEFAULT_SOURCE /* madvise (MADV_DONTNEED): glibc's posix_madvise ignores it */
+#define _GNU_SOURCE /* madvise (MADV_DONTNEED): glibc's posix_madvise ignores it; F_SETPIPE_SZ */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -359,6 +360,14 @@ static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
     cli_ring ring;
     memset(&ring, 0, sizeof ring);
     ring.fd = fd;
+#ifdef F_SETPIPE_SZ
+    /* Linux: a pipe of 1 MiB (the most an unprivileged process may ask by
+     * default; a refusal changes nothing) wakes the feeder and the writer
+     * 16 times less often than the default 64 KiB (cat | stax -j 2 count of
+     * 1 GiB: 1.36 s instead of 1.51 s) */
+    struct stat ps;
+    if (fstat(fd, &ps) == 0 && S_ISFIFO(ps.st_mode)) (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#endif
     ring.kept_all = parts != NULL; /* check and count never give up */
     size_t slots = stax_parallel_slots(o->jobs < 0 ? 0 : (unsigned)o->jobs), each = stax_parallel_buffer_size(o->part_size);
     ring.keep = each <= SIZE_MAX / slots ? slots * each : SIZE_MAX;
