@@ -102,9 +102,34 @@ static stax_pos par_origin(uint64_t offset) {
     return p;
 }
 
+/* With fixed blocks: each reader's share of a slot's block (its first half). */
+static size_t par_reader_block(const stax_parallel_options *o) { return o->block_size / 2 & ~(size_t)63; }
+
+/* The reader options of a read on the calling thread: o->reader's, or with
+ * fixed blocks its reader in the first half of blocks[1] (into *buf). */
+static const stax_reader_options *par_serial_options(const stax_parallel_options *o, stax_reader_options *buf) {
+    if (!o->blocks) return o->reader;
+    if (o->reader) *buf = *o->reader;
+    else memset(buf, 0, sizeof *buf);
+    buf->memory = o->blocks[1];
+    buf->memory_size = par_reader_block(o);
+    return buf;
+}
+
+/* Fixed blocks, when given: all stax_parallel_slots(threads) + 1 of them, and
+ * no reader block besides. */
+static int par_blocks_ok(const stax_parallel_options *o) {
+    if (!o->blocks) return 1;
+    if (o->reader && o->reader->memory) return 0;
+    for (size_t i = 0, n = stax_parallel_slots(o->threads) + 1; i < n; i++)
+        if (!o->blocks[i]) return 0;
+    return 1;
+}
+
 /* The whole document as part 0. */
 static int par_serial(const stax_parallel_options *o, const char *data, size_t len, stax_parallel_result *res) {
-    stax_reader *r = stax_reader_new(o->reader);
+    stax_reader_options fixed;
+    stax_reader *r = stax_reader_new(par_serial_options(o, &fixed));
     if (!r) return res->status = STAX_E_NOMEM;
     int cb = par_begin(o, 0), st = STAX_NEED_INPUT;
     if (!cb && len) {
@@ -133,7 +158,8 @@ static int par_read_into(int (*read)(void *, void *, size_t, size_t *), void *ru
 /* The whole input through read as part 0, on the calling thread. */
 static int par_serial_fn(const stax_parallel_options *o, int (*read)(void *, void *, size_t, size_t *), void *rud,
                          stax_parallel_result *res) {
-    const stax_reader_options *ro = o->reader;
+    stax_reader_options in_blocks;
+    const stax_reader_options *ro = par_serial_options(o, &in_blocks);
     char fixed[PAR_FIXED_READ];
     stax__mem m;
     stax__mem_init(&m, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
@@ -187,6 +213,7 @@ typedef struct par_slot {
     int blast;           /* the input ends after them */
     int bopen;           /* no cut within the buffer: the rest of the input is read on the calling thread */
     int berr;            /* what the read function returned when it failed after them (0: none) */
+    unsigned char *rblock; /* fixed blocks: the block of the slot's reader (it moves with the reader) */
 } par_slot;
 
 typedef struct par {
@@ -213,9 +240,21 @@ typedef struct par {
     const char *name; /* the first cut's name, first_name bytes (a copy of the buffer's, for a read through a function) */
     char *name_copy;
     stax__mem mem;
+    size_t rsize;     /* fixed blocks: each reader's block size (0: readers allocate) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } par;
+
+/* A new reader for slot s: in the slot's reader block with fixed blocks. */
+static stax_reader *par_new_reader(const par *p, const par_slot *s) {
+    if (!p->rsize) return stax_reader_new(p->o->reader);
+    stax_reader_options ro;
+    if (p->o->reader) ro = *p->o->reader;
+    else memset(&ro, 0, sizeof ro);
+    ro.memory = s->rblock;
+    ro.memory_size = p->rsize;
+    return stax_reader_new(&ro);
+}
 
 static int par_name_start(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || c >= 0x80;
@@ -361,7 +400,7 @@ static void par_read_range(par *p, par_slot *s, size_t k, uint64_t from) {
 static void par_read_from(par *p, par_slot *s, size_t k, const unsigned char *ctx, size_t n, stax_pos pos) {
     s->cb = 0;
     s->end_ok = 0;
-    s->r = stax_reader_new(p->o->reader);
+    s->r = par_new_reader(p, s);
     if (!s->r || par_move_context(s, ctx, n, pos) || stax_reader_resume(s->r, s->ctx, n) != STAX_OK) {
         s->st = s->r && stax_reader_status(s->r) != STAX_E_NOMEM ? STAX_E_INTERNAL : STAX_E_NOMEM;
         return;
@@ -649,6 +688,9 @@ static int par_verify(par *p, stax_parallel_result *res) {
             res->rereads++;
             s->r = f->r;
             f->r = NULL;
+            unsigned char *b = s->rblock; /* the reader's block goes with it: s's is free */
+            s->rblock = f->rblock;
+            f->rblock = b;
             s->cb = par_begin(o, k);
             par_read_range(p, s, k, c + 1);
         }
@@ -700,14 +742,30 @@ static int par_threads(par *p, stax_parallel_result *res) {
     unsigned nt = stax_parallel_threads(o->threads);
     p->nslots = (size_t)nt + 2;
     const stax_reader_options *ro = o->reader;
-    stax__mem_init(&p->mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
+    if (o->blocks) { /* everything in the caller's blocks (p->fmem is not used: a read through a function is serial) */
+        p->rsize = par_reader_block(o);
+        if (!p->rsize || stax__mem_init(&p->mem, NULL, NULL, o->blocks[0], o->block_size)) return res->status = STAX_E_NOMEM;
+    } else {
+        stax__mem_init(&p->mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
+    }
     stax__mem_init(&p->fmem, p->mem.fn, p->mem.ud, NULL, 0);
     p->slots = (par_slot *)stax__mem_alloc(&p->mem, p->nslots * sizeof *p->slots);
     if (!p->slots) return res->status = STAX_E_NOMEM;
     memset(p->slots, 0, p->nslots * sizeof *p->slots);
-    for (size_t i = 0; i < p->nslots; i++) stax__mem_init(&p->slots[i].mem, p->mem.fn, p->mem.ud, NULL, 0);
+    for (size_t i = 0; i < p->nslots; i++) {
+        par_slot *s = &p->slots[i];
+        if (!o->blocks) {
+            stax__mem_init(&s->mem, p->mem.fn, p->mem.ud, NULL, 0);
+            continue;
+        }
+        s->rblock = (unsigned char *)o->blocks[1 + i];
+        if (stax__mem_init(&s->mem, NULL, NULL, s->rblock + p->rsize, o->block_size - p->rsize)) {
+            stax__mem_free(&p->mem, p->slots, p->nslots * sizeof *p->slots);
+            return res->status = STAX_E_NOMEM;
+        }
+    }
     par_slot *s0 = &p->slots[0];
-    s0->r = stax_reader_new(ro);
+    s0->r = par_new_reader(p, s0);
     if (!s0->r || (p->read && par_buffer(p, s0))) {
         par_free(p);
         return res->status = STAX_E_NOMEM;
@@ -804,6 +862,7 @@ int stax_parallel_read(const void *data, size_t len, const stax_parallel_options
     memset(res, 0, sizeof *res);
     if (!opt || (!data && len)) return res->status = STAX_E_USAGE;
     if (!data) data = "";
+    if (!par_blocks_ok(opt)) return res->status = STAX_E_USAGE;
 #ifdef PAR_THREADS
     if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory)) {
         par p;
@@ -823,8 +882,9 @@ int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *g
     if (!res) res = &local;
     memset(res, 0, sizeof *res);
     if (!opt || !read) return res->status = STAX_E_USAGE;
+    if (!par_blocks_ok(opt)) return res->status = STAX_E_USAGE;
 #ifdef PAR_THREADS
-    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory)) {
+    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory) && !opt->blocks) {
         par p;
         memset(&p, 0, sizeof p);
         p.o = opt;

@@ -586,9 +586,10 @@ STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
  * at a time; at most stax_parallel_slots(threads) parts are between begin and
  * done, so state kept per part can live in slot k % stax_parallel_slots().
  *
- * One thread (threads 1 and part_size 0), a reader in a fixed block, or a
- * build without threads or save and resume (STAX_NO_THREADS, STAX_NO_RESUME)
- * reads the whole document as part 0 on the calling thread. */
+ * One thread (threads 1 and part_size 0), a reader in a fixed block
+ * (reader->memory; give blocks instead to read in parts), or a build without
+ * threads or save and resume (STAX_NO_THREADS, STAX_NO_RESUME) reads the whole
+ * document as part 0 on the calling thread. */
 typedef struct stax_parallel_options {
     const stax_reader_options *reader; /* every part's reader (NULL: defaults); memory must be NULL */
     unsigned threads;                  /* [1] worker threads; 0: one per online core */
@@ -597,6 +598,15 @@ typedef struct stax_parallel_options {
     int (*begin)(void *ud, size_t part);                    /* may be NULL */
     int (*batch)(void *ud, size_t part, const stax_batch *b); /* may be NULL */
     int (*done)(void *ud, size_t part, stax_pos base);      /* may be NULL */
+    /* Fixed blocks instead of the allocator (NULL: allocate): stax_parallel_slots(threads) + 1
+     * blocks of block_size bytes each, and nothing else is allocated. blocks[0] holds the
+     * read's bookkeeping; blocks[1 + i] slot i's reader, in its first half (block_size / 2
+     * bytes, rounded down to 64: its limits come from that size, as for any reader in a fixed
+     * block), and the slot's two contexts in the other half. reader->memory must be NULL. A
+     * read through a function, or without threads, reads on the calling thread with its
+     * reader in the first half of blocks[1]. Blocks too small: STAX_E_NOMEM. */
+    void *const *blocks;
+    size_t block_size;
 } stax_parallel_options;
 
 /* What a parallel read found. */

@@ -51,6 +51,10 @@ static int on_batch(void *ud, size_t part, const stax_batch *b) {
     return 0;
 }
 
+/* parallel_dump_in's fixed blocks (NULL: none) */
+static void *const *test_blocks;
+static size_t test_block_size;
+
 /* on_done asks for every next part to be read again (STAX_AGAIN) */
 static int done_again;
 
@@ -116,6 +120,8 @@ static char *parallel_dump_in(const char *doc, size_t len, const stax_reader_opt
     o.begin = on_begin;
     o.batch = on_batch;
     o.done = on_done;
+    o.blocks = test_blocks;
+    o.block_size = test_block_size;
     pipe_in in = {doc, len, 0, chunk, (uint32_t)(len * 31 + threads * 7 + part_size), 0};
     int st = chunk ? stax_parallel_read_fn(pipe_read, &in, &o, res) : stax_parallel_read(doc, len, &o, res);
     cr_assert_eq(st, res->status);
@@ -806,4 +812,85 @@ Test(parallel, done_asks_for_the_next_part_again) {
         free(serial);
     }
     done_again = 0;
+}
+
+/* An allocator hook that must never be called: with fixed blocks nothing is allocated. */
+static void *no_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
+    (void)ud;
+    (void)p;
+    (void)old_size;
+    cr_assert_fail("allocated %zu bytes with fixed blocks", new_size);
+    return NULL;
+}
+
+/* Fixed blocks, one per slot and one for the bookkeeping: the events of a
+ * reader in a block of half their size (what each part's reader gets), in
+ * parts on 2 to 4 threads, from memory and through a read function (which
+ * reads on the calling thread), and the allocator never called. */
+Test(parallel, fixed_blocks) {
+    const char *docs[] = {
+        "<db><r>1</r><r>2</r><r>3</r><r>4</r><r>5</r><r>6</r><r>7</r><r>8</r></db>",
+        "<r><a>1</a><!-- <a>2</a> --><a v='<a>'>3</a><![CDATA[<a>]]><a>4</a>text<b/></r>",
+        "<!DOCTYPE r [<!ENTITY e '<a>e</a>'>]><r><a>1</a>&e;<a>2</a>&e;<a>3</a></r>",
+        "<r><a>1</a><a>2&bad;</a><a>3</a></r>",
+        "<r>one long text with &amp; references and <![CDATA[<a>]]> no element in it</r>",
+        /* cuts inside one CDATA section, one after another: part after part goes on with the
+         * reader of the part before, whose block must move with it */
+        NULL, /* below: a CDATA section longer than the readers' max_text, with cuts in it */
+    };
+    stax_test_buf long_cdata = {0};
+    stax_test_buf_puts(&long_cdata, "<r><a>1</a><![CDATA[");
+    while (long_cdata.len < 40000) stax_test_buf_puts(&long_cdata, "<a>x</a> <b>y</b> ");
+    stax_test_buf_puts(&long_cdata, "]]><a>2</a></r>");
+    docs[sizeof docs / sizeof docs[0] - 1] = long_cdata.p;
+    const size_t block = 128u << 10;
+    void *blocks[8];
+    for (size_t i = 0; i < 8; i++) cr_assert_not_null(blocks[i] = malloc(block));
+    char *serial_block = malloc(block / 2);
+    stax_reader_options ro = {0}, serial_ro = {0};
+    ro.alloc = no_alloc;
+    serial_ro.memory = serial_block;
+    serial_ro.memory_size = block / 2;
+    test_blocks = blocks;
+    test_block_size = block;
+    static const size_t sizes[] = {1, 7, 61, 4096};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        int sst = 0;
+        char *serial = stax_test_events_ex(docs[i], strlen(docs[i]), 0, &serial_ro, STAX_DUMP_POS | STAX_DUMP_MESSAGE, &sst);
+        for (unsigned t = 2; t <= 4; t++)
+            for (size_t s = 0; s < 4; s++)
+                for (size_t chunk = 0; chunk < 8; chunk += 7) {
+                    stax_parallel_result res;
+                    char *par = parallel_dump_in(docs[i], strlen(docs[i]), &ro, t, sizes[s], &res, chunk);
+                    if (sst == STAX_END)
+                        cr_assert_str_eq(par, serial, "doc %zu, %u threads, parts of %zu, read by %zu", i, t, sizes[s], chunk);
+                    else
+                        cr_assert_str_eq(status_line(par), status_line(serial), "doc %zu, %u threads", i, t);
+                    if (!chunk && sizes[s] < 16 && i < 3) cr_assert_gt(res.parts, 1, "doc %zu was not read in parts", i);
+                    free(par);
+                }
+        free(serial);
+    }
+    /* refusals: a missing block, a reader block besides; too small: no memory */
+    stax_parallel_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 2;
+    o.part_size = 16;
+    o.blocks = blocks;
+    o.block_size = block;
+    stax_parallel_result res;
+    void *missing[5] = {blocks[0], blocks[1], blocks[2], NULL, blocks[4]};
+    o.blocks = missing;
+    cr_assert_eq(stax_parallel_read(docs[0], strlen(docs[0]), &o, &res), STAX_E_USAGE);
+    o.blocks = blocks;
+    o.reader = &serial_ro;
+    cr_assert_eq(stax_parallel_read(docs[0], strlen(docs[0]), &o, &res), STAX_E_USAGE);
+    o.reader = &ro;
+    o.block_size = 600;
+    cr_assert_eq(stax_parallel_read(docs[0], strlen(docs[0]), &o, &res), STAX_E_NOMEM);
+    test_blocks = NULL;
+    test_block_size = 0;
+    stax_test_buf_free(&long_cdata);
+    for (size_t i = 0; i < 8; i++) free(blocks[i]);
+    free(serial_block);
 }
