@@ -59,7 +59,7 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
-	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench main FORCE \
+	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench bench-parallel main FORCE \
 	test-cmake test-cpp test-ranges
 all: lib $(BUILD)/stax
 
@@ -319,6 +319,13 @@ main:
 bench:
 	BUILD=$(BUILD) sh bench/run.sh
 	BUILD=$(BUILD) sh bench/shapes.sh
+	BUILD=$(BUILD) sh bench/parallel.sh
+	BUILD=$(BUILD) sh bench/parallel-shapes.sh
+
+# -j N beside -j 1 and expat: the mixed dump (STAX_PAR_MIB, default 256) and every shape.
+bench-parallel:
+	BUILD=$(BUILD) sh bench/parallel.sh
+	BUILD=$(BUILD) sh bench/parallel-shapes.sh
 
 clean:
 	rm -rf $(BUILD)
