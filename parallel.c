@@ -105,15 +105,19 @@ static stax_pos par_origin(uint64_t offset) {
 /* With fixed blocks: each reader's share of a slot's block (its first half). */
 static size_t par_reader_block(const stax_parallel_options *o) { return o->block_size / 2 & ~(size_t)63; }
 
+/* o->reader's options with the reader in block (par_reader_block bytes), into *buf. */
+static const stax_reader_options *par_options_in(const stax_parallel_options *o, void *block, stax_reader_options *buf) {
+    if (o->reader) *buf = *o->reader;
+    else memset(buf, 0, sizeof *buf);
+    buf->memory = block;
+    buf->memory_size = par_reader_block(o);
+    return buf;
+}
+
 /* The reader options of a read on the calling thread: o->reader's, or with
  * fixed blocks its reader in the first half of blocks[1] (into *buf). */
 static const stax_reader_options *par_serial_options(const stax_parallel_options *o, stax_reader_options *buf) {
-    if (!o->blocks) return o->reader;
-    if (o->reader) *buf = *o->reader;
-    else memset(buf, 0, sizeof *buf);
-    buf->memory = o->blocks[1];
-    buf->memory_size = par_reader_block(o);
-    return buf;
+    return o->blocks ? par_options_in(o, o->blocks[1], buf) : o->reader;
 }
 
 /* Fixed blocks, when given: all stax_parallel_slots(threads) + 1 of them, and
@@ -240,20 +244,14 @@ typedef struct par {
     const char *name; /* the first cut's name, first_name bytes (a copy of the buffer's, for a read through a function) */
     char *name_copy;
     stax__mem mem;
-    size_t rsize;     /* fixed blocks: each reader's block size (0: readers allocate) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } par;
 
 /* A new reader for slot s: in the slot's reader block with fixed blocks. */
 static stax_reader *par_new_reader(const par *p, const par_slot *s) {
-    if (!p->rsize) return stax_reader_new(p->o->reader);
     stax_reader_options ro;
-    if (p->o->reader) ro = *p->o->reader;
-    else memset(&ro, 0, sizeof ro);
-    ro.memory = s->rblock;
-    ro.memory_size = p->rsize;
-    return stax_reader_new(&ro);
+    return stax_reader_new(p->o->blocks ? par_options_in(p->o, s->rblock, &ro) : p->o->reader);
 }
 
 static int par_name_start(unsigned char c) {
@@ -742,9 +740,9 @@ static int par_threads(par *p, stax_parallel_result *res) {
     unsigned nt = stax_parallel_threads(o->threads);
     p->nslots = (size_t)nt + 2;
     const stax_reader_options *ro = o->reader;
+    size_t rsize = par_reader_block(o); /* fixed blocks: each slot's reader's share of its block */
     if (o->blocks) { /* everything in the caller's blocks (p->fmem is not used: a read through a function is serial) */
-        p->rsize = par_reader_block(o);
-        if (!p->rsize || stax__mem_init(&p->mem, NULL, NULL, o->blocks[0], o->block_size)) return res->status = STAX_E_NOMEM;
+        if (!rsize || stax__mem_init(&p->mem, NULL, NULL, o->blocks[0], o->block_size)) return res->status = STAX_E_NOMEM;
     } else {
         stax__mem_init(&p->mem, ro ? ro->alloc : NULL, ro ? ro->alloc_ud : NULL, NULL, 0);
     }
@@ -759,7 +757,7 @@ static int par_threads(par *p, stax_parallel_result *res) {
             continue;
         }
         s->rblock = (unsigned char *)o->blocks[1 + i];
-        if (stax__mem_init(&s->mem, NULL, NULL, s->rblock + p->rsize, o->block_size - p->rsize)) {
+        if (stax__mem_init(&s->mem, NULL, NULL, s->rblock + rsize, o->block_size - rsize)) {
             stax__mem_free(&p->mem, p->slots, p->nslots * sizeof *p->slots);
             return res->status = STAX_E_NOMEM;
         }
