@@ -444,6 +444,41 @@ static merged serial_run(const char *path, int count, int ns) {
     return m;
 }
 
+/* Range k of n of path, as --part k/n writes it, into rec (count 0: check). */
+static void write_part(const char *path, const char *rec, int count, int ns, unsigned k, unsigned n) {
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.namespaces = ns;
+    o.part_k = k;
+    o.part_n = n;
+    o.part_out = fopen(rec, "wb");
+    cr_assert_not_null(o.part_out);
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0);
+    int rc = count ? stax_cmd_count(&o, fd, NULL) : stax_cmd_check(&o, fd); /* a part record, no counts printed */
+    cr_assert_eq(rc, 0, "%s --part %u/%u exited %d", path, k, n, rc);
+    cr_assert_eq(fclose(o.part_out), 0);
+    close(fd);
+}
+
+/* stax merge path over parts[0, n): its exit code, stdout into m->out (when
+ * out is NULL; else to out) and stderr into m->err. */
+static void merge_into(merged *m, const char *path, char *const *parts, size_t n, FILE *out) {
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.rereads = &m->rereads;
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0, "%s", path);
+    FILE *mine = out ? NULL : open_memstream(&m->out, &m->len);
+    stax_test_stderr err = stax_test_stderr_begin();
+    m->rc = stax_cmd_merge(&o, fd, parts, n, out ? out : mine);
+    stax_test_stderr_end(&err, m->err, sizeof m->err);
+    if (mine) fclose(mine);
+    close(fd);
+}
+
 /* The n range readers of path, each as --part K/n writes it, into dir/p.K;
  * then stax merge over them, given in reverse order (merge sorts them by K). */
 static merged part_run(const char *dir, const char *path, int count, int ns, unsigned n) {
@@ -452,36 +487,11 @@ static merged part_run(const char *dir, const char *path, int count, int ns, uns
     for (unsigned k = 0; k < n; k++) {
         names[n - 1 - k] = malloc(600);
         snprintf(names[n - 1 - k], 600, "%s/p.%u", dir, k);
-        stax_cli_opts o;
-        memset(&o, 0, sizeof o);
-        o.name = path;
-        o.namespaces = ns;
-        o.part_k = k;
-        o.part_n = n;
-        o.part_out = fopen(names[n - 1 - k], "wb");
-        cr_assert_not_null(o.part_out);
-        int fd = open(path, O_RDONLY);
-        cr_assert_geq(fd, 0);
-        FILE *out = fopen("/dev/null", "w");
-        int rc = count ? stax_cmd_count(&o, fd, out) : stax_cmd_check(&o, fd);
-        cr_assert_eq(rc, 0, "%s --part %u/%u exited %d", path, k, n, rc);
-        fclose(out);
-        cr_assert_eq(fclose(o.part_out), 0);
-        close(fd);
+        write_part(path, names[n - 1 - k], count, ns, k, n);
     }
     merged m;
     memset(&m, 0, sizeof m);
-    stax_cli_opts o;
-    memset(&o, 0, sizeof o);
-    o.name = path;
-    o.rereads = &m.rereads;
-    int fd = open(path, O_RDONLY);
-    FILE *out = open_memstream(&m.out, &m.len);
-    stax_test_stderr err = stax_test_stderr_begin();
-    m.rc = stax_cmd_merge(&o, fd, names, n, out);
-    stax_test_stderr_end(&err, m.err, sizeof m.err);
-    fclose(out);
-    close(fd);
+    merge_into(&m, path, names, n, NULL);
     for (unsigned k = 0; k < n; k++) {
         unlink(names[k]);
         free(names[k]);
@@ -594,16 +604,7 @@ Test(parallel_cli, merge_refusals) {
     write_file(other, "<r><a>1</a><a>2</a></r>", 23);
     for (unsigned k = 0; k < 3; k++) {
         snprintf(p[k], sizeof p[k], "%s/p.%u", dir, k);
-        stax_cli_opts o;
-        memset(&o, 0, sizeof o);
-        o.name = path;
-        o.part_k = k;
-        o.part_n = 3;
-        o.part_out = fopen(p[k], "wb");
-        int fd = open(path, O_RDONLY);
-        cr_assert_eq(stax_cmd_count(&o, fd, NULL), 0); /* a part record, no counts printed */
-        fclose(o.part_out);
-        close(fd);
+        write_part(path, p[k], 1, 0, k, 3);
     }
     char *all[3] = {p[0], p[1], p[2]}, *twice[3] = {p[0], p[1], p[1]};
     unsigned char *rec;
@@ -619,21 +620,15 @@ Test(parallel_cli, merge_refusals) {
         {path, twice, 3, "part 1 again"},
         {other, all, 3, "is not the file the parts read"},
     };
+    FILE *null = fopen("/dev/null", "w");
+    merged m;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        stax_cli_opts o;
-        memset(&o, 0, sizeof o);
-        o.name = cases[i].doc;
-        int fd = open(cases[i].doc, O_RDONLY);
-        char err[1024];
-        stax_test_stderr e = stax_test_stderr_begin();
-        int rc = stax_cmd_merge(&o, fd, cases[i].parts, cases[i].n, NULL);
-        stax_test_stderr_end(&e, err, sizeof err);
-        close(fd);
-        cr_assert_eq(rc, 2, "case %zu", i);
-        cr_assert(strstr(err, cases[i].says), "case %zu: %s", i, err);
+        memset(&m, 0, sizeof m);
+        merge_into(&m, cases[i].doc, cases[i].parts, cases[i].n, null);
+        cr_assert_eq(m.rc, 2, "case %zu", i);
+        cr_assert(strstr(m.err, cases[i].says), "case %zu: %s", i, m.err);
     }
     /* every byte of a record flipped, and every truncation: refused, never trusted */
-    FILE *null = fopen("/dev/null", "w");
     for (size_t at = 0; at < len; at++) {
         for (int flip = 0; flip < 2; flip++) {
             FILE *f = fopen(p[1], "wb");
@@ -641,17 +636,10 @@ Test(parallel_cli, merge_refusals) {
             fwrite(rec, 1, flip ? len : at, f);
             if (flip) rec[at] ^= 0x20;
             fclose(f);
-            stax_cli_opts o;
-            memset(&o, 0, sizeof o);
-            o.name = path;
-            int fd = open(path, O_RDONLY);
-            char err[1024];
-            stax_test_stderr e = stax_test_stderr_begin();
-            int rc = stax_cmd_merge(&o, fd, all, 3, null);
-            stax_test_stderr_end(&e, err, sizeof err);
-            close(fd);
-            cr_assert_eq(rc, 2, "byte %zu %s: exit %d", at, flip ? "flipped" : "cut", rc);
-            cr_assert(strstr(err, "p.1: "), "byte %zu: %s", at, err);
+            memset(&m, 0, sizeof m);
+            merge_into(&m, path, all, 3, null);
+            cr_assert_eq(m.rc, 2, "byte %zu %s: exit %d", at, flip ? "flipped" : "cut", m.rc);
+            cr_assert(strstr(m.err, "p.1: "), "byte %zu: %s", at, m.err);
         }
     }
     /* every truncation sealed again (its checksum right): the fields are
@@ -664,17 +652,10 @@ Test(parallel_cli, merge_refusals) {
         fwrite(cut, 1, at + 8, f);
         fclose(f);
         free(cut);
-        stax_cli_opts o;
-        memset(&o, 0, sizeof o);
-        o.name = path;
-        int fd = open(path, O_RDONLY);
-        char err[1024];
-        stax_test_stderr e = stax_test_stderr_begin();
-        int rc = stax_cmd_merge(&o, fd, all, 3, null);
-        stax_test_stderr_end(&e, err, sizeof err);
-        close(fd);
-        cr_assert_eq(rc, 2, "cut at %zu and sealed: exit %d", at, rc);
-        cr_assert(strstr(err, "p.1: the part record is malformed"), "cut at %zu: %s", at, err);
+        memset(&m, 0, sizeof m);
+        merge_into(&m, path, all, 3, null);
+        cr_assert_eq(m.rc, 2, "cut at %zu and sealed: exit %d", at, m.rc);
+        cr_assert(strstr(m.err, "p.1: the part record is malformed"), "cut at %zu: %s", at, m.err);
     }
     fclose(null);
     free(rec);
