@@ -334,9 +334,21 @@ static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     e->attr_first = 0;
     e->depth = r->doc.depth;
     e->name = e->text = none;
-    e->pubid = e->sysid = none;
     e->pos = pos;
     return e;
+}
+
+/* The batch's attribute entry that holds the public id (name) and system id
+ * (value) of DOCTYPE or ENTITY_REF event e, both empty; NULL after failing
+ * (stax__rd_room keeps max_attrs >= 1 entries free for each token). */
+static inline stax_attr *rd_emit_ids(stax_reader *r, stax_event *e) {
+    static const stax_str none = {0, 0};
+    if (STAX_UNLIKELY(r->doc.attr_len >= r->cfg.attr_cap)) return rd_internal(r, "attribute table full"), (stax_attr *)NULL;
+    stax_attr *a = &r->buf.attrs[r->doc.attr_len];
+    e->attr_first = (uint32_t)r->doc.attr_len++;
+    a->name = a->value = none;
+    a->flags = 0;
+    return a;
 }
 
 

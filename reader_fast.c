@@ -75,9 +75,11 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
     x->ev = r->buf.events + r->buf.batch.count;
 }
 
-/* An event at the current position, with the fields every type has (always
- * inlined: the start tag's grammar made the loop large enough for the
- * compiler to call it, which cost more than the code it saved). */
+/* An event at the current position, with the fields every type has; the
+ * caller writes the string its type defines (name or text: stax.h's
+ * STAX__EV_NAMED and STAX__EV_TEXTED), the accessors ignore the other.
+ * Always inlined: the start tag's grammar made the loop large enough for the
+ * compiler to call it, which cost more than the code it saved. */
 RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
     stax_event *e = x->ev++;
     e->type = (uint8_t)type;
@@ -85,10 +87,6 @@ RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
     e->reserved = 0;
     e->attr_count = 0;
     e->depth = depth;
-    e->text.ptr = NULL;
-    e->text.len = 0;
-    e->pubid = e->text; /* every string of every event is valid, used or not */
-    e->sysid = e->text;
     e->pos.offset = x->off;
     e->pos.line = x->line;
     e->pos.column = x->col;
@@ -194,7 +192,6 @@ found:
         }
         if (keep) {
             stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, r->doc.depth);
-            e->name = e->text;
             e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
             e->text.ptr = txt;
             e->text.len = tl;

@@ -154,10 +154,11 @@ static int rd_text_outside(stax_reader *r, const char *tok, size_t n) {
 /* An ENTITY_REF event for external entity e, not read. */
 static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
     stax_event *ev = rd_emit(r, STAX_EV_ENTITY_REF, pos);
-    if (!ev) return r->doc.status;
+    stax_attr *ids = ev ? rd_emit_ids(r, ev) : NULL;
+    if (!ids) return r->doc.status;
     ev->name = e->name;
-    ev->pubid = e->pubid;
-    ev->sysid = e->sysid;
+    ids->name = e->pubid;
+    ids->value = e->sysid;
     return 0;
 }
 
@@ -238,7 +239,7 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         }
         if (rep) return rd_entity_ref(r, rep, rd_pos_in(r, tok, i)) ? 0 : end;
         stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
-        if (!e) return 0;
+        if (!e || !rd_emit_ids(r, e)) return 0;
         e->name = name;
         if (copy) e->name.ptr = dst0 + tl;
         return end;
@@ -851,20 +852,21 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     r->doc.has_doctype = 1;
     r->doc.part = DOC_PROLOG;
     stax_event *e = rd_emit(r, STAX_EV_DOCTYPE, r->doc.tok_pos);
-    if (!e) return r->doc.status;
+    stax_attr *ids = e ? rd_emit_ids(r, e) : NULL;
+    if (!ids) return r->doc.status;
     e->flags = (uint8_t)flags;
     e->name = name;
     if (copy || memchr(tok, '\r', n)) {
         copy = 1;
         if (stax__rd_arena_copy(r, &e->name)) return r->doc.status;
     }
-    if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &e->pubid) ||
-        rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &e->sysid) ||
+    if (rd_normalize_eol(r, pub.ptr ? pub.ptr : "", pub.len, copy, &ids->name) ||
+        rd_normalize_eol(r, sys.ptr ? sys.ptr : "", sys.len, copy, &ids->value) ||
         rd_normalize_eol(r, subset.ptr ? subset.ptr : "", subset.len, copy, &e->text))
         return r->doc.status;
     /* the external subset comes after the internal one (its declarations
      * give way to those of the internal subset) */
-    if (sys.ptr && r->buf.dtd.ext && stax__dtd_parse_external(&r->buf.dtd, e->name, e->pubid, e->sysid)) {
+    if (sys.ptr && r->buf.dtd.ext && stax__dtd_parse_external(&r->buf.dtd, e->name, ids->name, ids->value)) {
         r->buf.batch.count--; /* no DOCTYPE event for a DTD in error, as for the internal subset */
         return stax__rd_fail_err(r, tok, n);
     }

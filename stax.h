@@ -283,16 +283,16 @@ typedef struct stax_reader_options {
  * full build on this target (stax_reader_memory_min(NULL)). */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
-#define STAX_READER_MIN_MEMORY 5039u
+#define STAX_READER_MIN_MEMORY 4911u
 #else
-#define STAX_READER_MIN_MEMORY 5055u
+#define STAX_READER_MIN_MEMORY 4927u
 #endif
 #elif defined(__i386__)
-#define STAX_READER_MIN_MEMORY 4047u
+#define STAX_READER_MIN_MEMORY 3983u
 #elif defined(STAX_NO_STDIO)
-#define STAX_READER_MIN_MEMORY 4063u
+#define STAX_READER_MIN_MEMORY 3999u
 #else
-#define STAX_READER_MIN_MEMORY 4079u
+#define STAX_READER_MIN_MEMORY 4015u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode
@@ -336,22 +336,31 @@ typedef enum stax_event_type {
 #define STAX_EVF_HAS_SUBSET 0x20u     /* DOCTYPE: it had an internal subset ([...]) */
 
 /* The tables of a batch: the inline implementation of the stax_ev_*
- * accessors, which are the contract. Their layout may change. */
+ * accessors, which are the contract. Their layout may change. The reader
+ * writes only the fields an event's type defines (STAX__EV_NAMED,
+ * STAX__EV_TEXTED, STAX__EV_IDS below); the accessors return an empty string
+ * for the others, so they are safe on every type, while the fields
+ * themselves may hold anything there. */
 typedef struct stax_event {
     uint8_t type;        /* stax_event_type */
     uint8_t flags;       /* STAX_EVF_* */
     uint16_t reserved;
-    uint32_t attr_count; /* START: number of attributes (0 for other events) */
-    uint32_t attr_first; /* START: index of the first one in stax_batch.attrs */
+    uint32_t attr_count; /* START: number of attributes (0 for every other event) */
+    uint32_t attr_first; /* START: index of the first one in stax_batch.attrs;
+                            DOCTYPE, ENTITY_REF: the entry whose name is the public id
+                            and whose value is the system id */
     uint32_t depth;      /* elements open around the event; a START or END counts its own
                             element: the root's START and END are at 1, text in the root at 1,
                             a comment before the root at 0 */
-    stax_str name;
-    stax_str text;
-    stax_str pubid;      /* DOCTYPE: public id (empty if none) */
-    stax_str sysid;      /* DOCTYPE: system id (empty if none) */
+    stax_str name;       /* the types in STAX__EV_NAMED */
+    stax_str text;       /* the types in STAX__EV_TEXTED */
     stax_pos pos;        /* where the token starts ('<' of a tag, first byte of text) */
 } stax_event;
+
+/* Which types define which strings: bit t is set for type t. */
+#define STAX__EV_NAMED 0x3C6u  /* START END PI DOCTYPE XMLDECL ENTITY_REF */
+#define STAX__EV_TEXTED 0x1F8u /* TEXT CDATA COMMENT PI DOCTYPE XMLDECL */
+#define STAX__EV_IDS 0x280u    /* DOCTYPE ENTITY_REF: the public and system ids */
 
 typedef struct stax_attr {
     stax_str name;
@@ -439,10 +448,28 @@ STAXDEF size_t stax_reader_memory_peak(const stax_reader *r);
  * stax_ev_pos is an event's position; _offset, _line and _column its fields. */
 static inline int stax_ev_type(const stax_batch *b, size_t i) { return b->events[i].type; }
 static inline unsigned stax_ev_flags(const stax_batch *b, size_t i) { return b->events[i].flags; }
-static inline stax_str stax_ev_name(const stax_batch *b, size_t i) { return b->events[i].name; }
-static inline stax_str stax_ev_text(const stax_batch *b, size_t i) { return b->events[i].text; }
-static inline stax_str stax_ev_pubid(const stax_batch *b, size_t i) { return b->events[i].pubid; }
-static inline stax_str stax_ev_sysid(const stax_batch *b, size_t i) { return b->events[i].sysid; }
+static inline stax_str stax__ev_none(void) {
+    stax_str s;
+    s.ptr = NULL;
+    s.len = 0;
+    return s;
+}
+static inline stax_str stax_ev_name(const stax_batch *b, size_t i) {
+    const stax_event *e = &b->events[i];
+    return (STAX__EV_NAMED >> (e->type & 15u)) & 1u ? e->name : stax__ev_none();
+}
+static inline stax_str stax_ev_text(const stax_batch *b, size_t i) {
+    const stax_event *e = &b->events[i];
+    return (STAX__EV_TEXTED >> (e->type & 15u)) & 1u ? e->text : stax__ev_none();
+}
+static inline stax_str stax_ev_pubid(const stax_batch *b, size_t i) {
+    const stax_event *e = &b->events[i];
+    return (STAX__EV_IDS >> (e->type & 15u)) & 1u ? b->attrs[e->attr_first].name : stax__ev_none();
+}
+static inline stax_str stax_ev_sysid(const stax_batch *b, size_t i) {
+    const stax_event *e = &b->events[i];
+    return (STAX__EV_IDS >> (e->type & 15u)) & 1u ? b->attrs[e->attr_first].value : stax__ev_none();
+}
 static inline size_t stax_ev_attr_count(const stax_batch *b, size_t i) { return b->events[i].attr_count; }
 static inline stax_str stax_ev_attr_name(const stax_batch *b, size_t i, size_t k) {
     return b->attrs[b->events[i].attr_first + k].name;
@@ -470,7 +497,7 @@ static inline stax_qname stax__plain_qname(stax_str name) {
     return q;
 }
 static inline stax_qname stax_ev_qname(const stax_batch *b, size_t i) {
-    return b->ev_ns ? b->ev_ns[i] : stax__plain_qname(b->events[i].name);
+    return b->ev_ns ? b->ev_ns[i] : stax__plain_qname(stax_ev_name(b, i));
 }
 static inline stax_qname stax_ev_attr_qname(const stax_batch *b, size_t i, size_t k) {
     size_t a = b->events[i].attr_first + k;

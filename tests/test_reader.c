@@ -718,6 +718,65 @@ Test(reader, accessors_read_the_table) {
     stax_reader_free(r);
 }
 
+/* The reader writes only the strings an event's type defines; the accessors
+ * give an empty string for the others, though the table's slot may still
+ * hold another event's (a small batch reuses its slots for every type). */
+Test(reader, accessors_give_only_what_a_type_defines) {
+    static const char doc[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><!DOCTYPE r PUBLIC \"-//p\" \"s.dtd\" ["
+                              "<!ENTITY x SYSTEM \"x.xml\">]><!--c--><?pi data?><r a=\"1\"><b>text</b><c/>&x;"
+                              "<d>more text</d><![CDATA[cd]]></r>";
+    static const unsigned named = (1u << STAX_EV_START) | (1u << STAX_EV_END) | (1u << STAX_EV_PI) |
+                                  (1u << STAX_EV_DOCTYPE) | (1u << STAX_EV_XMLDECL) | (1u << STAX_EV_ENTITY_REF);
+    static const unsigned texted = (1u << STAX_EV_TEXT) | (1u << STAX_EV_CDATA) | (1u << STAX_EV_COMMENT) |
+                                   (1u << STAX_EV_PI) | (1u << STAX_EV_DOCTYPE) | (1u << STAX_EV_XMLDECL);
+    static const size_t chunks[] = {1, 2, 3, 7, sizeof doc};
+    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+        stax_reader_options o;
+        memset(&o, 0, sizeof o);
+        o.batch_events = 4;
+        stax_reader *r = stax_reader_new(&o);
+        cr_assert_not_null(r);
+        unsigned seen = 0;
+        size_t at = 0, refs = 0, doctypes = 0;
+        const stax_batch *b;
+        for (int rc = STAX_NEED_INPUT;; rc = stax_reader_next(r, &b)) {
+            if (rc == STAX_NEED_INPUT) {
+                size_t n = sizeof doc - 1 - at < chunks[c] ? sizeof doc - 1 - at : chunks[c];
+                if (n) stax_reader_feed(r, doc + at, n);
+                else stax_reader_end(r);
+                at += n;
+                continue;
+            }
+            if (rc == STAX_END) break;
+            cr_assert_eq(rc, STAX_OK, "chunk %zu: %s", chunks[c], stax_reader_message(r));
+            for (size_t i = 0; i < b->count; i++) {
+                int t = stax_ev_type(b, i);
+                seen |= 1u << t;
+                if (!(named & (1u << t))) cr_assert_eq(stax_ev_name(b, i).len, 0, "type %d has no name", t);
+                if (!(texted & (1u << t))) cr_assert_eq(stax_ev_text(b, i).len, 0, "type %d has no text", t);
+                if (t != STAX_EV_START) cr_assert_eq(stax_ev_attr_count(b, i), 0, "type %d has no attributes", t);
+                if (t == STAX_EV_DOCTYPE) {
+                    doctypes++;
+                    cr_assert(stax_str_eq(stax_ev_pubid(b, i), "-//p") && stax_str_eq(stax_ev_sysid(b, i), "s.dtd"));
+                } else if (t == STAX_EV_ENTITY_REF) {
+                    refs++;
+                    cr_assert(stax_str_eq(stax_ev_name(b, i), "x"));
+                    cr_assert(stax_ev_pubid(b, i).len == 0 && stax_str_eq(stax_ev_sysid(b, i), "x.xml"));
+                } else {
+                    cr_assert(stax_ev_pubid(b, i).len == 0 && stax_ev_sysid(b, i).len == 0, "type %d has no ids", t);
+                }
+                if (t == STAX_EV_START && stax_str_eq(stax_ev_name(b, i), "r")) {
+                    cr_assert_eq(stax_ev_attr_count(b, i), 1);
+                    cr_assert(stax_str_eq(stax_ev_attr_value(b, i, 0), "1"));
+                }
+            }
+        }
+        cr_assert_eq(seen, named | texted, "every type was read (chunk %zu)", chunks[c]);
+        cr_assert(refs == 1 && doctypes == 1);
+        stax_reader_free(r);
+    }
+}
+
 Test(reader, str_eq_helper) {
     stax_str s = {"abc", 3}, e = {NULL, 0}, part = {"abcdef", 3};
     cr_assert(stax_str_eq(s, "abc"));

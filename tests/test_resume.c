@@ -31,13 +31,13 @@ static void dump_batch(stax_test_buf *o, const stax_batch *b) {
     for (size_t i = 0; i < b->count; i++) {
         const stax_event *e = &b->events[i];
         stax_test_buf_printf(o, "%u f%u d%u ", e->type, e->flags, (unsigned)e->depth);
-        put_str(o, e->name);
+        put_str(o, stax_ev_name(b, i));
         stax_test_buf_puts(o, " ");
-        put_str(o, e->text);
+        put_str(o, stax_ev_text(b, i));
         stax_test_buf_puts(o, " ");
-        put_str(o, e->pubid);
+        put_str(o, stax_ev_pubid(b, i));
         stax_test_buf_puts(o, " ");
-        put_str(o, e->sysid);
+        put_str(o, stax_ev_sysid(b, i));
         if (b->ev_ns && (e->type == STAX_EV_START || e->type == STAX_EV_END)) {
             stax_test_buf_puts(o, " ns=");
             put_str(o, b->ev_ns[i].uri);

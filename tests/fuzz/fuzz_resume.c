@@ -66,7 +66,8 @@ static void fzr_batch(fzr_trace *t, const stax_batch *b) {
         unsigned fixed[3] = {e->type, e->flags, e->depth};
         h = fzr_mix(h, fixed, sizeof fixed);
         h = fzr_mix(h, &e->pos, sizeof e->pos);
-        h = fzr_str(fzr_str(fzr_str(fzr_str(h, e->name), e->text), e->pubid), e->sysid);
+        h = fzr_str(fzr_str(fzr_str(fzr_str(h, stax_ev_name(b, i)), stax_ev_text(b, i)), stax_ev_pubid(b, i)),
+                  stax_ev_sysid(b, i));
         if (b->ev_ns) h = fzr_str(fzr_str(h, b->ev_ns[i].uri), b->ev_ns[i].local);
         for (uint32_t k = 0; k < e->attr_count; k++) {
             const stax_attr *a = &b->attrs[e->attr_first + k];
