@@ -58,6 +58,19 @@ typedef struct rd_fx {
     stax_event *ev_last;      /* no token starts past it: each may give two events */
 } rd_fx;
 
+/* v, as a value the optimizer cannot see into. GCC's SLP vectorizer packed
+ * the position's three adjacent loads in rd_fx_load into vector registers and
+ * kept x.off and x.line as one, which the loop spilled and copied at every
+ * token (docs/benchmarks.md: 5% of a record's instructions); an empty asm on
+ * each load keeps them three scalars in registers. Only where the pointers
+ * are 64-bit: a 64-bit register operand is a pair on 32-bit targets. */
+static inline uint64_t rd_fx_scalar(uint64_t v) {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__aarch64__))
+    __asm__("" : "+r"(v));
+#endif
+    return v;
+}
+
 static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
     r->doc.in_pos = (size_t)(x->p - r->doc.in);
     r->doc.pos.offset = x->off;
@@ -69,9 +82,9 @@ static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
 static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
     x->p = r->doc.in + r->doc.in_pos;
     x->end = r->doc.in + r->doc.in_len;
-    x->off = r->doc.pos.offset;
-    x->line = r->doc.pos.line;
-    x->col = r->doc.pos.column;
+    x->off = rd_fx_scalar(r->doc.pos.offset);
+    x->line = rd_fx_scalar(r->doc.pos.line);
+    x->col = rd_fx_scalar(r->doc.pos.column);
     x->ev = r->buf.events + r->buf.batch.count;
 }
 
