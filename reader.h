@@ -370,6 +370,13 @@ static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->b
 #else
 #define RD_HOT_INLINE static inline
 #endif
+/* A rare branch of the hot path, kept out of it: inlined, its code takes
+ * registers the common case needs. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RD_NOINLINE static __attribute__((noinline))
+#else
+#define RD_NOINLINE static
+#endif
 
 /* Attribute names seen in a tag, as a filter of 64 bits: a name is compared
  * with the others only when its bit was already set (exact, and at worst the

@@ -216,6 +216,49 @@ found:
 
 /* ================================================================ tags */
 
+/* The UTF-8 continuation bytes of an attribute value s[0, n) (the window
+ * holds no CR), or SIZE_MAX when it holds a line feed: the position's own
+ * count (by 8 bytes), from column 0 of line 0. */
+static inline size_t rd_fx_cont(const char *s, size_t n) {
+    stax_pos at = {0, 0, 0};
+    stax__pos_advance_nocr(&at, s, n);
+    return at.line ? SIZE_MAX : n - (size_t)at.column;
+}
+
+/* The values of a start tag that its plain grammar marked to look at
+ * (references, white space other than SP, bytes >= 0x80), normalized in
+ * order by stax__rd_attr_value after rd_fx_save. Out of the loop, and given
+ * only values (most tags have no such value, and an address of the loop's
+ * state would keep it out of registers). Returns the tag's continuation
+ * bytes after its last line feed (line_at), or one of: */
+#define RD_FX_RECOUNT SIZE_MAX         /* a value holds a line feed: count the tag again */
+#define RD_FX_DECLINE (SIZE_MAX - 1)   /* the general way takes it (the caller rolls back) */
+#define RD_FX_ERROR (SIZE_MAX - 2)     /* an error */
+RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t line_at, stax_attr *a0, stax_attr *end,
+                             size_t arena0) {
+    uint64_t expanded0 = r->doc.meter.expanded;
+    int room = stax__rd_room(r, n);
+    if (room) return room < 0 ? RD_FX_ERROR : RD_FX_DECLINE;
+    r->doc.tok_pos = r->doc.pos;
+    size_t cont = 0;
+    for (stax_attr *b = a0; b < end; b++) {
+        if (!(b->flags & RD_ATTRF_PENDING)) continue;
+        size_t vs = (size_t)(b->value.ptr - p);
+        if (cont != RD_FX_RECOUNT) { /* the value's continuation bytes count after the tag's last line feed */
+            size_t c = rd_fx_cont(b->value.ptr, b->value.len);
+            cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
+        }
+        b->flags = 0;
+        int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
+        if (rc == STAX__ROOM) {
+            r->doc.meter.expanded = expanded0;
+            return RD_FX_DECLINE;
+        }
+        if (rc) return RD_FX_ERROR;
+    }
+    return cont;
+}
+
 /* A start tag with ASCII names, complete in the window, when the DTD
  * declares no attributes and namespaces are off: the one start-tag grammar
  * (rd_stag, reader_tag.h) in its plain mode checks its structure in one
@@ -233,26 +276,12 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     size_t i = t.i, nl = t.nl;
     unsigned flags = t.flags;
     stax_attr *a0 = r->buf.attrs + first, *a = t.end;
+    size_t cont = 0; /* continuation bytes after the tag's last line feed, or RD_FX_RECOUNT */
     if (t.pending) {
-        uint64_t expanded0 = r->doc.meter.expanded;
         rd_fx_save(r, x);
-        int room = stax__rd_room(r, i);
-        if (room) {
-            if (room < 0) return -1;
-            goto decline;
-        }
-        r->doc.tok_pos = r->doc.pos;
-        for (stax_attr *b = a0; b < a; b++) {
-            if (!(b->flags & RD_ATTRF_PENDING)) continue;
-            size_t vs = (size_t)(b->value.ptr - p);
-            b->flags = 0;
-            int rc = stax__rd_attr_value(r, p, i, vs, vs + b->value.len, 0, 0, arena0, &b->value);
-            if (rc == STAX__ROOM) {
-                r->doc.meter.expanded = expanded0;
-                goto decline;
-            }
-            if (rc) return -1;
-        }
+        cont = rd_fx_pending(r, p, i, t.line_at, a0, a, arena0);
+        if (cont == RD_FX_ERROR) return -1;
+        if (cont == RD_FX_DECLINE) goto decline;
     }
     if (!flags) { /* the push, inline while the stack has room: the name is ASCII */
         size_t at = r->buf.stack.len;
@@ -279,13 +308,15 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     } else {
         r->doc.part = DOC_CONTENT;
     }
-    if (t.pending) { /* values may hold non-ASCII characters */
+    if (!t.pending) {
+        rd_fx_advance(x, i, t.lfs, t.line_at, 0);
+    } else if (cont != RD_FX_RECOUNT) {
+        rd_fx_advance(x, i, t.lfs, t.line_at, cont);
+    } else { /* a line feed in a value: count the tag again */
         stax_pos at = {x->off, x->line, x->col};
         rd_advance(r, &at, p, i);
         x->off = at.offset, x->line = at.line, x->col = at.column;
         x->p += i;
-    } else {
-        rd_fx_advance(x, i, t.lfs, t.line_at, 0);
     }
     return 1;
 decline:

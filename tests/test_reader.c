@@ -467,6 +467,38 @@ Test(reader, positions_count_code_points) {
                "END-OF-DOCUMENT\n");
 }
 
+/* A start tag whose values hold bytes >= 0x80 (or a reference) is read by
+ * the fast path whole, and the column after it counts the values' code
+ * points, not their bytes: after a line feed before, after or inside a
+ * value, with references. Expected positions counted by hand from the
+ * bytes (line feeds, and bytes that are not UTF-8 continuation bytes). */
+Test(reader, positions_after_values_with_non_ascii_characters) {
+    EXPECT_POS("<d><r a=\"é\" b=\"ü\">x</r>\n"
+               "<r\n"
+               " a=\"é\">x</r><r a=\"é\"\n"
+               " b=\"1\">x</r><r a=\"x\n"
+               "é\">y</r><r a=\"&amp;é\" c=\"中\">x</r></d>",
+               "START d @1:1:0\n"
+               "START r a=\"é\" b=\"ü\" @1:4:3\n"
+               "TEXT \"x\" @1:19:20\n"
+               "END r @1:20:21\n"
+               "TEXT \"\\n\" ws @1:24:25\n"
+               "START r a=\"é\" @2:1:26\n"
+               "TEXT \"x\" @3:8:37\n"
+               "END r @3:9:38\n"
+               "START r a=\"é\" b=\"1\" @3:13:42\n"
+               "TEXT \"x\" @4:8:59\n"
+               "END r @4:9:60\n"
+               "START r a=\"x é\" @4:13:64\n"
+               "TEXT \"y\" @5:4:76\n"
+               "END r @5:5:77\n"
+               "START r a=\"&é\" c=\"中\" @5:9:81\n"
+               "TEXT \"x\" @5:29:104\n"
+               "END r @5:30:105\n"
+               "END d @5:34:109\n"
+               "END-OF-DOCUMENT\n");
+}
+
 /* A lone CR is a line end (XML 1.0 section 2.11), for positions too. */
 Test(reader, positions_after_lone_cr) {
     EXPECT_POS("<r>\r<a/>\r\r\n<b/></r>",
