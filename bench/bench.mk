@@ -35,6 +35,10 @@ $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LDFLAGS)
 
+$(BUILD)/read_align: bench/read_align.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LDFLAGS)
+
 $(BUILD)/expat_count: bench/expat_count.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LDFLAGS) -lexpat

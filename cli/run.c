@@ -13,6 +13,15 @@
 
 #define STAX_CLI_READ_SIZE (256u * 1024) /* fewer tokens cut by a read: those take the slower way */
 
+/* The read buffer, page-aligned: the kernel's copy into a buffer 16 bytes off
+ * a cache line (what malloc returns for a block this large, which it maps on
+ * its own) took 3.5 times as long on an AMD EPYC, a third of stax's time on
+ * text (docs/benchmarks.md). */
+static char *cli_read_buffer(size_t cap) {
+    void *p = NULL;
+    return posix_memalign(&p, 4096, cap) == 0 ? (char *)p : NULL;
+}
+
 static ssize_t cli_read_full(int fd, char *buf, size_t cap) {
     for (;;) {
         ssize_t n = read(fd, buf, cap);
@@ -445,7 +454,7 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
     }
     size_t chunk = o->chunk ? o->chunk : STAX_CLI_READ_SIZE;
     size_t cap = chunk > STAX_CLI_READ_SIZE ? chunk : STAX_CLI_READ_SIZE;
-    char *buf = malloc(cap);
+    char *buf = cli_read_buffer(cap);
     int st = STAX_NEED_INPUT, rc = 2;
     stax_cli_progress progress;
     memset(&progress, 0, sizeof progress);
