@@ -15,8 +15,8 @@
 
 /* The read buffer, page-aligned: the kernel's copy into a buffer 16 bytes off
  * a cache line (what malloc returns for a block this large, which it maps on
- * its own) took 3.5 times as long on an AMD EPYC, a third of stax's time on
- * text (docs/benchmarks.md). */
+ * its own) took 3.5 times as long on an AMD EPYC, two fifths of stax's time
+ * on text (docs/benchmarks.md). */
 static char *cli_read_buffer(size_t cap) {
     void *p = NULL;
     return posix_memalign(&p, 4096, cap) == 0 ? (char *)p : NULL;
