@@ -150,7 +150,8 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
             end = stax__m16_first(mlt);
             t.nonws = (~mws & below) != 0;
             if (mlf) {
-                t.lfs = stax__m16_count(mlf);
+                /* one line feed (an indentation's) is the common case: no count */
+                t.lfs = mlf & (mlf - 1) ? stax__m16_count(mlf) : 1;
                 t.line_at = stax__m16_last(mlf) + 1;
             }
             goto found;
