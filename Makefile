@@ -294,9 +294,9 @@ test-encodings:
 # when the phase ends, with how long it took (the 20-minute budget on a
 # 2-core machine is watched in the CI log); the first failing phase stops
 # its lane, and make test fails.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-ranges
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+	test-cross test-cpp test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@t0=$$(date +%s); \
@@ -345,8 +345,9 @@ FORCE:
 # W3C suite with --chunk 3 --fixed-sweep, and the tool over fixtures/ and
 # generated documents compared byte for byte with the native build. Two
 # targets at a time (CROSS_JOBS). A sample: the sweeps as the sanitizer
-# builds run them, every test on aarch64, fewer elsewhere (tools/cross.sh
-# says which; CROSS_UNIT_ALL=1 runs all of them everywhere). The unit tests run through tests/lite, a
+# builds run them, and each of the slowest tests on one target of aarch64,
+# i686 and s390x (tools/cross.sh says which; CROSS_UNIT_ALL=1 runs all of
+# them everywhere). The unit tests run through tests/lite, a
 # runner of Criterion's interface that needs no library for the target: a
 # cross Criterion would need dpkg multiarch, which a fresh Debian machine
 # does not always take (foreign architectures break `apt-get update` where
