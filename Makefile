@@ -291,12 +291,12 @@ test-encodings:
 # lane. (The single file, $(BUILD)/stax.h, that phases of both lanes make
 # again is written to a temporary file and renamed, with the same bytes.)
 # A phase's output goes to $(BUILD)/test-logs/PHASE.log and is printed whole
-# when the phase ends, with how long it took (the 20-minute budget on a
-# 2-core machine is watched in the CI log); the first failing phase stops
-# its lane, and make test fails.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-ranges
+# when the phase ends, with how long it took and the CPU time (user and
+# system) of all it ran (the 20-minute budget on a 2-core machine is watched
+# in the CI log); the first failing phase stops its lane, and make test fails.
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross test-cpp test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+	test-cross test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@t0=$$(date +%s); \
@@ -307,9 +307,10 @@ test:
 	echo "make test: all suites passed in $$(( $$(date +%s) - t0 )) s"
 
 test-lane-1 test-lane-2: test-lane-%:
-	@mkdir -p $(BUILD)/test-logs; for t in $(TEST_LANE$*); do s=$$(date +%s); log=$(BUILD)/test-logs/$$t.log; \
+	@mkdir -p $(BUILD)/test-logs; cpu0=0; for t in $(TEST_LANE$*); do s=$$(date +%s); log=$(BUILD)/test-logs/$$t.log; \
 	  if $(MAKE) WERROR=1 $$t >$$log 2>&1; then r=passed; else r=FAILED; fi; \
-	  cat $$log; echo "make test: lane $*: $$t $$r in $$(( $$(date +%s) - s )) s"; \
+	  times >$$log.times; cpu=$$(awk 'NR == 2 { split($$1, u, "m"); split($$2, k, "m"); printf "%d", u[1] * 60 + u[2] + k[1] * 60 + k[2] }' $$log.times); \
+	  cat $$log; echo "make test: lane $*: $$t $$r in $$(( $$(date +%s) - s )) s (CPU $$((cpu - cpu0)) s)"; cpu0=$$cpu; \
 	  [ $$r = passed ] || exit 1; done
 
 # ---------------------------------------------------------------- benchmarks

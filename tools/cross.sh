@@ -11,7 +11,7 @@
 # Into build/cross/TARGET:
 #   1. the unit tests, through tests/lite (Criterion's interface on a small
 #      runner of its own, so that no Criterion library for TARGET is needed);
-#   2. the W3C suite with --chunk 3 --fixed-sweep (build/xmlconf: `make
+#   2. the W3C suite with --chunk 3, and --fixed-sweep on the 32-bit targets (build/xmlconf: `make
 #      conformance` fetches it; without it this step is skipped and says so);
 #   3. the tool: canon, count, select and fmt (and check in a fixed block) over
 #      fixtures/ and generated documents, compared byte for byte (stdout,
@@ -134,9 +134,16 @@ fi
 tail -n 1 "$b/unit.out"
 took "the unit tests"
 
-echo "$target: W3C suite, --chunk 3 --fixed-sweep"
+# The fixed-block sweep (every document in blocks of growing sizes) where the
+# sizes differ from the native build's: on the two 32-bit ABIs (i686 aligns
+# 64-bit fields to 4 bytes, ARM's EABI to 8). The 64-bit targets have the
+# native build's sizes; the sweep is five sixths of this step under qemu.
+sweep=""
+case $target in armhf | i686) sweep=--fixed-sweep ;; esac
+echo "$target: W3C suite, --chunk 3 $sweep"
 if [ -f build/xmlconf/package/cleaned/xmlconf-flattened.xml ]; then
-    if run "$b/conformance" build/xmlconf/package --chunk 3 --quiet --fixed-sweep >"$b/conformance.out" 2>&1; then
+    # shellcheck disable=SC2086
+    if run "$b/conformance" build/xmlconf/package --chunk 3 --quiet $sweep >"$b/conformance.out" 2>&1; then
         cat "$b/conformance.out"
     else
         cat "$b/conformance.out" >&2
