@@ -189,7 +189,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
 #ifdef STAX__V16
 found:
 #endif
-    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end) != end) return 0; /* the general way reports it */
+    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
     if (r->doc.part != DOC_CONTENT) {
         if (t.nonws) return 0; /* text outside the root: an error */
     } else {

@@ -60,9 +60,8 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
  * its width; TGT its instruction set; NEXT takes the tail. */
 #define SCAN_TEXT_KERNEL(NAME, TGT, V, P, M, BYTES, NEXT)                                                        \
     TGT static size_t NAME(const char *p, size_t i, size_t n, stax__tscan *s) {                               \
-        const stax__##V sp = stax__##V##_set(0x20), tab = stax__##V##_set(9), lf = stax__##V##_set(10);         \
+        const stax__##V sp = stax__##V##_keep(stax__##V##_set(0x20)), tab = stax__##V##_set(9), lf = stax__##V##_set(10);  \
         const stax__##V amp = stax__##V##_set('&'), rb = stax__##V##_set(']'), lt = stax__##V##_set('<');       \
-        const stax__##V c0 = stax__##V##_set((char)0xC0);                                                    \
         for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
             stax__##V v = stax__##V##_load(p + i);                                                             \
             stax__##P is_lf = stax__##V##_eq(v, lf), tl = stax__##V##_or(is_lf, stax__##V##_eq(v, tab));          \
@@ -80,10 +79,10 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
                 s->line_at = i + last + 1;                                                                     \
                 s->cont = 0;                                                                                   \
                 if (mhi)                                                                                       \
-                    s->cont = stax__##M##_count(stax__##V##_mask(stax__##V##_lt(v, c0)) & below &             \
+                    s->cont = stax__##M##_count(mhi & (stax__##M)~stax__##V##_bit6(v) &                         \
                                                  (stax__##M)~stax__##M##_low(last + 1));                       \
             } else if (mhi) {                                                                                  \
-                s->cont += stax__##M##_count(stax__##V##_mask(stax__##V##_lt(v, c0)) & below);                 \
+                s->cont += stax__##M##_count(mhi & (stax__##M)~stax__##V##_bit6(v));                          \
             }                                                                                                  \
             if (mstop) return i + stax__##M##_first(mstop);                                                    \
         }                                                                                                      \
@@ -199,33 +198,51 @@ static size_t scan_utf8_rest(const char *p, size_t i, size_t n) {
 
 /* One kernel for every block that has a table lookup (AVX2, and NEON on
  * AArch64; V, BYTES and TGT as for the text runs). NAME_block gives the
- * errors of block cur (prev: the block before it). NAME checks p[0, n) by
- * blocks; the tail (under BYTES bytes, or none) is checked as one more
- * block, copied into zeros, so that a sequence the end cuts reads as too
- * short, as it is. From the block of the first error on, byte by byte, to
- * give the offset of the first bad byte exactly as the portable check does.
- * U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not Chars: after an EF lead
- * both bytes are continuations (80..BF) or the error kinds already say so,
- * and of those only BF, and BE or BF, have every bit of BF set. */
+ * errors of block cur (prev: the block before it), with the constants of
+ * NAME_consts, made once before the loop and kept in registers. NAME checks
+ * p[0, n) by blocks; the tail (under BYTES bytes, or none) is checked as one
+ * more block: read in place where room allows, its errors taken up to and
+ * including p[n] (ASCII: a sequence the end cuts is an error there), else
+ * copied into zeros, so that such a sequence reads as too short, as it is.
+ * From the block of the first error on, byte by byte, to give the offset of
+ * the first bad byte exactly as the portable check does. U+FFFE and U+FFFF
+ * (EF BF BE, EF BF BF) are not Chars: after an EF lead both bytes are
+ * continuations (80..BF) or the error kinds already say so, and of those
+ * only BF, and BE or BF, have every bit of BF set. */
 #define SCAN_UTF8_KERNEL(NAME, TGT, V, BYTES)                                                                   \
-    TGT __attribute__((always_inline)) static inline stax__##V NAME##_block(stax__##V cur, stax__##V prev) {   \
-        const stax__##V b1h = stax__##V##_table(u8_byte1_high), b1l = stax__##V##_table(u8_byte1_low);          \
-        const stax__##V b2h = stax__##V##_table(u8_byte2_high), nib = stax__##V##_set(0x0F);                    \
+    typedef struct NAME##_k {                                                                                  \
+        stax__##V b1h, b1l, b2h, nib, e0, f0, hi, one, bf, ef;                                                 \
+    } NAME##_k;                                                                                                \
+    TGT __attribute__((always_inline)) static inline NAME##_k NAME##_consts(void) {                            \
+        NAME##_k k;                                                                                            \
+        k.b1h = stax__##V##_keep(stax__##V##_table(u8_byte1_high));                                            \
+        k.b1l = stax__##V##_keep(stax__##V##_table(u8_byte1_low));                                             \
+        k.b2h = stax__##V##_keep(stax__##V##_table(u8_byte2_high));                                            \
+        k.nib = stax__##V##_keep(stax__##V##_set(0x0F));                                                       \
+        k.e0 = stax__##V##_keep(stax__##V##_set(0xE0 - 0x80));                                                 \
+        k.f0 = stax__##V##_keep(stax__##V##_set(0xF0 - 0x80));                                                 \
+        k.hi = stax__##V##_keep(stax__##V##_set((char)0x80));                                                  \
+        k.one = stax__##V##_keep(stax__##V##_set(1));                                                          \
+        k.bf = stax__##V##_keep(stax__##V##_set((char)0xBF));                                                  \
+        k.ef = stax__##V##_keep(stax__##V##_set((char)0xEF));                                                  \
+        return k;                                                                                              \
+    }                                                                                                          \
+    TGT __attribute__((always_inline)) static inline stax__##V NAME##_block(stax__##V cur, stax__##V prev,      \
+                                                                          const NAME##_k *k) {                 \
         stax__##V prev1 = stax__##V##_prev(cur, prev, 1), prev2 = stax__##V##_prev(cur, prev, 2);               \
         stax__##V prev3 = stax__##V##_prev(cur, prev, 3);                                                      \
-        stax__##V sc = stax__##V##_and(stax__##V##_and(stax__##V##_tbl(b1h, stax__##V##_shr4(prev1)),          \
-                                                       stax__##V##_tbl(b1l, stax__##V##_and(prev1, nib))),     \
-                                       stax__##V##_tbl(b2h, stax__##V##_shr4(cur)));                           \
+        stax__##V sc = stax__##V##_and(stax__##V##_and(stax__##V##_tbl(k->b1h, stax__##V##_shr4n(prev1, k->nib)), \
+                                                       stax__##V##_tbl(k->b1l, stax__##V##_and(prev1, k->nib))), \
+                                       stax__##V##_tbl(k->b2h, stax__##V##_shr4n(cur, k->nib)));               \
         /* the third and fourth bytes of long sequences: a continuation is expected */                        \
-        stax__##V must = stax__##V##_and(stax__##V##_or(stax__##V##_subs(prev2, stax__##V##_set(0xE0 - 0x80)), \
-                                                        stax__##V##_subs(prev3, stax__##V##_set(0xF0 - 0x80))), \
-                                         stax__##V##_set((char)0x80));                                         \
-        stax__##V nonchar = stax__##V##_and(                                                                  \
-            stax__##V##_eq(prev2, stax__##V##_set((char)0xEF)),                                               \
-            stax__##V##_eq(stax__##V##_and(prev1, stax__##V##_or(cur, stax__##V##_set(1))), stax__##V##_set((char)0xBF))); \
+        stax__##V must = stax__##V##_and(stax__##V##_or(stax__##V##_subs(prev2, k->e0), stax__##V##_subs(prev3, k->f0)), \
+                                         k->hi);                                                               \
+        stax__##V nonchar = stax__##V##_and(stax__##V##_eq(prev2, k->ef),                                      \
+                                            stax__##V##_eq(stax__##V##_and(prev1, stax__##V##_or(cur, k->one)), k->bf)); \
         return stax__##V##_or(stax__##V##_xor(must, sc), nonchar);                                             \
     }                                                                                                          \
-    TGT static size_t NAME(const char *p, size_t n) {                                                         \
+    TGT static size_t NAME(const char *p, size_t n, size_t room) {                                            \
+        const NAME##_k k = NAME##_consts();                                                                    \
         stax__##V prev = stax__##V##_set(0);                                                                   \
         size_t i = 0;                                                                                          \
         for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
@@ -234,13 +251,20 @@ static size_t scan_utf8_rest(const char *p, size_t i, size_t n) {
                 prev = cur;                                                                                    \
                 continue;                                                                                      \
             }                                                                                                  \
-            if (stax__##V##_any(NAME##_block(cur, prev))) break;                                               \
+            if (stax__##V##_any(NAME##_block(cur, prev, &k))) break;                                           \
             prev = cur;                                                                                        \
         }                                                                                                      \
         if (i + (BYTES) > n) { /* the tail */                                                                  \
-            unsigned char tail[BYTES] = {0};                                                                   \
-            memcpy(tail, p + i, n - i);                                                                        \
-            if (!stax__##V##_any(NAME##_block(stax__##V##_load(tail), prev))) return n;                        \
+            if (i + (BYTES) <= room) {                                                                         \
+                stax__##V cur = stax__##V##_load(p + i), e = NAME##_block(cur, prev, &k);                         \
+                if (!stax__##V##_any(e) ||                                                                     \
+                    !(~stax__##V##_mask(stax__##V##_eq(e, stax__##V##_set(0))) & stax__m##BYTES##_low(n - i + 1))) \
+                    return n;                                                                                  \
+            } else {                                                                                           \
+                unsigned char tail[BYTES] = {0};                                                               \
+                memcpy(tail, p + i, n - i);                                                                    \
+                if (!stax__##V##_any(NAME##_block(stax__##V##_load(tail), prev, &k))) return n;                \
+            }                                                                                                  \
         }                                                                                                      \
         return scan_utf8_rest(p, i, n);                                                                        \
     }
@@ -251,12 +275,13 @@ SCAN_UTF8_KERNEL(scan_utf8_v32, STAX__T32, v32, 32)
 SCAN_UTF8_KERNEL(scan_utf8_v16, , v16, 16)
 #endif
 
-size_t stax__scan_utf8(int level, const char *p, size_t n) {
+size_t stax__scan_utf8(int level, const char *p, size_t n, size_t room) {
 #if defined(STAX__X86_DISPATCH)
-    if (level >= 2) return scan_utf8_v32(p, n);
+    if (level >= 2) return scan_utf8_v32(p, n, room);
 #elif defined(STAX__V16_TBL)
-    if (level >= 1) return scan_utf8_v16(p, n);
+    if (level >= 1) return scan_utf8_v16(p, n, room);
 #endif
     (void)level;
+    (void)room;
     return scan_utf8_portable(p, n);
 }

@@ -66,6 +66,8 @@ static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return (unsigned)_mm_movemask_epi8(m); }
 /* The mask of the bytes from 0x80. */
 static inline stax__m16 stax__v16_high(stax__v16 v) { return (unsigned)_mm_movemask_epi8(v); }
+/* The mask of the bytes with bit 6 set (a 16-bit shift moves each byte's bit 6 to its bit 7). */
+static inline stax__m16 stax__v16_bit6(stax__v16 v) { return (unsigned)_mm_movemask_epi8(_mm_slli_epi16(v, 1)); }
 /* The index of the first set byte of a mask that has one. */
 static inline size_t stax__m16_first(stax__m16 m) { return stax__ctz32(m); }
 /* The index of the last set byte of a mask that has one. */
@@ -101,18 +103,19 @@ static inline stax__v16 stax__v16_in(stax__v16 v, char lo, char hi) {
 }
 static inline stax__m16 stax__v16_mask(stax__v16 m) { return stax__neon_mask(m); }
 static inline stax__m16 stax__v16_high(stax__v16 v) { return stax__neon_mask(vcltq_s8(vreinterpretq_s8_u8(v), vdupq_n_s8(0))); }
+static inline stax__m16 stax__v16_bit6(stax__v16 v) { return stax__neon_mask(vtstq_u8(v, vdupq_n_u8(0x40))); }
 static inline size_t stax__m16_first(stax__m16 m) { return (size_t)__builtin_ctzll(m) >> 2; }
 static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__builtin_clzll(m)) >> 2; }
 static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
 #ifdef __aarch64__
 /* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked
- * up by each byte's value (0..15), a byte shift, a saturating subtract, the
+ * up by each byte's value (0..15), a byte shift (by 4: shr4n, given the 0x0F block x86 needs), a saturating subtract, the
  * block shifted by k bytes with the end of the one before it coming in, and
  * whether any byte is set. AArch64 has TBL for the lookup. */
 #define STAX__V16_TBL 1
 static inline stax__v16 stax__v16_table(const unsigned char *t) { return vld1q_u8(t); }
 static inline stax__v16 stax__v16_tbl(stax__v16 t, stax__v16 i) { return vqtbl1q_u8(t, i); }
-static inline stax__v16 stax__v16_shr4(stax__v16 v) { return vshrq_n_u8(v, 4); }
+static inline stax__v16 stax__v16_shr4n(stax__v16 v, stax__v16 nib) { (void)nib; return vshrq_n_u8(v, 4); }
 static inline stax__v16 stax__v16_xor(stax__v16 a, stax__v16 b) { return veorq_u8(a, b); }
 static inline stax__v16 stax__v16_subs(stax__v16 a, stax__v16 b) { return vqsubq_u8(a, b); }
 #define stax__v16_prev(cur, prev, k) vextq_u8((prev), (cur), 16 - (k))
@@ -122,6 +125,20 @@ static inline int stax__v16_any(stax__v16 v) { return vmaxvq_u8(v) != 0; }
 #ifdef STAX__V16
 /* Bytes below 0x20 or from 0x80. */
 static inline stax__v16 stax__v16_low_or_high(stax__v16 v) { return stax__v16_lt(v, stax__v16_set(0x20)); }
+/* v, made in a register before a loop and kept there: GCC makes a constant
+ * block again (three instructions) wherever a branch of the loop uses it,
+ * rather than keep it live across the branches; an empty asm that may
+ * change it makes it a value to keep. */
+static inline stax__v16 stax__v16_keep(stax__v16 v) {
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(STAX__SSE2)
+    __asm__("" : "+x"(v));
+#else
+    __asm__("" : "+w"(v));
+#endif
+#endif
+    return v;
+}
 /* The mask of the first k bytes (k <= 16). */
 static inline stax__m16 stax__m16_low(size_t k) {
 #if STAX__M16_BITS == 1
@@ -167,12 +184,14 @@ typedef __m256i stax__p32;
 typedef uint32_t stax__m32;
 STAX__T32 static inline stax__v32 stax__v32_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
 STAX__T32 static inline stax__v32 stax__v32_set(char c) { return _mm256_set1_epi8(c); }
+STAX__T32 static inline stax__v32 stax__v32_keep(stax__v32 v) { __asm__("" : "+x"(v)); return v; } /* as stax__v16_keep */
 STAX__T32 static inline stax__p32 stax__v32_eq(stax__v32 a, stax__v32 b) { return _mm256_cmpeq_epi8(a, b); }
 STAX__T32 static inline stax__p32 stax__v32_lt(stax__v32 a, stax__v32 b) { return _mm256_cmpgt_epi8(b, a); }
 STAX__T32 static inline stax__p32 stax__v32_or(stax__p32 a, stax__p32 b) { return _mm256_or_si256(a, b); }
 STAX__T32 static inline stax__p32 stax__v32_andnot(stax__p32 a, stax__p32 b) { return _mm256_andnot_si256(a, b); }
 STAX__T32 static inline stax__m32 stax__v32_mask(stax__p32 m) { return (uint32_t)_mm256_movemask_epi8(m); }
 STAX__T32 static inline stax__m32 stax__v32_high(stax__v32 v) { return (uint32_t)_mm256_movemask_epi8(v); }
+STAX__T32 static inline stax__m32 stax__v32_bit6(stax__v32 v) { return (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(v, 1)); }
 STAX__T32 static inline size_t stax__m32_first(stax__m32 m) { return (size_t)__builtin_ctz(m); }
 STAX__T32 static inline size_t stax__m32_last(stax__m32 m) { return 31u - (unsigned)__builtin_clz(m); }
 STAX__T32 static inline size_t stax__m32_count(stax__m32 m) { return (size_t)__builtin_popcount(m); }
@@ -181,9 +200,8 @@ STAX__T32 static inline stax__v32 stax__v32_table(const unsigned char *t) {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
 }
 STAX__T32 static inline stax__v32 stax__v32_tbl(stax__v32 t, stax__v32 i) { return _mm256_shuffle_epi8(t, i); }
-STAX__T32 static inline stax__v32 stax__v32_shr4(stax__v32 v) {
-    return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
-}
+/* v >> 4 by bytes, with the 0x0F block given (kept in a register by the caller) */
+STAX__T32 static inline stax__v32 stax__v32_shr4n(stax__v32 v, stax__v32 nib) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), nib); }
 STAX__T32 static inline stax__v32 stax__v32_xor(stax__v32 a, stax__v32 b) { return _mm256_xor_si256(a, b); }
 STAX__T32 static inline stax__v32 stax__v32_subs(stax__v32 a, stax__v32 b) { return _mm256_subs_epu8(a, b); }
 /* The 32 bytes that end k bytes before the end of cur (k: 1, 2 or 3). */
@@ -196,12 +214,14 @@ typedef __mmask64 stax__p64;
 typedef uint64_t stax__m64;
 STAX__T64 static inline stax__v64 stax__v64_load(const void *p) { return _mm512_loadu_si512(p); }
 STAX__T64 static inline stax__v64 stax__v64_set(char c) { return _mm512_set1_epi8(c); }
+STAX__T64 static inline stax__v64 stax__v64_keep(stax__v64 v) { __asm__("" : "+v"(v)); return v; } /* as stax__v16_keep */
 STAX__T64 static inline stax__p64 stax__v64_eq(stax__v64 a, stax__v64 b) { return _mm512_cmpeq_epi8_mask(a, b); }
 STAX__T64 static inline stax__p64 stax__v64_lt(stax__v64 a, stax__v64 b) { return _mm512_cmplt_epi8_mask(a, b); }
 STAX__T64 static inline stax__p64 stax__v64_or(stax__p64 a, stax__p64 b) { return a | b; }
 STAX__T64 static inline stax__p64 stax__v64_andnot(stax__p64 a, stax__p64 b) { return b & ~a; }
 STAX__T64 static inline stax__m64 stax__v64_mask(stax__p64 m) { return (stax__m64)m; }
 STAX__T64 static inline stax__m64 stax__v64_high(stax__v64 v) { return (stax__m64)_mm512_movepi8_mask(v); }
+STAX__T64 static inline stax__m64 stax__v64_bit6(stax__v64 v) { return (stax__m64)_mm512_movepi8_mask(_mm512_slli_epi16(v, 1)); }
 STAX__T64 static inline size_t stax__m64_first(stax__m64 m) { return (size_t)__builtin_ctzll(m); }
 STAX__T64 static inline size_t stax__m64_last(stax__m64 m) { return 63u - (unsigned)__builtin_clzll(m); }
 STAX__T64 static inline size_t stax__m64_count(stax__m64 m) { return (size_t)__builtin_popcountll(m); }
@@ -225,8 +245,10 @@ typedef struct stax__tscan {
 STAXINT size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s);
 
 /* p[0, n) is valid UTF-8 of Char code points (controls aside): n, or the
- * offset of the first bad byte. */
-STAXINT size_t stax__scan_utf8(int level, const char *p, size_t n);
+ * offset of the first bad byte. room (>= n) is how many bytes from p may be
+ * read; where it is more than n, p[n] must be ASCII (the text's stop), so
+ * that the last block can be read in place. */
+STAXINT size_t stax__scan_utf8(int level, const char *p, size_t n, size_t room);
 
 /* Text: & ] CR, controls other than TAB and LF, and every byte >= 0x80. */
 static inline size_t stax__scan_text(const char *p, size_t n) {

@@ -70,9 +70,9 @@ Test(scan, utf8_checks_agree_at_every_level) {
          * most rounds carry no error or only one, late */
         for (size_t k = 0; k < n; k++)
             if (buf[k] < 0x20 || buf[k] == 0x80) buf[k] = rng() % 3 ? 'q' : buf[k];
-        size_t want = stax__scan_utf8(0, (const char *)buf, n);
+        size_t want = stax__scan_utf8(0, (const char *)buf, n, n);
         for (int lv = 1; lv <= top; lv++) {
-            size_t got = stax__scan_utf8(lv, (const char *)buf, n);
+            size_t got = stax__scan_utf8(lv, (const char *)buf, n, n);
             cr_assert_eq(got, want, "round %d level %d: %zu, portable %zu (n %zu)", round, lv, got, want, n);
         }
     }
@@ -92,9 +92,9 @@ Test(scan, utf8_every_sequence_at_every_offset) {
                     buf[at + 1] = (char)b2;
                     buf[at + 2] = (char)b3;
                     buf[at + 3] = (char)0x80;
-                    size_t want = stax__scan_utf8(0, buf, sizeof buf);
+                    size_t want = stax__scan_utf8(0, buf, sizeof buf, sizeof buf);
                     for (int lv = 1; lv <= top; lv++)
-                        cr_assert_eq(stax__scan_utf8(lv, buf, sizeof buf), want, "%02X %02X %02X at %zu, level %d", lead,
+                        cr_assert_eq(stax__scan_utf8(lv, buf, sizeof buf, sizeof buf), want, "%02X %02X %02X at %zu, level %d", lead,
                                      b2, b3, at, lv);
                 }
             }
@@ -119,10 +119,18 @@ Test(scan, utf8_sequences_cut_by_the_end) {
                     buf[at + 2] = (char)conts[c3];
                     buf[at + 3] = (char)0x80;
                     for (size_t n = at + 1; n <= at + 5 && n <= sizeof buf; n++) {
-                        size_t want = stax__scan_utf8(0, buf, n);
+                        size_t want = stax__scan_utf8(0, buf, n, n);
                         for (int lv = 1; lv <= top; lv++)
-                            cr_assert_eq(stax__scan_utf8(lv, buf, n), want, "%02X %02X %02X at %zu, n %zu, level %d",
+                            cr_assert_eq(stax__scan_utf8(lv, buf, n, n), want, "%02X %02X %02X at %zu, n %zu, level %d",
                                          lead, conts[c2], conts[c3], at, n, lv);
+                        /* read in place past n, up to the '<' that ends a text there */
+                        char was = buf[n];
+                        buf[n] = '<';
+                        for (int lv = 1; lv <= top; lv++)
+                            cr_assert_eq(stax__scan_utf8(lv, buf, n, sizeof buf), want,
+                                         "%02X %02X %02X at %zu, n %zu, level %d, in place", lead, conts[c2], conts[c3],
+                                         at, n, lv);
+                        buf[n] = was;
                     }
                 }
             }
