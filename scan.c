@@ -51,9 +51,10 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
     return n;
 }
 
-/* One text-run kernel for every block (scan.h): the stops (< & ] and
- * controls but TAB and LF) are "below 0x20" as signed bytes, without the
- * bytes from 0x80, TAB and LF; then the block's line feeds, the
+/* One text-run kernel for every block (scan.h): the stops are the marks
+ * < & ] (stax__vN_marks: a table lookup where the block has one) and the
+ * controls but TAB and LF, "below 0x20" as signed bytes without the bytes
+ * from 0x80, TAB and LF; then the block's line feeds, the
  * continuation bytes after the last one, its high bytes and (until one is
  * seen) a byte other than SP TAB LF are folded into s, up to the stop. V is
  * the block (v16, v32, v64), P what its compares give, M its mask, BYTES
@@ -61,14 +62,13 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
 #define SCAN_TEXT_KERNEL(NAME, TGT, V, P, M, BYTES, NEXT)                                                        \
     TGT static size_t NAME(const char *p, size_t i, size_t n, stax__tscan *s) {                               \
         const stax__##V sp = stax__##V##_keep(stax__##V##_set(0x20)), tab = stax__##V##_set(9), lf = stax__##V##_set(10);  \
-        const stax__##V amp = stax__##V##_set('&'), rb = stax__##V##_set(']'), lt = stax__##V##_set('<');       \
+        const stax__##V marks = stax__##V##_marks_init();                                                      \
         for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
             stax__##V v = stax__##V##_load(p + i);                                                             \
             stax__##P is_lf = stax__##V##_eq(v, lf), tl = stax__##V##_or(is_lf, stax__##V##_eq(v, tab));          \
             stax__##M mlf = stax__##V##_mask(is_lf), mtl = stax__##V##_mask(tl), mhi = stax__##V##_high(v);     \
-            stax__##M mstop = stax__##V##_mask(stax__##V##_or(stax__##V##_eq(v, lt), stax__##V##_or(          \
-                                  stax__##V##_eq(v, amp), stax__##V##_eq(v, rb)))) |                          \
-                              (stax__##V##_mask(stax__##V##_lt(v, sp)) & (stax__##M)~(mhi | mtl));              \
+            stax__##M mstop = stax__##V##_mask(stax__##V##_or(stax__##V##_marks(v, marks), stax__##V##_lt(v, sp))) & \
+                              (stax__##M)~(mhi | mtl); /* (no mark is high, TAB or LF) */                      \
             stax__##M below = stax__##M##_low(BYTES);                                                          \
             if (mstop) below = (stax__##M)((mstop & (0 - mstop)) - 1), mlf &= below, mhi &= below;              \
             if (!s->nonws) s->nonws = (~(mtl | stax__##V##_mask(stax__##V##_eq(v, sp))) & below) != 0;          \

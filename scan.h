@@ -139,6 +139,13 @@ static inline stax__v16 stax__v16_keep(stax__v16 v) {
 #endif
     return v;
 }
+/* The text's marks < & ] (scan.c's text runs), by three compares; the
+ * wider blocks look them up by their low nibble at once. */
+static inline stax__v16 stax__v16_marks_init(void) { return stax__v16_set(0); }
+static inline stax__v16 stax__v16_marks(stax__v16 v, stax__v16 unused) {
+    (void)unused;
+    return stax__v16_or(stax__v16_eq(v, stax__v16_set('<')), stax__v16_or(stax__v16_eq(v, stax__v16_set('&')), stax__v16_eq(v, stax__v16_set(']'))));
+}
 /* The mask of the first k bytes (k <= 16). */
 static inline stax__m16 stax__m16_low(size_t k) {
 #if STAX__M16_BITS == 1
@@ -202,6 +209,14 @@ STAX__T32 static inline stax__v32 stax__v32_table(const unsigned char *t) {
 STAX__T32 static inline stax__v32 stax__v32_tbl(stax__v32 t, stax__v32 i) { return _mm256_shuffle_epi8(t, i); }
 /* v >> 4 by bytes, with the 0x0F block given (kept in a register by the caller) */
 STAX__T32 static inline stax__v32 stax__v32_shr4n(stax__v32 v, stax__v32 nib) { return _mm256_and_si256(_mm256_srli_epi16(v, 4), nib); }
+/* The marks < & ]: a byte equal to the entry of its low nibble in a table
+ * that holds each of them at its own (6, C, D) and 0xFF elsewhere (a byte
+ * from 0x80 looks up 0). */
+STAX__T32 static inline stax__v32 stax__v32_marks_init(void) {
+    return _mm256_setr_epi8(-1, -1, -1, -1, -1, -1, '&', -1, -1, -1, -1, -1, '<', ']', -1, -1, -1, -1, -1, -1, -1, -1,
+                            '&', -1, -1, -1, -1, -1, '<', ']', -1, -1);
+}
+STAX__T32 static inline stax__p32 stax__v32_marks(stax__v32 v, stax__v32 t) { return _mm256_cmpeq_epi8(_mm256_shuffle_epi8(t, v), v); }
 STAX__T32 static inline stax__v32 stax__v32_xor(stax__v32 a, stax__v32 b) { return _mm256_xor_si256(a, b); }
 STAX__T32 static inline stax__v32 stax__v32_subs(stax__v32 a, stax__v32 b) { return _mm256_subs_epu8(a, b); }
 /* The 32 bytes that end k bytes before the end of cur (k: 1, 2 or 3). */
@@ -225,6 +240,10 @@ STAX__T64 static inline stax__m64 stax__v64_bit6(stax__v64 v) { return (stax__m6
 STAX__T64 static inline size_t stax__m64_first(stax__m64 m) { return (size_t)__builtin_ctzll(m); }
 STAX__T64 static inline size_t stax__m64_last(stax__m64 m) { return 63u - (unsigned)__builtin_clzll(m); }
 STAX__T64 static inline size_t stax__m64_count(stax__m64 m) { return (size_t)__builtin_popcountll(m); }
+STAX__T64 static inline stax__v64 stax__v64_marks_init(void) {
+    return _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, -1, -1, '&', -1, -1, -1, -1, -1, '<', ']', -1, -1));
+}
+STAX__T64 static inline stax__p64 stax__v64_marks(stax__v64 v, stax__v64 t) { return _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(t, v), v); }
 STAX__T64 static inline stax__m64 stax__m64_low(size_t k) { return k >= 64 ? ~(stax__m64)0 : ((stax__m64)1 << k) - 1; }
 #endif
 
