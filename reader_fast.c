@@ -92,13 +92,27 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
  * caller writes the string its type defines (name or text: stax.h's
  * STAX__EV_NAMED and STAX__EV_TEXTED), the accessors ignore the other.
  * Always inlined: the start tag's grammar made the loop large enough for the
- * compiler to call it, which cost more than the code it saved. */
-RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, uint32_t depth) {
+ * compiler to call it, which cost more than the code it saved. The first
+ * eight bytes (type, flags, reserved, attr_count) are one store where they
+ * make one little-endian word: the compiler kept four (and a text's flags a
+ * fifth, after the event was made). A start tag writes its flags and count
+ * after: given here, attrs cost 0.13% more instructions. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RD_EV_HEAD_WORD 1
+typedef char rd_ev_head_fits[offsetof(stax_event, flags) == 1 && offsetof(stax_event, reserved) == 2 &&
+                                     offsetof(stax_event, attr_count) == 4 ? 1 : -1];
+#endif
+RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_t depth) {
     stax_event *e = x->ev++;
+#ifdef RD_EV_HEAD_WORD
+    uint64_t head = (uint64_t)(unsigned)type | (uint64_t)flags << 8; /* attr_count 0 */
+    memcpy(e, &head, sizeof head);
+#else
     e->type = (uint8_t)type;
-    e->flags = 0;
+    e->flags = (uint8_t)flags;
     e->reserved = 0;
     e->attr_count = 0;
+#endif
     e->depth = depth;
     e->pos.offset = x->off;
     e->pos.line = x->line;
@@ -205,8 +219,7 @@ found:
             tl = (size_t)(o.p - d0);
         }
         if (keep) {
-            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, r->doc.depth);
-            e->flags = t.nonws ? 0 : STAX_EVF_WHITESPACE;
+            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, t.nonws ? 0 : STAX_EVF_WHITESPACE, r->doc.depth);
             e->text.ptr = txt;
             e->text.len = tl;
         }
@@ -296,14 +309,14 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         }
     }
     stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
-    e = rd_fx_emit(x, STAX_EV_START, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
+    e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)(a - a0);
     if (flags) {
-        stax_event *end = rd_fx_emit(x, STAX_EV_END, r->doc.depth + 1);
+        stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
         end->name = e->name;
         r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
     } else {
@@ -338,7 +351,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     if (ol + 3 > avail || p[ol + 2] != '>' ||
         !rd_same(p + 2, r->buf.stack.ptr + off, ol, avail >= 18 && r->buf.stack.cap - off >= 16))
         return 0;
-    stax_event *e = rd_fx_emit(x, STAX_EV_END, r->doc.depth);
+    stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth);
     e->name.ptr = p + 2;
     e->name.len = ol;
     r->doc.depth--;
