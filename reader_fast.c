@@ -273,6 +273,13 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
     return cont;
 }
 
+/* A start tag's attributes, by the one grammar in its plain mode: out of
+ * the loop, whose registers the attribute loop's would otherwise take. */
+RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, size_t first, size_t arena0,
+                           size_t name_len) {
+    return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, arena0, name_len);
+}
+
 /* A start tag with ASCII names, complete in the window, when the DTD
  * declares no attributes and namespaces are off: the one start-tag grammar
  * (rd_stag, reader_tag.h) in its plain mode checks its structure in one
@@ -286,7 +293,20 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
     rd_tag t;
-    if (rd_stag(r, p, n, &t, RD_TAG_PLAIN, 0, first, arena0)) return 0; /* nothing written: declined */
+    size_t name_len = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
+    if (!name_len) return 0;
+    if (p[1 + name_len] == '>') { /* no attribute, the common tag: without the attribute loop, whose
+                                     set-up spilled and restored ~10 registers (deep -5%) */
+        t.nl = name_len;
+        t.i = name_len + 2;
+        t.end = r->buf.attrs + first;
+        t.count = 0;
+        t.flags = 0;
+        t.lfs = t.line_at = 0;
+        t.pending = 0;
+    } else if (rd_fx_stag(r, p, n, &t, first, arena0, name_len)) {
+        return 0; /* nothing written: declined */
+    }
     size_t i = t.i, nl = t.nl;
     unsigned flags = t.flags;
     stax_attr *a0 = r->buf.attrs + first, *a = t.end;
@@ -314,7 +334,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
-    e->attr_count = (uint32_t)(a - a0);
+    e->attr_count = (uint32_t)t.count;
     if (flags) {
         stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
         end->name = e->name;

@@ -32,6 +32,7 @@ typedef struct rd_tag {
     size_t nl;                     /* the element name's length (at tok + 1) */
     size_t i;                      /* past the tag's '>' */
     stax_attr *end;                /* past its attributes (r->doc.attr_len) */
+    size_t count;                  /* its attributes (end - (r->buf.attrs + first)) */
     unsigned flags;                /* STAX_EVF_EMPTY for an empty-element tag */
     size_t lfs, line_at;           /* PLAIN: line feeds in the tag, the last ending at line_at */
     int pending;                   /* PLAIN: values marked RD_ATTRF_PENDING */
@@ -144,19 +145,46 @@ RD_FOR_EACH_MODE size_t rd_tag_name(stax_reader *r, const char *tok, size_t n, s
 
 /* ================================================================ quoted values */
 
+/* The blocks an attribute value's scan compares with, made once a tag
+ * (rd_vscan_init) and kept in registers: made at each value, they cost
+ * eight instructions an attribute. */
+typedef struct rd_vscan {
+#ifdef STAX__V16
+    stax__v16 lt, amp, sp, dq, sq;
+#else
+    char unused;
+#endif
+} rd_vscan;
+
+static inline rd_vscan rd_vscan_init(void) {
+    rd_vscan k;
+#ifdef STAX__V16
+    k.lt = stax__v16_keep(stax__v16_set('<'));
+    k.amp = stax__v16_keep(stax__v16_set('&'));
+    k.sp = stax__v16_keep(stax__v16_set(0x20));
+    k.dq = stax__v16_keep(stax__v16_set('"'));
+    k.sq = stax__v16_keep(stax__v16_set('\''));
+#else
+    k.unused = 0;
+#endif
+    return k;
+}
+
 /* In an attribute value: the first quote q, or byte to look at (< & TAB LF
  * CR, other controls, bytes >= 0x80), from p[0]; n if none. */
-static inline size_t rd_scan_value(const char *p, size_t n, char q) {
+static inline size_t rd_scan_value(const char *p, size_t n, char q, const rd_vscan *k) {
     size_t i = 0;
 #ifdef STAX__V16
-    const stax__v16 lt = stax__v16_set('<'), amp = stax__v16_set('&'), vq = stax__v16_set(q);
+    const stax__v16 vq = q == '"' ? k->dq : k->sq;
     for (; i + 16 <= n; i += 16) {
         stax__v16 v = stax__v16_load(p + i);
-        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_low_or_high(v), stax__v16_eq(v, vq)),
-                                   stax__v16_or(stax__v16_eq(v, lt), stax__v16_eq(v, amp)));
+        stax__v16 m = stax__v16_or(stax__v16_or(stax__v16_lt(v, k->sp), stax__v16_eq(v, vq)), /* controls, >= 0x80 */
+                                   stax__v16_or(stax__v16_eq(v, k->lt), stax__v16_eq(v, k->amp)));
         stax__m16 mask = stax__v16_mask(m);
         if (mask) return i + stax__m16_first(mask);
     }
+#else
+    (void)k;
 #endif
     while (i < n && p[i] != q && !(stax__class[(unsigned char)p[i]] & STAX__C_AVAL)) i++;
     return i;
@@ -166,12 +194,12 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q) {
  * path), the value is scanned by blocks on the way to its quote, and *look
  * is set to where its first byte to look at is (rd_scan_value), when it has
  * one. */
-static inline int rd_quoted_scan(const char *tok, size_t n, size_t *i, stax_str *out, size_t *look) {
+static inline int rd_quoted_scan(const char *tok, size_t n, size_t *i, stax_str *out, size_t *look, const rd_vscan *k) {
     size_t j = *i;
     if (!look) return stax__quoted(tok, n, i, out);
     if (j >= n || (tok[j] != '"' && tok[j] != '\'')) return STAX__NOT_QUOTED;
     char q = tok[j++];
-    size_t e = j + rd_scan_value(tok + j, n - j, q);
+    size_t e = j + rd_scan_value(tok + j, n - j, q, k);
     if (e >= n) return STAX__UNTERMINATED;
     if (tok[e] != q) {
         *look = e;
@@ -217,30 +245,35 @@ static inline int rd_given_before(const char *tok, size_t i, size_t at, size_t l
 /* The start tag at tok (its first n bytes) read in mode: the element name
  * and the attributes, stored from r->doc.attr_len on (r->doc.attr_len is
  * past them on success; first and arena0 are where the tag's attributes and
- * arena writing began). Returns 0 with *t filled; in PLAIN, RD_TAG_DECLINE
+ * arena writing began; name_len the element name's, where the caller has
+ * read it, else 0). Returns 0 with *t filled; in PLAIN, RD_TAG_DECLINE
  * for anything it does not take; in FULL an error, or STAX__ROOM when the
  * arena was short (the caller rolls back); in LIMIT the error met, or 0
  * where the bytes run out. How a mode answers each step is spelled next to
  * the step, so that the modes read one grammar. */
 RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *t, int mode, int copy, size_t first,
-                             size_t arena0) {
+                             size_t arena0, size_t name_len) {
     const int plain = mode == RD_TAG_PLAIN, full = mode == RD_TAG_FULL, limit = mode == RD_TAG_LIMIT;
     t->flags = 0;
     t->lfs = t->line_at = 0;
     t->pending = 0;
     t->el = NULL;
-    size_t nl = t->nl = rd_tag_name(r, tok, n, 1, "element", mode);
+    size_t nl = t->nl = name_len ? name_len : rd_tag_name(r, tok, n, 1, "element", mode);
     if (!nl) return plain ? RD_TAG_DECLINE : r->doc.status;
     size_t i = 1 + nl;
     uint64_t seen = 0;
     uint32_t given = 0;
     stax_attr *a0 = r->buf.attrs + first, *a = a0;
+    size_t count = 0; /* a - a0, kept apart: a division by sizeof *a where it was computed */
+    const rd_vscan vscan = rd_vscan_init(); /* (PLAIN only: unused, the others drop it) */
     if (full && r->buf.dtd.n_atts && (t->el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
         r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
     for (;;) {
         size_t ws = i;
-        if (plain && i < n && tok[i] == ' ') i++; /* the usual single space, then any other */
-        i = rd_tag_space(tok, n, i, t, mode);
+        if (plain && i + 1 < n && tok[i] == ' ' && (unsigned char)tok[i + 1] > ' ')
+            i++; /* the usual single space, and no other */
+        else
+            i = rd_tag_space(tok, n, i, t, mode);
         if (i >= n) return plain ? RD_TAG_DECLINE : rd_fail(r, STAX_E_SYNTAX, tok, n - 1, "unterminated start tag");
         if (tok[i] == '>') {
             i++;
@@ -259,10 +292,10 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         size_t at = i, an = rd_tag_name(r, tok, n, i, "attribute", mode);
         if (!an) return plain ? RD_TAG_DECLINE : r->doc.status;
         if (limit && i + an >= n) return 0;
-        if ((limit ? given++ : (size_t)(a - a0)) >= r->cfg.opt.max_attrs)
+        if ((limit ? given++ : count) >= r->cfg.opt.max_attrs)
             return plain ? RD_TAG_DECLINE
                          : rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes", (unsigned)r->cfg.opt.max_attrs);
-        if (full && (size_t)(a - r->buf.attrs) >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
+        if (full && first + count >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
         stax_str name = {tok + at, an};
         /* '=' */
         i += an;
@@ -278,7 +311,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         /* the value */
         size_t q = i, look = 0;
         stax_str v;
-        int qr = rd_quoted_scan(tok, n, &i, &v, plain ? &look : NULL);
+        int qr = rd_quoted_scan(tok, n, &i, &v, plain ? &look : NULL, &vscan);
         if (qr != STAX__QUOTED) {
             if (plain) return RD_TAG_DECLINE;
             if (limit) return 0;
@@ -315,17 +348,19 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         seen |= bit;
         if (limit) continue;
         if (full) {
-            if (r->buf.attr_at) r->buf.attr_at[a - r->buf.attrs] = at;
+            if (r->buf.attr_at) r->buf.attr_at[first + count] = at;
             if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
         }
         a->name = name;
         a->value = v;
         a->flags = af;
         a++;
+        count++;
     }
     t->i = i;
     t->end = a;
-    r->doc.attr_len = (size_t)(a - r->buf.attrs);
+    t->count = count;
+    r->doc.attr_len = first + count;
     return 0;
 }
 

@@ -536,7 +536,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
     uint64_t expanded0 = r->doc.meter.expanded;
     rd_tag t;
-    int rc = rd_stag(r, tok, n, &t, mode, copy, first, arena0);
+    int rc = rd_stag(r, tok, n, &t, mode, copy, first, arena0, 0);
     if (rc == STAX__ROOM) goto roll_back;
     if (rc || mode == RD_TAG_LIMIT) return rc;
     if (t.el && rd_add_defaults(r, tok, first, t.el)) return r->doc.status;
