@@ -275,49 +275,17 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
 
 /* A start tag's attributes, by the one grammar in its plain mode: out of
  * the loop, whose registers the attribute loop's would otherwise take. */
-RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, size_t first, size_t arena0,
-                           size_t name_len) {
-    return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, arena0, name_len);
+RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, size_t first, size_t name_len) {
+    return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, 0, name_len); /* (the arena is FULL's) */
 }
 
-/* A start tag with ASCII names, complete in the window, when the DTD
- * declares no attributes and namespaces are off: the one start-tag grammar
- * (rd_stag, reader_tag.h) in its plain mode checks its structure in one
- * pass; values with references, white space other than SP or bytes to check
- * are then normalized in order by stax__rd_attr_value, as the general way
- * would (which reports the same first error: the structure is sound).
- * 1: read; 0: the general way takes it; -1: an error. */
-static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
-    const char *p = x->p;
-    size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
-    if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
-    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
-    rd_tag t;
-    size_t name_len = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
-    if (!name_len) return 0;
-    if (p[1 + name_len] == '>') { /* no attribute, the common tag: without the attribute loop, whose
-                                     set-up spilled and restored ~10 registers (deep -5%) */
-        t.nl = name_len;
-        t.i = name_len + 2;
-        t.end = r->buf.attrs + first;
-        t.count = 0;
-        t.flags = 0;
-        t.lfs = t.line_at = 0;
-        t.pending = 0;
-    } else if (rd_fx_stag(r, p, n, &t, first, arena0, name_len)) {
-        return 0; /* nothing written: declined */
-    }
-    size_t i = t.i, nl = t.nl;
-    unsigned flags = t.flags;
-    stax_attr *a0 = r->buf.attrs + first, *a = t.end;
-    size_t cont = 0; /* continuation bytes after the tag's last line feed, or RD_FX_RECOUNT */
-    if (t.pending) {
-        rd_fx_save(r, x);
-        cont = rd_fx_pending(r, p, i, t.line_at, a0, a, arena0);
-        if (cont == RD_FX_ERROR) return -1;
-        if (cont == RD_FX_DECLINE) goto decline;
-    }
-    if (!flags) { /* the push, inline while the stack has room: the name is ASCII */
+/* The element a start tag opens (nl: its name's length; count and flags
+ * what the tag had), after the tag was read: pushed on the element stack
+ * (inline while the stack has room: the name is ASCII), its events, and
+ * where the document now is. -1 after an error. */
+RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, size_t nl, size_t first, size_t count,
+                             unsigned flags) {
+    if (!flags) {
         size_t at = r->buf.stack.len;
         if (STAX_LIKELY(r->doc.depth < r->buf.stack_off_cap && n >= 17 &&
                         r->buf.stack.cap - r->buf.stack.len >= nl + RD_STACK_SLACK &&
@@ -328,13 +296,12 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
             if (stax__rd_push(r, p + 1, nl)) return -1;
         }
     }
-    stax_event *e; /* set apart: the gotos above jump past it (C++ allows only that) */
-    e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
+    stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
-    e->attr_count = (uint32_t)t.count;
+    e->attr_count = (uint32_t)count;
     if (flags) {
         stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
         end->name = e->name;
@@ -342,24 +309,58 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     } else {
         r->doc.part = DOC_CONTENT;
     }
-    /* two calls, the common one with a constant 0: merged into one taking
-     * cont, the loop's registers are allocated worse for tags without such
-     * values (record +0.9% instructions, bench/log.md) */
+    return 0;
+}
+
+/* A start tag with ASCII names, complete in the window, when the DTD
+ * declares no attributes and namespaces are off. <name> is taken here;
+ * anything after the name goes to the one start-tag grammar (rd_stag,
+ * reader_tag.h) in its plain mode, out of line (rd_fx_stag: inline, its
+ * loop's set-up spilled and restored ~10 registers at every start tag), which
+ * checks its structure in one pass; values with references, white space
+ * other than SP or bytes to check are then normalized in order by
+ * stax__rd_attr_value, as the general way would (which reports the same
+ * first error: the structure is sound). 1: read; 0: the general way takes
+ * it; -1: an error. */
+static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
+    const char *p = x->p;
+    size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
+    if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
+    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
+    size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
+    if (!nl) return 0;
+    if (p[1 + nl] == '>') { /* no attribute, the common tag */
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+        rd_fx_advance(x, nl + 2, 0, 0, 0);
+        return 1;
+    }
+    rd_tag t;
+    if (rd_fx_stag(r, p, n, &t, first, nl)) return 0; /* nothing written: declined */
     if (!t.pending) {
-        rd_fx_advance(x, i, t.lfs, t.line_at, 0);
-    } else if (cont != RD_FX_RECOUNT) {
-        rd_fx_advance(x, i, t.lfs, t.line_at, cont);
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags)) return -1;
+        rd_fx_advance(x, t.i, t.lfs, t.line_at, 0);
+        return 1;
+    }
+    /* values to normalize (their continuation bytes after the tag's last
+     * line feed counted as they are), then the element */
+    rd_fx_save(r, x);
+    size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, arena0);
+    if (cont == RD_FX_ERROR) return -1;
+    if (cont == RD_FX_DECLINE) { /* the general way takes it: nothing of the tag is kept */
+        r->doc.attr_len = first;
+        r->buf.arena.len = arena0;
+        return 0;
+    }
+    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags)) return -1;
+    if (cont != RD_FX_RECOUNT) {
+        rd_fx_advance(x, t.i, t.lfs, t.line_at, cont);
     } else { /* a line feed in a value: count the tag again */
         stax_pos at = {x->off, x->line, x->col};
-        rd_advance(r, &at, p, i);
+        rd_advance(r, &at, p, t.i);
         x->off = at.offset, x->line = at.line, x->col = at.column;
-        x->p += i;
+        x->p += t.i;
     }
     return 1;
-decline:
-    r->doc.attr_len = first;
-    r->buf.arena.len = arena0;
-    return 0;
 }
 
 /* An end tag that matches the open element exactly (</name>). */

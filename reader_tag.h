@@ -29,10 +29,9 @@ enum rd_tag_mode {
 
 /* What the grammar leaves to its caller. */
 typedef struct rd_tag {
-    size_t nl;                     /* the element name's length (at tok + 1) */
+    size_t nl;                     /* FULL, LIMIT: the element name's length (at tok + 1) */
     size_t i;                      /* past the tag's '>' */
-    stax_attr *end;                /* past its attributes (r->doc.attr_len) */
-    size_t count;                  /* its attributes (end - (r->buf.attrs + first)) */
+    size_t count;                  /* its attributes, from r->buf.attrs + first on */
     unsigned flags;                /* STAX_EVF_EMPTY for an empty-element tag */
     size_t lfs, line_at;           /* PLAIN: line feeds in the tag, the last ending at line_at */
     int pending;                   /* PLAIN: values marked RD_ATTRF_PENDING */
@@ -257,8 +256,9 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     t->flags = 0;
     t->lfs = t->line_at = 0;
     t->pending = 0;
-    t->el = NULL;
-    size_t nl = t->nl = name_len ? name_len : rd_tag_name(r, tok, n, 1, "element", mode);
+    if (full) t->el = NULL; /* (read in that mode alone) */
+    size_t nl = name_len ? name_len : rd_tag_name(r, tok, n, 1, "element", mode);
+    if (!plain) t->nl = nl; /* (the fast path has it) */
     if (!nl) return plain ? RD_TAG_DECLINE : r->doc.status;
     size_t i = 1 + nl;
     uint64_t seen = 0;
@@ -358,7 +358,6 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         count++;
     }
     t->i = i;
-    t->end = a;
     t->count = count;
     r->doc.attr_len = first + count;
     return 0;
