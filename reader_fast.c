@@ -135,44 +135,27 @@ static inline void rd_fx_advance(rd_fx *x, size_t n, size_t lfs, size_t line_at,
 
 /* ================================================================ text */
 
-/* A text complete in the window. One scan finds its end, its line feeds and
- * continuation bytes and whether it is white space; text with no reference
- * (UTF-8 checked by blocks when it has bytes >= 0x80) is an event pointing
- * into the window; character and predefined references are decoded into the
- * arena as the scan goes. 1: read; 0: the general way takes it (an entity
- * reference, a CR, anything to report); -1: an error. */
-static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
+/* A text, as the caller takes it: where it ends (its '<'), its line feeds
+ * (the last ending at line_at) and continuation bytes after it, whether it
+ * is other than white space, and its string (in the window, or decoded). */
+typedef struct rd_fx_txt {
+    size_t end, lfs, line_at, cont, len;
+    unsigned nonws;
+    const char *ptr;
+} rd_fx_txt;
+
+/* A text the first 16 bytes do not settle: scanned by blocks (its UTF-8
+ * then checked by blocks when it has bytes >= 0x80), character and
+ * predefined references decoded into the arena as the scan goes. Apart from
+ * rd_fx_text so that the scan's state, whose address the kernel takes, is
+ * made in memory only for such a text. 1: *s filled; 0: the general way
+ * takes it; -1: an error. */
+RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t avail, rd_fx_txt *s) {
     const char *p = x->p;
-    size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1, end, run = 0;
-    stax__tscan t;
+    size_t end, run = 0;
+    stax__tscan t = {0, 0, 0, 0, 0};
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
-    t.lfs = t.line_at = t.cont = 0;
-    t.hi = 0;
-#ifdef STAX__V16
-    if (lim >= 16) { /* most texts end within 16 bytes: those take no call */
-        stax__v16 v = stax__v16_load(p);
-        stax__v16 is_lf = stax__v16_eq(v, stax__v16_set(10)), is_tl = stax__v16_or(is_lf, stax__v16_eq(v, stax__v16_set(9)));
-        stax__m16 mlt = stax__v16_mask(stax__v16_eq(v, stax__v16_set('<')));
-        stax__m16 mall = stax__v16_mask(stax__v16_or(stax__v16_andnot(is_tl, stax__v16_low_or_high(v)), /* controls, >= 0x80 */
-                                                     stax__v16_or(stax__v16_eq(v, stax__v16_set('&')),
-                                                                  stax__v16_eq(v, stax__v16_set(']')))));
-        stax__m16 below = (stax__m16)((mlt & (0 - mlt)) - 1);
-        if (mlt && !(mall & below)) { /* a '<' before anything to look at */
-            stax__m16 mws = stax__v16_mask(stax__v16_or(is_tl, stax__v16_eq(v, stax__v16_set(' '))));
-            stax__m16 mlf = stax__v16_mask(is_lf) & below;
-            end = stax__m16_first(mlt);
-            t.nonws = (~mws & below) != 0;
-            if (mlf) {
-                /* one line feed (an indentation's) is the common case: no count */
-                t.lfs = mlf & (mlf - 1) ? stax__m16_count(mlf) : 1;
-                t.line_at = stax__m16_last(mlf) + 1;
-            }
-            goto found;
-        }
-    }
-#endif
-    t.nonws = 0;
     for (end = stax__scan_text_run(r->cfg.simd, p, 0, lim, &t); end < lim && p[end] != '<';
          end = stax__scan_text_run(r->cfg.simd, p, end, lim, &t)) {
         if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
@@ -200,31 +183,79 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
         end = run = re;
     }
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
+    s->ptr = p;
+    s->len = end;
+    if (d0) { /* (references are decoded in content only, where the text is kept) */
+        stax__out_put(&o, p + run, end - run);
+        if (o.over) return rd_fx_save(r, x), rd_internal(r, "decoded text longer than its token"), -1;
+        stax__buf_commit(&r->buf.arena, &o);
+        s->ptr = d0;
+        s->len = (size_t)(o.p - d0);
+    }
+    s->end = end;
+    s->lfs = t.lfs;
+    s->line_at = t.line_at;
+    s->cont = t.cont;
+    s->nonws = t.nonws;
+    return 1;
+}
+
+/* A text complete in the window. One scan finds its end, its line feeds and
+ * continuation bytes and whether it is white space; text with no reference
+ * (UTF-8 checked by blocks when it has bytes >= 0x80) is an event pointing
+ * into the window; character and predefined references are decoded into
+ * the arena (rd_fx_text_run). Most texts end within 16 bytes: those are
+ * settled by one block, here. 1: read; 0: the general way takes it (an
+ * entity reference, a CR, anything to report); -1: an error. */
+static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
+    const char *p = x->p;
+    size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
+    rd_fx_txt s;
+#ifdef STAX__V16
+    if (lim >= 16) {
+        stax__v16 v = stax__v16_load(p);
+        stax__v16 is_lf = stax__v16_eq(v, stax__v16_set(10)), is_tl = stax__v16_or(is_lf, stax__v16_eq(v, stax__v16_set(9)));
+        stax__m16 mlt = stax__v16_mask(stax__v16_eq(v, stax__v16_set('<')));
+        stax__m16 mall = stax__v16_mask(stax__v16_or(stax__v16_andnot(is_tl, stax__v16_low_or_high(v)), /* controls, >= 0x80 */
+                                                     stax__v16_or(stax__v16_eq(v, stax__v16_set('&')),
+                                                                  stax__v16_eq(v, stax__v16_set(']')))));
+        stax__m16 below = (stax__m16)((mlt & (0 - mlt)) - 1);
+        if (mlt && !(mall & below)) { /* a '<' before anything to look at */
+            stax__m16 mws = stax__v16_mask(stax__v16_or(is_tl, stax__v16_eq(v, stax__v16_set(' '))));
+            stax__m16 mlf = stax__v16_mask(is_lf) & below;
+            s.end = s.len = stax__m16_first(mlt);
+            s.ptr = p;
+            s.nonws = (~mws & below) != 0;
+            s.lfs = s.line_at = s.cont = 0;
+            if (mlf) {
+                /* one line feed (an indentation's) is the common case: no count */
+                s.lfs = mlf & (mlf - 1) ? stax__m16_count(mlf) : 1;
+                s.line_at = stax__m16_last(mlf) + 1;
+            }
+            goto found;
+        }
+    }
+#endif
+    {
+        int rc = rd_fx_text_run(r, x, lim, avail, &s);
+        if (rc <= 0) return rc;
+    }
 #ifdef STAX__V16
 found:
 #endif
-    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
     if (r->doc.part != DOC_CONTENT) {
-        if (t.nonws) return 0; /* text outside the root: an error */
+        if (s.nonws) return 0; /* text outside the root: an error */
     } else {
-        int keep = t.nonws || r->doc.text_cont || !(r->cfg.opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
+        int keep = s.nonws || r->doc.text_cont || !(r->cfg.opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
         r->doc.text_cont = 0;
-        const char *txt = p;
-        size_t tl = end;
-        if (d0) {
-            stax__out_put(&o, p + run, end - run);
-            if (o.over) return rd_fx_save(r, x), rd_internal(r, "decoded text longer than its token"), -1;
-            stax__buf_commit(&r->buf.arena, &o);
-            txt = d0;
-            tl = (size_t)(o.p - d0);
-        }
         if (keep) {
-            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, t.nonws ? 0 : STAX_EVF_WHITESPACE, r->doc.depth);
-            e->text.ptr = txt;
-            e->text.len = tl;
+            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, s.nonws ? 0 : STAX_EVF_WHITESPACE, r->doc.depth);
+            e->text.ptr = s.ptr;
+            e->text.len = s.len;
         }
     }
-    rd_fx_advance(x, end, t.lfs, t.line_at, t.cont);
+    rd_fx_advance(x, s.end, s.lfs, s.line_at, s.cont);
     return 1;
 }
 
