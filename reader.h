@@ -114,7 +114,7 @@ typedef struct rd_config {
     stax_reader_options opt;
     int simd;           /* stax__simd_level(), read once */
     int forced;         /* opt.encoding: the declaration is not consulted */
-    size_t ev_cap;      /* events in a batch */
+    stax__text_run_fn text_run; /* stax__scan_text_run at that level */
     size_t attr_cap;    /* attributes in a batch */
     size_t carry_max;   /* the carry: max_token + RD_CARRY_SLACK */
     size_t arena_max;   /* the arena: max_token + RD_ARENA_SLACK */
@@ -324,7 +324,7 @@ static inline const stax__dtd_elem_def *rd_attlist_of(stax_reader *r, const char
  * full, which stax__rd_room makes impossible. */
 static inline stax_event *rd_emit(stax_reader *r, int type, stax_pos pos) {
     static const stax_str none = {0, 0};
-    if (STAX_UNLIKELY(r->buf.batch.count >= r->cfg.ev_cap)) return rd_internal(r, "event table full"), (stax_event *)NULL;
+    if (STAX_UNLIKELY(r->buf.batch.count >= r->cfg.opt.batch_events)) return rd_internal(r, "event table full"), (stax_event *)NULL;
     if (r->buf.ev_ns) memset(&r->buf.ev_ns[r->buf.batch.count], 0, sizeof *r->buf.ev_ns);
     stax_event *e = &r->buf.events[r->buf.batch.count++];
     e->type = (uint8_t)type;

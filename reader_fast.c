@@ -156,8 +156,8 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
     stax__tscan t = {0, 0, 0, 0, 0};
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
-    for (end = stax__scan_text_run(r->cfg.simd, p, 0, lim, &t); end < lim && p[end] != '<';
-         end = stax__scan_text_run(r->cfg.simd, p, end, lim, &t)) {
+    const stax__text_run_fn scan = r->cfg.text_run;
+    for (end = scan(p, 0, lim, &t); end < lim && p[end] != '<'; end = scan(p, end, lim, &t)) {
         if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
             if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
             t.nonws = 1;

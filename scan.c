@@ -97,16 +97,20 @@ SCAN_TEXT_KERNEL(scan_text_v32, STAX__T32, v32, p32, m32, 32, scan_text_v16)
 SCAN_TEXT_KERNEL(scan_text_v64, STAX__T64, v64, p64, m64, 64, scan_text_v32)
 #endif
 
-size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s) {
+stax__text_run_fn stax__scan_text_run_at(int level) {
 #if defined(STAX__X86_DISPATCH)
-    if (level >= 3) return scan_text_v64(p, i, n, s);
-    if (level == 2) return scan_text_v32(p, i, n, s);
+    if (level >= 3) return scan_text_v64;
+    if (level == 2) return scan_text_v32;
 #endif
 #ifdef STAX__V16
-    if (level >= 1) return scan_text_v16(p, i, n, s);
+    if (level >= 1) return scan_text_v16;
 #endif
     (void)level;
-    return scan_text_portable(p, i, n, s);
+    return scan_text_portable;
+}
+
+size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s) {
+    return stax__scan_text_run_at(level)(p, i, n, s);
 }
 
 /* ================================================================ UTF-8 and Char */

@@ -263,6 +263,12 @@ typedef struct stax__tscan {
  * TAB and LF (CR included), or n; the bytes before it folded into *s. */
 STAXINT size_t stax__scan_text_run(int level, const char *p, size_t i, size_t n, stax__tscan *s);
 
+/* The same run at one level, chosen once (a reader keeps it in its
+ * configuration): the fast path calls it for every text longer than a
+ * block, and the choice by level cost 9 instructions a call. */
+typedef size_t (*stax__text_run_fn)(const char *p, size_t i, size_t n, stax__tscan *s);
+STAXINT stax__text_run_fn stax__scan_text_run_at(int level);
+
 /* p[0, n) is valid UTF-8 of Char code points (controls aside): n, or the
  * offset of the first bad byte. room (>= n) is how many bytes from p may be
  * read; where it is more than n, p[n] must be ASCII (the text's stop), so
