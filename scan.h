@@ -241,7 +241,9 @@ STAX__T64 static inline size_t stax__m64_first(stax__m64 m) { return (size_t)__b
 STAX__T64 static inline size_t stax__m64_last(stax__m64 m) { return 63u - (unsigned)__builtin_clzll(m); }
 STAX__T64 static inline size_t stax__m64_count(stax__m64 m) { return (size_t)__builtin_popcountll(m); }
 STAX__T64 static inline stax__v64 stax__v64_marks_init(void) {
-    return _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, -1, -1, '&', -1, -1, -1, -1, -1, '<', ']', -1, -1));
+    /* the same 16 bytes in each lane, as four little-endian words (_mm512_broadcast_i32x4 of the 16-byte
+     * table makes g++ 12 warn of an uninitialized value inside the intrinsic) */
+    return _mm512_set4_epi32((int)0xFFFF5D3Cu, -1, (int)0xFF26FFFFu, -1);
 }
 STAX__T64 static inline stax__p64 stax__v64_marks(stax__v64 v, stax__v64 t) { return _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(t, v), v); }
 STAX__T64 static inline stax__m64 stax__m64_low(size_t k) { return k >= 64 ? ~(stax__m64)0 : ((stax__m64)1 << k) - 1; }
