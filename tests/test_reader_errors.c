@@ -112,6 +112,38 @@ BAD(bare_ampersand, "<a>\nx & y</a>", "ERROR SYNTAX @2:3:6")
 BAD(bare_ampersand_in_attribute, "<a>\n<b c=\"x & y\"/></a>", "ERROR SYNTAX @2:9:12")
 BAD(end_tag_with_attribute, "<a>\n</a x=\"1\">", "ERROR SYNTAX @2:5:8")
 
+/* An end tag whose name differs from the open element's in any one byte, or
+ * is one byte shorter or longer, with enough bytes after it that the fast
+ * path compares the names as one 16-byte block (names up to 16 bytes) or by
+ * memcmp (longer ones): a mismatch at every place of names of 1 to 20
+ * bytes. The tests above end soon after their end tag, where the fast path
+ * has too few bytes for the block compare; with that compare accepting any
+ * name, every one of these failed and none of the others did. */
+Test(errors, mismatched_end_tag_at_every_place_with_room_after) {
+    static const char tail[] = "<pad>yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy</pad></r>";
+    char name[24], other[24], doc[160], want[64];
+    for (size_t n = 1; n <= 20; n++) {
+        for (size_t k = 0; n + 1 <= sizeof name && k < n; k++) {
+            memset(name, 'a', n), name[n] = 0;
+            name[0] = 'n';
+            memcpy(other, name, n + 1);
+            other[k] = other[k] == 'b' ? 'c' : 'b';
+            for (int form = 0; form < 3; form++) { /* a byte changed, one dropped, one added */
+                char end[24];
+                if (form == 0) snprintf(end, sizeof end, "%s", other);
+                if (form == 1 && n == 1) continue;
+                if (form == 1) snprintf(end, sizeof end, "%.*s", (int)(n - 1), name);
+                if (form == 2) snprintf(end, sizeof end, "%sa", name);
+                int len = snprintf(doc, sizeof doc, "<r><%s>x</%s>%s", name, end, tail);
+                cr_assert(len > 0 && (size_t)len < sizeof doc);
+                size_t at = 3 + n + 2 + 1; /* "<r>" "<name>" "x" */
+                snprintf(want, sizeof want, "ERROR TAG_MISMATCH @1:%zu:%zu", at + 1, at);
+                stax_test_expect_status(doc, (size_t)len, NULL, want);
+            }
+        }
+    }
+}
+
 /* Near misses that are well-formed: the checks above must not over-reach. */
 GOOD(allowed_del_and_c1_controls, "<a b=\"\x7F\xC2\x85\">\x7F\xC2\x80\xC2\x9F</a>")
 GOOD(allowed_edge_chars, "<a>\xEF\xBF\xBD\xF4\x8F\xBF\xBF\xEE\x80\x80\xED\x9F\xBF</a>")
