@@ -13,20 +13,6 @@
  * error) goes the general way (framing, then the token parsers), which gives
  * the same events. */
 
-/* Whether a[0, n) == b[0, n), where 16 bytes may be read from both (wide)
- * when n <= 16: the short names of most tags take one compare. */
-static inline int rd_same(const char *a, const char *b, size_t n, int wide) {
-#ifdef STAX__V16
-    if (wide && n <= 16) {
-        stax__m16 want = stax__m16_low(n);
-        return (stax__v16_mask(stax__v16_eq(stax__v16_load(a), stax__v16_load(b))) & want) == want;
-    }
-#endif
-    (void)wide;
-    return memcmp(a, b, n) == 0;
-}
-
-
 /* The character of the reference at p[i] ('&') if it is a character
  * reference or one of the five predefined entities, well formed, and a Char;
  * its end in *end. -1 otherwise (the general way decides what it is). */
@@ -400,9 +386,22 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     size_t avail = (size_t)(x->end - p);
     if (!r->doc.depth) return 0;
     size_t top = r->buf.stack_off[r->doc.depth - 1], off = top >> 1, ol = r->buf.stack.len - off;
-    if (ol + 3 > avail || p[ol + 2] != '>' ||
-        !rd_same(p + 2, r->buf.stack.ptr + off, ol, avail >= 18 && r->buf.stack.cap - off >= 16))
+    if (ol + 3 > avail || p[ol + 2] != '>') return 0;
+    const char *open = r->buf.stack.ptr + off;
+    /* the name against the open element's: most names take one 16-byte
+     * compare where 16 bytes may be read from both (a helper returning
+     * whether they match cost two instructions a tag: its result was made
+     * a value and tested again) */
+#ifdef STAX__V16
+    if (ol <= 16 && avail >= 18 && r->buf.stack.cap - off >= 16) {
+        stax__m16 want = stax__m16_low(ol);
+        if ((stax__v16_mask(stax__v16_eq(stax__v16_load(p + 2), stax__v16_load(open))) & want) != want) return 0;
+    } else if (memcmp(p + 2, open, ol) != 0) {
         return 0;
+    }
+#else
+    if (memcmp(p + 2, open, ol) != 0) return 0;
+#endif
     stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth);
     e->name.ptr = p + 2;
     e->name.len = ol;
