@@ -109,9 +109,10 @@ static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__bui
 static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
 #ifdef __aarch64__
 /* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked
- * up by each byte's value (0..15), a byte shift (by 4: shr4n, given the 0x0F block x86 needs), a saturating subtract, the
- * block shifted by k bytes with the end of the one before it coming in, and
- * whether any byte is set. AArch64 has TBL for the lookup. */
+ * up by each byte's value (0..15), a byte shift by 4 (shr4n, which takes
+ * the 0x0F block that x86 needs), a saturating subtract, the block shifted
+ * by k bytes with the end of the one before it coming in, and whether any
+ * byte is set. AArch64 has TBL for the lookup. */
 #define STAX__V16_TBL 1
 static inline stax__v16 stax__v16_table(const unsigned char *t) { return vld1q_u8(t); }
 static inline stax__v16 stax__v16_tbl(stax__v16 t, stax__v16 i) { return vqtbl1q_u8(t, i); }
