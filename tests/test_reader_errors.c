@@ -129,7 +129,7 @@ Test(errors, mismatched_end_tag_at_every_place_with_room_after) {
             memcpy(other, name, n + 1);
             other[k] = other[k] == 'b' ? 'c' : 'b';
             for (int form = 0; form < 3; form++) { /* a byte changed, one dropped, one added */
-                char end[24];
+                char end[32]; /* name and one byte more */
                 if (form == 0) snprintf(end, sizeof end, "%s", other);
                 if (form == 1 && n == 1) continue;
                 if (form == 1) snprintf(end, sizeof end, "%.*s", (int)(n - 1), name);
