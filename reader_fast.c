@@ -11,7 +11,10 @@
  * plain, whether a text is white space, and where its line feeds are, so the
  * position comes without reading the bytes again. Anything else (and any
  * error) goes the general way (framing, then the token parsers), which gives
- * the same events. */
+ * the same events. A token taken here holds no CR, but in a value to
+ * normalize (a text or a tag meets one as a byte to look at and declines),
+ * so a window with CRs (CR LF line ends) is read here too: its tags here,
+ * its texts with a CR the general way. */
 
 /* The character of the reference at p[i] ('&') if it is a character
  * reference or one of the five predefined entities, well formed, and a Char;
@@ -247,10 +250,11 @@ found:
 
 /* ================================================================ tags */
 
-/* The UTF-8 continuation bytes of an attribute value s[0, n) (the window
- * holds no CR), or SIZE_MAX when it holds a line feed: the position's own
- * count (by 8 bytes), from column 0 of line 0. */
-static inline size_t rd_fx_cont(const char *s, size_t n) {
+/* The UTF-8 continuation bytes of an attribute value s[0, n), or SIZE_MAX
+ * when it holds a line end, LF or (where the window has one: crs) CR: the
+ * position's own count (by 8 bytes), from column 0 of line 0. */
+static inline size_t rd_fx_cont(const char *s, size_t n, int crs) {
+    if (crs && memchr(s, '\r', n)) return SIZE_MAX;
     stax_pos at = {0, 0, 0};
     stax__pos_advance_nocr(&at, s, n);
     return at.line ? SIZE_MAX : n - (size_t)at.column;
@@ -276,7 +280,7 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
         if (!(b->flags & RD_ATTRF_PENDING)) continue;
         size_t vs = (size_t)(b->value.ptr - p);
         if (cont != RD_FX_RECOUNT) { /* the value's continuation bytes count after the tag's last line feed */
-            size_t c = rd_fx_cont(b->value.ptr, b->value.len);
+            size_t c = rd_fx_cont(b->value.ptr, b->value.len, !r->doc.win_nocr);
             cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
         }
         b->flags = 0;

@@ -7,6 +7,10 @@
 
 #include <criterion/criterion.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 static void ref_advance(stax_pos *pos, const unsigned char *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
         pos->offset++;
@@ -57,4 +61,74 @@ Test(positions, fast_counters_match_the_reference) {
         if (!crs)
             cr_assert(c.line == b.line && c.column == b.column && c.offset == b.offset, "round %d: CR-free path", round);
     }
+}
+
+/* Documents whose line ends are LF, CR LF or a lone CR at random, with
+ * attribute values that hold line ends beside references (values the fast
+ * path normalizes after the tag) and texts with references: every event's
+ * line and column are those of its byte offset, as ref_advance counts them
+ * from the start, whole (the fast path takes what holds no CR, the general
+ * way the rest) and in pieces of 1 and 7 bytes (the general way nearly
+ * alone). A CR inside a value counted as a column, not a line end, fails
+ * the whole-document run. */
+static size_t put(char *doc, size_t n, const char *s) {
+    size_t l = strlen(s);
+    memcpy(doc + n, s, l);
+    return n + l;
+}
+
+static unsigned long long rnd(unsigned long long *x) {
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+Test(positions, events_in_documents_with_cr_sit_where_their_offsets_say) {
+    static const char *const eols[] = {"\n", "\r\n", "\r"};
+    unsigned long long x = 0x9E3779B97F4A7C15ull;
+    char *doc = malloc(64 * 1024);
+    cr_assert(doc);
+    for (int round = 0; round < 40; round++) {
+        size_t n = 0;
+#define PUT(s) (n = put(doc, n, (s)))
+        PUT("<r>");
+        for (int k = 0; k < 60; k++) {
+            PUT(eols[rnd(&x) % 3]);
+            PUT("  <row id=\"");
+            char num[16];
+            snprintf(num, sizeof num, "%d\"", k);
+            PUT(num);
+            if (rnd(&x) % 2) { /* a value to normalize: a line end inside, a reference */
+                PUT(" note=\"a");
+                PUT(eols[rnd(&x) % 3]);
+                PUT("b&amp;\xc3\xa9\"");
+            }
+            PUT(">");
+            PUT(rnd(&x) % 3 ? "text \xc3\xa9t\xc3\xa9" : "x &lt; y");
+            if (rnd(&x) % 2) PUT(eols[rnd(&x) % 3]);
+            PUT("</row>");
+        }
+        PUT(eols[rnd(&x) % 3]);
+        PUT("</r>");
+#undef PUT
+        static const size_t chunks[] = {SIZE_MAX, 1, 7};
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+            char *d = stax_test_events_ex(doc, n, chunks[c], NULL, STAX_DUMP_POS, NULL);
+            size_t events = 0;
+            for (const char *line = d; (line = strstr(line, " @")) != NULL; line += 2) {
+                unsigned long long l, col, off;
+                if (sscanf(line, " @%llu:%llu:%llu", &l, &col, &off) != 3) continue;
+                cr_assert(off <= n, "round %d: offset %llu past the document", round, off);
+                stax_pos want = {0, 1, 1};
+                ref_advance(&want, (const unsigned char *)doc, (size_t)off);
+                cr_assert(l == want.line && col == want.column,
+                          "round %d, chunk %zu: event at offset %llu is at %llu:%llu, its offset says %llu:%llu", round,
+                          chunks[c], off, l, col, (unsigned long long)want.line, (unsigned long long)want.column);
+                events++;
+            }
+            cr_assert(events > 200, "round %d: %zu events read:\n%s", round, events, d);
+            cr_assert(strstr(d, "END-OF-DOCUMENT"), "round %d, chunk %zu: %s", round, chunks[c], d);
+            free(d);
+        }
+    }
+    free(doc);
 }
