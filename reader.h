@@ -167,7 +167,9 @@ typedef struct rd_doc {
 
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
-    int win_nocr;       /* the window holds no CR: positions take the LF-only path */
+    int win_nocr;       /* the window holds no CR (1): positions take the LF-only path; holds
+                           one (0); not searched yet (-1: rd_win_nocr searches it when first
+                           asked, so a window the fast path reads whole is never searched) */
 
     int part;           /* enum rd_part: where in the document */
     int has_doctype;
@@ -264,12 +266,26 @@ STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, s
 #define rd_fail(r, code, tok, at, ...) stax__rd_fail_tok((r), (code), (tok), (at), __VA_ARGS__)
 
 
-/* Advance pos over n bytes of the (UTF-8) window. For transcoded input the
+/* Whether the window holds no CR, searched the first time it is asked (by
+ * the general way's first token in it, or a fast-path tag's value to
+ * normalize). */
+static inline int rd_win_nocr(stax_reader *r) {
+    if (r->doc.win_nocr < 0) r->doc.win_nocr = !memchr(r->doc.in, '\r', r->doc.in_len);
+    return r->doc.win_nocr;
+}
+
+static inline int rd_in_window(const stax_reader *r, const char *p, size_t n) {
+    return p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len;
+}
+
+/* Advance pos over n bytes of the window, or of other text (the carry, an
+ * entity's): the LF-only count where the window is known to hold no CR
+ * (one not searched yet counts as holding one). For transcoded input the
  * offset counts input bytes: one per code point for 8-bit encodings; for
  * UTF-16 two, or four for a code point above U+FFFF. */
 static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
     uint64_t off = pos->offset;
-    if (STAX_LIKELY(r->doc.win_nocr && p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len)) stax__pos_advance_nocr(pos, p, n);
+    if (STAX_LIKELY(r->doc.win_nocr > 0 && rd_in_window(r, p, n))) stax__pos_advance_nocr(pos, p, n);
     else stax__pos_advance(pos, p, n);
     if (r->doc.enc <= STAX__ENC_UTF8) return;
     uint64_t cps = 0, astral = 0;

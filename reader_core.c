@@ -195,8 +195,15 @@ int stax__rd_room(stax_reader *r, size_t n) {
     return 0;
 }
 
+/* The window is searched for a CR when the general way first consumes a
+ * token in it: a window the fast path reads whole never is. */
+RD_NOINLINE void rd_search_window(stax_reader *r, const char *tok, size_t n) {
+    if (rd_in_window(r, tok, n)) rd_win_nocr(r);
+}
+
 /* Consume n bytes of the token that was just parsed. */
 void stax__rd_consume(stax_reader *r, const char *tok, size_t n) {
     if (r->doc.n_ent) return; /* entity text: events carry the reference's position */
+    if (STAX_UNLIKELY(r->doc.win_nocr < 0)) rd_search_window(r, tok, n);
     rd_advance(r, &r->doc.pos, tok, n);
 }

@@ -251,13 +251,27 @@ found:
 /* ================================================================ tags */
 
 /* The UTF-8 continuation bytes of an attribute value s[0, n), or SIZE_MAX
- * when it holds a line end, LF or (where the window has one: crs) CR: the
- * position's own count (by 8 bytes), from column 0 of line 0. */
-static inline size_t rd_fx_cont(const char *s, size_t n, int crs) {
-    if (crs && memchr(s, '\r', n)) return SIZE_MAX;
-    stax_pos at = {0, 0, 0};
-    stax__pos_advance_nocr(&at, s, n);
-    return at.line ? SIZE_MAX : n - (size_t)at.column;
+ * when it holds a line end (LF or CR): 8 bytes a step, a word's LF and CR
+ * bytes found as zero bytes of it XOR each, its continuation bytes
+ * (10xxxxxx) as bit 7 set and bit 6 clear. */
+static inline size_t rd_fx_cont(const char *s, size_t n) {
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
+    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
+    size_t cont = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, a, b;
+        memcpy(&x, s + i, 8);
+        a = x ^ lfs;
+        b = x ^ crs;
+        if (~(((a & lo7) + lo7) | a | lo7) | ~(((b & lo7) + lo7) | b | lo7)) return SIZE_MAX;
+        cont += stax__count_hi(x & ~(x << 1) & hi);
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n' || c == '\r') return SIZE_MAX;
+        cont += (c & 0xC0) == 0x80;
+    }
+    return cont;
 }
 
 /* The values of a start tag that its plain grammar marked to look at
@@ -280,7 +294,7 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
         if (!(b->flags & RD_ATTRF_PENDING)) continue;
         size_t vs = (size_t)(b->value.ptr - p);
         if (cont != RD_FX_RECOUNT) { /* the value's continuation bytes count after the tag's last line feed */
-            size_t c = rd_fx_cont(b->value.ptr, b->value.len, !r->doc.win_nocr);
+            size_t c = rd_fx_cont(b->value.ptr, b->value.len);
             cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
         }
         b->flags = 0;

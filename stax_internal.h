@@ -336,8 +336,9 @@ static inline unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) 
 /* Advance a position over n bytes of UTF-8 that hold no CR (lines on LF,
  * columns in code points). Eight bytes a step on little-endian machines: a
  * mask of the LF bytes and a mask of the UTF-8 continuation bytes
- * (10xxxxxx), each as bit 7 of its byte. The reader checks each window once
- * for CR, so most text takes this path. */
+ * (10xxxxxx), each as bit 7 of its byte. The reader searches a window for
+ * CR once, when its general way first needs it, so most text takes this
+ * path. */
 static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n) {
     const unsigned char *u = (const unsigned char *)p;
     uint64_t line = pos->line, col = pos->column;
