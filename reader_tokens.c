@@ -174,6 +174,12 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
     char *dst0 = o.p;
     int decoding = copy; /* the text goes to the arena */
     size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
+    /* 0: no byte >= 0x80 met yet; 1: the rest of the token is valid UTF-8
+     * (checked by blocks at the first), so a scan that passes over such
+     * bytes takes them; -1: it is not (they are checked one sequence at a
+     * time, and the first bad one is reported in its order among the
+     * text's errors) */
+    int utf8 = 0;
     while (i < n) {
         /* bulk skip over plain bytes */
         i += stax__scan_text(tok + i, n - i);
@@ -186,6 +192,12 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
             continue;
         }
         if (c >= 0x80) {
+            if (!utf8) utf8 = stax__scan_utf8(r->cfg.simd, tok + i, n - i, n - i) == n - i ? 1 : -1;
+            if (utf8 > 0) { /* to the next byte other than text */
+                stax__tscan ts = {0, 0, 0, 0, 0};
+                i = stax__scan_text_run(r->cfg.simd, tok, i, n, &ts);
+                continue;
+            }
             size_t k = rd_utf8_run(tok, n, i);
             if (k > i) {
                 i = k;

@@ -86,6 +86,36 @@ BAD(utf8_bad_in_name, "<a>\n<b\xC0\x80/></a>", "ERROR ENCODING @2:3:6")
 BAD(utf8_bad_in_comment, "<a>\n<!-- \xC1\xBF --></a>", "ERROR ENCODING @2:6:9")
 BAD(utf8_bad_in_cdata, "<a>\n<![CDATA[\xED\xBF\xBF]]></a>", "ERROR ENCODING @2:10:13")
 BAD(control_char_in_text, "<a>\nx\x01y</a>", "ERROR CHAR @2:2:5")
+
+/* A text the general way reads (a CR LF sends it there) checks the UTF-8
+ * of its rest by blocks at its first byte >= 0x80, and passes over such
+ * bytes when it is valid: the first error is still the first in the text,
+ * whatever comes after it and wherever the blocks end. k characters of two
+ * bytes, then two errors in both orders, or one. */
+Test(errors, first_error_after_non_ascii_text_read_the_general_way) {
+    static const struct {
+        const char *bad, *code;
+    } cases[] = {
+        {"\x01" "x\xFF", "CHAR"},       {"\xFF" "x\x01", "ENCODING"}, {"]]>x\xFF", "SYNTAX"},
+        {"\xFFx]]>", "ENCODING"},       {"\x01" "\xC3\xA9", "CHAR"},  {"\xEF\xBF\xBE" "x\x01", "CHAR"},
+        {"\xC3\xA9\x0B", "CHAR"},       {"\xE4\xB8" "x]]>", "ENCODING"},
+    };
+    char doc[256], want[64];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t k = 1; k <= 40; k++) {
+            size_t len = 0;
+            memcpy(doc, "<a>\r\n", 5), len = 5;
+            for (size_t j = 0; j < k; j++) memcpy(doc + len, "\xC3\xA9", 2), len += 2;
+            size_t at = len, bl = strlen(cases[c].bad);
+            memcpy(doc + len, cases[c].bad, bl), len += bl;
+            memcpy(doc + len, " \xCE\xB1\xCE\xB2</a>", 9), len += 9;
+            /* case 6 has one more character before its control */
+            size_t col = k + 1 + (c == 6 ? 1 : 0);
+            snprintf(want, sizeof want, "ERROR %s @2:%zu:%zu", cases[c].code, col, at + (c == 6 ? 2 : 0));
+            stax_test_expect_status(doc, len, NULL, want);
+        }
+    }
+}
 BAD(control_char_in_attribute, "<a>\n<b c=\"x\x01\"/></a>", "ERROR CHAR @2:8:11")
 BAD(control_char_in_comment, "<a>\n<!-- \x01 --></a>", "ERROR CHAR @2:6:9")
 BAD(control_char_in_pi, "<a>\n<?p \x1F?></a>", "ERROR CHAR @2:5:8")
