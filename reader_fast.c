@@ -4,17 +4,17 @@
 #ifndef STAX_NO_FAST_PATH
 
 /* ================================================================ the fast path
- * Most tokens of most documents are plain: text without references, CR or
- * non-ASCII bytes; tags with ASCII names and values of printable ASCII; end
+ * Most tokens of most documents are plain: text without entity references
+ * or controls; tags with ASCII names and values of printable ASCII; end
  * tags that match. Those that lie whole in a UTF-8 window are read here in
  * one pass: the scan that finds where a token ends also tells whether it is
  * plain, whether a text is white space, and where its line feeds are, so the
  * position comes without reading the bytes again. Anything else (and any
  * error) goes the general way (framing, then the token parsers), which gives
- * the same events. A token taken here holds no CR, but in a value to
- * normalize (a text or a tag meets one as a byte to look at and declines),
- * so a window with CRs (CR LF line ends) is read here too: its tags here,
- * its texts with a CR the general way. */
+ * the same events. Line ends CR LF and CR are normalized to LF here, in a
+ * text (into the arena, as its character and predefined references are) or
+ * in a value to normalize, so a CR LF document is read here as its LF twin
+ * is, but for the copy. */
 
 /* The character of the reference at p[i] ('&') if it is a character
  * reference or one of the five predefined entities, well formed, and a Char;
@@ -135,7 +135,8 @@ typedef struct rd_fx_txt {
 
 /* A text the first 16 bytes do not settle: scanned by blocks (its UTF-8
  * then checked by blocks when it has bytes >= 0x80), character and
- * predefined references decoded into the arena as the scan goes. Apart from
+ * predefined references decoded and line ends (CR LF, CR) normalized into
+ * the arena as the scan goes. Apart from
  * rd_fx_text so that the scan's state, whose address the kernel takes, is
  * made in memory only for such a text. 1: *s filled; 0: the general way
  * takes it; -1: an error. */
@@ -154,8 +155,20 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
             continue;
         }
         size_t re;
-        long cp = p[end] == '&' && r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
-        if (cp < 0) return 0; /* a control, a CR, an entity, anything to report */
+        long cp;
+        int eol = 0;
+        if (p[end] == '&') {
+            cp = r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+            t.nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        } else if (STAX_UNLIKELY(p[end] == '\r')) { /* CR LF or CR: a line end, LF in the text */
+            if (r->doc.part != DOC_CONTENT || end + 1 >= lim) return 0; /* the last byte: is an LF next? */
+            re = end + 1 + (p[end + 1] == '\n');
+            cp = '\n';
+            eol = 1;
+        } else {
+            return 0; /* a control, anything to report */
+        }
+        if (cp < 0) return 0; /* an entity, anything to report */
         if (!d0) { /* decoding starts: the text goes to the arena */
             if (r->buf.arena.cap - r->buf.arena.len < lim + RD_ARENA_SLACK) {
                 rd_fx_save(r, x);
@@ -165,10 +178,18 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
             o = stax__buf_out(&r->buf.arena);
             d0 = o.p;
         }
-        char u[4];
         stax__out_put(&o, p + run, end - run);
-        stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
-        t.nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        if (cp < 0x80) { /* a line end, a predefined entity: one byte */
+            stax__out_byte(&o, (char)cp);
+        } else {
+            char u[4];
+            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        }
+        if (STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
+            t.lfs++;
+            t.line_at = re;
+            t.cont = 0;
+        }
         end = run = re;
     }
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
@@ -193,10 +214,11 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
 /* A text complete in the window. One scan finds its end, its line feeds and
  * continuation bytes and whether it is white space; text with no reference
  * (UTF-8 checked by blocks when it has bytes >= 0x80) is an event pointing
- * into the window; character and predefined references are decoded into
- * the arena (rd_fx_text_run). Most texts end within 16 bytes: those are
- * settled by one block, here. 1: read; 0: the general way takes it (an
- * entity reference, a CR, anything to report); -1: an error. */
+ * into the window; character and predefined references are decoded and
+ * line ends normalized into the arena (rd_fx_text_run). Most texts end
+ * within 16 bytes: those are settled by one block, here. 1: read; 0: the
+ * general way takes it (an entity reference, a control, anything to
+ * report); -1: an error. */
 static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;

@@ -475,6 +475,18 @@ char *stax_test_events(const char *doc, size_t len, size_t chunk, const stax_rea
     return stax_test_events_ex(doc, len, chunk, opt, 0, status);
 }
 
+/* The first chunk ends at *at; the second is the rest. */
+static size_t pick_split(void *ctx, size_t left) {
+    size_t *at = ctx, n = *at ? *at : left;
+    *at = 0;
+    return n > left ? left : n;
+}
+
+char *stax_test_events_split(const char *doc, size_t len, size_t at, const stax_reader_options *opt,
+                             unsigned dump_flags) {
+    return run_push(doc, len, pick_split, &at, opt, dump_flags, NULL);
+}
+
 typedef struct random_chunks {
     uint32_t state;
     size_t max_chunk;

@@ -82,6 +82,10 @@ char *stax_test_digest(const char *doc, size_t len, size_t chunk, const stax_rea
 char *stax_test_events_random(const char *doc, size_t len, uint32_t seed, size_t max_chunk,
                               const stax_reader_options *opt, unsigned dump_flags);
 
+/* Feed doc in two chunks, [0, at) and [at, len), each an exact-size copy. */
+char *stax_test_events_split(const char *doc, size_t len, size_t at, const stax_reader_options *opt,
+                             unsigned dump_flags);
+
 /* Dump a document at every size of stax_test_chunk_sizes, fail the current
  * test (with both dumps) unless all are identical, and return the dump. */
 char *stax_test_events_all(const char *doc, size_t len, const stax_reader_options *opt, unsigned dump_flags);
