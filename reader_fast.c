@@ -275,11 +275,13 @@ found:
 /* The UTF-8 continuation bytes of an attribute value s[0, n), or SIZE_MAX
  * when it holds a line end (LF or CR): 8 bytes a step, a word's LF and CR
  * bytes found as zero bytes of it XOR each, its continuation bytes
- * (10xxxxxx) as bit 7 set and bit 6 clear. */
+ * (10xxxxxx) as bit 7 set and bit 6 clear (a byte at a time in builds for
+ * size, where the 64-bit constants cost more code than they save). */
 static inline size_t rd_fx_cont(const char *s, size_t n) {
+    size_t cont = 0, i = 0;
+#ifndef STAX__SMALL
     const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
     const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
-    size_t cont = 0, i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t x, a, b;
         memcpy(&x, s + i, 8);
@@ -288,6 +290,7 @@ static inline size_t rd_fx_cont(const char *s, size_t n) {
         if (~(((a & lo7) + lo7) | a | lo7) | ~(((b & lo7) + lo7) | b | lo7)) return SIZE_MAX;
         cont += stax__count_hi(x & ~(x << 1) & hi);
     }
+#endif
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '\n' || c == '\r') return SIZE_MAX;

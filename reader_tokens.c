@@ -178,7 +178,8 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
      * (checked by blocks at the first), so a scan that passes over such
      * bytes takes them; -1: it is not (they are checked one sequence at a
      * time, and the first bad one is reported in its order among the
-     * text's errors) */
+     * text's errors). Builds for size (STAX__SMALL) keep the second way
+     * alone. */
     int utf8 = 0;
     while (i < n) {
         /* bulk skip over plain bytes */
@@ -192,12 +193,16 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
             continue;
         }
         if (c >= 0x80) {
+#ifndef STAX__SMALL
             if (!utf8) utf8 = stax__scan_utf8(r->cfg.simd, tok + i, n - i, n - i) == n - i ? 1 : -1;
             if (utf8 > 0) { /* to the next byte other than text */
                 stax__tscan ts = {0, 0, 0, 0, 0};
                 i = stax__scan_text_run(r->cfg.simd, tok, i, n, &ts);
                 continue;
             }
+#else
+            (void)utf8;
+#endif
             size_t k = rd_utf8_run(tok, n, i);
             if (k > i) {
                 i = k;
