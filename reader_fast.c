@@ -386,7 +386,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
     if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
-    size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
+    size_t first = r->doc.attr_len;
     size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
     if (!nl) return 0;
     if (p[1 + nl] == '>') { /* no attribute, the common tag */
@@ -402,7 +402,9 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         return 1;
     }
     /* values to normalize (their continuation bytes after the tag's last
-     * line feed counted as they are), then the element */
+     * line feed counted as they are), then the element (the plain grammar
+     * writes nothing to the arena) */
+    size_t arena0 = r->buf.arena.len;
     rd_fx_save(r, x);
     size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, arena0);
     if (cont == RD_FX_ERROR) return -1;
