@@ -463,15 +463,18 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 /* ================================================================ the loop */
 
 /* Read plain tokens from the UTF-8 window while there are any and the batch
- * has room. Returns how many were read, or -1 after an error. */
+ * has room. Returns 1 if any was read, 0 if none, -1 after an error (a
+ * count of them took a register from the loop, which then kept its event
+ * pointer on the stack). */
 int stax__rd_fast(stax_reader *r) {
-    int done = 0, rc = 0;
+    int rc = 0;
     if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata) return 0;
     rd_fx x;
     rd_fx_load(r, &x);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
     x.ev_last = r->buf.events + (r->cfg.opt.batch_events - 2);
     if (r->buf.batch.count && x.ev > x.ev_last) return 0;
+    const char *const p0 = x.p;
     for (;;) {
         if (x.end - x.p < 3) break;
         const char *p = x.p;
@@ -489,12 +492,11 @@ int stax__rd_fast(stax_reader *r) {
             rc = rd_fx_start(r, &x);
         }
         if (rc <= 0) break;
-        done++;
         if (x.ev > x.ev_last) break;
     }
     if (rc < 0) return -1; /* the error's own path left the state as it wants it */
     rd_fx_save(r, &x);
-    return done;
+    return x.p != p0; /* every token read moves p */
 }
 #else
 typedef int stax__fast_path_left_out; /* ISO C: a translation unit is not empty */

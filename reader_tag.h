@@ -137,7 +137,7 @@ RD_HOT_INLINE size_t rd_name_end(const char *p, size_t n, size_t i) {
 RD_FOR_EACH_MODE size_t rd_tag_name(stax_reader *r, const char *tok, size_t n, size_t i, const char *what, int mode) {
     if (mode != RD_TAG_PLAIN) return rd_name(r, tok, n, i, what);
     const unsigned char *u = (const unsigned char *)tok;
-    if (!(stax__class[u[i]] & STAX__C_NSTART) || u[i] >= 0x80) return 0;
+    if (!(stax__class[u[i]] & STAX__C_ANSTART)) return 0;
     size_t e = rd_name_end(tok, n, i + 1);
     return e >= n || e - i > r->cfg.opt.max_name ? 0 : e - i;
 }

@@ -380,7 +380,7 @@ uint64_t stax__hash(const stax__hash_key *key, const void *data, size_t n) {
 /* ================================================================ byte classes */
 
 #define N_ (STAX__C_NAME | STAX__C_ANAME)
-#define S_ (STAX__C_NAME | STAX__C_NSTART | STAX__C_ANAME)
+#define S_ (STAX__C_NAME | STAX__C_NSTART | STAX__C_ANAME | STAX__C_ANSTART)
 #define W_ STAX__C_WS
 #define T_ STAX__C_TEXT_STOP
 #define V_ STAX__C_AVAL

@@ -297,6 +297,7 @@ enum {
     STAX__C_NSTART = 0x02,/* ASCII NameStartChar, or any byte >= 0x80 */
     STAX__C_WS = 0x04,    /* #x20 #x9 #xA #xD */
     STAX__C_TEXT_STOP = 0x08, /* a byte the text scanner must look at: < & ] \r, controls, >= 0x80 */
+    STAX__C_ANSTART = 0x10, /* ASCII NameStartChar only (no byte >= 0x80) */
     STAX__C_AVAL = 0x20,  /* in an attribute value: < & and every byte < 0x20 or >= 0x80 */
     STAX__C_ANAME = 0x40  /* ASCII NameChar only (no byte >= 0x80) */
 };
