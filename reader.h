@@ -270,12 +270,13 @@ STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, s
  * the general way's first token in it, or a fast-path tag's value to
  * normalize). */
 static inline int rd_win_nocr(stax_reader *r) {
-    if (r->doc.win_nocr < 0) r->doc.win_nocr = !memchr(r->doc.in, '\r', r->doc.in_len);
+    if (r->doc.win_nocr < 0) r->doc.win_nocr = r->doc.in_len && !memchr(r->doc.in, '\r', r->doc.in_len);
     return r->doc.win_nocr;
 }
 
+/* Whether p[0, n) lies in the window (none, NULL, at the end of input). */
 static inline int rd_in_window(const stax_reader *r, const char *p, size_t n) {
-    return p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len;
+    return r->doc.in && p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len;
 }
 
 /* Advance pos over n bytes of the window, or of other text (the carry, an
