@@ -280,15 +280,12 @@ found:
 static inline size_t rd_fx_cont(const char *s, size_t n) {
     size_t cont = 0, i = 0;
 #ifndef STAX__SMALL
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL;
     const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL, crs = 0x0D0D0D0D0D0D0D0DULL;
     for (; i + 8 <= n; i += 8) {
-        uint64_t x, a, b;
+        uint64_t x;
         memcpy(&x, s + i, 8);
-        a = x ^ lfs;
-        b = x ^ crs;
-        if (~(((a & lo7) + lo7) | a | lo7) | ~(((b & lo7) + lo7) | b | lo7)) return SIZE_MAX;
-        cont += stax__count_hi(x & ~(x << 1) & hi);
+        if (stax__zero_bytes(x ^ lfs) | stax__zero_bytes(x ^ crs)) return SIZE_MAX;
+        cont += stax__count_hi(stax__cont_bytes(x));
     }
 #endif
     for (; i < n; i++) {

@@ -334,6 +334,18 @@ static inline int stax__quoted(const char *s, size_t n, size_t *i, stax_str *out
  * multiply, where a generic popcount would be a library call without -mpopcnt. */
 static inline unsigned stax__count_hi(uint64_t m) { return (unsigned)(((m >> 7) * 0x0101010101010101ULL) >> 56); }
 
+/* Bit 7 set in each byte of t that is zero, and no other bit (exact, with
+ * no borrow between bytes): XOR a word with a byte repeated, and its bytes
+ * equal to that byte are found. */
+static inline uint64_t stax__zero_bytes(uint64_t t) {
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL;
+    return ~(((t & lo7) + lo7) | t | lo7);
+}
+
+/* Bit 7 set in each byte of x that is a UTF-8 continuation byte (10xxxxxx),
+ * and no other bit, in either byte order. */
+static inline uint64_t stax__cont_bytes(uint64_t x) { return x & ~(x << 1) & 0x8080808080808080ULL; }
+
 /* Advance a position over n bytes of UTF-8 that hold no CR (lines on LF,
  * columns in code points). Eight bytes a step on little-endian machines: a
  * mask of the LF bytes and a mask of the UTF-8 continuation bytes
@@ -346,7 +358,7 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
     size_t i = 0;
     pos->offset += n;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
-    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, hi = 0x8080808080808080ULL, lfs = 0x0A0A0A0A0A0A0A0AULL;
+    const uint64_t lfs = 0x0A0A0A0A0A0A0A0AULL;
     while (n >= 8 && i < n) {
         uint64_t x, t;
         unsigned k = 8; /* bytes of x that are new */
@@ -359,8 +371,8 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
         }
         i += k;
         t = x ^ lfs; /* bytes shifted in are 0: neither LF nor continuation */
-        uint64_t lf = ~(((t & lo7) + lo7) | t | lo7);
-        uint64_t cont = x & ~(x << 1) & hi;
+        uint64_t lf = stax__zero_bytes(t);
+        uint64_t cont = stax__cont_bytes(x);
         if (!lf) {
             col += k - stax__count_hi(cont);
             continue;
