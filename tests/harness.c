@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -34,14 +35,112 @@ static void forbidden_call(const char *what) {
     cr_assert_fail("%s called while stax_test_forbid_malloc is set", what);
 }
 
+/* Large blocks freed are kept for the next request of the same size.
+ *
+ * Every reader with default options allocates its token arena and carry, a
+ * MiB each; the tests create thousands of readers. Under AddressSanitizer a
+ * block that large is its own mapping: each malloc and free writes an eighth
+ * of it again as shadow on fresh pages, which made the sanitizer run of the
+ * unit tests spend most of its time in page faults. So the malloc guard keeps
+ * up to LARGE_KEEP freed blocks of LARGE_MIN bytes or more and hands one back
+ * for a request of exactly its size. Nothing the sanitizer checks is lost
+ * while a block is kept: it is poisoned, so a use after free is still a
+ * report (use-after-poison), and its redzones are ASan's own. A block handed
+ * out again has its first bytes filled with ASan's malloc fill byte, as a
+ * fresh one has. */
+#define LARGE_MIN ((size_t)32 << 10)
+#define LARGE_LIVE 256 /* large blocks handed out and tracked at a time */
+#define LARGE_KEEP 16  /* freed large blocks kept */
+#define LARGE_FILL 4096
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define LARGE_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define LARGE_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define LARGE_POISON(p, n) ((void)(p), (void)(n))
+#define LARGE_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+typedef struct {
+    void *p;
+    size_t n;
+} large_block;
+
+static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
+static large_block large_live[LARGE_LIVE], large_kept[LARGE_KEEP];
+static size_t large_n_live, large_n_kept;
+
+/* A kept block of exactly n bytes, or NULL. */
+static void *large_take(size_t n) {
+    void *p = NULL;
+    pthread_mutex_lock(&large_lock);
+    for (size_t i = 0; i < large_n_kept; i++) {
+        if (large_kept[i].n != n) continue;
+        p = large_kept[i].p;
+        large_kept[i] = large_kept[--large_n_kept];
+        break;
+    }
+    pthread_mutex_unlock(&large_lock);
+    if (p) {
+        LARGE_UNPOISON(p, n);
+        memset(p, 0xbe, n < LARGE_FILL ? n : LARGE_FILL);
+    }
+    return p;
+}
+
+/* Track p (n bytes) when it is large and there is room in the table. */
+static void *large_track(void *p, size_t n) {
+    if (!p || n < LARGE_MIN) return p;
+    pthread_mutex_lock(&large_lock);
+    if (large_n_live < LARGE_LIVE) large_live[large_n_live++] = (large_block){p, n};
+    pthread_mutex_unlock(&large_lock);
+    return p;
+}
+
+/* Stop tracking p; its size, or 0 when it was not tracked. */
+static size_t large_untrack(void *p) {
+    size_t n = 0;
+    pthread_mutex_lock(&large_lock);
+    for (size_t i = 0; i < large_n_live; i++) {
+        if (large_live[i].p != p) continue;
+        n = large_live[i].n;
+        large_live[i] = large_live[--large_n_live];
+        break;
+    }
+    pthread_mutex_unlock(&large_lock);
+    return n;
+}
+
+/* Keep a freed tracked block; when all places are taken, free the oldest. */
+static void large_keep(void *p, size_t n) {
+    large_block out = {NULL, 0};
+    LARGE_POISON(p, n);
+    pthread_mutex_lock(&large_lock);
+    if (large_n_kept == LARGE_KEEP) {
+        out = large_kept[0];
+        memmove(large_kept, large_kept + 1, (LARGE_KEEP - 1) * sizeof *large_kept);
+        large_n_kept--;
+    }
+    large_kept[large_n_kept++] = (large_block){p, n};
+    pthread_mutex_unlock(&large_lock);
+    if (out.p) {
+        LARGE_UNPOISON(out.p, out.n);
+        __real_free(out.p);
+    }
+}
+
 void *__wrap_malloc(size_t n) {
     if (stax_test_forbid_malloc) forbidden_call("malloc");
-    return __real_malloc(n);
+    void *p = n >= LARGE_MIN ? large_take(n) : NULL;
+    return large_track(p ? p : __real_malloc(n), n);
 }
 
 void *__wrap_realloc(void *p, size_t n) {
     if (stax_test_forbid_malloc) forbidden_call("realloc");
-    return __real_realloc(p, n);
+    if (!p) return __wrap_malloc(n);
+    large_untrack(p); /* a block that fails to grow stays valid, untracked: freed as any other */
+    return large_track(__real_realloc(p, n), n);
 }
 
 void *__wrap_calloc(size_t n, size_t m) {
@@ -51,6 +150,12 @@ void *__wrap_calloc(size_t n, size_t m) {
 
 void __wrap_free(void *p) {
     if (stax_test_forbid_malloc) forbidden_call("free");
+    if (!p) return;
+    size_t n = large_untrack(p);
+    if (n) {
+        large_keep(p, n);
+        return;
+    }
     __real_free(p);
 }
 
