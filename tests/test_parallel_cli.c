@@ -207,7 +207,9 @@ Test(parallel_cli, fixtures, .timeout = 900) {
     char path[512];
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "fixtures/%s", fx[i].name);
-        for (size_t k = 0; k < nm; k++) same_as_one(path, &modes[k], all_cuts);
+        /* under the sanitizers and qemu a fourth: each mode on every 4th fixture */
+        for (size_t k = 0; k < nm; k++)
+            if (stax_test_sampled(i + k)) same_as_one(path, &modes[k], all_cuts);
     }
     stax_test_free_fixtures(fx, n);
 }
@@ -397,7 +399,8 @@ Test(parallel_cli, generated_shapes, .timeout = 900) {
     size_t nm = generic_modes(modes);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         generated(shapes[i], path);
-        for (size_t k = 0; k < nm; k++) same_as_one(path, &modes[k], cuts);
+        for (size_t k = 0; k < nm; k++) /* sampled as in fixtures */
+            if (stax_test_sampled(i + k)) same_as_one(path, &modes[k], cuts);
     }
     generated("mixed-dump", path);
     tool_mode m[4];
