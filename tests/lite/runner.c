@@ -12,7 +12,8 @@
  * scaled by STAX_LITE_TIMEOUT_SCALE (for emulators), as an alarm. --verbose
  * names each test as it starts, and its time when it ends. A child that exits 0 passed, 77 skipped; anything else (a
  * failed assertion exits 1, a crash is a signal) failed. The summary line
- * counts them; the exit status is 1 if any failed. */
+ * counts them; the exit status is 1 if any failed. Built with AddressSanitizer
+ * (`make test-asan`), a test whose child leaks memory fails. */
 #include <criterion/criterion.h>
 
 #include <fnmatch.h>
@@ -26,6 +27,20 @@
 #include <unistd.h>
 
 enum { LITE_SKIP = 77 };
+
+/* Under AddressSanitizer each test's child looks for leaks before it exits
+ * (_exit skips LeakSanitizer's check at exit): a leak fails the test, as it
+ * fails a test under Criterion's runner. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LITE_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LITE_LSAN 1
+#endif
+#endif
+#ifdef LITE_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
 
 static struct crx_test *lite_all;
 static const struct crx_test *lite_current;
@@ -106,6 +121,12 @@ static void lite_child(const struct crx_test *t, double scale, double dflt) {
     t->fn();
     if (t->fini) t->fini();
     fflush(NULL);
+#ifdef LITE_LSAN
+    if (__lsan_do_recoverable_leak_check()) {
+        fprintf(stderr, "[FAIL] %s/%s: memory leaked (LeakSanitizer's report above)\n", t->suite, t->name);
+        lite_end_failed();
+    }
+#endif
     _exit(0);
 }
 
