@@ -13,10 +13,16 @@
  *   byte 3     when not 0, a second parallel read, on one thread more, in
  *              parts of 1 + (b % 61) bytes
  *
+ * Then the document cut into 2 + ((byte 1 ^ byte 3) & 7) ranges by
+ * stax_parallel_cuts, each range read apart from its guess and the ranges
+ * merged, as `stax count --part K/N` and `stax merge` do (fzp_ranges).
+ *
  * Checked: every event (type, flags, depth, name, attributes, text, pubid,
  * sysid, offset, and line and column fixed up with stax_parallel_pos), their
  * order, the final status, the error's message and position, and that done
- * comes once per part in order, all equal to the serial read's. */
+ * comes once per part in order, all equal to the serial read's; the cuts in
+ * order from 0 to the document's length, all at the end when there is no
+ * guess. */
 #include "stax.h"
 
 #include <stdint.h>
@@ -121,43 +127,54 @@ static int fzp_begin(void *ud, size_t part) {
     return 0;
 }
 
+/* b's events as records, each after its length, positions as they come. */
+static void fzp_records(fzp_out *o, const stax_batch *b) {
+    stax_pos origin = {0, 1, 1};
+    for (size_t i = 0; i < b->count; i++) {
+        size_t at = o->len;
+        fzp_u64(o, 0); /* the record's length, set below */
+        fzp_event(o, b, i, origin);
+        uint64_t n = o->len - at - 8;
+        memcpy(o->p + at, &n, 8);
+    }
+}
+
 /* A part's events, each record after its length, so that done can find
  * the position words (the second to fourth) and fix them up. */
 static int fzp_batch(void *ud, size_t part, const stax_batch *b) {
     fzp_run *u = (fzp_run *)ud;
     fzp_part *s = &u->slots[part % u->nslots];
     if (s->part != part) u->order_broken = 1;
-    stax_pos origin = {0, 1, 1};
-    for (size_t i = 0; i < b->count; i++) {
-        size_t at = s->events.len;
-        fzp_u64(&s->events, 0); /* the record's length, set below */
-        fzp_event(&s->events, b, i, origin);
-        uint64_t n = s->events.len - at - 8;
-        memcpy(s->events.p + at, &n, 8);
-    }
+    fzp_records(&s->events, b);
     return 0;
+}
+
+/* The records of recs appended to out without their lengths, positions
+ * fixed up from base. */
+static void fzp_fixed(fzp_out *out, const fzp_out *recs, stax_pos base) {
+    for (size_t at = 0; at < recs->len;) {
+        uint64_t n;
+        memcpy(&n, recs->p + at, 8);
+        const char *rec = recs->p + at + 8;
+        stax_pos p;
+        memcpy(&p.offset, rec + 8, 8);
+        memcpy(&p.line, rec + 16, 8);
+        memcpy(&p.column, rec + 24, 8);
+        p = stax_parallel_pos(base, p);
+        fzp_add(out, rec, 8);
+        fzp_u64(out, p.offset);
+        fzp_u64(out, p.line);
+        fzp_u64(out, p.column);
+        fzp_add(out, rec + 32, (size_t)n - 32);
+        at += 8 + (size_t)n;
+    }
 }
 
 static int fzp_done(void *ud, size_t part, stax_pos base) {
     fzp_run *u = (fzp_run *)ud;
     fzp_part *s = &u->slots[part % u->nslots];
     if (part != u->next_done++ || s->part != part) u->order_broken = 1;
-    for (size_t at = 0; at < s->events.len;) {
-        uint64_t n;
-        memcpy(&n, s->events.p + at, 8);
-        const char *rec = s->events.p + at + 8;
-        stax_pos p;
-        memcpy(&p.offset, rec + 8, 8);
-        memcpy(&p.line, rec + 16, 8);
-        memcpy(&p.column, rec + 24, 8);
-        p = stax_parallel_pos(base, p);
-        fzp_add(u->out, rec, 8);
-        fzp_u64(u->out, p.offset);
-        fzp_u64(u->out, p.line);
-        fzp_u64(u->out, p.column);
-        fzp_add(u->out, rec + 32, (size_t)n - 32);
-        at += 8 + (size_t)n;
-    }
+    fzp_fixed(u->out, &s->events, base);
     return 0;
 }
 
@@ -207,12 +224,143 @@ static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t
     free(u.slots);
 }
 
+/* ---------------------------------------------------------------- ranges */
+
+/* r fed doc[from, to] (the byte at to included: the '<' that ends the text
+ * before it) or, when to is the end, doc[from, len) and ended; its events
+ * as records into o. The reader's status. */
+static int fzp_range_feed(stax_reader *r, const uint8_t *doc, size_t len, uint64_t from, uint64_t to, fzp_out *o) {
+    uint64_t upto = to < len ? to + 1 : len;
+    const stax_batch *b;
+    int st = STAX_NEED_INPUT;
+    if (upto > from) {
+        stax_reader_feed(r, doc + from, (size_t)(upto - from));
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) fzp_records(o, b);
+    }
+    if (st == STAX_NEED_INPUT && to >= len) {
+        stax_reader_end(r);
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) fzp_records(o, b);
+    }
+    return st;
+}
+
+/* r's context, malloc'd (NULL where none can be saved), its length in *n. */
+static unsigned char *fzp_save(stax_reader *r, size_t *n) {
+    *n = 0;
+    if (stax_reader_save(r, NULL, 0, n) != STAX_OK) return NULL;
+    unsigned char *c = (unsigned char *)malloc(*n);
+    if (!c || stax_reader_save(r, c, *n, n) != STAX_OK) abort();
+    return c;
+}
+
+static stax_reader *fzp_reader_at(const stax_reader_options *ro, const void *ctx, size_t n) {
+    stax_reader *r = stax_reader_new(ro);
+    if (!r || (ctx && stax_reader_resume(r, ctx, n) != STAX_OK)) abort();
+    return r;
+}
+
+/* The document cut into n ranges by stax_parallel_cuts, each range read
+ * apart as a process of `stax --part` reads it (range 0 from the start,
+ * range k from the guess moved to its cut), then merged as `stax merge`
+ * merges them: a range keeps its events where the real context at its start
+ * (the end context of the range before, moved to its real position) equals
+ * its start, it read no error and it ends where a context can be saved; any
+ * other range is read again by a reader resumed from the real context, which
+ * goes on through the next ranges until it can save one. The events, status
+ * and error into o, for the serial read's. */
+static void fzp_ranges(const stax_reader_options *ro, size_t n, const uint8_t *doc, size_t len, fzp_out *o) {
+    size_t cap = stax_context_max_size(ro), glen = 0, real_len = 0;
+    uint64_t *cuts = (uint64_t *)calloc(n + 1, sizeof *cuts);
+    unsigned char *guess = (unsigned char *)malloc(cap), *real = NULL;
+    if (!cuts || !guess || stax_parallel_cuts(doc, len, ro, n, cuts, guess, cap, &glen) != STAX_OK) abort();
+    if (cuts[0] != 0 || cuts[n] != len || glen > cap) abort();
+    for (size_t k = 0; k < n; k++)
+        if (cuts[k] > cuts[k + 1] || (!glen && k && cuts[k] != len)) abort();
+    stax_reader *live = NULL;
+    uint64_t next = 0;
+    int status = STAX_NEED_INPUT;
+    for (size_t k = 0; k < n && status == STAX_NEED_INPUT; k++) {
+        uint64_t from = cuts[k], to = cuts[k + 1];
+        if (k && from == to) continue;
+        if (!live) {
+            stax_pos at = {0, 1, 1};
+            if (k && (!real || stax_context_position(real, real_len, &at) != STAX_OK)) abort();
+            /* the range read apart */
+            fzp_out part = {0};
+            unsigned char *start = NULL;
+            if (k) {
+                stax_pos moved = {from, 1, 1};
+                start = (unsigned char *)malloc(glen);
+                if (!start || stax_context_move(memcpy(start, guess, glen), glen, moved) != STAX_OK) abort();
+            }
+            stax_reader *r = fzp_reader_at(ro, start, glen);
+            int pst = fzp_range_feed(r, doc, len, from, to, &part);
+            size_t end_len = 0;
+            unsigned char *end = pst == STAX_NEED_INPUT ? fzp_save(r, &end_len) : NULL;
+            stax_reader_free(r);
+            int right = !k || (at.offset == from && stax_context_equal(real, real_len, start, glen));
+            free(start);
+            if (right && pst >= 0 && (pst == STAX_END || end)) {
+                fzp_fixed(o, &part, at);
+                free(part.p);
+                status = pst;
+                free(real);
+                real = NULL;
+                if (end) {
+                    stax_pos e;
+                    if (stax_context_position(end, end_len, &e) != STAX_OK ||
+                        stax_context_move(end, end_len, stax_parallel_pos(at, e)) != STAX_OK)
+                        abort();
+                    real = end;
+                    real_len = end_len;
+                }
+                continue;
+            }
+            free(part.p);
+            free(end);
+            /* read again from the real context */
+            live = fzp_reader_at(ro, real, real_len);
+            next = at.offset;
+        }
+        fzp_out recs = {0};
+        stax_pos origin = {0, 1, 1};
+        status = fzp_range_feed(live, doc, len, next, to, &recs);
+        fzp_fixed(o, &recs, origin);
+        free(recs.p);
+        next = to + 1;
+        if (status != STAX_NEED_INPUT) break;
+        free(real);
+        real = fzp_save(live, &real_len);
+        if (real) {
+            stax_reader_free(live);
+            live = NULL;
+        }
+    }
+    if (status == STAX_NEED_INPUT) abort(); /* the ranges reach the end */
+    char msg[256] = "";
+    stax_pos err = {0, 0, 0};
+    if (status < 0) { /* only a reader resumed from a real context (or the first) stops in an error */
+        if (!live) abort();
+        snprintf(msg, sizeof msg, "%s", stax_reader_message(live));
+        err = stax_reader_error_pos(live);
+    }
+    fzp_result(o, status == STAX_END ? STAX_OK : status, err, msg);
+    stax_reader_free(live);
+    free(real);
+    free(guess);
+    free(cuts);
+}
+
+/* threads 0: the ranges read apart and merged, part_size of them. */
 static void fzp_same(const fzp_out *a, const fzp_out *b, unsigned threads, size_t part_size) {
     if (a->len == b->len && memcmp(a->p, b->p, a->len) == 0) return;
     size_t i = 0;
     while (i < a->len && i < b->len && a->p[i] == b->p[i]) i++;
-    fprintf(stderr, "invariant failed: %u threads, parts of %zu bytes: the events differ from the serial read's at byte %zu of %zu/%zu\n",
-            threads, part_size, i, a->len, b->len);
+    if (threads)
+        fprintf(stderr, "invariant failed: %u threads, parts of %zu bytes", threads, part_size);
+    else
+        fprintf(stderr, "invariant failed: %zu ranges read apart and merged", part_size);
+    fprintf(stderr, ": the events differ from the serial read's at byte %zu of %zu/%zu\n", i, a->len, b->len);
     abort();
 }
 
@@ -238,6 +386,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fzp_parallel(&ro, threads + 1, small, doc, len, data[0] & 0x80 ? 1 + small : 0, &par);
         fzp_same(&serial, &par, threads + 1, small);
     }
+    /* the same document in 2 to 9 ranges read apart and merged */
+    size_t ranges = 2 + (size_t)((data[1] ^ data[3]) & 7u);
+    par.len = 0;
+    fzp_ranges(&ro, ranges, doc, len, &par);
+    fzp_same(&serial, &par, 0, ranges);
     free(serial.p);
     free(par.p);
     return 0;
