@@ -71,16 +71,23 @@ static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
 static large_block large_live[LARGE_LIVE], large_kept[LARGE_KEEP];
 static size_t large_n_live, large_n_kept;
 
+/* The entry of v[0, *len) at p (when p is not NULL) or else of n bytes,
+ * taken out with the rest kept in order; {NULL, 0} when there is none.
+ * Under large_lock. */
+static large_block large_remove(large_block *v, size_t *len, const void *p, size_t n) {
+    for (size_t i = 0; i < *len; i++) {
+        if (p ? v[i].p != p : v[i].n != n) continue;
+        large_block b = v[i];
+        memmove(v + i, v + i + 1, (--*len - i) * sizeof *v);
+        return b;
+    }
+    return (large_block){NULL, 0};
+}
+
 /* A kept block of exactly n bytes, or NULL. */
 static void *large_take(size_t n) {
-    void *p = NULL;
     pthread_mutex_lock(&large_lock);
-    for (size_t i = 0; i < large_n_kept; i++) {
-        if (large_kept[i].n != n) continue;
-        p = large_kept[i].p;
-        large_kept[i] = large_kept[--large_n_kept];
-        break;
-    }
+    void *p = large_remove(large_kept, &large_n_kept, NULL, n).p;
     pthread_mutex_unlock(&large_lock);
     if (p) {
         LARGE_UNPOISON(p, n);
@@ -100,14 +107,8 @@ static void *large_track(void *p, size_t n) {
 
 /* Stop tracking p; its size, or 0 when it was not tracked. */
 static size_t large_untrack(void *p) {
-    size_t n = 0;
     pthread_mutex_lock(&large_lock);
-    for (size_t i = 0; i < large_n_live; i++) {
-        if (large_live[i].p != p) continue;
-        n = large_live[i].n;
-        large_live[i] = large_live[--large_n_live];
-        break;
-    }
+    size_t n = large_remove(large_live, &large_n_live, p, 0).n;
     pthread_mutex_unlock(&large_lock);
     return n;
 }
@@ -117,11 +118,7 @@ static void large_keep(void *p, size_t n) {
     large_block out = {NULL, 0};
     LARGE_POISON(p, n);
     pthread_mutex_lock(&large_lock);
-    if (large_n_kept == LARGE_KEEP) {
-        out = large_kept[0];
-        memmove(large_kept, large_kept + 1, (LARGE_KEEP - 1) * sizeof *large_kept);
-        large_n_kept--;
-    }
+    if (large_n_kept == LARGE_KEEP) out = large_remove(large_kept, &large_n_kept, large_kept[0].p, 0);
     large_kept[large_n_kept++] = (large_block){p, n};
     pthread_mutex_unlock(&large_lock);
     if (out.p) {
