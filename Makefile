@@ -171,26 +171,28 @@ conformance: $(BUILD)/conformance
 # and has LeakSanitizer check the child before it exits: Criterion's runner
 # starts the program anew for every test, and an ASan program's start (its
 # shadow, relocations and globals) and exit took a third of the run.
-# Criterion's own runner leaks a little now and then: tests/lsan.supp names it.
 test-asan:
 	$(MAKE) BUILD=build/asan SAN=1 CPPFLAGS=-Itests/lite CONF_ARGS=--quiet \
 	    conformance build/asan/unit-lite build/asan/stax build/asan/gen
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp STAX_TEST_FULL=0 build/asan/unit-lite --jobs $(UNIT_JOBS)
+	STAX_TEST_FULL=0 build/asan/unit-lite --jobs $(UNIT_JOBS)
 
 # The unit tests against the amalgamated single file (tests/single_impl.c holds
 # the implementation; every other file sees only the generated header), with
 # the private STAX_STATIC copy (tests/single_static.c) run beside it; then the
-# configuration macros and #line directives (tools/check-single.sh).
+# configuration macros and #line directives (tools/check-single.sh). Like the
+# sanitizer, clang and cross builds, through tests/lite's runner: only the
+# native gcc build (`make unit`) runs Criterion's own, whose start of a
+# process for every test cost as much CPU as the sampled tests themselves.
 SINGLE_B = $(BUILD)/single
 SINGLE_CC = $(CC) $(STD) $(WARN) $(OPT) $(CPPFLAGS)
 test-single: $(BUILD)/stax.h
 	@mkdir -p $(SINGLE_B)
 	$(SINGLE_CC) -DSTAX_SIMD_MAX=1 -I$(BUILD) -c tests/single_impl.c -o $(SINGLE_B)/impl.o
 	$(SINGLE_CC) -DSTAX_STATIC -I$(BUILD) -c tests/single_static.c -o $(SINGLE_B)/static.o
-	printf '%s\n' $(UNIT_SRC) tests/single_test.c tests/harness.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c) | \
-	  xargs -P $(NPROC) -I{} sh -c '$(SINGLE_CC) -I$(BUILD) -I. -Icli -c {} -o $(SINGLE_B)/$$(basename {} .c).o' || exit 1
-	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lcriterion -lpthread
-	$(SINGLE_B)/unit --jobs 2
+	printf '%s\n' $(UNIT_SRC) tests/single_test.c tests/harness.c tests/lite/runner.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c) | \
+	  xargs -P $(NPROC) -I{} sh -c '$(SINGLE_CC) -Itests/lite -I$(BUILD) -I. -Icli -c {} -o $(SINGLE_B)/$$(basename {} .c).o' || exit 1
+	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lpthread
+	STAX_TEST_FULL=0 $(SINGLE_B)/unit --jobs 2
 	sh tools/amalgamate.sh --line $(SINGLE_B)/stax-line.h stax.h $(LIB_HDR) $(LIB_SRC)
 	CC='$(SINGLE_CC)' sh tools/check-single.sh $(BUILD)/stax.h $(SINGLE_B)/stax-line.h $(SINGLE_B)
 
@@ -237,8 +239,11 @@ test-usage: lib
 # The same library, tool, unit tests and W3C suite built with clang and with
 # STAX_NO_SIMD, so that the portable loops are tested as well (the suite's
 # results must be those of the SIMD build: every test passes either way).
+# The unit tests through tests/lite's runner, as test-single.
 test-clang:
-	$(MAKE) CC=clang BUILD=build/clang EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' TEST_FULL=0 all unit conformance CONF_ARGS=--quiet
+	$(MAKE) CC=clang BUILD=build/clang CPPFLAGS=-Itests/lite EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' \
+	    all build/clang/unit-lite build/clang/gen conformance CONF_ARGS=--quiet
+	STAX_TEST_FULL=0 build/clang/unit-lite --jobs $(UNIT_JOBS)
 
 # ThreadSanitizer over the suites that run threads (the parallel reads from
 # memory and from pipes, the tool's -j, select's saved state, the writer's

@@ -1,6 +1,7 @@
 /* The runner of the unit tests built against tests/lite/criterion/criterion.h
- * (no Criterion library): the cross targets of `make test-cross` under
- * qemu-user.
+ * (no Criterion library): every build of them but the native gcc one, which
+ * runs Criterion's own (`make unit`): the sanitizer, clang and single-file
+ * builds, and the cross targets of `make test-cross` under qemu-user.
  *
  *   unit-lite [--jobs N] [--filter SUITE/NAME-GLOB]... [--exclude GLOB]... [--list] [--verbose]
  *
