@@ -92,6 +92,10 @@ typedef struct rd_frame {
 #define RD_CARRY_SLACK 16u
 /* The arena's room beyond a token's length. */
 #define RD_ARENA_SLACK 16u
+/* With an allocator the arena starts at this many bytes (or arena_max when
+ * that is less) and doubles, up to arena_max, at the start of a batch after
+ * one that ended for want of it: a small document never maps arena_max. */
+#define RD_ARENA_FIRST ((size_t)64 * 1024)
 /* The element stack's room past its last name: the fast path copies and
  * compares names 16 bytes at a time. */
 #define RD_STACK_SLACK 16u
@@ -135,6 +139,7 @@ typedef struct rd_buffers {
     stax__buf stack;
     size_t *stack_off;
     uint32_t stack_off_cap;
+    int arena_short;    /* a batch ended for want of arena: the next one doubles it */
     stax__frame *ents;  /* max_entity_depth frames: content expansion, then attribute values */
     char *rbuf;         /* the pull source reads into it */
     size_t rbuf_cap;
@@ -417,6 +422,7 @@ static inline int rd_behind(const stax_reader *r) {
 
 /* reader_core.c: room for one token in the batch, and its consumption */
 STAXINT int stax__rd_room(stax_reader *r, size_t n);
+STAXINT void stax__rd_arena_grow(stax_reader *r);
 STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
 
 /* reader_tokens.c */

@@ -658,6 +658,7 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     r->buf.batch.count = 0;
     r->doc.attr_len = 0;
     r->buf.arena.len = 0;
+    if (STAX_UNLIKELY(r->buf.arena_short)) stax__rd_arena_grow(r);
     stax__ext_release(&r->buf.ext); /* the texts of external entities that ended in the last batch */
     if (r->buf.ev_ns) stax__ns_reclaim(&r->buf.ns);
     if (r->doc.status < 0) return r->doc.status;

@@ -172,9 +172,24 @@ int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, size_t at
 
 /* ================================================================ one token, the general way */
 
+/* The arena emptied and made at least `need` bytes: at least RD_ARENA_FIRST
+ * (most documents never need more), at most arena_max (stax__rd_room's n can
+ * be a bound larger than any token, as the fast path's window: a token never
+ * needs more than that). 0, or -1 on error. Out of line: the room check's
+ * common case stays a leaf. */
+RD_NOINLINE int rd_arena_fresh(stax_reader *r, size_t need) {
+    r->buf.arena.len = 0;
+    size_t want = need > RD_ARENA_FIRST ? need : RD_ARENA_FIRST;
+    if (want > r->cfg.arena_max) want = r->cfg.arena_max;
+    /* with an allocator, freed first: a realloc would copy what no one keeps */
+    if (r->buf.arena.cap < want && !r->buf.mem.block) stax__buf_free(&r->buf.mem, &r->buf.arena);
+    return stax__rd_reserve(r, &r->buf.arena, want, r->cfg.arena_max) ? -1 : 0;
+}
+
 /* Room for a token of n bytes: events, attributes, arena. Returns 1 if the
  * batch must end first, 0 if there is room, -1 on error. Grows buffers only
- * while the batch is empty (growing moves them). */
+ * while nothing points into them (growing moves them): the attributes while
+ * the batch is empty, the arena also while it is empty itself. */
 int stax__rd_room(stax_reader *r, size_t n) {
     int empty = r->buf.batch.count == 0;
     /* a token gives at most two events (START and END of <a/>, TEXT and ENTITY_REF) */
@@ -187,12 +202,32 @@ int stax__rd_room(stax_reader *r, size_t n) {
      * (attribute values that expand entities aside: see stax__rd_parse) */
     size_t need = n + RD_ARENA_SLACK;
     if (r->buf.arena.cap - r->buf.arena.len < need) {
-        if (!empty) return 1;
-        /* the whole arena at once: only what batches write of it is touched */
-        r->buf.arena.len = 0;
-        if (stax__rd_reserve(r, &r->buf.arena, r->cfg.arena_max, r->cfg.arena_max)) return -1;
+        /* it can move while nothing is in it: no event points into it then */
+        if (!empty && r->buf.arena.len) {
+            r->buf.arena_short = 1;
+            return 1;
+        }
+        return rd_arena_fresh(r, need);
     }
     return 0;
+}
+
+/* At the start of a batch after one that ended for want of arena: double
+ * it (up to arena_max), so that batches are not cut short by it for long.
+ * The batch is empty, so nothing points into it, and nothing in it is kept
+ * (a realloc would copy it). When the allocator refuses, the arena stays as
+ * it is: batches go on ending earlier, nothing fails. Only with an allocator:
+ * a fixed block carves the whole arena at once. */
+void stax__rd_arena_grow(stax_reader *r) {
+    r->buf.arena_short = 0;
+    size_t cap = r->buf.arena.cap, max = r->cfg.arena_max;
+    if (cap >= max || r->buf.mem.block) return;
+    size_t ncap = cap > max / 2 ? max : cap * 2;
+    char *p = (char *)stax__mem_alloc(&r->buf.mem, ncap);
+    if (!p) return;
+    stax__buf_free(&r->buf.mem, &r->buf.arena);
+    r->buf.arena.ptr = p;
+    r->buf.arena.cap = ncap;
 }
 
 /* The window is searched for a CR when the general way first consumes a

@@ -132,3 +132,102 @@ Test(sizing, the_memory_message_gives_the_minimum) {
         cr_assert(strstr(msg, want) != NULL, "namespaces %d: want '%s' in '%s'", ns, want, msg);
     }
 }
+
+/* With an allocator the arena (decoded text of a batch) starts at 64 KiB and
+ * grows only when batches need it: a small document never maps max_token's
+ * megabyte. */
+Test(sizing, a_small_document_takes_a_small_arena) {
+    static const char doc[] = "<a x='1&amp;2'>fish &amp; chips&#10;</a>";
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert_not_null(r);
+    const stax_batch *b;
+    int st;
+    stax_reader_feed(r, doc, sizeof doc - 1);
+    stax_reader_end(r);
+    size_t texts = 0;
+    while ((st = stax_reader_next(r, &b)) == STAX_OK)
+        for (size_t i = 0; i < b->count; i++) texts += stax_ev_type(b, i) == STAX_EV_TEXT;
+    cr_assert_eq(st, STAX_END);
+    cr_assert_eq(texts, 1);
+    size_t peak = stax_reader_memory_peak(r);
+    stax_reader_free(r);
+    cr_assert_lt(peak, (size_t)256 * 1024, "a 40-byte document took %zu bytes", peak);
+}
+
+/* Decoded texts larger than the arena's first size: the first batch ends for
+ * want of it, the arena doubles at each of the next batches until a batch
+ * holds batch_events again; the events are those of every chunk size, and
+ * the arena never passes max_token + 16. With namespaces, so that the
+ * general way reads it, which asks room for each token (the fast path asks
+ * room for as much text as the window could hold, and so takes a larger
+ * arena at once). */
+Test(sizing, the_arena_grows_when_batches_end_for_it) {
+    stax_test_buf doc = {0};
+    stax_test_buf_puts(&doc, "<r>");
+    for (int i = 0; i < 200; i++) {
+        stax_test_buf_puts(&doc, "<t>");
+        for (int k = 0; k < 40; k++) stax_test_buf_puts(&doc, "fish &amp; chips, salt &amp; vinegar ");
+        stax_test_buf_puts(&doc, "</t>");
+    }
+    stax_test_buf_puts(&doc, "</r>");
+    stax_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = STAX_READ_NAMESPACES;
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_not_null(r);
+    stax_reader_feed(r, doc.p, doc.len);
+    stax_reader_end(r);
+    const stax_batch *b;
+    int st;
+    size_t first = 0, full = 0, events = 0;
+    while ((st = stax_reader_next(r, &b)) == STAX_OK) {
+        if (!first) first = b->count;
+        full += b->count >= 254; /* batch_events 256, two events a token of room */
+        events += b->count;
+    }
+    cr_assert_eq(st, STAX_END);
+    cr_assert_eq(events, 2 + 3 * 200);
+    /* 1,160 bytes of decoded text a <t>: 64 KiB holds 56 of them, 85 make a full batch */
+    cr_assert_lt(first, 3 * 60, "the first batch held %zu events", first);
+    cr_assert_geq(full, 1, "no batch was full after the arena grew");
+    size_t peak = stax_reader_memory_peak(r);
+    stax_reader_free(r);
+    cr_assert_lt(peak, (size_t)1024 * 1024, "peak %zu", peak);
+    char *ref = stax_test_events(doc.p, doc.len, 0, &o, &st);
+    cr_assert_eq(st, STAX_END);
+    static const size_t chunks[] = {1, 7, 4096};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        char *d = stax_test_events(doc.p, doc.len, chunks[i], &o, &st);
+        cr_assert_str_eq(d, ref, "chunk %zu", chunks[i]);
+        free(d);
+    }
+    free(ref);
+    stax_test_buf_free(&doc);
+}
+
+/* max_token below the arena's first size: the arena is max_token + 16 and no
+ * more, also when the fast path asks room for a whole window of text larger
+ * than that (the W3C suite's pr-xml-utf-8 in a 16 KiB max_token found it). */
+Test(sizing, the_arena_stays_within_a_small_max_token) {
+    stax_test_buf doc = {0};
+    stax_test_buf_puts(&doc, "<r>");
+    for (int i = 0; i < 1500; i++) stax_test_buf_puts(&doc, "<p>one &amp; two</p>\n");
+    stax_test_buf_puts(&doc, "</r>");
+    stax_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.max_token = 16384;
+    static const size_t chunks[] = {0, 1, 7, 65536};
+    char *ref = NULL;
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        int st;
+        char *d = stax_test_events(doc.p, doc.len, chunks[i], &o, &st);
+        cr_assert_eq(st, STAX_END, "chunk %zu: %s", chunks[i], stax_test_last_line(d));
+        if (!ref) ref = d;
+        else {
+            cr_assert_str_eq(d, ref, "chunk %zu", chunks[i]);
+            free(d);
+        }
+    }
+    free(ref);
+    stax_test_buf_free(&doc);
+}
