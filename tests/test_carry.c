@@ -81,6 +81,7 @@ Test(carry, a_million_references_stream_at_megabyte_chunks) {
     char *doc = repeat_doc(ent_prefix, "w &e; ", 1000000, "</r>", &len);
     static const size_t chunks[] = {1048576, 1000000, 1500000, 2097152, 0};
     for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        if (!stax_test_sampled(i)) continue; /* sampled: 1 MiB and one feed */
         int st;
         char *d = stax_test_events(doc, len, chunks[i], NULL, &st);
         cr_assert_eq(st, STAX_END, "chunk %zu: %s", chunks[i], stax_test_last_line(d));
