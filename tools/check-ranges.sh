@@ -45,6 +45,7 @@ fixtures=$(echo fixtures/*.xml)
 : > "$tmp/jobs"
 : > "$tmp/cases"
 id=0
+sid=0
 for doc in $docs $fixtures; do
     case " $fixtures " in
     *" $doc "*) modes="plain" ranges="3 32" ;;
@@ -54,10 +55,12 @@ for doc in $docs $fixtures; do
         for mode in $modes; do
             flags=$mode
             [ "$mode" = plain ] && flags=
+            # the serial read, once for every count of ranges it is compared with
+            sid=$((sid + 1))
+            "$stax" $flags $cmd "$doc" > "$tmp/s.$sid.out" 2> "$tmp/s.$sid.err" && src=0 || src=$?
             for n in $ranges; do
                 id=$((id + 1))
-                "$stax" $flags $cmd "$doc" > "$tmp/s.$id.out" 2> "$tmp/s.$id.err" && src=0 || src=$?
-                echo "$id $src $n $cmd $doc $flags" >> "$tmp/cases"
+                echo "$id $sid $src $n $cmd $doc $flags" >> "$tmp/cases"
                 k=0
                 while [ $k -lt $n ]; do
                     echo "$stax $flags $cmd --part $k/$n $doc > $tmp/p.$id.$k" >> "$tmp/jobs"
@@ -75,14 +78,14 @@ parallel --will-cite -j 2 --joblog "$tmp/joblog" < "$tmp/jobs" || {
     fail=1
 }
 runs=0
-while read -r id src n cmd doc flags; do
+while read -r id sid src n cmd doc flags; do
     "$stax" merge "$doc" "$tmp"/p.$id.* > "$tmp/merged.out" 2> "$tmp/merged.err" && mrc=0 || mrc=$?
     runs=$((runs + 1))
-    if [ $mrc -ne $src ] || ! cmp -s "$tmp/s.$id.out" "$tmp/merged.out" ||
-        ! cmp -s "$tmp/s.$id.err" "$tmp/merged.err"; then
+    if [ $mrc -ne $src ] || ! cmp -s "$tmp/s.$sid.out" "$tmp/merged.out" ||
+        ! cmp -s "$tmp/s.$sid.err" "$tmp/merged.err"; then
         echo "check-ranges.sh: $flags $cmd $doc in $n ranges: exit $mrc (serially $src)" >&2
-        diff "$tmp/s.$id.out" "$tmp/merged.out" >&2 || :
-        diff "$tmp/s.$id.err" "$tmp/merged.err" >&2 || :
+        diff "$tmp/s.$sid.out" "$tmp/merged.out" >&2 || :
+        diff "$tmp/s.$sid.err" "$tmp/merged.err" >&2 || :
         fail=1
     fi
 done < "$tmp/cases"
