@@ -211,6 +211,46 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
     return 1;
 }
 
+#ifdef STAX__V16
+/* A text that ends within the 16 bytes at p (lim >= 16 of them readable)
+ * before any byte to look at (a reference, a control, ']', a byte >= 0x80):
+ * *s filled, 1. 0: the text is longer or holds such a byte. */
+RD_HOT_INLINE int rd_fx_short(const char *p, rd_fx_txt *s) {
+    stax__v16 v = stax__v16_load(p);
+    stax__v16 is_lf = stax__v16_eq(v, stax__v16_set(10)), is_tl = stax__v16_or(is_lf, stax__v16_eq(v, stax__v16_set(9)));
+    stax__m16 mlt = stax__v16_mask(stax__v16_eq(v, stax__v16_set('<')));
+    stax__m16 mall = stax__v16_mask(stax__v16_or(stax__v16_andnot(is_tl, stax__v16_low_or_high(v)), /* controls, >= 0x80 */
+                                                 stax__v16_or(stax__v16_eq(v, stax__v16_set('&')),
+                                                              stax__v16_eq(v, stax__v16_set(']')))));
+    stax__m16 below = (stax__m16)((mlt & (0 - mlt)) - 1);
+    if (!mlt || (mall & below)) return 0;
+    stax__m16 mws = stax__v16_mask(stax__v16_or(is_tl, stax__v16_eq(v, stax__v16_set(' '))));
+    stax__m16 mlf = stax__v16_mask(is_lf) & below;
+    s->end = s->len = stax__m16_first(mlt);
+    s->ptr = p;
+    s->nonws = (~mws & below) != 0;
+    s->lfs = s->line_at = s->cont = 0;
+    if (mlf) {
+        /* one line feed (an indentation's) is the common case: no count */
+        s->lfs = mlf & (mlf - 1) ? stax__m16_count(mlf) : 1;
+        s->line_at = stax__m16_last(mlf) + 1;
+    }
+    return 1;
+}
+#endif
+
+/* A text in content, read (s): its event unless it is white space to skip,
+ * and the position after it. (Only whole texts are skipped: the fast path
+ * does not start while a text cut for length goes on, r->doc.text_cont.) */
+RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, uint32_t depth) {
+    if (s->nonws || !(r->cfg.opt.flags & STAX_READ_SKIP_WS)) {
+        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, s->nonws ? 0 : STAX_EVF_WHITESPACE, depth);
+        e->text.ptr = s->ptr;
+        e->text.len = s->len;
+    }
+    rd_fx_advance(x, s->end, s->lfs, s->line_at, s->cont);
+}
+
 /* A text complete in the window. One scan finds its end, its line feeds and
  * continuation bytes and whether it is white space; text with no reference
  * (UTF-8 checked by blocks when it has bytes >= 0x80) is an event pointing
@@ -224,29 +264,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
     rd_fx_txt s;
 #ifdef STAX__V16
-    if (lim >= 16) {
-        stax__v16 v = stax__v16_load(p);
-        stax__v16 is_lf = stax__v16_eq(v, stax__v16_set(10)), is_tl = stax__v16_or(is_lf, stax__v16_eq(v, stax__v16_set(9)));
-        stax__m16 mlt = stax__v16_mask(stax__v16_eq(v, stax__v16_set('<')));
-        stax__m16 mall = stax__v16_mask(stax__v16_or(stax__v16_andnot(is_tl, stax__v16_low_or_high(v)), /* controls, >= 0x80 */
-                                                     stax__v16_or(stax__v16_eq(v, stax__v16_set('&')),
-                                                                  stax__v16_eq(v, stax__v16_set(']')))));
-        stax__m16 below = (stax__m16)((mlt & (0 - mlt)) - 1);
-        if (mlt && !(mall & below)) { /* a '<' before anything to look at */
-            stax__m16 mws = stax__v16_mask(stax__v16_or(is_tl, stax__v16_eq(v, stax__v16_set(' '))));
-            stax__m16 mlf = stax__v16_mask(is_lf) & below;
-            s.end = s.len = stax__m16_first(mlt);
-            s.ptr = p;
-            s.nonws = (~mws & below) != 0;
-            s.lfs = s.line_at = s.cont = 0;
-            if (mlf) {
-                /* one line feed (an indentation's) is the common case: no count */
-                s.lfs = mlf & (mlf - 1) ? stax__m16_count(mlf) : 1;
-                s.line_at = stax__m16_last(mlf) + 1;
-            }
-            goto found;
-        }
-    }
+    if (lim >= 16 && rd_fx_short(p, &s)) goto found;
 #endif
     {
         int rc = rd_fx_text_run(r, x, lim, avail, &s);
@@ -257,16 +275,10 @@ found:
 #endif
     if (r->doc.part != DOC_CONTENT) {
         if (s.nonws) return 0; /* text outside the root: an error */
+        rd_fx_advance(x, s.end, s.lfs, s.line_at, s.cont);
     } else {
-        int keep = s.nonws || r->doc.text_cont || !(r->cfg.opt.flags & STAX_READ_SKIP_WS); /* only whole texts are skipped */
-        r->doc.text_cont = 0;
-        if (keep) {
-            stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, s.nonws ? 0 : STAX_EVF_WHITESPACE, r->doc.depth);
-            e->text.ptr = s.ptr;
-            e->text.len = s.len;
-        }
+        rd_fx_put_text(r, x, &s, r->doc.depth);
     }
-    rd_fx_advance(x, s.end, s.lfs, s.line_at, s.cont);
     return 1;
 }
 
@@ -369,9 +381,58 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
     return 0;
 }
 
+/* A start tag without attributes (<name>, name of nl bytes at p + 1, first:
+ * its attributes' place) and, when a short plain text follows (settled by
+ * its first 16 bytes), that text too: its events come at once, without a
+ * turn of the loop. When the text is followed by the end tag, <name>text</name>,
+ * the element's three events are made and the element stack is left as it
+ * is (a push and its pop; the end tag's name is compared with the start
+ * tag's in the window). 1: read; -1: an error. */
+RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t avail, size_t n, size_t nl,
+                             size_t first) {
+#ifdef STAX__V16
+    const char *q = p + nl + 2;
+    rd_fx_txt s;
+    /* 34 bytes from the text: its 16, and 18 from the end tag's '<'; room for three events */
+    if (avail - nl >= 36 && q[0] != '<' && nl <= 16 && x->ev < x->ev_last && rd_fx_short(q, &s) &&
+        s.len <= r->cfg.opt.max_text) {
+        const char *et = q + s.end;
+        stax__m16 want = stax__m16_low(nl);
+        if (et[1] == '/' && et[2 + nl] == '>' &&
+            (stax__v16_mask(stax__v16_eq(stax__v16_load(et + 2), stax__v16_load(p + 1))) & want) == want) {
+            uint32_t depth = r->doc.depth + 1;
+            stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth);
+            e->name.ptr = p + 1;
+            e->name.len = nl;
+            e->attr_first = (uint32_t)first;
+            rd_fx_advance(x, nl + 2, 0, 0, 0);
+            rd_fx_put_text(r, x, &s, depth);
+            e = rd_fx_emit(x, STAX_EV_END, 0, depth);
+            e->name.ptr = et + 2;
+            e->name.len = nl;
+            rd_fx_advance(x, nl + 3, 0, 0, 0);
+            r->doc.part = depth > 1 ? DOC_CONTENT : DOC_EPILOG;
+            return 1;
+        }
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+        rd_fx_advance(x, nl + 2, 0, 0, 0);
+        rd_fx_put_text(r, x, &s, r->doc.depth);
+        return 1;
+    }
+#else
+    (void)avail;
+#endif
+    if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+    rd_fx_advance(x, nl + 2, 0, 0, 0);
+    return 1;
+}
+
 /* A start tag with ASCII names, complete in the window, when the DTD
- * declares no attributes and namespaces are off. <name> is taken here;
- * anything after the name goes to the one start-tag grammar (rd_stag,
+ * declares no attributes and namespaces are off. <name> is taken here
+ * (rd_fx_elem, with what follows it when it can); a tag with anything
+ * after the name, given room in the batch for max_attrs attributes (the
+ * attribute table is reset only in an empty batch), goes to the one
+ * start-tag grammar (rd_stag,
  * reader_tag.h) in its plain mode, out of line (rd_fx_stag: inline, its
  * loop's set-up spilled and restored ~10 registers at every start tag), which
  * checks its structure in one pass; values with references, white space
@@ -382,14 +443,14 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
-    if (r->doc.part == DOC_EPILOG || r->doc.depth >= r->cfg.opt.max_depth) return 0;
+    if (r->doc.depth >= r->cfg.opt.max_depth || (!r->doc.depth && r->doc.part == DOC_EPILOG)) return 0;
     size_t first = r->doc.attr_len;
     size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
     if (!nl) return 0;
-    if (p[1 + nl] == '>') { /* no attribute, the common tag */
-        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
-        rd_fx_advance(x, nl + 2, 0, 0, 0);
-        return 1;
+    if (p[1 + nl] == '>') return rd_fx_elem(r, x, p, avail, n, nl, first); /* no attribute, the common tag */
+    if (r->cfg.attr_cap - first < r->cfg.opt.max_attrs) { /* room for the attributes: in an empty batch */
+        if (x->ev != r->buf.events) return 0;
+        r->doc.attr_len = first = 0;
     }
     rd_tag t;
     if (rd_fx_stag(r, p, n, &t, first, nl)) return 0; /* nothing written: declined */
@@ -465,7 +526,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
  * pointer on the stack). */
 int stax__rd_fast(stax_reader *r) {
     int rc = 0;
-    if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata) return 0;
+    if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata || r->doc.text_cont) return 0;
     rd_fx x;
     rd_fx_load(r, &x);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
@@ -482,10 +543,6 @@ int stax__rd_fast(stax_reader *r) {
         } else if (p[1] == '!' || p[1] == '?') {
             break;
         } else {
-            if (r->cfg.attr_cap - r->doc.attr_len < r->cfg.opt.max_attrs) {
-                if (x.ev != r->buf.events) break;
-                r->doc.attr_len = 0;
-            }
             rc = rd_fx_start(r, &x);
         }
         if (rc <= 0) break;

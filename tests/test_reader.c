@@ -648,6 +648,121 @@ Test(reader, long_text_split_with_multibyte_and_refs_mixed) {
                      "ééé&é\né😀éééééééééééééé😀😀x", 3);
 }
 
+/* ================================================================ elements read whole
+ * An element that holds only a short plain text, <name>text</name>, is read
+ * in one step (its three events at once, the element stack left as it is)
+ * where the window holds it and 34 bytes from its text on: LEAF_PAD gives
+ * that room when the document is fed whole. At chunk size 1 it never has it,
+ * so every dump below is also the general way's. */
+#define LEAF_PAD "<!--0123456789012345678901234567890123456789-->"
+
+Test(reader, element_read_whole_events_and_positions) {
+    EXPECT_POS("<r>\n<a>one</a><bb>  </bb><c>x\ny</c>\n<d></d><e>0123456789abcde</e>" LEAF_PAD "</r>",
+               "START r @1:1:0\n"
+               "TEXT \"\\n\" ws @1:4:3\n"
+               "START a @2:1:4\n"
+               "TEXT \"one\" @2:4:7\n"
+               "END a @2:7:10\n"
+               "START bb @2:11:14\n"
+               "TEXT \"  \" ws @2:15:18\n"
+               "END bb @2:17:20\n"
+               "START c @2:22:25\n"
+               "TEXT \"x\\ny\" @2:25:28\n"
+               "END c @3:2:31\n"
+               "TEXT \"\\n\" ws @3:6:35\n"
+               "START d @4:1:36\n"
+               "END d @4:4:39\n"
+               "START e @4:8:43\n"
+               "TEXT \"0123456789abcde\" @4:11:46\n"
+               "END e @4:26:61\n"
+               "COMMENT \"0123456789012345678901234567890123456789\" @4:30:65\n"
+               "END r @4:77:112\n"
+               "END-OF-DOCUMENT\n");
+}
+
+/* The element's events carry its depth; the one after it, its parent's. */
+Test(reader, element_read_whole_depths) {
+    static const char doc[] = "<r><s><a>one</a><b>two</b></s>" LEAF_PAD "</r>";
+    static const unsigned want[] = {1, 2, 3, 3, 3, 3, 3, 3, 2, 1, 1};
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert(r);
+    cr_assert_eq(stax_reader_feed(r, doc, sizeof doc - 1), STAX_OK);
+    cr_assert_eq(stax_reader_end(r), STAX_OK);
+    size_t k = 0;
+    const stax_batch *b;
+    int st;
+    while ((st = stax_reader_next(r, &b)) == STAX_OK)
+        for (size_t i = 0; i < b->count; i++, k++) {
+            cr_assert_lt(k, sizeof want / sizeof want[0]);
+            cr_assert_eq(stax_ev_depth(b, i), want[k], "event %zu (type %d): depth %u, want %u", k, stax_ev_type(b, i),
+                         (unsigned)stax_ev_depth(b, i), want[k]);
+        }
+    cr_assert_eq(st, STAX_END);
+    cr_assert_eq(k, sizeof want / sizeof want[0]);
+    stax_reader_free(r);
+}
+
+/* A root read whole ends the document: what follows is its epilog. */
+Test(reader, element_read_whole_as_root) {
+    EXPECT_POS("<r>hello</r>\n" LEAF_PAD,
+               "START r @1:1:0\n"
+               "TEXT \"hello\" @1:4:3\n"
+               "END r @1:9:8\n"
+               "COMMENT \"0123456789012345678901234567890123456789\" @2:1:13\n"
+               "END-OF-DOCUMENT\n");
+    stax_test_expect_status(STAX_DOC("<r>hello</r>\n<s>" LEAF_PAD "</s>"), NULL, "ERROR STRUCTURE @2:1:13");
+    stax_test_expect_status(STAX_DOC("<r>hello</r>\nword" LEAF_PAD), NULL, "ERROR STRUCTURE @2:1:13");
+}
+
+/* A short text longer than max_text is still cut; white space the option
+ * skips is skipped; an end tag that differs is still a mismatch. */
+Test(reader, element_read_whole_keeps_the_options) {
+    stax_reader_options opt = {0};
+    opt.max_text = 4;
+    EXPECT_OPT("<r><a>0123456789</a>" LEAF_PAD "</r>", &opt,
+               "START r\n"
+               "START a\n"
+               "TEXT \"0123\" +\n"
+               "TEXT \"4567\" +\n"
+               "TEXT \"89\"\n"
+               "END a\n"
+               "COMMENT \"0123456789012345678901234567890123456789\"\n"
+               "END r\n"
+               "END-OF-DOCUMENT\n");
+    opt.max_text = 0;
+    opt.flags = STAX_READ_SKIP_WS;
+    EXPECT_OPT("<r><a> \n </a><b>x</b>" LEAF_PAD "</r>", &opt,
+               "START r\n"
+               "START a\n"
+               "END a\n"
+               "START b\n"
+               "TEXT \"x\"\n"
+               "END b\n"
+               "COMMENT \"0123456789012345678901234567890123456789\"\n"
+               "END r\n"
+               "END-OF-DOCUMENT\n");
+    stax_test_expect_status(STAX_DOC("<r><ab>x</ac>" LEAF_PAD "</r>"), NULL, "ERROR TAG_MISMATCH @1:9:8");
+}
+
+/* An element near the end of what was fed: nothing past it is read (the
+ * chunks are exact-size copies: ASan sees a read past one), and the events
+ * are the same at every distance from the end. */
+Test(reader, element_read_whole_near_the_end_of_input) {
+    static const char *const names[] = {"a", "abcdefg", "abcdefghijklmnop"};
+    char doc[128], want[256];
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++)
+        for (size_t k = 0; k <= 48; k++) {
+            const char *a = names[m];
+            int len = snprintf(doc, sizeof doc, "<r><%s>x</%s>%*s</r>", a, a, (int)k, "");
+            cr_assert(len > 0 && (size_t)len < sizeof doc);
+            int w = snprintf(want, sizeof want, "START r\nSTART %s\nTEXT \"x\"\nEND %s\n", a, a);
+            if (k) w += snprintf(want + w, sizeof want - (size_t)w, "TEXT \"%*s\" ws\n", (int)k, "");
+            snprintf(want + w, sizeof want - (size_t)w, "END r\nEND-OF-DOCUMENT\n");
+            stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
+        }
+}
+#undef LEAF_PAD
+
 /* ================================================================ options: batch size */
 
 static const char batch_doc[] = "<?xml version=\"1.0\"?><!--c--><r a=\"1\"><b/>t<![CDATA[c]]><?p?>&amp;</r><!--z-->";
@@ -1204,6 +1319,13 @@ Test(reader, skip_ws_keeps_whitespace_pieces_of_long_text) {
                "TEXT \"cd\"\n"
                "START b /\n"
                "END b\n"
+               "END a\n"
+               "END-OF-DOCUMENT\n");
+    /* the last piece, white space: the fast path does not start until the general way has read it */
+    EXPECT_OPT("<a>ab      </a>", &opt,
+               "START a\n"
+               "TEXT \"ab  \" +\n"
+               "TEXT \"    \" ws\n"
                "END a\n"
                "END-OF-DOCUMENT\n");
 }
