@@ -557,6 +557,9 @@ static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     cli_counts *c = ctx;
     /* by type, without a branch per event: attr_count is 0 but for START */
     unsigned long long n[16] = {0}, attrs = 0, text = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
     for (size_t i = 0; i < b->count; i++) {
         int t = stax_ev_type(b, i);
         n[t & 15]++;
