@@ -94,8 +94,14 @@ typedef struct rd_frame {
 #define RD_ARENA_SLACK 16u
 /* With an allocator the arena starts at this many bytes (or arena_max when
  * that is less) and doubles, up to arena_max, at the start of a batch after
- * one that ended for want of it: a small document never maps arena_max. */
+ * one that ended for want of it: a small document never maps arena_max. The
+ * fuzz builds make it small (STAX__ARENA_FIRST, tests/fuzz/fuzz.mk), so
+ * that inputs of a few KiB make it grow. */
+#ifdef STAX__ARENA_FIRST
+#define RD_ARENA_FIRST ((size_t)STAX__ARENA_FIRST)
+#else
 #define RD_ARENA_FIRST ((size_t)64 * 1024)
+#endif
 /* The element stack's room past its last name: the fast path copies and
  * compares names 16 bytes at a time. */
 #define RD_STACK_SLACK 16u

@@ -51,7 +51,8 @@ TARGETS=$(sed -n 's/^FUZZ_TARGETS *= *//p' tests/fuzz/fuzz.mk)
 
 if [ $replay = 1 ]; then
     mkdir -p "$B/obj"
-    STD="-std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL -I."
+    # the fuzz builds' arena (tests/fuzz/fuzz.mk, FUZZ_ARENA)
+    STD="-std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL $(sed -n 's/^FUZZ_ARENA *= *//p' tests/fuzz/fuzz.mk) -I."
     objs=
     for f in $LIB_SRC; do
         o=$B/obj/$(basename "$f" .c).o
