@@ -192,7 +192,7 @@ test-single: $(BUILD)/stax.h
 	printf '%s\n' $(UNIT_SRC) tests/single_test.c tests/harness.c tests/lite/runner.c $(CLI_LIB_OBJ:$(BUILD)/obj/%.o=%.c) | \
 	  xargs -P $(NPROC) -I{} sh -c '$(SINGLE_CC) -Itests/lite -I$(BUILD) -I. -Icli -c {} -o $(SINGLE_B)/$$(basename {} .c).o' || exit 1
 	$(CC) $(WRAP_MALLOC) -o $(SINGLE_B)/unit $(SINGLE_B)/*.o -lpthread
-	STAX_TEST_FULL=0 $(SINGLE_B)/unit --jobs 2
+	STAX_TEST_FULL=0 $(SINGLE_B)/unit --jobs $(UNIT_JOBS)
 	sh tools/amalgamate.sh --line $(SINGLE_B)/stax-line.h stax.h $(LIB_HDR) $(LIB_SRC)
 	CC='$(SINGLE_CC)' sh tools/check-single.sh $(BUILD)/stax.h $(SINGLE_B)/stax-line.h $(SINGLE_B)
 
@@ -254,7 +254,7 @@ TSAN_SUITES = --filter 'parallel*' --filter 'select_state/*' --filter 'writer_as
 test-tsan:
 	$(MAKE) BUILD=build/tsan CPPFLAGS=-Itests/lite EXTRA=-fsanitize=thread LDFLAGS=-fsanitize=thread \
 	    build/tsan/unit-lite build/tsan/stax
-	TSAN_OPTIONS=halt_on_error=1 build/tsan/unit-lite --jobs 2 $(TSAN_SUITES)
+	TSAN_OPTIONS=halt_on_error=1 build/tsan/unit-lite --jobs $(UNIT_JOBS) $(TSAN_SUITES)
 
 # `make install` into a scratch DESTDIR with PREFIX=/usr, then programs built
 # against it with pkg-config (shared and --static), then `make uninstall`.
@@ -305,9 +305,15 @@ test-encodings:
 # when the phase ends, with how long it took and the CPU time (user and
 # system) of all it ran (the 20-minute budget on a 2-core machine is watched
 # in the CI log); the first failing phase stops its lane, and make test fails.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges
+# Each lane runs one process at a time (UNIT_JOBS, CROSS_JOBS and NPROC 1,
+# STAX_TEST_JOBS=1 for the scripts), so that the two lanes keep the two cores
+# busy without four processes sharing them: a phase run beside another lane
+# that ran two processes of its own took a quarter more CPU time than alone.
+# The lanes are balanced by the phases' CPU time at one process each.
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross test-tsan fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
 	@t0=$$(date +%s); \
@@ -319,7 +325,7 @@ test:
 
 test-lane-1 test-lane-2: test-lane-%:
 	@mkdir -p $(BUILD)/test-logs; cpu0=0; for t in $(TEST_LANE$*); do s=$$(date +%s); log=$(BUILD)/test-logs/$$t.log; \
-	  if $(MAKE) WERROR=1 $$t >$$log 2>&1; then r=passed; else r=FAILED; fi; \
+	  if STAX_TEST_JOBS=1 $(MAKE) $(TEST_LANE_ARGS) $$t >$$log 2>&1; then r=passed; else r=FAILED; fi; \
 	  times >$$log.times; cpu=$$(awk 'NR == 2 { split($$1, u, "m"); split($$2, k, "m"); printf "%d", u[1] * 60 + u[2] + k[1] * 60 + k[2] }' $$log.times); \
 	  cat $$log; echo "make test: lane $*: $$t $$r in $$(( $$(date +%s) - s )) s (CPU $$((cpu - cpu0)) s)"; cpu0=$$cpu; \
 	  [ $$r = passed ] || exit 1; done

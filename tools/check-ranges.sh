@@ -72,7 +72,7 @@ for doc in $docs $fixtures; do
 done
 
 fail=0
-parallel --will-cite -j 2 --joblog "$tmp/joblog" < "$tmp/jobs" || {
+parallel --will-cite -j "${STAX_TEST_JOBS:-2}" --joblog "$tmp/joblog" < "$tmp/jobs" || {
     echo "check-ranges.sh: range readers failed:" >&2
     awk -F '\t' 'NR > 1 && $7 != 0 { print "  " $9 " (exit " $7 ")" }' "$tmp/joblog" >&2
     fail=1
