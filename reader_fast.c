@@ -414,6 +414,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             r->doc.part = depth > 1 ? DOC_CONTENT : DOC_EPILOG;
             return 1;
         }
+        /* the open and advance below, written again: one copy after the
+         * branch with a flag for the text cost deep 7.6% (GCC's registers) */
         if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_put_text(r, x, &s, r->doc.depth);

@@ -95,14 +95,10 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"
-if [ "${STAX_TEST_JOBS:-2}" = 1 ]; then # make test: one process a lane
-    build m0plus
-    build m4
-else
-    build m0plus &
-    build m4
-    wait
-fi
+# the two CPUs side by side, or one after the other in make test (one process a lane)
+if [ "${STAX_TEST_JOBS:-2}" = 1 ]; then build m0plus; else build m0plus & fi
+build m4
+wait
 fail=0
 for cpu in m0plus m4; do
     echo "$configs" | while IFS='|' read -r name macros; do
