@@ -760,6 +760,71 @@ Test(reader, element_read_whole_near_the_end_of_input) {
 }
 #undef LEAF_PAD
 
+/* ================================================================ indentations
+ * A text of a line feed and spaces up to a '<' within 16 bytes is read by a
+ * test of its own where the window holds those 16 bytes; longer ones, tabs
+ * and other bytes go the way of any text. At chunk size 1 the window never
+ * holds them, so every dump below is also the general way's. */
+#define INDENT_PAD "<!--0123456789012345678901234567890123456789-->"
+#define INDENT_DOC                                                                                              \
+    "<r>\n<a/>\n  <b/>\n              <c/>\n               <d/>\n \t<e/>\n  x<f/>\n" INDENT_PAD "\n</r>\n" \
+    INDENT_PAD
+
+Test(reader, indentation_events_and_positions) {
+    EXPECT_POS(INDENT_DOC, "START r @1:1:0\n"
+                           "TEXT \"\\n\" ws @1:4:3\n"
+                           "START a / @2:1:4\n"
+                           "END a @2:1:4\n"
+                           "TEXT \"\\n  \" ws @2:5:8\n"
+                           "START b / @3:3:11\n"
+                           "END b @3:3:11\n"
+                           "TEXT \"\\n              \" ws @3:7:15\n"
+                           "START c / @4:15:30\n"
+                           "END c @4:15:30\n"
+                           "TEXT \"\\n               \" ws @4:19:34\n"
+                           "START d / @5:16:50\n"
+                           "END d @5:16:50\n"
+                           "TEXT \"\\n \\t\" ws @5:20:54\n"
+                           "START e / @6:3:57\n"
+                           "END e @6:3:57\n"
+                           "TEXT \"\\n  x\" @6:7:61\n"
+                           "START f / @7:4:65\n"
+                           "END f @7:4:65\n"
+                           "TEXT \"\\n\" ws @7:8:69\n"
+                           "COMMENT \"0123456789012345678901234567890123456789\" @8:1:70\n"
+                           "TEXT \"\\n\" ws @8:48:117\n"
+                           "END r @9:1:118\n"
+                           "COMMENT \"0123456789012345678901234567890123456789\" @10:1:123\n"
+                           "END-OF-DOCUMENT\n");
+}
+
+/* White space the option skips is skipped; the text with a letter is kept. */
+Test(reader, indentation_skipped_by_skip_ws) {
+    stax_reader_options opt = {0};
+    opt.flags = STAX_READ_SKIP_WS;
+    EXPECT_OPT(INDENT_DOC, &opt,
+               "START r\nSTART a /\nEND a\nSTART b /\nEND b\nSTART c /\nEND c\nSTART d /\nEND d\n"
+               "START e /\nEND e\nTEXT \"\\n  x\"\nSTART f /\nEND f\n"
+               "COMMENT \"0123456789012345678901234567890123456789\"\nEND r\n"
+               "COMMENT \"0123456789012345678901234567890123456789\"\nEND-OF-DOCUMENT\n");
+}
+
+/* Near the end of what was fed (exact-size chunks: ASan sees a read past
+ * one), before an end tag and in the epilog: the same events at every
+ * length. */
+Test(reader, indentation_near_the_end_of_input) {
+    char doc[128], want[256];
+    for (size_t k = 0; k <= 24; k++) {
+        int len = snprintf(doc, sizeof doc, "<r><a/>\n%*s</r>\n%*s", (int)k, "", (int)k, "");
+        cr_assert(len > 0 && (size_t)len < sizeof doc);
+        snprintf(want, sizeof want, "START r\nSTART a /\nEND a\nTEXT \"\\n%*s\" ws\nEND r\nEND-OF-DOCUMENT\n", (int)k,
+                 "");
+        stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
+    }
+}
+#undef INDENT_DOC
+#undef INDENT_PAD
+
 /* ================================================================ options: batch size */
 
 static const char batch_doc[] = "<?xml version=\"1.0\"?><!--c--><r a=\"1\"><b/>t<![CDATA[c]]><?p?>&amp;</r><!--z-->";
