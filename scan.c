@@ -51,18 +51,45 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
     return n;
 }
 
+/* The blocks the text kernels compare with (SP, TAB, LF; 64 bytes each, for
+ * every width), loaded from memory through a pointer the compiler cannot see
+ * into: made from constants, they took three instructions each at every
+ * call (a move, an insert, a broadcast), and most texts take one block. */
+#ifdef STAX__V16
+static const char scan_blocks[192] = {
+#define SCAN_8(c) c, c, c, c, c, c, c, c
+#define SCAN_64(c) SCAN_8(c), SCAN_8(c), SCAN_8(c), SCAN_8(c), SCAN_8(c), SCAN_8(c), SCAN_8(c), SCAN_8(c)
+    SCAN_64(' '), SCAN_64('\t'), SCAN_64('\n')
+#undef SCAN_64
+#undef SCAN_8
+};
+static inline void scan_opaque(const char **k) {
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(*k));
+#else
+    (void)k;
+#endif
+}
+#endif
+
 /* One text-run kernel for every block (scan.h): the stops are the marks
  * < & ] (stax__vN_marks: a table lookup where the block has one) and the
  * controls but TAB and LF, "below 0x20" as signed bytes without the bytes
  * from 0x80, TAB and LF; then the block's line feeds, the
  * continuation bytes after the last one, its high bytes and (until one is
- * seen) a byte other than SP TAB LF are folded into s, up to the stop. V is
- * the block (v16, v32, v64), P what its compares give, M its mask, BYTES
- * its width; TGT its instruction set; NEXT takes the tail. */
+ * seen) a byte other than SP TAB LF are folded into s, up to the stop
+ * (s->nonws in a register: the loads of char may alias s, and it was read
+ * again at every block). A line feed is the unlikely case (out of line: a
+ * text of ASCII without one, the most common, falls through). V is the
+ * block (v16, v32, v64), P what its compares give, M its mask, BYTES its
+ * width; TGT its instruction set; NEXT takes the tail. */
 #define SCAN_TEXT_KERNEL(NAME, TGT, V, P, M, BYTES, NEXT)                                                        \
     TGT static size_t NAME(const char *p, size_t i, size_t n, stax__tscan *s) {                               \
-        const stax__##V sp = stax__##V##_keep(stax__##V##_set(0x20)), tab = stax__##V##_set(9), lf = stax__##V##_set(10);  \
+        const char *k = scan_blocks;                                                                           \
+        scan_opaque(&k);                                                                                       \
+        const stax__##V sp = stax__##V##_load(k), tab = stax__##V##_load(k + 64), lf = stax__##V##_load(k + 128); \
         const stax__##V marks = stax__##V##_marks_init();                                                      \
+        unsigned nonws = s->nonws;                                                                             \
         for (; i + (BYTES) <= n; i += (BYTES)) {                                                               \
             stax__##V v = stax__##V##_load(p + i);                                                             \
             stax__##P is_lf = stax__##V##_eq(v, lf), tl = stax__##V##_or(is_lf, stax__##V##_eq(v, tab));          \
@@ -71,9 +98,9 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
                               (stax__##M)~(mhi | mtl); /* (no mark is high, TAB or LF) */                      \
             stax__##M below = stax__##M##_low(BYTES);                                                          \
             if (mstop) below = (stax__##M)((mstop & (0 - mstop)) - 1), mlf &= below, mhi &= below;              \
-            if (!s->nonws) s->nonws = (~(mtl | stax__##V##_mask(stax__##V##_eq(v, sp))) & below) != 0;          \
+            if (!nonws) nonws = (~(mtl | stax__##V##_mask(stax__##V##_eq(v, sp))) & below) != 0;                \
             if (mhi) s->hi = 1;                                                                                \
-            if (mlf) {                                                                                         \
+            if (STAX_UNLIKELY(mlf)) {                                                                          \
                 size_t last = stax__##M##_last(mlf);                                                           \
                 s->lfs += stax__##M##_count(mlf);                                                              \
                 s->line_at = i + last + 1;                                                                     \
@@ -84,8 +111,12 @@ static size_t scan_text_portable(const char *p, size_t i, size_t n, stax__tscan 
             } else if (mhi) {                                                                                  \
                 s->cont += stax__##M##_count(mhi & (stax__##M)~stax__##V##_bit6(v));                          \
             }                                                                                                  \
-            if (mstop) return i + stax__##M##_first(mstop);                                                    \
+            if (mstop) {                                                                                       \
+                s->nonws = nonws;                                                                              \
+                return i + stax__##M##_first(mstop);                                                           \
+            }                                                                                                  \
         }                                                                                                      \
+        s->nonws = nonws;                                                                                      \
         return NEXT(p, i, n, s);                                                                               \
     }
 
