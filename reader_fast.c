@@ -382,8 +382,8 @@ RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, s
 
 /* The element a start tag opens (nl: its name's length; count and flags
  * what the tag had), after the tag was read: pushed on the element stack
- * (inline while the stack has room: the name is ASCII), its events, and
- * where the document now is. -1 after an error. */
+ * (inline while the stack has room: the name is ASCII) and its events
+ * (the document stays in content: rd_fx_start). -1 after an error. */
 RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, size_t nl, size_t first, size_t count,
                              unsigned flags) {
     if (!flags) {
@@ -406,9 +406,6 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
     if (flags) {
         stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
         end->name = e->name;
-        r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
-    } else {
-        r->doc.part = DOC_CONTENT;
     }
     return 0;
 }
@@ -443,7 +440,6 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             e->name.ptr = et + 2;
             e->name.len = nl;
             rd_fx_advance(x, nl + 3, 0, 0, 0);
-            r->doc.part = depth > 1 ? DOC_CONTENT : DOC_EPILOG;
             return 1;
         }
         /* the open and advance below, written again: one copy after the
@@ -461,8 +457,11 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
     return 1;
 }
 
-/* A start tag with ASCII names, complete in the window, when the DTD
- * declares no attributes and namespaces are off. <name> is taken here
+/* A start tag with ASCII names, complete in the window, inside the root
+ * (which goes the general way, as a second root does: so the document is
+ * in content before and after every tag read here, and no tag here writes
+ * where it is), when the DTD declares no attributes and namespaces are
+ * off. <name> is taken here
  * (rd_fx_elem, with what follows it when it can); a tag with anything
  * after the name, given room in the batch for max_attrs attributes (the
  * attribute table is reset only in an empty batch), goes to the one
@@ -477,7 +476,7 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
-    if (r->doc.depth >= r->cfg.opt.max_depth || (!r->doc.depth && r->doc.part == DOC_EPILOG)) return 0;
+    if (r->doc.depth - 1u >= r->cfg.opt.max_depth - 1u) return 0; /* the root (depth 0), or too deep */
     size_t first = r->doc.attr_len;
     size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
     if (!nl) return 0;
