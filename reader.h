@@ -406,6 +406,24 @@ static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->b
 #define RD_NOINLINE static
 #endif
 
+/* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
+ * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
+ * anything stax__rd_char_at (reader_tokens.c) must look at (4-byte forms, errors). Inline, since
+ * accented and CJK text is made of such runs. */
+static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
+    const unsigned char *u = (const unsigned char *)tok;
+    for (;;) {
+        if (i + 1 < n && u[i] >= 0xC2 && u[i] < 0xE0 && (u[i + 1] & 0xC0) == 0x80) {
+            i += 2;
+        } else if (i + 2 < n && u[i] >= 0xE1 && u[i] < 0xEF && u[i] != 0xED && (u[i + 1] & 0xC0) == 0x80 &&
+                   (u[i + 2] & 0xC0) == 0x80) {
+            i += 3; /* E1..EC, EE: no overlong, no surrogate, no U+FFFE/FFFF possible */
+        } else {
+            return i;
+        }
+    }
+}
+
 /* Attribute names seen in a tag, as a filter of 64 bits: a name is compared
  * with the others only when its bit was already set (exact, and at worst the
  * pairwise comparisons max_attrs bounds). The bit, from the length and the

@@ -19,7 +19,7 @@
 /* The character of the reference at p[i] ('&') if it is a character
  * reference or one of the five predefined entities, well formed, and a Char;
  * its end in *end. -1 otherwise (the general way decides what it is). */
-static inline long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
+RD_HOT_INLINE long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
     const char *q = p + i + 1;
     size_t left = n - i - 1;
     if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *end = i + 4, '<';
@@ -340,6 +340,64 @@ static inline size_t rd_fx_cont(const char *s, size_t n) {
     return cont;
 }
 
+/* A value the plain grammar marked, when all it holds to look at is
+ * simple: character and predefined references (rd_quick_ref), TAB LF CR
+ * (each a space; CR LF one, as the line end it is) and UTF-8 (checked by
+ * blocks). Such a value is decoded into the arena (it never grows: the
+ * tag's room check covers it) or, with UTF-8 alone, kept in the window:
+ * *out set, 1. 0: anything else (an entity reference, a control, '<', bad
+ * UTF-8): nothing is kept, and stax__rd_attr_value takes the value, errors
+ * and all. The general function gives the same value: it is ten times the
+ * instructions, for what one link with "&amp;" in its query holds. */
+static int rd_fx_value(stax_reader *r, const char *v, size_t len, stax_str *out) {
+    stax__out o = stax__buf_out(&r->buf.arena);
+    char *d0 = o.p;
+    size_t i = stax__scan_attr(v, len), run = 0;
+    int copied = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)v[i];
+        size_t re;
+        long cp = ' ';
+        if (c >= 0x80) { /* 2- and 3-byte characters; the rest is the general way's */
+            size_t k = rd_utf8_run(v, len, i);
+            if (k == i) return 0;
+            i = k + stax__scan_attr(v + k, len - k);
+            continue;
+        }
+        if (c == '&') {
+            cp = rd_quick_ref(v, len, i, &re);
+            if (cp < 0) return 0;
+        } else if (c == '\t' || c == '\n') {
+            re = i + 1;
+        } else if (c == '\r') {
+            re = i + 1 + (i + 1 < len && v[i + 1] == '\n');
+        } else {
+            return 0; /* '<' or a control: reported there */
+        }
+        stax__out_put(&o, v + run, i - run);
+        if (cp < 0x80) {
+            stax__out_byte(&o, (char)cp);
+        } else {
+            char u[4];
+            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        }
+        copied = 1;
+        run = i = re;
+        i += stax__scan_attr(v + i, len - i);
+    }
+    if (!copied) {
+        out->ptr = v;
+        out->len = len;
+        return 1;
+    }
+    stax__out_put(&o, v + run, len - run);
+    if (o.over) return 0;
+    stax__buf_commit(&r->buf.arena, &o);
+    out->ptr = d0;
+    out->len = (size_t)(o.p - d0);
+    return 1;
+}
+
 /* The values of a start tag that its plain grammar marked to look at
  * (references, white space other than SP, bytes >= 0x80), normalized in
  * order by stax__rd_attr_value after rd_fx_save. Out of the loop, and given
@@ -364,6 +422,7 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
             cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
         }
         b->flags = 0;
+        if (rd_fx_value(r, b->value.ptr, b->value.len, &b->value)) continue;
         int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
         if (rc == STAX__ROOM) {
             r->doc.meter.expanded = expanded0;

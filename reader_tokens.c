@@ -88,24 +88,6 @@ static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *to
     return rd_text_event(r, e->value.ptr, e->value.len, pos, 0);
 }
 
-/* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
- * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
- * anything stax__rd_char_at must look at (4-byte forms, errors). Inline, since
- * accented and CJK text is made of such runs. */
-static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
-    const unsigned char *u = (const unsigned char *)tok;
-    for (;;) {
-        if (i + 1 < n && u[i] >= 0xC2 && u[i] < 0xE0 && (u[i + 1] & 0xC0) == 0x80) {
-            i += 2;
-        } else if (i + 2 < n && u[i] >= 0xE1 && u[i] < 0xEF && u[i] != 0xED && (u[i + 1] & 0xC0) == 0x80 &&
-                   (u[i + 2] & 0xC0) == 0x80) {
-            i += 3; /* E1..EC, EE: no overlong, no surrogate, no U+FFFE/FFFF possible */
-        } else {
-            return i;
-        }
-    }
-}
-
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
 size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_t i) {
     size_t l = stax__char_at(tok, n, i, &r->doc.err);

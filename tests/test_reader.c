@@ -825,6 +825,37 @@ Test(reader, indentation_near_the_end_of_input) {
 #undef INDENT_DOC
 #undef INDENT_PAD
 
+/* ================================================================ attribute values with marks
+ * Values with character and predefined references, TAB LF CR, or UTF-8
+ * are decoded by the fast path when the tag is inside the root and whole in
+ * the window; anything else there (a 4-byte character, an entity, an error)
+ * by the general function. At chunk size 1 every value is the general
+ * way's, so each dump below is both. */
+Test(reader, attribute_values_with_marks) {
+    EXPECT_POS("<r><e a=\"x&amp;y\" b=\"&lt;&gt;&quot;&apos;\" c=\"&#60;&#x20AC;&#9;\" d=\"t\tl\nc\r\nr\rz\"/>"
+               "<f e=\"\xC3\xA9\xE4\xB8\xAD\" g=\"\xF0\x9F\x98\x80x&amp;\" h=\"plain\" i=\"\xC3\xA9&amp;\"/><g/></r>",
+               "START r @1:1:0\n"
+               "START e a=\"x&y\" b=\"<>\\\"'\" c=\"<\xE2\x82\xAC\\t\" d=\"t l c r z\" / @1:4:3\n"
+               "END e @1:4:3\n"
+               "START f e=\"\xC3\xA9\xE4\xB8\xAD\" g=\"\xF0\x9F\x98\x80x&\" h=\"plain\" i=\"\xC3\xA9&\" / @4:5:81\n"
+               "END f @4:5:81\n"
+               "START g / @4:49:132\n"
+               "END g @4:49:132\n"
+               "END r @4:53:136\n"
+               "END-OF-DOCUMENT\n");
+}
+
+/* What the fast path leaves to the general function is reported as ever. */
+Test(reader, attribute_values_with_marks_errors) {
+    stax_test_expect_status(STAX_DOC("<r><e a=\"&amp;\" b=\"x&#1;\"/></r>"), NULL, "ERROR CHARREF @1:21:20");
+    stax_test_expect_status(STAX_DOC("<r><e a=\"&amp;\" b=\"x\x01\"/></r>"), NULL, "ERROR CHAR @1:21:20");
+    stax_test_expect_status(STAX_DOC("<r><e a=\"&amp;\" b=\"\xC3\x28\"/></r>"), NULL, "ERROR ENCODING @1:20:19");
+    stax_test_expect_status(STAX_DOC("<r><e a=\"&amp;\" b=\"&u;\"/></r>"), NULL, "ERROR ENTITY @1:20:19");
+    EXPECT("<!DOCTYPE r [<!ENTITY u \"&#38;#60;v\">]><r><e a=\"&amp;&u;\tw\"/></r>",
+           "DOCTYPE r pub=\"\" sys=\"\" subset=\"<!ENTITY u \\\"&#38;#60;v\\\">\"\n"
+           "START r\nSTART e a=\"&<v w\" /\nEND e\nEND r\nEND-OF-DOCUMENT\n");
+}
+
 /* ================================================================ options: batch size */
 
 static const char batch_doc[] = "<?xml version=\"1.0\"?><!--c--><r a=\"1\"><b/>t<![CDATA[c]]><?p?>&amp;</r><!--z-->";
