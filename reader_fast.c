@@ -340,37 +340,62 @@ static inline size_t rd_fx_cont(const char *s, size_t n) {
     return cont;
 }
 
-/* A value the plain grammar marked, when all it holds to look at is
- * simple: character and predefined references (rd_quick_ref), TAB LF CR
- * (each a space; CR LF one, as the line end it is) and UTF-8 (checked by
- * blocks). Such a value is decoded into the arena (it never grows: the
- * tag's room check covers it) or, with UTF-8 alone, kept in the window:
- * *out set, 1. 0: anything else (an entity reference, a control, '<', bad
- * UTF-8): nothing is kept, and stax__rd_attr_value takes the value, errors
- * and all. The general function gives the same value: it is ten times the
- * instructions, for what one link with "&amp;" in its query holds. */
-static int rd_fx_value(stax_reader *r, const char *v, size_t len, stax_str *out) {
+/* The first byte of v[i, len) to look at in an attribute value (< & and
+ * every byte below 0x20 or from 0x80: stax__scan_attr's), or an index from
+ * len on where there is none; room bytes from v may be read (the tag goes
+ * on after the value), so a block that runs past the value is read whole
+ * (a mark found past len ends the caller's loop as len would). */
+static inline size_t rd_fx_amark(const char *v, size_t i, size_t len, size_t room) {
+#ifdef STAX__V16
+    for (; i < len && room - i >= 16; i += 16) {
+        stax__v16 b = stax__v16_load(v + i);
+        stax__m16 m = stax__v16_mask(stax__v16_or(stax__v16_low_or_high(b),
+                                                  stax__v16_or(stax__v16_eq(b, stax__v16_set('<')), stax__v16_eq(b, stax__v16_set('&')))));
+        if (m) return i + stax__m16_first(m);
+    }
+    if (i >= len) return i;
+#else
+    (void)room;
+#endif
+    return i + stax__scan_attr(v + i, len - i);
+}
+
+/* A value the plain grammar marked (room bytes readable from v), when all
+ * it holds to look at is simple: character and predefined references
+ * (rd_quick_ref), TAB LF CR (each a space; CR LF one, as the line end it
+ * is) and 2- and 3-byte UTF-8 (rd_utf8_run). Such a value is decoded into
+ * the arena (it never grows: the tag's room check covers it) or, with
+ * UTF-8 alone, kept in the window: *out set, *cont its continuation bytes
+ * (SIZE_MAX when it holds a line end: the tag is counted again), 1. 0:
+ * anything else (an entity reference, a control, '<', a 4-byte or bad
+ * character): nothing is kept, and stax__rd_attr_value takes the value,
+ * errors and all. The general function gives the same value: it is ten
+ * times the instructions, for what one link with "&amp;" in its query
+ * holds. */
+static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, stax_str *out, size_t *cont) {
     stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
-    size_t i = stax__scan_attr(v, len), run = 0;
-    int copied = 0;
+    size_t i = rd_fx_amark(v, 0, len, room), run = 0, hi = 0;
+    int copied = 0, eol = 0;
     while (i < len) {
         unsigned char c = (unsigned char)v[i];
         size_t re;
         long cp = ' ';
-        if (c >= 0x80) { /* 2- and 3-byte characters; the rest is the general way's */
+        if (c >= 0x80) {
             size_t k = rd_utf8_run(v, len, i);
             if (k == i) return 0;
-            i = k + stax__scan_attr(v + k, len - k);
+            for (; i < k; i++) hi += ((unsigned char)v[i] & 0xC0) == 0x80;
+            i = rd_fx_amark(v, k, len, room);
             continue;
         }
         if (c == '&') {
             cp = rd_quick_ref(v, len, i, &re);
             if (cp < 0) return 0;
-        } else if (c == '\t' || c == '\n') {
+        } else if (c == '\t') {
             re = i + 1;
-        } else if (c == '\r') {
-            re = i + 1 + (i + 1 < len && v[i + 1] == '\n');
+        } else if (c == '\n' || c == '\r') {
+            re = i + 1 + (c == '\r' && i + 1 < len && v[i + 1] == '\n');
+            eol = 1;
         } else {
             return 0; /* '<' or a control: reported there */
         }
@@ -382,9 +407,10 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, stax_str *out)
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
         }
         copied = 1;
-        run = i = re;
-        i += stax__scan_attr(v + i, len - i);
+        run = re;
+        i = rd_fx_amark(v, re, len, room);
     }
+    *cont = eol ? SIZE_MAX : hi;
     if (!copied) {
         out->ptr = v;
         out->len = len;
@@ -416,19 +442,19 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
     size_t cont = 0;
     for (stax_attr *b = a0; b < end; b++) {
         if (!(b->flags & RD_ATTRF_PENDING)) continue;
-        size_t vs = (size_t)(b->value.ptr - p);
-        if (cont != RD_FX_RECOUNT) { /* the value's continuation bytes count after the tag's last line feed */
-            size_t c = rd_fx_cont(b->value.ptr, b->value.len);
-            cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
-        }
+        size_t vs = (size_t)(b->value.ptr - p), c;
         b->flags = 0;
-        if (rd_fx_value(r, b->value.ptr, b->value.len, &b->value)) continue;
-        int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
-        if (rc == STAX__ROOM) {
-            r->doc.meter.expanded = expanded0;
-            return RD_FX_DECLINE;
+        if (!rd_fx_value(r, b->value.ptr, b->value.len, n - vs, &b->value, &c)) {
+            c = rd_fx_cont(b->value.ptr, b->value.len);
+            int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
+            if (rc == STAX__ROOM) {
+                r->doc.meter.expanded = expanded0;
+                return RD_FX_DECLINE;
+            }
+            if (rc) return RD_FX_ERROR;
         }
-        if (rc) return RD_FX_ERROR;
+        /* the value's continuation bytes count after the tag's last line feed */
+        if (cont != RD_FX_RECOUNT) cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
     }
     return cont;
 }

@@ -845,6 +845,23 @@ Test(reader, attribute_values_with_marks) {
                "END-OF-DOCUMENT\n");
 }
 
+/* Marks past the first 16 bytes of a value, blocks that run into the next
+ * value (its marks are not this one's), and columns after characters of
+ * two bytes in decoded values. */
+Test(reader, attribute_values_with_marks_long) {
+    EXPECT_POS("<r><e a=\"0123456789abcdefghij&amp;\xC3\xA9\" b=\"x&lt;0123456789abcdef\xC3\xA9&#xE9;\"/>"
+               "<f c=\"\xC3\xA9&#x9;\xC3\xA9\t\xC3\xA9\"/><g/></r>",
+               "START r @1:1:0\n"
+               "START e a=\"0123456789abcdefghij&\xC3\xA9\" b=\"x<0123456789abcdef\xC3\xA9\xC3\xA9\" / @1:4:3\n"
+               "END e @1:4:3\n"
+               "START f c=\"\xC3\xA9\\t\xC3\xA9 \xC3\xA9\" / @1:72:73\n"
+               "END f @1:72:73\n"
+               "START g / @1:90:94\n"
+               "END g @1:90:94\n"
+               "END r @1:94:98\n"
+               "END-OF-DOCUMENT\n");
+}
+
 /* What the fast path leaves to the general function is reported as ever. */
 Test(reader, attribute_values_with_marks_errors) {
     stax_test_expect_status(STAX_DOC("<r><e a=\"&amp;\" b=\"x&#1;\"/></r>"), NULL, "ERROR CHARREF @1:21:20");
