@@ -444,7 +444,8 @@ RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t
         if (!(b->flags & RD_ATTRF_PENDING)) continue;
         size_t vs = (size_t)(b->value.ptr - p), c;
         b->flags = 0;
-        if (!rd_fx_value(r, b->value.ptr, b->value.len, n - vs, &b->value, &c)) {
+        size_t left = (size_t)(r->doc.in + r->doc.in_len - b->value.ptr); /* the window goes on after the tag */
+        if (!rd_fx_value(r, b->value.ptr, b->value.len, left, &b->value, &c)) {
             c = rd_fx_cont(b->value.ptr, b->value.len);
             int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
             if (rc == STAX__ROOM) {
