@@ -133,25 +133,25 @@ typedef struct rd_fx_txt {
     const char *ptr;
 } rd_fx_txt;
 
-/* A text the first 16 bytes do not settle: scanned by blocks (its UTF-8
- * then checked by blocks when it has bytes >= 0x80), character and
+/* The rest of a text whose scan (t, so far) stopped at p[end] on a byte
+ * other than '<' (lim and avail as rd_fx_text_run's): character and
  * predefined references decoded and line ends (CR LF, CR) normalized into
- * the arena as the scan goes. Apart from
- * rd_fx_text so that the scan's state, whose address the kernel takes, is
- * made in memory only for such a text. 1: *s filled; 0: the general way
- * takes it; -1: an error. */
-RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t avail, rd_fx_txt *s) {
+ * the arena as the scan goes on. Out of line: set up in the loop, its
+ * state cost every text ten instructions and moved the loop's registers
+ * about; the caller saved the loop's state (stax__rd_room and errors may
+ * read it). 1: *s filled; 0: the general way takes it; -1: an error. */
+RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, rd_fx *x, size_t end, size_t lim, size_t avail, stax__tscan *t,
+                                   rd_fx_txt *s) {
     const char *p = x->p;
-    size_t end, run = 0;
-    stax__tscan t = {0, 0, 0, 0, 0};
+    size_t run = 0;
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
     const stax__text_run_fn scan = r->cfg.text_run;
-    for (end = scan(p, 0, lim, &t); end < lim && p[end] != '<'; end = scan(p, end, lim, &t)) {
+    do { /* (p[end] is no '<', end < lim: the caller's scan stopped there) */
         if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
             if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
-            t.nonws = 1;
-            end++;
+            t->nonws = 1;
+            end = scan(p, end + 1, lim, t);
             continue;
         }
         size_t re;
@@ -159,7 +159,7 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
         int eol = 0;
         if (p[end] == '&') {
             cp = r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
-            t.nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+            t->nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
         } else if (STAX_UNLIKELY(p[end] == '\r')) { /* CR LF or CR: a line end, LF in the text */
             if (r->doc.part != DOC_CONTENT || end + 1 >= lim) return 0; /* the last byte: is an LF next? */
             re = end + 1 + (p[end + 1] == '\n');
@@ -186,14 +186,15 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
         }
         if (STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
-            t.lfs++;
-            t.line_at = re;
-            t.cont = 0;
+            t->lfs++;
+            t->line_at = re;
+            t->cont = 0;
         }
-        end = run = re;
-    }
+        run = re;
+        end = scan(p, re, lim, t);
+    } while (end < lim && p[end] != '<');
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
-    if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
+    if (t->hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
     s->ptr = p;
     s->len = end;
     if (d0) { /* (references are decoded in content only, where the text is kept) */
@@ -204,11 +205,35 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
         s->len = (size_t)(o.p - d0);
     }
     s->end = end;
-    s->lfs = t.lfs;
-    s->line_at = t.line_at;
-    s->cont = t.cont;
-    s->nonws = t.nonws;
+    s->lfs = t->lfs;
+    s->line_at = t->line_at;
+    s->cont = t->cont;
+    s->nonws = t->nonws;
     return 1;
+}
+
+/* A text the first 16 bytes do not settle: scanned by blocks (its UTF-8
+ * then checked by blocks when it has bytes >= 0x80); the scan's first stop
+ * is most often its '<', and anything else goes on in rd_fx_text_marks.
+ * Apart from rd_fx_text so that the scan's state, whose address the kernel
+ * takes, is made in memory only for such a text. 1: *s filled; 0: the
+ * general way takes it; -1: an error. */
+RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t avail, rd_fx_txt *s) {
+    const char *p = x->p;
+    stax__tscan t = {0, 0, 0, 0, 0};
+    size_t end = r->cfg.text_run(p, 0, lim, &t);
+    if (STAX_LIKELY(end < lim && p[end] == '<')) {
+        if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
+        s->ptr = p;
+        s->len = s->end = end;
+        s->lfs = t.lfs;
+        s->line_at = t.line_at;
+        s->cont = t.cont;
+        s->nonws = t.nonws;
+        return 1;
+    }
+    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    return rd_fx_text_marks(r, x, end, lim, avail, &t, s);
 }
 
 #ifdef STAX__V16
