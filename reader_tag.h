@@ -263,6 +263,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     size_t i = 1 + nl;
     uint64_t seen = 0;
     uint32_t given = 0;
+    const size_t max_attrs = r->cfg.opt.max_attrs; /* (a store to an attribute may alias r's options) */
     stax_attr *a0 = r->buf.attrs + first, *a = a0;
     size_t count = 0; /* a - a0, kept apart: a division by sizeof *a where it was computed */
     const rd_vscan vscan = rd_vscan_init(); /* (PLAIN only: unused, the others drop it) */
@@ -292,7 +293,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         size_t at = i, an = rd_tag_name(r, tok, n, i, "attribute", mode);
         if (!an) return plain ? RD_TAG_DECLINE : r->doc.status;
         if (limit && i + an >= n) return 0;
-        if ((limit ? given++ : count) >= r->cfg.opt.max_attrs)
+        if ((limit ? given++ : count) >= max_attrs)
             return plain ? RD_TAG_DECLINE
                          : rd_fail(r, STAX_E_LIMIT_ATTRS, tok, 0, "more than max_attrs (%u) attributes", (unsigned)r->cfg.opt.max_attrs);
         if (full && first + count >= r->cfg.attr_cap) return rd_internal(r, "attribute table full");
