@@ -459,7 +459,7 @@ STAXINT size_t stax__rd_char_at(stax_reader *r, const char *tok, size_t n, size_
 STAXINT size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
 STAXINT int stax__rd_push(stax_reader *r, const char *name, size_t len);
 STAXINT int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
-                          size_t arena0, stax_str *out);
+                          size_t used, stax_str *out);
 STAXINT size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);
 STAXINT int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size_t n);
 STAXINT int stax__rd_push_entity(stax_reader *r);

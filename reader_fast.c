@@ -464,36 +464,45 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
 #define RD_FX_DECLINE (SIZE_MAX - 1)   /* the general way takes it (the caller rolls back) */
 #define RD_FX_ERROR (SIZE_MAX - 2)     /* an error */
 RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t line_at, stax_attr *a0, stax_attr *end,
-                             size_t arena0) {
+                             size_t nl) {
     uint64_t expanded0 = r->doc.meter.expanded;
     int room = stax__rd_room(r, n);
     if (room) return room < 0 ? RD_FX_ERROR : RD_FX_DECLINE;
     r->doc.tok_pos = r->doc.pos;
-    size_t cont = 0;
+    size_t cont = 0, max = r->cfg.opt.max_token, tag_bytes = nl; /* the tag's budget, as the general way counts it */
     for (stax_attr *b = a0; b < end; b++) {
-        if (!(b->flags & RD_ATTRF_PENDING)) continue;
+        size_t an = b->name.len;
+        if (!(b->flags & RD_ATTRF_PENDING)) {
+            if (tag_bytes + an + b->value.len > max) goto decline; /* after an expansion: the general way reports it */
+            tag_bytes += an + b->value.len;
+            continue;
+        }
+        if (tag_bytes + an > max) goto decline;
         size_t vs = (size_t)(b->value.ptr - p), c;
         b->flags = 0;
         size_t left = (size_t)(r->doc.in + r->doc.in_len - b->value.ptr); /* the window goes on after the tag */
-        if (!rd_fx_value(r, b->value.ptr, b->value.len, left, &b->value, &c)) {
+        if (rd_fx_value(r, b->value.ptr, b->value.len, left, &b->value, &c)) {
+            if (b->value.len > max - tag_bytes - an) goto decline;
+        } else {
             c = rd_fx_cont(b->value.ptr, b->value.len);
-            int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, arena0, &b->value);
-            if (rc == STAX__ROOM) {
-                r->doc.meter.expanded = expanded0;
-                return RD_FX_DECLINE;
-            }
+            int rc = stax__rd_attr_value(r, p, n, vs, vs + b->value.len, 0, 0, tag_bytes + an, &b->value);
+            if (rc == STAX__ROOM) goto decline;
             if (rc) return RD_FX_ERROR;
         }
+        tag_bytes += an + b->value.len;
         /* the value's continuation bytes count after the tag's last line feed */
         if (cont != RD_FX_RECOUNT) cont = c == SIZE_MAX ? RD_FX_RECOUNT : vs >= line_at ? cont + c : cont;
     }
     return cont;
+decline:
+    r->doc.meter.expanded = expanded0;
+    return RD_FX_DECLINE;
 }
 
 /* A start tag's attributes, by the one grammar in its plain mode: out of
  * the loop, whose registers the attribute loop's would otherwise take. */
 RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, size_t first, size_t name_len) {
-    return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, 0, name_len); /* (the arena is FULL's) */
+    return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, name_len);
 }
 
 /* The element a start tag opens (nl: its name's length; count and flags
@@ -613,7 +622,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
      * writes nothing to the arena) */
     size_t arena0 = r->buf.arena.len;
     rd_fx_save(r, x);
-    size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, arena0);
+    size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, nl);
     if (cont == RD_FX_ERROR) return -1;
     if (cont == RD_FX_DECLINE) { /* the general way takes it: nothing of the tag is kept */
         r->doc.attr_len = first;

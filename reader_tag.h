@@ -243,15 +243,14 @@ static inline int rd_given_before(const char *tok, size_t i, size_t at, size_t l
 
 /* The start tag at tok (its first n bytes) read in mode: the element name
  * and the attributes, stored from r->doc.attr_len on (r->doc.attr_len is
- * past them on success; first and arena0 are where the tag's attributes and
- * arena writing began; name_len the element name's, where the caller has
- * read it, else 0). Returns 0 with *t filled; in PLAIN, RD_TAG_DECLINE
+ * past them on success; first is where the tag's attributes begin;
+ * name_len the element name's, where the caller has read it, else 0). Returns 0 with *t filled; in PLAIN, RD_TAG_DECLINE
  * for anything it does not take; in FULL an error, or STAX__ROOM when the
  * arena was short (the caller rolls back); in LIMIT the error met, or 0
  * where the bytes run out. How a mode answers each step is spelled next to
  * the step, so that the modes read one grammar. */
 RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *t, int mode, int copy, size_t first,
-                             size_t arena0, size_t name_len) {
+                             size_t name_len) {
     const int plain = mode == RD_TAG_PLAIN, full = mode == RD_TAG_FULL, limit = mode == RD_TAG_LIMIT;
     t->flags = 0;
     t->lfs = t->line_at = 0;
@@ -266,6 +265,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     const size_t max_attrs = r->cfg.opt.max_attrs; /* (a store to an attribute may alias r's options) */
     stax_attr *a0 = r->buf.attrs + first, *a = a0;
     size_t count = 0; /* a - a0, kept apart: a division by sizeof *a where it was computed */
+    size_t tag_bytes = nl; /* FULL: the names and values so far, normalized (stax__rd_attr_value) */
     const rd_vscan vscan = rd_vscan_init(); /* (PLAIN only: unused, the others drop it) */
     if (full && r->buf.dtd.n_atts && (t->el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
         r->doc.tag_stamp = stax__dtd_clear_stamps(&r->buf.dtd);
@@ -325,8 +325,12 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
             if (memchr(v.ptr, '&', v.len) || stax__check_chars(v.ptr, v.len, &bad) != v.len) return 0;
         } else if (full) {
             int tokenized = rd_declared_type(r, t->el, name) != STAX__AT_CDATA;
-            int rc = stax__rd_attr_value(r, tok, n, q + 1, i - 1, copy, tokenized, arena0, &v);
+            if (tag_bytes + an > r->cfg.opt.max_token)
+                return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0,
+                               "attribute values longer than max_token (%zu bytes) after entity expansion", r->cfg.opt.max_token);
+            int rc = stax__rd_attr_value(r, tok, n, q + 1, i - 1, copy, tokenized, tag_bytes + an, &v);
             if (rc) return rc;
+            tag_bytes += an + v.len;
         } else if (look) { /* PLAIN: a byte to look at, once the tag is known; it holds no '<' */
             if (memchr(tok + look, '<', i - 1 - look)) return RD_TAG_DECLINE;
             af = RD_ATTRF_PENDING;
@@ -350,7 +354,10 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         if (limit) continue;
         if (full) {
             if (r->buf.attr_at) r->buf.attr_at[first + count] = at;
-            if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
+            if (copy) { /* (the arena holds the whole tag: first the token's room, else on the retry) */
+                if (r->buf.arena.cap - r->buf.arena.len < an) return STAX__ROOM;
+                if (stax__rd_arena_copy(r, &name)) return r->doc.status;
+            }
         }
         a->name = name;
         a->value = v;

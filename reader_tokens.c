@@ -357,11 +357,15 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
 
 /* Normalize the attribute value tok[vs, ve) (3.3.3; spaces collapsed for
  * declared types other than CDATA). Zero copy when the value needs no change
- * and the tag is not in the carry; else into the arena, where the tag may
- * write max_token bytes in all (arena0: where its writing began). Returns 0,
- * an error, or STAX__ROOM when the arena is short (the caller rolls back). */
+ * and the tag is not in the carry; else into the arena. A tag's names and
+ * values, normalized, hold max_token bytes in all (used: those before this
+ * value, this attribute's name included), counted the same whether the tag
+ * is in the window or in the carry (where names and values are copied too,
+ * so that the arena, max_token + RD_ARENA_SLACK bytes, always holds them).
+ * Returns 0, an error, or STAX__ROOM when the arena is short (the caller
+ * rolls back). */
 int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
-                         size_t arena0, stax_str *out) {
+                         size_t used, stax_str *out) {
     size_t i = vs;
     for (;;) {
         i += stax__scan_attr(tok + i, ve - i);
@@ -385,12 +389,12 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
         collapse = tok[vs] == ' ' || tok[ve - 1] == ' ';
         for (size_t k = vs + 1; !collapse && k < ve; k++) collapse = tok[k] == ' ' && tok[k - 1] == ' ';
     }
-    if (i >= ve && !copy && !collapse) {
+    size_t max_out = r->cfg.opt.max_token > used ? r->cfg.opt.max_token - used : 0;
+    if (i >= ve && !copy && !collapse && ve - vs <= max_out) {
         out->ptr = tok + vs;
         out->len = ve - vs;
         return 0;
     }
-    size_t used = r->buf.arena.len - arena0, max_out = r->cfg.opt.max_token > used ? r->cfg.opt.max_token - used : 0;
     stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
     size_t from = vs;
@@ -535,7 +539,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
     uint64_t expanded0 = r->doc.meter.expanded;
     rd_tag t;
-    int rc = rd_stag(r, tok, n, &t, mode, copy, first, arena0, 0);
+    int rc = rd_stag(r, tok, n, &t, mode, copy, first, 0);
     if (rc == STAX__ROOM) goto roll_back;
     if (rc || mode == RD_TAG_LIMIT) return rc;
     if (t.el && rd_add_defaults(r, tok, first, t.el)) return r->doc.status;
@@ -547,6 +551,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
     nl = t.nl;
     stax_str name;
     name.ptr = tok + 1, name.len = nl;
+    if (copy && r->buf.arena.cap - r->buf.arena.len < nl) goto roll_back; /* (the retry has the whole arena) */
     if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
