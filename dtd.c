@@ -281,8 +281,7 @@ static int dtd_value_text(dtd_ctx *c, uint32_t bottom, stax__out *o) {
         if (rl > 1 && amp[1] == '#') {
             long v = stax__charref_value(amp, rl);
             if (v < 0) return dtd_fail(c, amp, STAX_E_CHARREF, "invalid character reference in an entity value");
-            char u[4];
-            stax__out_put(o, u, (size_t)stax__utf8_encode((uint32_t)v, u));
+            stax__out_cp(o, (uint32_t)v);
         } else {
             if (stax__check_name(amp + 1, rl - 2))
                 return dtd_fail(c, amp, STAX_E_NAME, "invalid entity reference in an entity value");

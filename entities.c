@@ -264,7 +264,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
     if (v.o.over) {
         if (lim < a->max_out) return STAX__ROOM;
         return stax__err_set(err, STAX_E_LIMIT_TOKEN, s,
-                             "attribute values longer than max_token (%zu bytes) after entity expansion", a->max_token);
+                             STAX__MSG_ATTR_EXPANDED, a->max_token);
     }
     out->p = v.o.p;
     return 0;

@@ -4,6 +4,9 @@
 
 #include "dtd.h"
 
+/* The limit message of attribute values that expand past max_token (%zu: it). */
+#define STAX__MSG_ATTR_EXPANDED "attribute values longer than max_token (%zu bytes) after entity expansion"
+
 /* ------------------------------------------------------------- references and attribute values (entities.c)
  * Shared by the reader and the DTD: one parser of references, one entity
  * lookup, one attribute-value normalizer, with the same statuses, messages

@@ -42,6 +42,15 @@ typedef struct rd_tag {
  * to change; reader_tokens.c). */
 STAXINT int stax__rd_arena_copy(stax_reader *r, stax_str *s);
 
+/* A start tag's name copied to the arena (the tag is in the carry), or
+ * STAX__ROOM when the arena's free part is short: expanded values may have
+ * taken it, and the tag is read again with the whole arena, where its
+ * names and values fit (max_token in all: stax__rd_attr_value). */
+static inline int rd_tag_copy(stax_reader *r, stax_str *s) {
+    if (r->buf.arena.cap - r->buf.arena.len < s->len) return STAX__ROOM;
+    return stax__rd_arena_copy(r, s);
+}
+
 /* ================================================================ white space */
 
 static inline size_t rd_skip_ws(const char *tok, size_t n, size_t i) {
@@ -326,8 +335,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         } else if (full) {
             int tokenized = rd_declared_type(r, t->el, name) != STAX__AT_CDATA;
             if (tag_bytes + an > r->cfg.opt.max_token)
-                return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0,
-                               "attribute values longer than max_token (%zu bytes) after entity expansion", r->cfg.opt.max_token);
+                return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0, STAX__MSG_ATTR_EXPANDED, r->cfg.opt.max_token);
             int rc = stax__rd_attr_value(r, tok, n, q + 1, i - 1, copy, tokenized, tag_bytes + an, &v);
             if (rc) return rc;
             tag_bytes += an + v.len;
@@ -354,9 +362,9 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
         if (limit) continue;
         if (full) {
             if (r->buf.attr_at) r->buf.attr_at[first + count] = at;
-            if (copy) { /* (the arena holds the whole tag: first the token's room, else on the retry) */
-                if (r->buf.arena.cap - r->buf.arena.len < an) return STAX__ROOM;
-                if (stax__rd_arena_copy(r, &name)) return r->doc.status;
+            if (copy) {
+                int rc = rd_tag_copy(r, &name);
+                if (rc) return rc;
             }
         }
         a->name = name;

@@ -211,8 +211,7 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         stax__entity *found;
         if (rd_reference(r, tok, n, f->at_eof, i, &end, &cp, &name, &found)) return 0;
         if (cp >= 0) {
-            char u[4];
-            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+            stax__out_cp(&o, (uint32_t)cp);
             i = run = end;
             continue;
         }
@@ -551,8 +550,10 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
     nl = t.nl;
     stax_str name;
     name.ptr = tok + 1, name.len = nl;
-    if (copy && r->buf.arena.cap - r->buf.arena.len < nl) goto roll_back; /* (the retry has the whole arena) */
-    if (copy && stax__rd_arena_copy(r, &name)) return r->doc.status;
+    if (copy && (rc = rd_tag_copy(r, &name)) != 0) {
+        if (rc == STAX__ROOM) goto roll_back;
+        return rc;
+    }
     /* namespaces before the push: an error leaves the depth as it was */
     stax_qname q;
     uint32_t ns_depth;

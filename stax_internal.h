@@ -255,6 +255,16 @@ static inline int stax__utf8_encode(uint32_t cp, char *out) {
     return 4;
 }
 
+/* cp (as stax__utf8_encode takes it) written through o in UTF-8. */
+static inline void stax__out_cp(stax__out *o, uint32_t cp) {
+    if (cp < 0x80) {
+        stax__out_byte(o, (char)cp);
+        return;
+    }
+    char u[4];
+    stax__out_put(o, u, (size_t)stax__utf8_encode(cp, u));
+}
+
 /* The code point of the character reference "&#...;" at p (n bytes through
  * the ';'), or -1 if it is malformed or not a Char. */
 STAXINT long stax__charref_value(const char *p, size_t n);
