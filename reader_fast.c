@@ -669,10 +669,13 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     r->doc.depth--;
     r->buf.stack.len = off;
     if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
-    size_t cont = 0;
-    if (top & 1)
+    if (STAX_UNLIKELY(top & 1)) { /* a name with bytes >= 0x80: its continuation bytes are no columns */
+        size_t cont = 0;
         for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
-    rd_fx_advance(x, ol + 3, 0, 0, cont);
+        rd_fx_advance(x, ol + 3, 0, 0, cont);
+    } else {
+        rd_fx_advance(x, ol + 3, 0, 0, 0);
+    }
     return 1;
 }
 
