@@ -133,16 +133,18 @@ typedef struct rd_fx_txt {
     const char *ptr;
 } rd_fx_txt;
 
-/* The rest of a text whose scan (t, so far) stopped at p[end] on a byte
- * other than '<' (lim and avail as rd_fx_text_run's): character and
+/* The rest of the text at p whose scan (t, so far) stopped at p[end] on a
+ * byte other than '<' (lim and avail as rd_fx_text_run's): character and
  * predefined references decoded and line ends (CR LF, CR) normalized into
  * the arena as the scan goes on. Its own function so that this state is
  * made only for such a text (set up before every long text's first scan,
- * it cost each ten instructions); inline (out of line it cost deep 1.9%).
- * 1: *s filled; 0: the general way takes it; -1: an error. */
-RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, rd_fx *x, size_t end, size_t lim, size_t avail, stax__tscan *t,
-                                   rd_fx_txt *s) {
-    const char *p = x->p;
+ * it cost each ten instructions); inline in the loop's text (out of line it
+ * cost deep 1.9%). Of the loop's state it takes p alone: where the arena's
+ * free part cannot hold the decoded text, the general way takes the text
+ * (and makes the room, or ends the batch, as stax__rd_room decides), and
+ * nothing written is kept. 1: *s filled; 0: the general way takes it. */
+RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, size_t avail,
+                                   stax__tscan *t, rd_fx_txt *s) {
     size_t run = 0;
     stax__out o = {NULL, NULL, 0};
     char *d0 = NULL;
@@ -169,12 +171,8 @@ RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, rd_fx *x, size_t end, size_t 
             return 0; /* a control, anything to report */
         }
         if (cp < 0) return 0; /* an entity, anything to report */
-        if (!d0) { /* decoding starts: the text goes to the arena */
-            if (r->buf.arena.cap - r->buf.arena.len < lim + RD_ARENA_SLACK) {
-                rd_fx_save(r, x);
-                int room = stax__rd_room(r, lim);
-                if (room) return room < 0 ? -1 : 0;
-            }
+        if (!d0) { /* the text goes to the arena's free part (none before its first use: d0 would be NULL) */
+            if (!r->buf.arena.ptr) return 0;
             o = stax__buf_out(&r->buf.arena);
             d0 = o.p;
         }
@@ -199,7 +197,7 @@ RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, rd_fx *x, size_t end, size_t 
     s->len = end;
     if (d0) { /* (references are decoded in content only, where the text is kept) */
         stax__out_put(&o, p + run, end - run);
-        if (o.over) return rd_fx_save(r, x), rd_internal(r, "decoded text longer than its token"), -1;
+        if (o.over) return 0; /* the arena is short: the general way makes room (or ends the batch) */
         stax__buf_commit(&r->buf.arena, &o);
         s->ptr = d0;
         s->len = (size_t)(o.p - d0);
@@ -233,10 +231,41 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
         return 1;
     }
     if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
-    return rd_fx_text_marks(r, x, end, lim, avail, &t, s);
+    return rd_fx_text_marks(r, p, end, lim, avail, &t, s);
 }
 
 #ifdef STAX__V16
+/* The text at q (avail bytes from q in the window) after a start tag, when
+ * its first 16 bytes do not settle it, scanned to its first stop (lim, *t,
+ * *end as rd_fx_text_run has them): 1 and *s filled when the stop is its
+ * '<' within max_text (UTF-8 checked); 2 when it is a mark to go on from
+ * (rd_fx_text_marks); 0 otherwise (the loop reads the text as any other). */
+RD_HOT_INLINE int rd_fx_text_first(const stax_reader *r, const char *q, size_t avail, size_t *limp, rd_fx_txt *s,
+                                   stax__tscan *t, size_t *end) {
+    size_t lim = *limp = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
+    const stax__tscan none = {0, 0, 0, 0, 0}; /* (no compound literal: the single file is C++ too) */
+    *t = none;
+    size_t e = *end = r->cfg.text_run(q, 0, lim, t);
+    if (e >= lim) return 0;
+    if (q[e] != '<') return 2;
+    if (t->hi && stax__scan_utf8(r->cfg.simd, q, e, avail) != e) return 0;
+    s->ptr = q;
+    s->len = s->end = e;
+    s->lfs = t->lfs;
+    s->line_at = t->line_at;
+    s->cont = t->cont;
+    s->nonws = t->nonws;
+    return 1;
+}
+
+/* rd_fx_text_marks for a text after a start tag (rd_fx_elem): out of line,
+ * where a second inline copy took the loop's registers (every shape 1-9%
+ * more instructions). */
+RD_NOINLINE int rd_fx_elem_marks(stax_reader *r, const char *q, size_t end, size_t lim, size_t avail, stax__tscan *t,
+                                 rd_fx_txt *s) {
+    return rd_fx_text_marks(r, q, end, lim, avail, t, s);
+}
+
 /* A text that ends within the 16 bytes at p (lim >= 16 of them readable)
  * before any byte to look at (a reference, a control, ']', a byte >= 0x80):
  * *s filled, 1. 0: the text is longer or holds such a byte. */
@@ -536,23 +565,31 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
 }
 
 /* A start tag without attributes (<name>, name of nl bytes at p + 1, first:
- * its attributes' place) and, when a short plain text follows (settled by
- * its first 16 bytes), that text too: its events come at once, without a
- * turn of the loop. When the text is followed by the end tag, <name>text</name>,
- * the element's three events are made and the element stack is left as it
- * is (a push and its pop; the end tag's name is compared with the start
- * tag's in the window). 1: read; -1: an error. */
+ * its attributes' place) and the text that follows it: its events come at
+ * once, without a turn of the loop. A text its first 16 bytes settle is
+ * read here (rd_fx_short); a longer one is scanned here to its first stop
+ * (rd_fx_text_first), and one whose stop is a mark goes on out of line
+ * (rd_fx_elem_marks). When the text is followed by the end tag,
+ * <name>text</name>, the element's three events are made and the element
+ * stack is left as it is (a push and its pop; the end tag's name is
+ * compared with the start tag's in the window). 1: read (a text it does
+ * not take is the loop's); -1: an error. */
 RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t avail, size_t n, size_t nl,
                              size_t first) {
 #ifdef STAX__V16
     const char *q = p + nl + 2;
     rd_fx_txt s;
-    /* 34 bytes from the text: its 16, and 18 from the end tag's '<'; room for three events */
-    if (avail - nl >= 36 && q[0] != '<' && nl <= 16 && x->ev < x->ev_last && rd_fx_short(q, &s) &&
-        s.len <= r->cfg.opt.max_text) {
+    /* 34 bytes from the text: its 16, and 18 from the end tag's '<' of a
+     * short text (a longer one checks its own); room for three events */
+    stax__tscan t;
+    size_t end, lim;
+    int got = 0;
+    if (avail - nl >= 36 && q[0] != '<' && nl <= 16 && x->ev < x->ev_last)
+        got = rd_fx_short(q, &s) ? s.len <= r->cfg.opt.max_text : rd_fx_text_first(r, q, avail - nl - 2, &lim, &s, &t, &end);
+    if (got == 1) {
         const char *et = q + s.end;
         stax__m16 want = stax__m16_low(nl);
-        if (et[1] == '/' && et[2 + nl] == '>' &&
+        if (x->end - et >= 18 && et[1] == '/' && et[2 + nl] == '>' &&
             (stax__v16_mask(stax__v16_eq(stax__v16_load(et + 2), stax__v16_load(p + 1))) & want) == want) {
             uint32_t depth = r->doc.depth + 1;
             stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth);
@@ -572,6 +609,14 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
         if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_put_text(r, x, &s, r->doc.depth);
+        return 1;
+    }
+    if (STAX_UNLIKELY(got == 2)) { /* a mark: the element, then the rest of its text */
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+        rd_fx_advance(x, nl + 2, 0, 0, 0);
+        rd_fx_txt m; /* (not s: its address would keep s in memory) */
+        int rc = rd_fx_elem_marks(r, x->p, end, lim, (size_t)(x->end - x->p), &t, &m);
+        if (rc) rd_fx_put_text(r, x, &m, r->doc.depth); /* (else the loop gives the text to the general way) */
         return 1;
     }
 #else
@@ -601,7 +646,11 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
-    if (r->doc.depth - 1u >= r->cfg.opt.max_depth - 1u) return 0; /* the root (depth 0), or too deep */
+    /* the root (depth 0), or too deep; the depth read through a volatile
+     * lvalue, so that the compiler loads it again where the push wants it
+     * (kept in a register from here, it cost every start tag one more
+     * instruction, GCC 12) */
+    if (*(volatile uint32_t *)&r->doc.depth - 1u >= r->cfg.opt.max_depth - 1u) return 0;
     size_t first = r->doc.attr_len;
     size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
     if (!nl) return 0;

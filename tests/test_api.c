@@ -62,6 +62,11 @@ Test(api, depth_of_each_event) {
     ns.flags = STAX_READ_NAMESPACES;
     static const char nsdoc[] = "<p:a xmlns:p='u'><p:b/><c xmlns='v'><d/></c></p:a>";
     check_depths(STAX_DOC(nsdoc), &ns);
+    /* texts longer than a block after a start tag: read with it (the last
+     * two: decoded, and one before a child) */
+    static const char longs[] = "<a><b>0123456789abcdefghij</b><c>0123456789&amp;abcdefghij</c>"
+                                "<d>0123456789abcdefghij<e/>x</d><!--0123456789012345678901234567890123456789--></a>";
+    check_depths(STAX_DOC(longs), NULL);
     stax_reader_options small = {0};
     small.batch_events = 2;
     check_depths(STAX_DOC(plain), &small);

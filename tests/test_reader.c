@@ -873,6 +873,152 @@ Test(reader, attribute_values_with_marks_errors) {
            "START r\nSTART e a=\"&<v w\" /\nEND e\nEND r\nEND-OF-DOCUMENT\n");
 }
 
+/* ================================================================ elements with longer texts
+ * <name>text</name> whose text the first 16 bytes do not settle: scanned
+ * right after the start tag, and the three events made at once when the end
+ * tag follows; a text with references or line ends decoded, one with bytes
+ * >= 0x80 checked. At chunk size 1 the window never holds such an element,
+ * so every dump below is also the general way's. LONG_PAD after a document
+ * makes the window hold the 36 bytes the fast path wants from a start tag on. */
+#define LONG_PAD "<!--0123456789012345678901234567890123456789-->"
+Test(reader, elements_with_long_texts) {
+    EXPECT_POS("<r><a>0123456789abcdefghij</a><b>0123456789abcdefghij<c/>klm</b>"
+               "<d>x&amp;0123456789abcdefgh&#x20AC;z</d></r>",
+               "START r @1:1:0\n"
+               "START a @1:4:3\n"
+               "TEXT \"0123456789abcdefghij\" @1:7:6\n"
+               "END a @1:27:26\n"
+               "START b @1:31:30\n"
+               "TEXT \"0123456789abcdefghij\" @1:34:33\n"
+               "START c / @1:54:53\n"
+               "END c @1:54:53\n"
+               "TEXT \"klm\" @1:58:57\n"
+               "END b @1:61:60\n"
+               "START d @1:65:64\n"
+               "TEXT \"x&0123456789abcdefgh\xE2\x82\xACz\" @1:68:67\n"
+               "END d @1:101:100\n"
+               "END r @1:105:104\n"
+               "END-OF-DOCUMENT\n");
+}
+
+/* Line ends (LF; CR LF, normalized) and two-byte characters inside them:
+ * the end tag's line and column count them. */
+Test(reader, elements_with_long_texts_over_lines) {
+    EXPECT_POS("<r>\n<a>line one is long\nline two</a>\n<b>caf\xC3\xA9 cr\r\nlf 0123456789</b>\n</r>" LONG_PAD,
+               "START r @1:1:0\n"
+               "TEXT \"\\n\" ws @1:4:3\n"
+               "START a @2:1:4\n"
+               "TEXT \"line one is long\\nline two\" @2:4:7\n"
+               "END a @3:9:32\n"
+               "TEXT \"\\n\" ws @3:13:36\n"
+               "START b @4:1:37\n"
+               "TEXT \"caf\xC3\xA9 cr\\nlf 0123456789\" @4:4:40\n"
+               "END b @5:14:63\n"
+               "TEXT \"\\n\" ws @5:18:67\n"
+               "END r @6:1:68\n"
+               "COMMENT \"0123456789012345678901234567890123456789\" @6:5:72\n"
+               "END-OF-DOCUMENT\n");
+}
+
+/* What such a text holds to report is reported where the general way does. */
+Test(reader, elements_with_long_texts_errors) {
+    stax_test_expect_status(STAX_DOC("<r><a>0123456789abcdefghij</b></r>" LONG_PAD), NULL, "ERROR TAG_MISMATCH @1:27:26");
+    stax_test_expect_status(STAX_DOC("<r><a>0123456789abcdef\xC3\x28gh</a></r>" LONG_PAD), NULL, "ERROR ENCODING @1:23:22");
+    stax_test_expect_status(STAX_DOC("<r><a>0123456789abcdefgh]]>x</a></r>" LONG_PAD), NULL, "ERROR SYNTAX @1:25:24");
+    stax_test_expect_status(STAX_DOC("<r><a>0123456789abcdefgh&u;</a></r>" LONG_PAD), NULL, "ERROR ENTITY @1:25:24");
+}
+
+/* Longer than max_text: cut, as a text anywhere is. */
+Test(reader, elements_with_long_texts_at_max_text) {
+    stax_reader_options opt = small_text_opt();
+    stax_test_expect_events(STAX_DOC("<r><a>0123456789abcdefghij</a><b>0123456789abcdef</b></r>" LONG_PAD), &opt,
+                            STAX_DUMP_POS,
+                            "START r @1:1:0\n"
+                            "START a @1:4:3\n"
+                            "TEXT \"0123456789abcdef\" + @1:7:6\n"
+                            "TEXT \"ghij\" @1:23:22\n"
+                            "END a @1:27:26\n"
+                            "START b @1:31:30\n"
+                            "TEXT \"0123456789abcdef\" @1:34:33\n"
+                            "END b @1:50:49\n"
+                            "END r @1:54:53\n"
+                            "COMMENT \"0123456789012345678901234567890123456789\" @1:58:57\n"
+                            "END-OF-DOCUMENT\n");
+}
+
+/* Near the end of what was fed (exact-size chunks: ASan sees a read past
+ * one): the end tag's name is compared 16 bytes at a time only where 16
+ * bytes are there. */
+Test(reader, elements_with_long_texts_near_the_end_of_input) {
+    char doc[128], want[256];
+    for (int k = 17; k <= 48; k++) {
+        int len = snprintf(doc, sizeof doc, "<r><a>%0*d</a></r>", k, 7);
+        cr_assert(len > 0 && (size_t)len < sizeof doc);
+        snprintf(want, sizeof want, "START r\nSTART a\nTEXT \"%0*d\"\nEND a\nEND r\nEND-OF-DOCUMENT\n", k, 7);
+        stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
+    }
+}
+
+/* Texts decoded into an arena they outgrow in one batch (max_token 64: an
+ * arena of 80 bytes): the fast path leaves the text that does not fit to
+ * the general way, which ends the batch; every event as it would be. */
+Test(reader, decoded_texts_past_a_small_arena) {
+    enum { N = 60 };
+    static const char item[] = "<a>x&amp;y</a><b>0123456789&lt;abcdefghij</b>";
+    char *doc = malloc(16 + N * sizeof item), *want = malloc(64 + N * 96);
+    cr_assert(doc && want);
+    size_t n = 0, w = 0;
+    n += (size_t)sprintf(doc + n, "<r>");
+    w += (size_t)sprintf(want + w, "START r\n");
+    for (int i = 0; i < N; i++) {
+        n += (size_t)sprintf(doc + n, "%s", item);
+        w += (size_t)sprintf(want + w, "START a\nTEXT \"x&y\"\nEND a\nSTART b\nTEXT \"0123456789<abcdefghij\"\nEND b\n");
+    }
+    n += (size_t)sprintf(doc + n, "</r>");
+    sprintf(want + w, "END r\nEND-OF-DOCUMENT\n");
+    stax_reader_options opt = {0};
+    opt.max_token = 64;
+    stax_test_expect_events(doc, n, &opt, 0, want);
+    free(doc);
+    free(want);
+}
+
+/* A reader resumed in content whose first token is a text to decode: the
+ * fast path meets it before the general way has made the arena, and leaves
+ * it to the general way (decoded into no arena, its CR LF would stay as
+ * read). */
+Test(reader, decoded_text_first_after_resume) {
+    static const char doc[] = "<doc>\r\n<a>0123456789&amp;abcdefghij</a>\r\n</doc>";
+    stax_reader *r = stax_reader_new(NULL);
+    cr_assert(r);
+    cr_assert_eq(stax_reader_feed(r, doc, 5), STAX_OK);
+    const stax_batch *b;
+    while (stax_reader_next(r, &b) == STAX_OK) continue;
+    static char ctx[4096];
+    size_t clen = 0;
+    cr_assert_eq(stax_reader_save(r, ctx, sizeof ctx, &clen), STAX_OK);
+    stax_reader_free(r);
+    r = stax_reader_new(NULL);
+    cr_assert(r);
+    cr_assert_eq(stax_reader_resume(r, ctx, clen), STAX_OK);
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, r, doc + 5, sizeof doc - 1 - 5);
+    static const char *const want[] = {"\n", "0123456789&abcdefghij", "\n"};
+    size_t texts = 0;
+    while (stax_test_cursor_next(&c)) {
+        if (stax_ev_type(c.b, c.i) != STAX_EV_TEXT) continue;
+        cr_assert_lt(texts, 3);
+        stax_str t = stax_ev_text(c.b, c.i);
+        cr_assert(t.len == strlen(want[texts]) && !memcmp(t.ptr, want[texts], t.len), "text %zu: \"%.*s\"", texts,
+                  (int)t.len, t.ptr);
+        texts++;
+    }
+    cr_assert_eq(c.status, STAX_END);
+    cr_assert_eq(texts, 3);
+    stax_reader_free(r);
+}
+#undef LONG_PAD
+
 /* ================================================================ options: batch size */
 
 static const char batch_doc[] = "<?xml version=\"1.0\"?><!--c--><r a=\"1\"><b/>t<![CDATA[c]]><?p?>&amp;</r><!--z-->";
