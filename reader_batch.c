@@ -254,8 +254,8 @@ static int rd_fill(stax_reader *r) {
                 if (k < 0) return r->doc.status;
                 if (k > 0) {
                     if (r->buf.batch.count + 2 > r->cfg.opt.batch_events) return STAX_OK;
-                    continue;
-                }
+                    if (k == 1) continue;
+                } /* (2: the next token is the general way's) */
             }
 #endif
             rc = rd_general_token(r);

@@ -731,9 +731,11 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 /* ================================================================ the loop */
 
 /* Read plain tokens from the UTF-8 window while there are any and the batch
- * has room. Returns 1 if any was read, 0 if none, -1 after an error (a
- * count of them took a register from the loop, which then kept its event
- * pointer on the stack). */
+ * has room. Returns 0 if none was read; 1 if some were; 2 if some were and
+ * the token at the position is the general way's (one the fast path
+ * declined: called again, it would only scan it again); -1 after an error
+ * (a count of them took a register from the loop, which then kept its
+ * event pointer on the stack). */
 int stax__rd_fast(stax_reader *r) {
     int rc = 0;
     if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata || r->doc.text_cont) return 0;
@@ -755,12 +757,15 @@ int stax__rd_fast(stax_reader *r) {
         } else {
             rc = rd_fx_start(r, &x);
         }
-        if (rc <= 0) break;
+        if (rc <= 0) goto declined;
         if (x.ev > x.ev_last) break;
     }
-    if (rc < 0) return -1; /* the error's own path left the state as it wants it */
     rd_fx_save(r, &x);
     return x.p != p0; /* every token read moves p */
+declined:
+    if (rc < 0) return -1; /* the error's own path left the state as it wants it */
+    rd_fx_save(r, &x);
+    return x.p != p0 ? 2 : 0;
 }
 #else
 typedef int stax__fast_path_left_out; /* ISO C: a translation unit is not empty */
