@@ -210,45 +210,26 @@ RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, const char *p, size_t end, si
     return 1;
 }
 
-/* A text the first 16 bytes do not settle: scanned by blocks (its UTF-8
- * then checked by blocks when it has bytes >= 0x80); the scan's first stop
- * is most often its '<', and anything else goes on in rd_fx_text_marks.
- * Apart from rd_fx_text so that the scan's state, whose address the kernel
- * takes, is made in memory only for such a text. 1: *s filled; 0: the
- * general way takes it; -1: an error. */
-RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t avail, rd_fx_txt *s) {
-    const char *p = x->p;
-    stax__tscan t = {0, 0, 0, 0, 0};
-    size_t end = r->cfg.text_run(p, 0, lim, &t);
-    if (STAX_LIKELY(end < lim && p[end] == '<')) {
-        if (t.hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
-        s->ptr = p;
-        s->len = s->end = end;
-        s->lfs = t.lfs;
-        s->line_at = t.line_at;
-        s->cont = t.cont;
-        s->nonws = t.nonws;
-        return 1;
-    }
-    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
-    return rd_fx_text_marks(r, p, end, lim, avail, &t, s);
+/* How far a text of the avail bytes left in the window is scanned: a byte
+ * past max_text, or the window's end. */
+static inline size_t rd_fx_lim(const stax_reader *r, size_t avail) {
+    return avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
 }
 
-#ifdef STAX__V16
-/* The text at q (avail bytes from q in the window) after a start tag, when
- * its first 16 bytes do not settle it, scanned to its first stop (lim, *t,
- * *end as rd_fx_text_run has them): 1 and *s filled when the stop is its
- * '<' within max_text (UTF-8 checked); 2 when it is a mark to go on from
- * (rd_fx_text_marks); 0 otherwise (the loop reads the text as any other). */
-RD_HOT_INLINE int rd_fx_text_first(const stax_reader *r, const char *q, size_t avail, size_t *limp, rd_fx_txt *s,
+/* A text at q (avail bytes from q in the window; lim: rd_fx_lim's) scanned by blocks to its first stop (*t, *end):
+ * 1 and *s filled when the stop is its '<' (its UTF-8 then checked by
+ * blocks when it has bytes >= 0x80); 2 when it is a mark to go on from
+ * (rd_fx_text_marks); 0 otherwise (the general way takes the text). The
+ * scan's state, whose address the kernel takes, is the caller's: made in
+ * memory only for such a text. */
+RD_HOT_INLINE int rd_fx_text_first(const stax_reader *r, const char *q, size_t lim, size_t avail, rd_fx_txt *s,
                                    stax__tscan *t, size_t *end) {
-    size_t lim = *limp = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
     const stax__tscan none = {0, 0, 0, 0, 0}; /* (no compound literal: the single file is C++ too) */
     *t = none;
     size_t e = *end = r->cfg.text_run(q, 0, lim, t);
-    if (e >= lim) return 0;
+    if (e >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
     if (q[e] != '<') return 2;
-    if (t->hi && stax__scan_utf8(r->cfg.simd, q, e, avail) != e) return 0;
+    if (t->hi && stax__scan_utf8(r->cfg.simd, q, e, avail) != e) return 0; /* the general way reports it */
     s->ptr = q;
     s->len = s->end = e;
     s->lfs = t->lfs;
@@ -258,6 +239,17 @@ RD_HOT_INLINE int rd_fx_text_first(const stax_reader *r, const char *q, size_t a
     return 1;
 }
 
+/* A text the first 16 bytes do not settle: its first stop
+ * (rd_fx_text_first), most often its '<'; anything else goes on in
+ * rd_fx_text_marks. 1: *s filled; 0: the general way takes it. */
+RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t avail, rd_fx_txt *s) {
+    stax__tscan t;
+    size_t end;
+    int got = rd_fx_text_first(r, x->p, lim, avail, s, &t, &end);
+    return got == 2 ? rd_fx_text_marks(r, x->p, end, lim, avail, &t, s) : got;
+}
+
+#ifdef STAX__V16
 /* rd_fx_text_marks for a text after a start tag (rd_fx_elem): out of line,
  * where a second inline copy took the loop's registers (every shape 1-9%
  * more instructions). */
@@ -328,7 +320,7 @@ RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, 
  * report); -1: an error. */
 static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
-    size_t avail = (size_t)(x->end - p), lim = avail < r->cfg.opt.max_text + 1 ? avail : r->cfg.opt.max_text + 1;
+    size_t avail = (size_t)(x->end - p), lim = rd_fx_lim(r, avail);
     rd_fx_txt s;
 #ifdef STAX__V16
     if (lim >= 16) {
@@ -585,7 +577,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
     size_t end, lim;
     int got = 0;
     if (avail - nl >= 36 && q[0] != '<' && nl <= 16 && x->ev < x->ev_last)
-        got = rd_fx_short(q, &s) ? s.len <= r->cfg.opt.max_text : rd_fx_text_first(r, q, avail - nl - 2, &lim, &s, &t, &end);
+        got = rd_fx_short(q, &s) ? s.len <= r->cfg.opt.max_text
+                                 : rd_fx_text_first(r, q, lim = rd_fx_lim(r, avail - nl - 2), avail - nl - 2, &s, &t, &end);
     if (got == 1) {
         const char *et = q + s.end;
         stax__m16 want = stax__m16_low(nl);
