@@ -873,6 +873,25 @@ Test(reader, attribute_values_with_marks_errors) {
            "START r\nSTART e a=\"&<v w\" /\nEND e\nEND r\nEND-OF-DOCUMENT\n");
 }
 
+/* <r>, item n times, </r>: its events are START r, item_want n times, END r. */
+static void expect_repeated(const char *item, const char *item_want, int n, const stax_reader_options *opt) {
+    size_t il = strlen(item), wl = strlen(item_want);
+    char *doc = malloc(8 + (size_t)n * il), *want = malloc(32 + (size_t)n * wl);
+    cr_assert(doc && want);
+    size_t d = 0, w = 0;
+    d += (size_t)sprintf(doc + d, "<r>");
+    w += (size_t)sprintf(want + w, "START r\n");
+    for (int i = 0; i < n; i++) {
+        memcpy(doc + d, item, il), d += il;
+        memcpy(want + w, item_want, wl), w += wl;
+    }
+    d += (size_t)sprintf(doc + d, "</r>");
+    sprintf(want + w, "END r\nEND-OF-DOCUMENT\n");
+    stax_test_expect_events(doc, d, opt, 0, want);
+    free(doc);
+    free(want);
+}
+
 /* ================================================================ elements with longer texts
  * <name>text</name> whose text the first 16 bytes do not settle: scanned
  * right after the start tag, and the three events made at once when the end
@@ -963,24 +982,10 @@ Test(reader, elements_with_long_texts_near_the_end_of_input) {
  * arena of 80 bytes): the fast path leaves the text that does not fit to
  * the general way, which ends the batch; every event as it would be. */
 Test(reader, decoded_texts_past_a_small_arena) {
-    enum { N = 60 };
-    static const char item[] = "<a>x&amp;y</a><b>0123456789&lt;abcdefghij</b>";
-    char *doc = malloc(16 + N * sizeof item), *want = malloc(64 + N * 96);
-    cr_assert(doc && want);
-    size_t n = 0, w = 0;
-    n += (size_t)sprintf(doc + n, "<r>");
-    w += (size_t)sprintf(want + w, "START r\n");
-    for (int i = 0; i < N; i++) {
-        n += (size_t)sprintf(doc + n, "%s", item);
-        w += (size_t)sprintf(want + w, "START a\nTEXT \"x&y\"\nEND a\nSTART b\nTEXT \"0123456789<abcdefghij\"\nEND b\n");
-    }
-    n += (size_t)sprintf(doc + n, "</r>");
-    sprintf(want + w, "END r\nEND-OF-DOCUMENT\n");
     stax_reader_options opt = {0};
     opt.max_token = 64;
-    stax_test_expect_events(doc, n, &opt, 0, want);
-    free(doc);
-    free(want);
+    expect_repeated("<a>x&amp;y</a><b>0123456789&lt;abcdefghij</b>",
+                    "START a\nTEXT \"x&y\"\nEND a\nSTART b\nTEXT \"0123456789<abcdefghij\"\nEND b\n", 60, &opt);
 }
 
 /* A reader resumed in content whose first token is a text to decode: the
@@ -1040,24 +1045,7 @@ Test(reader, batch_events_two) {
 }
 
 /* More events than a default batch holds: several batches, nothing lost. */
-Test(reader, many_events_span_batches) {
-    enum { N = 1000 };
-    size_t cap = 16 + N * 8;
-    char *doc = malloc(cap), *want = malloc(N * 24 + 64);
-    cr_assert(doc && want);
-    size_t n = 0, w = 0;
-    n += (size_t)sprintf(doc + n, "<r>");
-    w += (size_t)sprintf(want + w, "START r\n");
-    for (int i = 0; i < N; i++) {
-        n += (size_t)sprintf(doc + n, "<e/>");
-        w += (size_t)sprintf(want + w, "START e /\nEND e\n");
-    }
-    n += (size_t)sprintf(doc + n, "</r>");
-    sprintf(want + w, "END r\nEND-OF-DOCUMENT\n");
-    stax_test_expect_events(doc, n, NULL, 0, want);
-    free(doc);
-    free(want);
-}
+Test(reader, many_events_span_batches) { expect_repeated("<e/>", "START e /\nEND e\n", 1000, NULL); }
 
 /* ================================================================ accessors and state */
 
