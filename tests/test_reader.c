@@ -500,6 +500,17 @@ Test(reader, positions_after_values_with_non_ascii_characters) {
                "END-OF-DOCUMENT\n");
 }
 
+/* The errors an attribute value with UTF-8 can hold, where the general way
+ * reports them: a bad sequence after a good one, a '<' (where taking it for
+ * the closing quote would make a tag), an undefined entity, a control. */
+Test(reader, values_with_utf8_errors) {
+    stax_test_expect_status(STAX_DOC("<d><r a=\"é\xC3\x28\">y</r></d>"), NULL, "ERROR ENCODING @1:11:11");
+    stax_test_expect_status(STAX_DOC("<d><r a=\"é<\">y</r></d>"), NULL, "ERROR SYNTAX @1:11:11");
+    stax_test_expect_status(STAX_DOC("<d><r a=\"é< b=\"x\">y</r></d>"), NULL, "ERROR SYNTAX @1:11:11"); /* not a="é" b="x" */
+    stax_test_expect_status(STAX_DOC("<d><r a=\"éé\" b=\"é&u;\">y</r></d>"), NULL, "ERROR ENTITY @1:18:20");
+    stax_test_expect_status(STAX_DOC("<d><r a=\"é\x01\">y</r></d>"), NULL, "ERROR CHAR @1:11:11");
+}
+
 /* A lone CR is a line end (XML 1.0 section 2.11), for positions too. */
 Test(reader, positions_after_lone_cr) {
     EXPECT_POS("<r>\r<a/>\r\r\n<b/></r>",
