@@ -409,19 +409,26 @@ static inline size_t rd_stack_at(const stax_reader *r, uint32_t d) { return r->b
 /* Skip a run of well-formed non-ASCII characters (2- and 3-byte UTF-8 that are
  * Char) from tok[i]; stops at the first byte it does not take: ASCII, or
  * anything stax__rd_char_at (reader_tokens.c) must look at (4-byte forms, errors). Inline, since
- * accented and CJK text is made of such runs. */
-static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
+ * accented and CJK text is made of such runs. *cont grows by the run's
+ * continuation bytes (one a 2-byte character, two a 3-byte one). */
+static inline size_t rd_utf8_run_cont(const char *tok, size_t n, size_t i, size_t *cont) {
     const unsigned char *u = (const unsigned char *)tok;
     for (;;) {
         if (i + 1 < n && u[i] >= 0xC2 && u[i] < 0xE0 && (u[i + 1] & 0xC0) == 0x80) {
             i += 2;
+            *cont += 1;
         } else if (i + 2 < n && u[i] >= 0xE1 && u[i] < 0xEF && u[i] != 0xED && (u[i + 1] & 0xC0) == 0x80 &&
                    (u[i + 2] & 0xC0) == 0x80) {
             i += 3; /* E1..EC, EE: no overlong, no surrogate, no U+FFFE/FFFF possible */
+            *cont += 2;
         } else {
             return i;
         }
     }
+}
+static inline size_t rd_utf8_run(const char *tok, size_t n, size_t i) {
+    size_t cont = 0;
+    return rd_utf8_run_cont(tok, n, i, &cont);
 }
 
 /* Attribute names seen in a tag, as a filter of 64 bits: a name is compared

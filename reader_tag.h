@@ -34,7 +34,9 @@ typedef struct rd_tag {
     size_t count;                  /* its attributes, from r->buf.attrs + first on */
     unsigned flags;                /* STAX_EVF_EMPTY for an empty-element tag */
     size_t lfs, line_at;           /* PLAIN: line feeds in the tag, the last ending at line_at */
-    int pending;                   /* PLAIN: values marked RD_ATTRF_PENDING */
+    size_t cont;                   /* PLAIN: UTF-8 continuation bytes of its values after line_at */
+    int pending;                   /* PLAIN: 1 when values are marked RD_ATTRF_PENDING; 2 when
+                                      values hold UTF-8 the grammar kept (cont) */
     const stax__dtd_elem_def *el;  /* FULL: the element's ATTLIST, or NULL */
 } rd_tag;
 
@@ -68,6 +70,7 @@ RD_FOR_EACH_MODE size_t rd_tag_space(const char *tok, size_t n, size_t i, rd_tag
         if (c != '\n') break;
         t->lfs++;
         t->line_at = i + 1;
+        t->cont = 0; /* (counted after the last line feed) */
     }
     return i;
 }
@@ -247,6 +250,34 @@ static inline int rd_quoted_scan(const char *tok, size_t n, size_t *i, stax_str 
 }
 static inline int rd_quoted(const char *tok, size_t n, size_t *i, stax_str *out) { return stax__quoted(tok, n, i, out); }
 
+/* The continuation bytes of v[i, len) when the bytes to look at from
+ * v[i] on (a byte >= 0x80 there; room readable from v, the quote at
+ * v[len]) are all 2- and 3-byte UTF-8 (rd_utf8_run: Chars, no surrogate or
+ * U+FFFE/FFFF): such a value of the fast path is kept as it stands.
+ * SIZE_MAX when it holds anything else (a reference, a control, TAB LF CR,
+ * a 4-byte or bad sequence): the value is left to rd_fx_pending. Out of
+ * line, as rd_scan_quote. */
+#ifdef STAX__SMALL
+/* (a build for size leaves every such value to rd_fx_pending: 90 bytes on the M4) */
+static inline size_t rd_plain_utf8(const char *v, size_t i, size_t len, size_t room) {
+    (void)v, (void)i, (void)len, (void)room;
+    return SIZE_MAX;
+}
+#else
+RD_NOINLINE size_t rd_plain_utf8(const char *v, size_t i, size_t len, size_t room) {
+    const unsigned char *u = (const unsigned char *)v;
+    const rd_vscan k = rd_vscan_init();
+    size_t cont = 0;
+    while (i < len) {
+        if (u[i] < 0x80) return SIZE_MAX; /* a control or '&' (no '<' or quote before len) */
+        size_t e = rd_utf8_run_cont(v, len, i, &cont);
+        if (e == i) return SIZE_MAX;
+        i = e + rd_scan_value(v + e, room - e, (char)u[len], &k);
+    }
+    return cont;
+}
+#endif
+
 /* ================================================================ the start tag */
 
 /* The declared type of attribute `name` in the ATTLIST el (or NULL), marking
@@ -288,6 +319,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     const int plain = mode == RD_TAG_PLAIN, full = mode == RD_TAG_FULL, limit = mode == RD_TAG_LIMIT;
     t->flags = 0;
     t->lfs = t->line_at = 0;
+    if (plain) t->cont = 0;
     t->pending = 0;
     if (full) t->el = NULL; /* (read in that mode alone) */
     size_t nl = name_len ? name_len : rd_tag_name(r, tok, n, 1, "element", mode);
@@ -366,9 +398,15 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
             int rc = stax__rd_attr_value(r, tok, n, q + 1, i - 1, copy, tokenized, tag_bytes + an, &v);
             if (rc) return rc;
             tag_bytes += an + v.len;
-        } else if (look) { /* PLAIN: a byte to look at, once the tag is known; it holds no '<' (rd_quoted_scan) */
-            af = RD_ATTRF_PENDING;
-            t->pending = 1;
+        } else if (look) { /* PLAIN: a byte to look at; the value holds no '<' (rd_quoted_scan) */
+            size_t c = (unsigned char)tok[look] >= 0x80 ? rd_plain_utf8(v.ptr, look - (q + 1), v.len, n - (q + 1)) : SIZE_MAX;
+            if (c != SIZE_MAX) {
+                t->cont += c; /* UTF-8 alone: the value is as it stands */
+                t->pending |= 2;
+            } else {
+                af = RD_ATTRF_PENDING; /* to decode or check once the tag is known (rd_fx_pending) */
+                t->pending = 1;
+            }
         }
         /* given twice? The plain and limit modes keep the names seen as a
          * filter (rd_name_bit); the general parser, kept small for the

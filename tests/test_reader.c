@@ -500,9 +500,50 @@ Test(reader, positions_after_values_with_non_ascii_characters) {
                "END-OF-DOCUMENT\n");
 }
 
-/* The errors an attribute value with UTF-8 can hold, where the general way
- * reports them: a bad sequence after a good one, a '<' (where taking it for
- * the closing quote would make a tag), an undefined entity, a control. */
+/* Values whose only bytes to look at are 2- and 3-byte UTF-8 are kept by
+ * the fast path's grammar as they stand, their continuation bytes counted
+ * after the tag's last line feed: after a run longer than a block, before
+ * and after line feeds between attributes; values with a reference, a
+ * 4-byte character, TAB LF or CR LF after such bytes are decoded as before.
+ * Positions counted by hand (bytes; columns in code points after the last
+ * line feed). */
+Test(reader, values_with_utf8_kept_as_they_stand) {
+    EXPECT_POS("<d><r a=\"é, then a run of ASCII past a block: 0123456789abcdef, ü\" b=\"x\">y</r>"
+               "<r a=\"中0123456789abcdefghij中\" b=\"ü\">y</r><r a=\"é\"\n b=\"ü\">y</r>"
+               "<r a=\"ü\"\n b=\"é\"\n c=\"中\">y</r><r a=\"é&amp;ü\" b=\"中\">y</r>"
+               "<r a=\"é😀\" b=\"ü\">y</r><r a=\"é\tx\ny\">y</r><r a=\"ü\" b=\"é\r\n\">y</r></d>",
+               "START d @1:1:0\n"
+               "START r a=\"é, then a run of ASCII past a block: 0123456789abcdef, ü\" b=\"x\" @1:4:3\n"
+               "TEXT \"y\" @1:74:75\n"
+               "END r @1:75:76\n"
+               "START r a=\"中0123456789abcdefghij中\" b=\"ü\" @1:79:80\n"
+               "TEXT \"y\" @1:115:121\n"
+               "END r @1:116:122\n"
+               "START r a=\"é\" b=\"ü\" @1:120:126\n"
+               "TEXT \"y\" @2:8:144\n"
+               "END r @2:9:145\n"
+               "START r a=\"ü\" b=\"é\" c=\"中\" @2:13:149\n"
+               "TEXT \"y\" @4:8:176\n"
+               "END r @4:9:177\n"
+               "START r a=\"é&ü\" b=\"中\" @4:13:181\n"
+               "TEXT \"y\" @4:34:206\n"
+               "END r @4:35:207\n"
+               "START r a=\"é😀\" b=\"ü\" @4:39:211\n"
+               "TEXT \"y\" @4:55:232\n"
+               "END r @4:56:233\n"
+               "START r a=\"é x y\" @4:60:237\n"
+               "TEXT \"y\" @5:4:251\n"
+               "END r @5:5:252\n"
+               "START r a=\"ü\" b=\"é \" @5:9:256\n"
+               "TEXT \"y\" @6:3:275\n"
+               "END r @6:4:276\n"
+               "END d @6:8:280\n"
+               "END-OF-DOCUMENT\n");
+}
+
+/* The errors such values can hold, where the general way reports them:
+ * a bad sequence after a good one, a '<' (where taking it for the closing
+ * quote would make a tag), an undefined entity, a control. */
 Test(reader, values_with_utf8_errors) {
     stax_test_expect_status(STAX_DOC("<d><r a=\"é\xC3\x28\">y</r></d>"), NULL, "ERROR ENCODING @1:11:11");
     stax_test_expect_status(STAX_DOC("<d><r a=\"é<\">y</r></d>"), NULL, "ERROR SYNTAX @1:11:11");
