@@ -410,9 +410,10 @@ static inline size_t rd_fx_amark(const char *v, size_t i, size_t len, size_t roo
  * it holds to look at is simple: character and predefined references
  * (rd_quick_ref), TAB LF CR (each a space; CR LF one, as the line end it
  * is) and 2- and 3-byte UTF-8 (rd_utf8_run). Such a value is decoded into
- * the arena (it never grows: the tag's room check covers it) or, with
- * UTF-8 alone, kept in the window: *out set, *cont its continuation bytes
- * (SIZE_MAX when it holds a line end: the tag is counted again), 1. 0:
+ * the arena (it never grows: the tag's room check covers it; one with
+ * UTF-8 alone the grammar kept, rd_plain_utf8): *out set, *cont its
+ * continuation bytes (SIZE_MAX when it holds a line end: the tag is
+ * counted again), 1. 0:
  * anything else (an entity reference, a control, '<', a 4-byte or bad
  * character): nothing is kept, and stax__rd_attr_value takes the value,
  * errors and all. The general function gives the same value: it is ten
@@ -426,7 +427,7 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
     stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
     size_t i = rd_fx_amark(v, 0, len, room), run = 0, hi = 0;
-    int copied = 0, eol = 0;
+    int eol = 0;
     while (i < len) {
         unsigned char c = (unsigned char)v[i];
         size_t re;
@@ -456,16 +457,10 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
             char u[4];
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
         }
-        copied = 1;
         run = re;
         i = rd_fx_amark(v, re, len, room);
     }
     *cont = eol ? SIZE_MAX : hi;
-    if (!copied) {
-        out->ptr = v;
-        out->len = len;
-        return 1;
-    }
     stax__out_put(&o, v + run, len - run);
     if (o.over) return 0;
     stax__buf_commit(&r->buf.arena, &o);
