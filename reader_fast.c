@@ -413,10 +413,9 @@ static inline size_t rd_fx_amark(const char *v, size_t i, size_t len, size_t roo
  * the arena (it never grows: the tag's room check covers it; one with
  * UTF-8 alone the grammar kept, rd_plain_utf8): *out set, *cont its
  * continuation bytes (SIZE_MAX when it holds a line end: the tag is
- * counted again), 1. 0:
- * anything else (an entity reference, a control, '<', a 4-byte or bad
- * character): nothing is kept, and stax__rd_attr_value takes the value,
- * errors and all. The general function gives the same value: it is ten
+ * counted again), 1. 0: anything else (an entity reference, a control,
+ * '<', a 4-byte or bad character): nothing is kept, and
+ * stax__rd_attr_value takes the value, errors and all. The general function gives the same value: it is ten
  * times the instructions, for what one link with "&amp;" in its query
  * holds. */
 static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, stax_str *out, size_t *cont) {
@@ -473,9 +472,9 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
 /* The values of a start tag that its plain grammar marked to look at
  * (references, white space other than SP, UTF-8 it did not keep: beside
  * those, 4-byte or bad), normalized in order by stax__rd_attr_value after
- * rd_fx_save. Out of the loop, and given
- * only values (most tags have no such value, and an address of the loop's
- * state would keep it out of registers). Returns the tag's continuation
+ * rd_fx_save. Out of the loop, and given only values (most tags have no
+ * such value, and an address of the loop's state would keep it out of
+ * registers). Returns the tag's continuation
  * bytes after its last line feed (line_at: cont, those of the values the
  * grammar kept, and those of the values normalized here), or one of: */
 #define RD_FX_RECOUNT SIZE_MAX         /* a value holds a line feed: count the tag again */
@@ -631,8 +630,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
  * checks its structure in one pass and keeps values whose only bytes to
  * look at are 2- and 3-byte UTF-8 (rd_plain_utf8); values with references,
  * white space other than SP or other bytes to check are then normalized in
- * order by stax__rd_attr_value, as the general way would (which reports the same
- * first error: the structure is sound). 1: read; 0: the general way takes
+ * order by stax__rd_attr_value, as the general way would (which reports
+ * the same first error: the structure is sound). 1: read; 0: the general way takes
  * it; -1: an error. */
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;

@@ -35,8 +35,8 @@ typedef struct rd_tag {
     unsigned flags;                /* STAX_EVF_EMPTY for an empty-element tag */
     size_t lfs, line_at;           /* PLAIN: line feeds in the tag, the last ending at line_at */
     size_t cont;                   /* PLAIN: UTF-8 continuation bytes of its values after line_at */
-    int pending;                   /* PLAIN: 1 when values are marked RD_ATTRF_PENDING; 2 when
-                                      values hold UTF-8 the grammar kept (cont) */
+    int pending;                   /* PLAIN: bit 1 set when values are marked RD_ATTRF_PENDING,
+                                      bit 2 when values hold UTF-8 the grammar kept (cont) */
     const stax__dtd_elem_def *el;  /* FULL: the element's ATTLIST, or NULL */
 } rd_tag;
 
@@ -405,7 +405,7 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
                 t->pending |= 2;
             } else {
                 af = RD_ATTRF_PENDING; /* to decode or check once the tag is known (rd_fx_pending) */
-                t->pending = 1;
+                t->pending |= 1;
             }
         }
         /* given twice? The plain and limit modes keep the names seen as a
