@@ -409,15 +409,15 @@ static inline size_t rd_fx_amark(const char *v, size_t i, size_t len, size_t roo
 /* A value the plain grammar marked (room bytes readable from v), when all
  * it holds to look at is simple: character and predefined references
  * (rd_quick_ref), TAB LF CR (each a space; CR LF one, as the line end it
- * is) and 2- and 3-byte UTF-8 (rd_utf8_run). Such a value is decoded into
+ * is) and 2- and 3-byte UTF-8 (rd_utf8_run_cont). Such a value is decoded into
  * the arena (it never grows: the tag's room check covers it; one with
  * UTF-8 alone the grammar kept, rd_plain_utf8): *out set, *cont its
  * continuation bytes (SIZE_MAX when it holds a line end: the tag is
  * counted again), 1. 0: anything else (an entity reference, a control,
  * '<', a 4-byte or bad character): nothing is kept, and
- * stax__rd_attr_value takes the value, errors and all. The general function gives the same value: it is ten
- * times the instructions, for what one link with "&amp;" in its query
- * holds. */
+ * stax__rd_attr_value takes the value, errors and all. The general
+ * function gives the same value: it is ten times the instructions, for
+ * what one link with "&amp;" in its query holds. */
 static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, stax_str *out, size_t *cont) {
 #ifdef STAX__SMALL
     (void)r, (void)v, (void)len, (void)room, (void)out, (void)cont;
@@ -432,9 +432,8 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
         size_t re;
         long cp = ' ';
         if (c >= 0x80) {
-            size_t k = rd_utf8_run(v, len, i);
+            size_t k = rd_utf8_run_cont(v, len, i, &hi);
             if (k == i) return 0;
-            for (; i < k; i++) hi += ((unsigned char)v[i] & 0xC0) == 0x80;
             i = rd_fx_amark(v, k, len, room);
             continue;
         }
@@ -474,9 +473,9 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
  * those, 4-byte or bad), normalized in order by stax__rd_attr_value after
  * rd_fx_save. Out of the loop, and given only values (most tags have no
  * such value, and an address of the loop's state would keep it out of
- * registers). Returns the tag's continuation
- * bytes after its last line feed (line_at: cont, those of the values the
- * grammar kept, and those of the values normalized here), or one of: */
+ * registers). Returns the tag's continuation bytes after its last line
+ * feed (line_at: cont, those of the values the grammar kept, and those of
+ * the values normalized here), or one of: */
 #define RD_FX_RECOUNT SIZE_MAX         /* a value holds a line feed: count the tag again */
 #define RD_FX_DECLINE (SIZE_MAX - 1)   /* the general way takes it (the caller rolls back) */
 #define RD_FX_ERROR (SIZE_MAX - 2)     /* an error */
@@ -631,8 +630,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
  * look at are 2- and 3-byte UTF-8 (rd_plain_utf8); values with references,
  * white space other than SP or other bytes to check are then normalized in
  * order by stax__rd_attr_value, as the general way would (which reports
- * the same first error: the structure is sound). 1: read; 0: the general way takes
- * it; -1: an error. */
+ * the same first error: the structure is sound). 1: read; 0: the general
+ * way takes it; -1: an error. */
 static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
