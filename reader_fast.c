@@ -296,6 +296,20 @@ RD_HOT_INLINE size_t rd_fx_indent(const char *p) {
     size_t k = stax__m16_first(other);
     return p[k] == '<' ? k : 0;
 }
+
+/* The indentation of k bytes at x->p (rd_fx_indent's): its event in
+ * content, unless white space is skipped, and the position after it. */
+RD_HOT_INLINE void rd_fx_put_indent(stax_reader *r, rd_fx *x, size_t k, int content, uint32_t depth) {
+    if (content && !(r->cfg.opt.flags & STAX_READ_SKIP_WS)) {
+        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, STAX_EVF_WHITESPACE, depth);
+        e->text.ptr = x->p;
+        e->text.len = k;
+    }
+    x->off += k;
+    x->line++;
+    x->col = k; /* 1 + the k - 1 spaces */
+    x->p += k;
+}
 #endif
 
 /* A text in content, read (s): its event unless it is white space to skip,
@@ -330,15 +344,7 @@ static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
         __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (a register there: deep +0.8%) */
 #endif
         if (q[0] == '\n' && (k = rd_fx_indent(p)) != 0) { /* white space: one line feed, no byte >= 0x80 */
-            if (r->doc.part == DOC_CONTENT && !(r->cfg.opt.flags & STAX_READ_SKIP_WS)) {
-                stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, STAX_EVF_WHITESPACE, r->doc.depth);
-                e->text.ptr = p;
-                e->text.len = k;
-            }
-            x->off += k;
-            x->line++;
-            x->col = k; /* 1 + the k - 1 spaces */
-            x->p += k;
+            rd_fx_put_indent(r, x, k, r->doc.part == DOC_CONTENT, r->doc.depth);
             return 1;
         }
         if (rd_fx_short(p, &s)) goto found;
@@ -590,6 +596,12 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             e->name.ptr = et + 2;
             e->name.len = nl;
             rd_fx_advance(x, nl + 3, 0, 0, 0);
+            /* the indentation after it, where the batch has room for its
+             * event (the loop's rule: two after it) and max_text allows it */
+            size_t k;
+            if (x->end - x->p >= 16 && x->p[0] == '\n' && x->ev < x->ev_last && (k = rd_fx_indent(x->p)) != 0 &&
+                k <= r->cfg.opt.max_text)
+                rd_fx_put_indent(r, x, k, 1, depth - 1);
             return 1;
         }
         /* the open and advance below, written again: one copy after the
