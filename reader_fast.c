@@ -392,27 +392,8 @@ static inline size_t rd_fx_cont(const char *s, size_t n) {
     return cont;
 }
 
-/* The first byte of v[i, len) to look at in an attribute value (< & and
- * every byte below 0x20 or from 0x80: stax__scan_attr's), or an index from
- * len on where there is none; room bytes from v may be read (the tag goes
- * on after the value), so a block that runs past the value is read whole
- * (a mark found past len ends the caller's loop as len would). */
-static inline size_t rd_fx_amark(const char *v, size_t i, size_t len, size_t room) {
-#ifdef STAX__V16
-    for (; i < len && room - i >= 16; i += 16) {
-        stax__v16 b = stax__v16_load(v + i);
-        stax__m16 m = stax__v16_mask(stax__v16_or(stax__v16_low_or_high(b),
-                                                  stax__v16_or(stax__v16_eq(b, stax__v16_set('<')), stax__v16_eq(b, stax__v16_set('&')))));
-        if (m) return i + stax__m16_first(m);
-    }
-    if (i >= len) return i;
-#else
-    (void)room;
-#endif
-    return i + stax__scan_attr(v + i, len - i);
-}
-
-/* A value the plain grammar marked (room bytes readable from v), when all
+/* A value the plain grammar marked (its closing quote at v[len], room
+ * bytes readable from v), when all
  * it holds to look at is simple: character and predefined references
  * (rd_quick_ref), TAB LF CR (each a space; CR LF one, as the line end it
  * is) and 2- and 3-byte UTF-8 (rd_utf8_run_cont). Such a value is decoded into
@@ -429,18 +410,22 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
     (void)r, (void)v, (void)len, (void)room, (void)out, (void)cont;
     return 0; /* a build for size leaves every marked value to the general function (344 bytes on the M4) */
 #else
+    /* the next byte to look at: the grammar's block scan, which stops at
+     * the closing quote v[len] at the latest (room bytes from v readable) */
+    const rd_vscan k = rd_vscan_init(0);
+    const char q = v[len];
     stax__out o = stax__buf_out(&r->buf.arena);
     char *d0 = o.p;
-    size_t i = rd_fx_amark(v, 0, len, room), run = 0, hi = 0;
+    size_t i = rd_scan_value(v, room, q, &k), run = 0, hi = 0;
     int eol = 0;
     while (i < len) {
         unsigned char c = (unsigned char)v[i];
         size_t re;
         long cp = ' ';
         if (c >= 0x80) {
-            size_t k = rd_utf8_run_cont(v, len, i, &hi);
-            if (k == i) return 0;
-            i = rd_fx_amark(v, k, len, room);
+            size_t e = rd_utf8_run_cont(v, len, i, &hi);
+            if (e == i) return 0;
+            i = e + rd_scan_value(v + e, room - e, q, &k);
             continue;
         }
         if (c == '&') {
@@ -462,7 +447,7 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
             stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
         }
         run = re;
-        i = rd_fx_amark(v, re, len, room);
+        i = re + rd_scan_value(v + re, room - re, q, &k);
     }
     *cont = eol ? SIZE_MAX : hi;
     stax__out_put(&o, v + run, len - run);
