@@ -272,6 +272,7 @@ test-cmake: all
 # (tools/check-layers.sh prints the layers; docs/internals.md names them).
 test-layers: lib
 	sh tools/check-layers.sh $(LIB_OBJ)
+	sh tools/check-simd.sh $(LIB_SRC) $(LIB_HDR)
 
 test-symbols: lib
 	sh tools/check-symbols.sh $(BUILD)

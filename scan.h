@@ -80,6 +80,20 @@ static inline size_t stax__m16_count(stax__m16 m) {
     m = (m + (m >> 4)) & 0x0F0Fu;
     return (m + (m >> 8)) & 0x1Fu;
 }
+/* The 16 UTF-16 units at s (32 bytes; be: big-endian) when all are ASCII:
+ * their low bytes written to o[0, 16), 1; 0 (nothing written) otherwise. */
+static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned char *o) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    if (be) {
+        a = _mm_or_si128(_mm_slli_epi16(a, 8), _mm_srli_epi16(a, 8));
+        b = _mm_or_si128(_mm_slli_epi16(b, 8), _mm_srli_epi16(b, 8));
+    }
+    __m128i hi = _mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)0xFF80));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi16(hi, _mm_setzero_si128())) != 0xFFFF) return 0;
+    _mm_storeu_si128((__m128i *)(void *)o, _mm_packus_epi16(a, b));
+    return 1;
+}
 #elif defined(STAX__NEON)
 #define STAX__V16 1
 #define STAX__M16_BITS 4
@@ -107,6 +121,13 @@ static inline stax__m16 stax__v16_bit6(stax__v16 v) { return stax__neon_mask(vts
 static inline size_t stax__m16_first(stax__m16 m) { return (size_t)__builtin_ctzll(m) >> 2; }
 static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__builtin_clzll(m)) >> 2; }
 static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
+static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned char *o) {
+    uint8x16x2_t u = vld2q_u8(s); /* the even bytes, the odd bytes */
+    uint8x16_t lo = be ? u.val[1] : u.val[0], hi = be ? u.val[0] : u.val[1];
+    if (stax__neon_mask(vtstq_u8(vorrq_u8(hi, vandq_u8(lo, vdupq_n_u8(0x80))), vdupq_n_u8(0xFF)))) return 0;
+    vst1q_u8(o, lo);
+    return 1;
+}
 #ifdef __aarch64__
 /* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked
  * up by each byte's value (0..15), a byte shift by 4 (shr4n, which takes

@@ -247,6 +247,19 @@ static size_t t_utf16(const uint32_t *cps, size_t n, int be, unsigned char *out)
     return k;
 }
 
+/* The ASCII text with one character inserted at `at`: its code points (or
+ * bytes) in cps, its count returned, and the UTF-8 wanted (want, *w). */
+static size_t t_run_with(const char *ascii, size_t at, uint32_t odd, const char *utf8, uint32_t *cps,
+                         unsigned char *want, size_t *w) {
+    size_t n = 0, k = 0, na = strlen(ascii);
+    for (size_t i = 0; i < at; i++) cps[n++] = (unsigned char)ascii[i], want[k++] = (unsigned char)ascii[i];
+    cps[n++] = odd;
+    for (const char *u = utf8; *u; u++) want[k++] = (unsigned char)*u;
+    for (size_t i = at; i < na; i++) cps[n++] = (unsigned char)ascii[i], want[k++] = (unsigned char)ascii[i];
+    *w = k;
+    return n;
+}
+
 /* Long ASCII runs (the vector path) with one non-ASCII character moved
  * through every position, so it lands at each offset of a 32-byte block and
  * a surrogate pair straddles every block edge. */
@@ -255,18 +268,16 @@ Test(encoding, utf16_long_runs_every_position) {
     static const struct {
         uint32_t cp;
         const char *utf8;
-    } odd[] = {{0xE9, "\xC3\xA9"}, {0x20AC, "\xE2\x82\xAC"}, {0x1F600, "\xF0\x9F\x98\x80"}, {0x80, "\xC2\x80"}};
+    } odd[] = {{0xE9, "\xC3\xA9"},         {0x20AC, "\xE2\x82\xAC"}, {0x1F600, "\xF0\x9F\x98\x80"},
+               {0x80, "\xC2\x80"},         {0x4E00, "\xE4\xB8\x80"}, {0x100, "\xC4\x80"},
+               {0x7F00, "\xE7\xBC\x80"}}; /* (a unit whose bytes swapped would be ASCII) */
     size_t na = sizeof ascii - 1;
-    for (size_t o = 0; o < 4; o++)
+    for (size_t o = 0; o < sizeof odd / sizeof odd[0]; o++)
         for (size_t at = 0; at <= na; at++)
             for (int be = 0; be < 2; be++) {
                 uint32_t cps[128];
                 unsigned char in[512], want[256];
-                size_t n = 0, w = 0;
-                for (size_t i = 0; i < at; i++) cps[n++] = (unsigned char)ascii[i], want[w++] = (unsigned char)ascii[i];
-                cps[n++] = odd[o].cp;
-                for (const char *u = odd[o].utf8; *u; u++) want[w++] = (unsigned char)*u;
-                for (size_t i = at; i < na; i++) cps[n++] = (unsigned char)ascii[i], want[w++] = (unsigned char)ascii[i];
+                size_t w, n = t_run_with(ascii, at, odd[o].cp, odd[o].utf8, cps, want, &w);
                 size_t len = t_utf16(cps, n, be, in);
                 static run_result r;
                 for (size_t c = 0; c < NCAPS; c++) {
@@ -277,6 +288,36 @@ Test(encoding, utf16_long_runs_every_position) {
                 run_cuts(&r, be ? STAX__ENC_UTF16BE : STAX__ENC_UTF16LE, NULL, in, len, &cut, 1, 4096);
                 expect_run(&r, "long run, odd cut", RUN_OK, 0, want, w);
             }
+}
+
+/* Runs of units whose low byte is 0 (U+0100, U+4E00, ...): read in the
+ * other byte order they would be ASCII, so the block path must take each
+ * order's high byte. */
+Test(encoding, utf16_runs_of_units_ascii_if_swapped) {
+    for (int be = 0; be < 2; be++)
+        for (size_t lead = 0; lead < 3; lead++) {
+            uint32_t cps[64];
+            unsigned char in[256], want[256];
+            size_t n = 0, w = 0;
+            for (size_t i = 0; i < lead; i++) cps[n++] = 'a', want[w++] = 'a';
+            for (size_t i = 0; i < 40; i++) {
+                uint32_t c = (uint32_t)(1 + (i * 7) % 0x7F) << 8; /* U+0100 to U+7F00 */
+                cps[n++] = c;
+                if (c < 0x800) {
+                    want[w++] = (unsigned char)(0xC0 | c >> 6), want[w++] = (unsigned char)(0x80 | (c & 0x3F));
+                } else {
+                    want[w++] = (unsigned char)(0xE0 | c >> 12);
+                    want[w++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+                    want[w++] = (unsigned char)(0x80 | (c & 0x3F));
+                }
+            }
+            size_t len = t_utf16(cps, n, be, in);
+            static run_result r;
+            for (size_t c = 0; c < NCAPS; c++) {
+                run_cuts(&r, be ? STAX__ENC_UTF16BE : STAX__ENC_UTF16LE, NULL, in, len, NULL, 0, caps[c]);
+                expect_run(&r, "units ASCII if swapped", RUN_OK, 0, want, w);
+            }
+        }
 }
 
 Test(encoding, utf16_long_run_errors_at_every_position) {
@@ -401,6 +442,31 @@ Test(encoding, latin1_random_against_reference) {
 }
 
 /* ================================================================ single-byte encodings */
+
+/* Long ASCII runs (copied by blocks) with one byte from 0x80 moved through
+ * every position, in each 8-bit encoding that copies its ASCII whole. */
+Test(encoding, single_byte_long_runs_every_position) {
+    static const char ascii[] = "The quick brown fox jumps over the lazy dog; pack my box with five dozen jugs.";
+    static const struct {
+        int enc;
+        unsigned char byte;
+        const char *utf8;
+    } odd[] = {{STAX__ENC_LATIN1, 0xE9, "\xC3\xA9"}, {STAX__ENC_LATIN1, 0x80, "\xC2\x80"},
+               {STAX__ENC_CP1252, 0xE9, "\xC3\xA9"}, {STAX__ENC_CP1252, 0x80, "\xE2\x82\xAC"}};
+    size_t na = sizeof ascii - 1;
+    for (size_t o = 0; o < sizeof odd / sizeof odd[0]; o++)
+        for (size_t at = 0; at <= na; at++) {
+            uint32_t cps[128];
+            unsigned char in[128], want[128];
+            size_t w, n = t_run_with(ascii, at, odd[o].byte, odd[o].utf8, cps, want, &w);
+            for (size_t i = 0; i < n; i++) in[i] = (unsigned char)cps[i];
+            static run_result r;
+            for (size_t c = 0; c < NCAPS; c++) {
+                run_cuts(&r, odd[o].enc, NULL, in, n, NULL, 0, caps[c]);
+                expect_run(&r, "long run", RUN_OK, 0, want, w);
+            }
+        }
+}
 
 Test(encoding, latin1_short) {
     CHECK_OK(STAX__ENC_LATIN1, NULL, "caf\xE9 \xFF\xA0\x80<x/>", "caf\xC3\xA9 \xC3\xBF\xC2\xA0\xC2\x80<x/>");
