@@ -9,6 +9,8 @@
 #   make bench-adversarial  stax check at N and 2N of each adversarial shape
 #                         beside expat (bench/adversarial.sh): fails unless the
 #                         time is linear and stax ahead of expat
+#   make bench-transcode  the decoders of encoding.c beside glibc's iconv
+#                         (bench/transcode.c), 100 MiB a case, best of 5
 
 BENCH_CFLAGS = $(STD) $(WARN) -O2 $(CFLAGS)
 BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(WERROR)),-Werror) -O2 $(CXXFLAGS)
@@ -16,7 +18,7 @@ BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools bench-shapes bench-check bench-select bench-adversarial
+.PHONY: bench-tools bench-shapes bench-check bench-select bench-adversarial bench-transcode
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
 
 bench-shapes:
@@ -30,6 +32,14 @@ bench-select:
 
 bench-adversarial:
 	BUILD=$(BUILD) sh bench/adversarial.sh
+
+bench-transcode: $(BUILD)/transcode
+	$(BUILD)/transcode
+
+# (the decoder's internal interface: linked from the static library)
+$(BUILD)/transcode: bench/transcode.c $(BUILD)/libstax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ $< $(BUILD)/libstax.a $(LDFLAGS)
 
 $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
