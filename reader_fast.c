@@ -393,18 +393,17 @@ static inline size_t rd_fx_cont(const char *s, size_t n) {
 }
 
 /* A value the plain grammar marked (its closing quote at v[len], room
- * bytes readable from v), when all
- * it holds to look at is simple: character and predefined references
- * (rd_quick_ref), TAB LF CR (each a space; CR LF one, as the line end it
- * is) and 2- and 3-byte UTF-8 (rd_utf8_run_cont). Such a value is decoded into
- * the arena (it never grows: the tag's room check covers it; one with
- * UTF-8 alone the grammar kept, rd_plain_utf8): *out set, *cont its
- * continuation bytes (SIZE_MAX when it holds a line end: the tag is
- * counted again), 1. 0: anything else (an entity reference, a control,
- * '<', a 4-byte or bad character): nothing is kept, and
- * stax__rd_attr_value takes the value, errors and all. The general
- * function gives the same value: it is ten times the instructions, for
- * what one link with "&amp;" in its query holds. */
+ * bytes readable from v), when all it holds to look at is simple:
+ * character and predefined references (rd_quick_ref), TAB LF CR (each a
+ * space; CR LF one, as the line end it is) and 2- and 3-byte UTF-8
+ * (rd_utf8_run_cont). Such a value is decoded into the arena (it never
+ * grows: the tag's room check covers it; one with UTF-8 alone the grammar
+ * kept, rd_plain_utf8): *out set, *cont its continuation bytes (SIZE_MAX
+ * when it holds a line end: the tag is counted again), 1. 0: anything
+ * else (an entity reference, a control, '<', a 4-byte or bad character):
+ * nothing is kept, and stax__rd_attr_value takes the value, errors and
+ * all. The general function gives the same value: it is ten times the
+ * instructions, for what one link with "&amp;" in its query holds. */
 static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, stax_str *out, size_t *cont) {
 #ifdef STAX__SMALL
     (void)r, (void)v, (void)len, (void)room, (void)out, (void)cont;

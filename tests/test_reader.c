@@ -789,23 +789,33 @@ Test(reader, element_read_whole_keeps_the_options) {
     stax_test_expect_status(STAX_DOC("<r><ab>x</ac>" LEAF_PAD "</r>"), NULL, "ERROR TAG_MISMATCH @1:9:8");
 }
 
-/* An element near the end of what was fed: nothing past it is read (the
- * chunks are exact-size copies: ASan sees a read past one), and the events
- * are the same at every distance from the end. */
+/* An element near the end of what was fed, with spaces or an indentation
+ * (read with it) after it; long names and texts leave fewer than 16 bytes
+ * after its end tag. Nothing past the end is read (the chunks are
+ * exact-size copies: ASan sees a read past one), and the events are the
+ * same at every distance from the end. */
 Test(reader, element_read_whole_near_the_end_of_input) {
     static const char *const names[] = {"a", "abcdefg", "abcdefghijklmnop"};
-    char doc[128], want[256];
+    static const char *const texts[] = {"x", "0123456789abcde"};
+    /* spaces after the element, or an indentation (read with it): the line
+     * feed as written in the document, and as the dump shows it */
+    static const char *const leads[][2] = {{"", ""}, {"\n ", "\\n "}};
+    char doc[160], want[320];
     for (size_t m = 0; m < sizeof names / sizeof names[0]; m++)
-        for (size_t k = 0; k <= 48; k++) {
-            const char *a = names[m];
-            int len = snprintf(doc, sizeof doc, "<r><%s>x</%s>%*s</r>", a, a, (int)k, "");
-            cr_assert(len > 0 && (size_t)len < sizeof doc);
-            int w = snprintf(want, sizeof want, "START r\nSTART %s\nTEXT \"x\"\nEND %s\n", a, a);
-            if (k) w += snprintf(want + w, sizeof want - (size_t)w, "TEXT \"%*s\" ws\n", (int)k, "");
-            snprintf(want + w, sizeof want - (size_t)w, "END r\nEND-OF-DOCUMENT\n");
-            stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
-        }
+        for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
+            for (size_t l = 0; l < sizeof leads / sizeof leads[0]; l++)
+                for (size_t k = 0; k <= 48; k++) {
+                    const char *a = names[m], *x = texts[t];
+                    int len = snprintf(doc, sizeof doc, "<r><%s>%s</%s>%s%*s</r>", a, x, a, leads[l][0], (int)k, "");
+                    cr_assert(len > 0 && (size_t)len < sizeof doc);
+                    int w = snprintf(want, sizeof want, "START r\nSTART %s\nTEXT \"%s\"\nEND %s\n", a, x, a);
+                    if (k || l)
+                        w += snprintf(want + w, sizeof want - (size_t)w, "TEXT \"%s%*s\" ws\n", leads[l][1], (int)k, "");
+                    snprintf(want + w, sizeof want - (size_t)w, "END r\nEND-OF-DOCUMENT\n");
+                    stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
+                }
 }
+
 /* The indentation after an element read whole is read with it: the same
  * events and positions as the loop's, a longer one or one with a TAB the
  * loop's; skipped by the option, cut by max_text, and at every batch size
@@ -851,25 +861,6 @@ Test(reader, element_read_whole_then_indentation) {
 #undef WHOLE_INDENT_EVENTS
 #undef WHOLE_INDENT_DOC
 
-/* An element read whole with the indentation after it, near the end of what
- * was fed (exact-size chunks: ASan sees a read past one): long names and
- * texts leave fewer than 16 bytes after the end tag; the same events at
- * every distance from the end. */
-Test(reader, element_read_whole_then_indentation_near_the_end_of_input) {
-    static const char *const names[] = {"a", "abcdefghijklmnop"};
-    static const char *const texts[] = {"x", "0123456789abcde"};
-    char doc[160], want[320];
-    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++)
-        for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
-            for (size_t k = 0; k <= 40; k++) {
-                const char *a = names[m];
-                int len = snprintf(doc, sizeof doc, "<r><%s>%s</%s>\n %*s</r>", a, texts[t], a, (int)k, "");
-                cr_assert(len > 0 && (size_t)len < sizeof doc);
-                snprintf(want, sizeof want, "START r\nSTART %s\nTEXT \"%s\"\nEND %s\nTEXT \"\\n %*s\" ws\nEND r\nEND-OF-DOCUMENT\n",
-                         a, texts[t], a, (int)k, "");
-                stax_test_expect_events(doc, (size_t)len, NULL, 0, want);
-            }
-}
 #undef LEAF_PAD
 
 /* ================================================================ indentations
