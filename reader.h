@@ -215,6 +215,11 @@ typedef struct rd_doc {
     uint64_t raw_base;  /* input offset of raw[0] */
     int dec_err;        /* an invalid unit follows the transcoded text */
     uint64_t dec_err_off;
+    /* the fast path in a transcoded window (reader_fast.c): the offsets it
+     * wrote in events from fx_ev on are fx_base + their byte in the window;
+     * fx_real is the input offset of window byte fx_u */
+    uint64_t fx_base, fx_real;
+    size_t fx_u, fx_ev;
     unsigned char head[4];
     size_t head_len;
 
@@ -290,24 +295,40 @@ static inline int rd_in_window(const stax_reader *r, const char *p, size_t n) {
     return r->doc.in && p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len;
 }
 
+/* Whether the input is UTF-16: two bytes a unit (stax__utf8_units). */
+static inline int rd_wide(const stax_reader *r) {
+    return r->doc.enc == STAX__ENC_UTF16LE || r->doc.enc == STAX__ENC_UTF16BE;
+}
+
+/* Whether the fast path reads transcoded windows too (reader_fast.c's
+ * rd_fx_transcoded): not in builds for size, whose fast path reads UTF-8
+ * windows alone (docs/embedded.md). */
+#ifdef STAX__SMALL
+#define RD_FX_TRANSCODED 0
+#else
+#define RD_FX_TRANSCODED 1
+#endif
+
+/* The input bytes n bytes of the transcoded window stand for
+ * (stax__utf8_units; out of line: rd_advance is inlined in many places). */
+STAXINT uint64_t stax__rd_units(const stax_reader *r, const char *p, size_t n);
+
 /* Advance pos over n bytes of the window, or of other text (the carry, an
  * entity's): the LF-only count where the window is known to hold no CR
  * (one not searched yet counts as holding one). For transcoded input the
  * offset counts input bytes: one per code point for 8-bit encodings; for
- * UTF-16 two, or four for a code point above U+FFFF. */
-static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
-    uint64_t off = pos->offset;
+ * UTF-16 two, or four for a code point above U+FFFF. rd_advance_bytes
+ * counts the offset in the bytes given, transcoded or not (the fast path's
+ * way: rd_fx_transcoded). */
+static inline void rd_advance_bytes(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
     if (STAX_LIKELY(r->doc.win_nocr > 0 && rd_in_window(r, p, n))) stax__pos_advance_nocr(pos, p, n);
     else stax__pos_advance(pos, p, n);
+}
+static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
+    uint64_t off = pos->offset;
+    rd_advance_bytes(r, pos, p, n);
     if (r->doc.enc <= STAX__ENC_UTF8) return;
-    uint64_t cps = 0, astral = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        cps += (c & 0xC0) != 0x80;
-        astral += c >= 0xF0;
-    }
-    int wide = r->doc.enc == STAX__ENC_UTF16LE || r->doc.enc == STAX__ENC_UTF16BE;
-    pos->offset = off + (wide ? 2 * (cps + astral) : cps);
+    pos->offset = off + stax__rd_units(r, p, n);
 }
 
 

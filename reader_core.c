@@ -236,6 +236,8 @@ RD_NOINLINE void rd_search_window(stax_reader *r, const char *tok, size_t n) {
     if (rd_in_window(r, tok, n)) rd_win_nocr(r);
 }
 
+uint64_t stax__rd_units(const stax_reader *r, const char *p, size_t n) { return stax__utf8_units(p, n, rd_wide(r)); }
+
 /* Consume n bytes of the token that was just parsed. */
 void stax__rd_consume(stax_reader *r, const char *tok, size_t n) {
     if (r->doc.n_ent) return; /* entity text: events carry the reference's position */

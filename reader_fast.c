@@ -60,6 +60,95 @@ static inline uint64_t rd_fx_scalar(uint64_t v) {
     return v;
 }
 
+/* stax__utf8_units over bytes [u0, u1) of the window in: by words where
+ * the window has 8 bytes before u1, the last word loaded ending at u1 and
+ * the bytes before u0 in it shifted out (an event is a few bytes after the
+ * one before: most spans take one word). */
+static inline uint64_t rd_fx_units(const char *in, size_t u0, size_t u1, int wide) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (u1 >= 8 && u1 > u0) {
+        const uint64_t hi = 0x8080808080808080ULL;
+        uint64_t cont = 0, astral = 0, x;
+        size_t i = u0;
+        for (; u1 - i > 8; i += 8) {
+            memcpy(&x, in + i, 8);
+            cont += stax__count_hi(stax__cont_bytes(x));
+            astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & hi);
+        }
+        memcpy(&x, in + u1 - 8, 8);
+        x >>= 8 * (8 - (u1 - i)); /* (1 to 8 bytes left: a shift of 0 to 56) */
+        cont += stax__count_hi(stax__cont_bytes(x));
+        astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & hi);
+        uint64_t cps = (uint64_t)(u1 - u0) - cont;
+        return wide ? 2 * (cps + astral) : cps;
+    }
+#endif
+    return stax__utf8_units(in + u0, u1 - u0, wide);
+}
+
+/* The first byte >= 0x80 of in[i, lim), or lim: by words. */
+static inline size_t rd_fx_ascii(const char *in, size_t i, size_t lim) {
+    for (; lim - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, in + i, 8);
+        if (x & 0x8080808080808080ULL) break;
+    }
+    while (i < lim && !((unsigned char)in[i] & 0x80)) i++;
+    return i;
+}
+
+/* In a transcoded window (UTF-16, an 8-bit encoding) the loop counts
+ * offsets as in UTF-8, in the window's bytes (fx_base + the byte); this
+ * turns those it wrote since the last call, and the position (saved: that
+ * of in_pos), into input offsets, going on from the last byte it turned
+ * (the events are in the window's order). A stretch of ASCII since that
+ * byte is a unit a byte; any other is counted. Called where the loop ends
+ * and where its general code may report an error at the position
+ * (rd_fx_pending): the loop itself is the same for every encoding (a call
+ * in rd_fx_save, at every save, cost UTF-8 up to 6% more instructions: the
+ * loop's registers). */
+RD_NOINLINE void rd_fx_transcoded(stax_reader *r, stax_event *end) {
+    const int wide = rd_wide(r);
+    const char *in = r->doc.in;
+    size_t at = r->doc.fx_u, ascii = at, last = r->doc.in_pos; /* in[at, ascii) is ASCII */
+    uint64_t real = r->doc.fx_real;
+    if (STAX_UNLIKELY(last < at || last > r->doc.in_len)) { /* never: the position is in the window, ahead */
+        STAX__INTERNAL_HIT();
+        last = at;
+    }
+    for (stax_event *e = r->buf.events + r->doc.fx_ev;; e++) {
+        size_t u = e < end ? (size_t)(e->pos.offset - r->doc.fx_base) : last;
+        if (STAX_UNLIKELY(u < at || u > last)) { /* never: events are in the window's order */
+            STAX__INTERNAL_HIT();
+            u = at;
+        }
+        if (u > ascii) ascii = rd_fx_ascii(in, ascii, last); /* (up to the last position: a call reads no further) */
+        if (u <= ascii) { /* ASCII since the last: a unit a byte */
+            real += (uint64_t)(u - at) << wide;
+        } else {
+            real += rd_fx_units(in, at, u, wide);
+            ascii = u;
+        }
+        at = u;
+        if (e == end) break;
+        e->pos.offset = real;
+    }
+    r->doc.fx_u = at;
+    r->doc.fx_real = real;
+    r->doc.pos.offset = real;
+    r->doc.fx_ev = (size_t)(end - r->buf.events);
+}
+
+/* Where rd_fx_transcoded starts: the position, in input bytes and in the
+ * window (fx_base: their difference, modulo 2^64 as the window may be the
+ * longer). */
+RD_NOINLINE void rd_fx_transcoding(stax_reader *r) {
+    r->doc.fx_base = r->doc.pos.offset - r->doc.in_pos;
+    r->doc.fx_u = r->doc.in_pos;
+    r->doc.fx_real = r->doc.pos.offset;
+    r->doc.fx_ev = r->buf.batch.count;
+}
+
 static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
     r->doc.in_pos = (size_t)(x->p - r->doc.in);
     r->doc.pos.offset = x->off;
@@ -471,7 +560,8 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
 #define RD_FX_ERROR (SIZE_MAX - 2)     /* an error */
 RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t line_at, stax_attr *a0, stax_attr *end,
                              size_t nl, size_t cont) {
-    uint64_t expanded0 = r->doc.meter.expanded;
+    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
+    uint64_t expanded0 = r->doc.meter.expanded; /* (the position in input bytes, above: its errors') */
     int room = stax__rd_room(r, n);
     if (room) return room < 0 ? RD_FX_ERROR : RD_FX_DECLINE;
     r->doc.tok_pos = r->doc.pos;
@@ -676,7 +766,7 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
         rd_fx_advance(x, t.i, t.lfs, t.line_at, cont);
     } else { /* a line feed in a value: count the tag again */
         stax_pos at = {x->off, x->line, x->col};
-        rd_advance(r, &at, p, t.i);
+        rd_advance_bytes(r, &at, p, t.i); /* (a transcoded window's offsets: rd_fx_transcoded) */
         x->off = at.offset, x->line = at.line, x->col = at.column;
         x->p += t.i;
     }
@@ -732,6 +822,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 int stax__rd_fast(stax_reader *r) {
     int rc = 0;
     if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata || r->doc.text_cont) return 0;
+    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoding(r);
     rd_fx x;
     rd_fx_load(r, &x);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
@@ -754,10 +845,15 @@ int stax__rd_fast(stax_reader *r) {
         if (x.ev > x.ev_last) break;
     }
     rd_fx_save(r, &x);
+    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, x.ev);
     return x.p != p0; /* every token read moves p */
 declined:
-    if (rc < 0) return -1; /* the error's own path left the state as it wants it */
+    if (rc < 0) { /* the error's own path left the state as it wants it */
+        if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
+        return -1;
+    }
     rd_fx_save(r, &x);
+    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, x.ev);
     return x.p != p0 ? 2 : 0;
 }
 #else

@@ -405,6 +405,29 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
     pos->column = col;
 }
 
+/* The input bytes n bytes of UTF-8 (transcoded from the input) stand for:
+ * one per code point for 8-bit encodings; for UTF-16 (wide) two, and two
+ * more for a code point above U+FFFF (lead byte F0-F4). Eight bytes a step,
+ * with the masks above, in any byte order (but in builds for size). */
+static inline uint64_t stax__utf8_units(const char *p, size_t n, int wide) {
+    const unsigned char *u = (const unsigned char *)p;
+    size_t cont = 0, astral = 0, i = 0;
+#ifndef STAX__SMALL /* (builds for size: the bytes one at a time) */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, u + i, 8);
+        cont += stax__count_hi(stax__cont_bytes(x));
+        if (wide) astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & 0x8080808080808080ULL);
+    }
+#endif
+    for (; i < n; i++) {
+        cont += (u[i] & 0xC0) == 0x80;
+        astral += u[i] >= 0xF0;
+    }
+    size_t cps = n - cont;
+    return wide ? (uint64_t)(cps + astral) << 1 : cps;
+}
+
 /* The same for any text: lines end at LF, CR LF and a lone CR (2.11). The
  * stretches between CRs go through the CR-free counter. A CR LF pair is never
  * split across calls: tokens and text pieces keep it. */

@@ -294,3 +294,181 @@ Test(reader_encoding, end_right_after_the_last_feed_reports_what_the_input_ends_
         free(doc);
     }
 }
+
+/* ------------------------------------------------ a transcoded document read as its UTF-8 twin
+ * A document in UTF-16 or ISO-8859-1 gives the events of the same text in
+ * UTF-8 (the fast path reads both), at the same lines and columns, and at
+ * the offsets of its own bytes: those of the UTF-8 read turned into input
+ * bytes here, by counting code points. */
+
+/* UTF-8 to ISO-8859-1; 0 if a code point is above U+00FF. */
+static int to_latin1(const char *u8, size_t n, char *out, size_t *len) {
+    const unsigned char *s = (const unsigned char *)u8;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < 0x80) {
+            out[o++] = (char)s[i];
+        } else if ((s[i] == 0xC2 || s[i] == 0xC3) && i + 1 < n) {
+            out[o++] = (char)(((s[i] & 3) << 6) | (s[i + 1] & 0x3F));
+            i++;
+        } else {
+            return 0;
+        }
+    }
+    *len = o;
+    return 1;
+}
+
+/* The input offset of UTF-8 byte o: bom bytes, then unit bytes a code point
+ * (four for one above U+FFFF in UTF-16). */
+static unsigned long long input_offset(const char *u8, size_t o, int unit, size_t bom) {
+    unsigned long long off = bom;
+    for (size_t i = 0; i < o; i++) {
+        unsigned char c = (unsigned char)u8[i];
+        if ((c & 0xC0) != 0x80) off += c >= 0xF0 && unit == 2 ? 4 : (unsigned)unit;
+    }
+    return off;
+}
+
+/* The dump of the UTF-8 read with each position's offset turned into input
+ * bytes (the last " @line:column:offset" of a line). */
+static char *to_input_offsets(const char *dump, const char *u8, int unit, size_t bom) {
+    stax_test_buf out = {0};
+    for (const char *l = dump; *l;) {
+        const char *nl = strchr(l, '\n'), *e = nl ? nl : l + strlen(l), *at = NULL;
+        for (const char *q = l; q + 1 < e; q++)
+            if (q[0] == ' ' && q[1] == '@') at = q;
+        unsigned long long line, col, off;
+        int used = 0;
+        if (at && sscanf(at, " @%llu:%llu:%llu%n", &line, &col, &off, &used) == 3) {
+            stax_test_buf_put(&out, l, (size_t)(at - l));
+            stax_test_buf_printf(&out, " @%llu:%llu:%llu", line, col, input_offset(u8, (size_t)off, unit, bom));
+            stax_test_buf_put(&out, at + used, (size_t)(e - (at + used)));
+        } else {
+            stax_test_buf_put(&out, l, (size_t)(e - l));
+        }
+        stax_test_buf_put(&out, "\n", 1);
+        l = nl ? nl + 1 : e;
+    }
+    stax_test_buf_put(&out, "", 1);
+    return out.p;
+}
+
+/* One UTF-8 document, its UTF-16LE (with a BOM), UTF-16BE and, where it
+ * can be, ISO-8859-1 forms (the encoding forced: declarations say UTF-8), at every chunk size, with the
+ * options given. Returns the number of forms read. */
+static int check_transcoded(const char *name, const char *u8, size_t n, const stax_reader_options *base) {
+    int forms = 0;
+    char *z = malloc(n + 1); /* to_utf16 takes a string */
+    cr_assert_not_null(z);
+    memcpy(z, u8, n);
+    z[n] = 0;
+    if (strlen(z) != n) { /* a NUL in the document: not for to_utf16 */
+        free(z);
+        return 0;
+    }
+    for (int form = 0; form < 3; form++) {
+        stax_reader_options o = *base;
+        size_t len = 0, bom = 0;
+        int unit = 2;
+        char *doc;
+        if (form == 0) {
+            doc = to_utf16(z, 0, 1, &len);
+            bom = 2;
+            o.encoding = "UTF-16LE"; /* the declarations say UTF-8 */
+        } else if (form == 1) {
+            doc = to_utf16(z, 1, 0, &len);
+            o.encoding = "UTF-16BE";
+        } else {
+            doc = malloc(n + 1);
+            cr_assert_not_null(doc);
+            unit = 1;
+            o.encoding = "ISO-8859-1";
+            if (!to_latin1(u8, n, doc, &len)) {
+                free(doc);
+                continue;
+            }
+        }
+        for (size_t k = 0; k < stax_test_chunk_count; k++) {
+            size_t chunk = stax_test_chunk_sizes[k];
+            char *d8 = stax_test_events_ex(u8, n, chunk, base, STAX_DUMP_POS, NULL);
+            char *want = to_input_offsets(d8, u8, unit, bom);
+            char *got = stax_test_events_ex(doc, len, chunk, &o, STAX_DUMP_POS, NULL);
+            size_t same = 0, line = 1; /* the first line that differs, in the message */
+            for (; got[same] && got[same] == want[same]; same++) line += got[same] == '\n';
+            while (same && got[same - 1] != '\n') same--;
+            cr_assert_str_eq(got, want, "%s as %s, chunk %zu, line %zu:\n got: %.*s\nwant: %.*s", name,
+                             form == 0 ? "UTF-16LE" : form == 1 ? "UTF-16BE" : "ISO-8859-1", chunk, line,
+                             (int)strcspn(got + same, "\n"), got + same, (int)strcspn(want + same, "\n"), want + same);
+            free(d8);
+            free(want);
+            free(got);
+        }
+        free(doc);
+        forms++;
+    }
+    free(z);
+    return forms;
+}
+
+/* Records with what the fast path meets in content: names and values in
+ * ASCII and not, text longer than a block, characters above U+FFFF,
+ * references, CR LF, a line feed in a value, white space to skip, empty
+ * elements; `latin` keeps to ISO-8859-1. */
+static char *transcoded_records(int latin, size_t *n) {
+    stax_test_buf b = {0};
+    stax_test_buf_puts(&b, "<?xml version=\"1.0\"?>\n<dataset>\n");
+    for (int i = 0; i < 60; i++) {
+        stax_test_buf_printf(&b, "  <row id=\"%d\" k='v\xC3\xA9%d'>\n", i, i);
+        stax_test_buf_printf(&b, "    <name>Ren\xC3\xA9%s %d</name>\n", latin ? " \xC3\xBF" : " \xE4\xB8\xAD\xF0\x9F\x98\x80", i);
+        stax_test_buf_printf(&b, "    <note>%.*s</note>\r\n", i < 40 ? 5 + i : 76, "A rather long text that goes on past a block or two of sixteen bytes, Stra\xC3\x9F" "e.");
+        stax_test_buf_printf(&b, "    <q a=\"x&amp;y\" b='%s' c=\"tab\there\"/>\n", i % 3 ? "plain" : "line\nfeed");
+        stax_test_buf_printf(&b, "    <%s>x &lt; y &#233; %d</%s>\n", latin ? "caf\xC3\xA9" : "\xCE\xB1\xCE\xB2", i,
+                             latin ? "caf\xC3\xA9" : "\xCE\xB1\xCE\xB2");
+        stax_test_buf_printf(&b, "    <e/><!-- c %d --><?pi x?><![CDATA[<&>]]>\n  </row>\n", i);
+    }
+    stax_test_buf_puts(&b, "</dataset>\n");
+    *n = b.len;
+    return b.p;
+}
+
+Test(reader_encoding, transcoded_documents_read_as_their_utf8_twin) {
+    stax_reader_options opts[3] = {{0}, {0}, {0}};
+    opts[1].read_buffer = 64; /* many windows: the fast path starts again in each */
+    opts[1].batch_events = 3;
+    opts[2].flags = STAX_READ_SKIP_WS;
+    opts[2].batch_events = 7;
+    int forms = 0;
+    for (int latin = 0; latin < 2; latin++) {
+        size_t n;
+        char *doc = transcoded_records(latin, &n);
+        for (int k = 0; k < 3; k++) forms += check_transcoded(latin ? "records (Latin-1)" : "records", doc, n, &opts[k]);
+        free(doc);
+    }
+    cr_assert_eq(forms, 3 * (2 + 3)); /* the first without its ISO-8859-1 form */
+    /* errors in a tag's values, reported by the general code the fast path
+     * calls (after text and tags it read on the line) */
+    static const char *const bad[] = {
+        "<r>\n <a>\xC3\xA9</a><b c=\"x&#0;y\"/></r>",
+        "<r>\n <a>\xC3\xA9t\xC3\xA9</a> <b c='&nope;' d='\xC3\xA9'/></r>",
+        "<r>\n\xC3\xA9 <a b='&#x110000;'/></r>",
+        "<r><a>x</a><a b='v\xC3\xA9' b='w'/></r>",
+        "<r><a>x</a><a b='&lt;<'/></r>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t n = strlen(bad[i]);
+        char *d = stax_test_events_ex(bad[i], n, 0, NULL, 0, NULL);
+        cr_assert_str_eq(strncmp(stax_test_last_line(d), "ERROR", 5) ? d : "ERROR", "ERROR", "%s", bad[i]);
+        free(d);
+        cr_assert_eq(check_transcoded("an error", bad[i], n, &opts[0]), 3);
+    }
+    stax_test_fixture *fx;
+    size_t nf = stax_test_load_fixtures(&fx), fixtures = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (!strcmp(fx[i].name, "bad-utf8.xml") || (fx[i].len >= 3 && !memcmp(fx[i].data, "\xEF\xBB\xBF", 3)))
+            continue; /* not UTF-8 to convert; a BOM of its own */
+        fixtures += check_transcoded(fx[i].name, fx[i].data, fx[i].len, &opts[i % 3]) > 0;
+    }
+    stax_test_free_fixtures(fx, nf);
+    cr_assert_geq(fixtures, 15);
+}
