@@ -383,10 +383,25 @@ ENC_ALWAYS_INLINE int enc_utf16(stax__decoder *d, const unsigned char *s, size_t
     }
     for (;;) {
 #ifdef STAX__V16
-        /* 16 units a step while they are all ASCII: their low bytes */
-        while (n - i >= 32 && cap - k >= 16 && stax__v16_utf16_ascii(s + i, be, o + k)) {
-            i += 32;
-            k += 16;
+        /* 16 units a step while they are all ASCII: their low bytes. In a
+         * block with another unit, the ASCII run before it, and that unit
+         * (or pair) alone, so that text with a letter here and there stays on
+         * blocks; a block with fewer than 4 ASCII units goes to the loop
+         * below, 16 units at a time. */
+        while (n - i >= 32 && cap - k >= 16) {
+            if (stax__v16_utf16_ascii(s + i, be, o + k)) {
+                i += 32;
+                k += 16;
+                continue;
+            }
+            if (n - i < 36 || cap - k < 20) break;
+            size_t a = stax__v16_utf16_ascii_run(s + i, be, o + k);
+            if (a < 4) break;
+            i += 2 * a;
+            k += a;
+            size_t used = enc_utf16_one(s + i, o + k, &k, be); /* (a pair fits: 36 bytes) */
+            if (!used) return enc_fail(d, i, k, consumed, produced);
+            i += used;
         }
 #endif
         /* 16 units with no bounds checks: they take at most 49 bytes of

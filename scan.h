@@ -94,6 +94,22 @@ static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned
     _mm_storeu_si128((__m128i *)(void *)o, _mm_packus_epi16(a, b));
     return 1;
 }
+/* How many of the 16 UTF-16 units at s are ASCII before the first that is
+ * not (16: all), their low bytes written to o[0, 16) (after the run, bytes
+ * of no meaning). */
+static inline size_t stax__v16_utf16_ascii_run(const unsigned char *s, int be, unsigned char *o) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+    if (be) {
+        a = _mm_or_si128(_mm_slli_epi16(a, 8), _mm_srli_epi16(a, 8));
+        b = _mm_or_si128(_mm_slli_epi16(b, 8), _mm_srli_epi16(b, 8));
+    }
+    const __m128i high = _mm_set1_epi16((short)0xFF80), zero = _mm_setzero_si128();
+    __m128i ascii = _mm_packs_epi16(_mm_cmpeq_epi16(_mm_and_si128(a, high), zero),
+                                    _mm_cmpeq_epi16(_mm_and_si128(b, high), zero)); /* a byte a unit */
+    _mm_storeu_si128((__m128i *)(void *)o, _mm_packus_epi16(a, b));
+    return stax__ctz32(~(unsigned)_mm_movemask_epi8(ascii)); /* (bit 16 is clear: 16 when all are) */
+}
 #elif defined(STAX__NEON)
 #define STAX__V16 1
 #define STAX__M16_BITS 4
@@ -127,6 +143,13 @@ static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned
     if (stax__neon_mask(vtstq_u8(vorrq_u8(hi, vandq_u8(lo, vdupq_n_u8(0x80))), vdupq_n_u8(0xFF)))) return 0;
     vst1q_u8(o, lo);
     return 1;
+}
+static inline size_t stax__v16_utf16_ascii_run(const unsigned char *s, int be, unsigned char *o) {
+    uint8x16x2_t u = vld2q_u8(s);
+    uint8x16_t lo = be ? u.val[1] : u.val[0], hi = be ? u.val[0] : u.val[1];
+    uint64_t other = stax__neon_mask(vtstq_u8(vorrq_u8(hi, vandq_u8(lo, vdupq_n_u8(0x80))), vdupq_n_u8(0xFF)));
+    vst1q_u8(o, lo);
+    return other ? (size_t)__builtin_ctzll(other) >> 2 : 16;
 }
 #ifdef __aarch64__
 /* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked

@@ -290,6 +290,27 @@ Test(encoding, utf16_long_runs_every_position) {
             }
 }
 
+/* A chunk that ends between the two halves of a pair, after an ASCII run:
+ * the high half at every place of a 32-byte block and of the chunk's end
+ * (each chunk is a copy of its own size, so a read past it is one past the
+ * allocation). */
+Test(encoding, utf16_pair_cut_after_an_ascii_run) {
+    static const char ascii[] = "The quick brown fox jumps over the lazy dog; pack my box with five dozen jugs.";
+    size_t na = sizeof ascii - 1;
+    for (size_t at = 0; at <= na; at++)
+        for (int be = 0; be < 2; be++) {
+            uint32_t cps[128];
+            unsigned char in[512], want[256];
+            size_t w, n = t_run_with(ascii, at, 0x1F600, "\xF0\x9F\x98\x80", cps, want, &w);
+            size_t len = t_utf16(cps, n, be, in), cut = 2 * at + 2; /* after the high half */
+            static run_result r;
+            for (size_t c = 0; c < NCAPS; c++) {
+                run_cuts(&r, be ? STAX__ENC_UTF16BE : STAX__ENC_UTF16LE, NULL, in, len, &cut, 1, caps[c]);
+                expect_run(&r, "pair cut after a run", RUN_OK, 0, want, w);
+            }
+        }
+}
+
 /* Runs of units whose low byte is 0 (U+0100, U+4E00, ...): read in the
  * other byte order they would be ASCII, so the block path must take each
  * order's high byte. */
