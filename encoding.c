@@ -201,25 +201,6 @@ ENC_ALWAYS_INLINE size_t enc_put_short(unsigned c, unsigned char *o) {
     return 1 + (c >= 0x80);
 }
 
-/* Length of the run of bytes < 0x80 at the start of p[0, n). */
-ENC_ALWAYS_INLINE size_t enc_ascii_run(const unsigned char *p, size_t n) {
-    size_t i = 0;
-#ifdef STAX__V16
-    for (; i + 16 <= n; i += 16) {
-        stax__m16 m = stax__v16_high(stax__v16_load(p + i));
-        if (m) return i + stax__m16_first(m);
-    }
-#else
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (w & 0x8080808080808080ULL) break;
-    }
-#endif
-    while (i < n && p[i] < 0x80) i++;
-    return i;
-}
-
 static int enc_fail(stax__decoder *d, size_t at, size_t k, size_t *consumed, size_t *produced) {
     d->err_pend = 0;
     *consumed = at;
@@ -287,7 +268,7 @@ ENC_ALWAYS_INLINE int enc_single(stax__decoder *d, const unsigned char *s, size_
     size_t i = 0, k = 0;
     while (i < n) {
         if (ascii_fast) {
-            size_t r = enc_ascii_run(s + i, n - i < cap - k ? n - i : cap - k);
+            size_t r = stax__ascii_run(s + i, n - i < cap - k ? n - i : cap - k);
             memcpy(o + k, s + i, r);
             i += r;
             k += r;

@@ -308,6 +308,12 @@ static inline int rd_wide(const stax_reader *r) {
 #else
 #define RD_FX_TRANSCODED 1
 #endif
+/* Whether the fast path may run in this window (given the rest of its
+ * conditions), and whether it is a transcoded one there. */
+static inline int rd_fx_encoding_ok(const stax_reader *r) { return RD_FX_TRANSCODED || r->doc.enc == STAX__ENC_UTF8; }
+static inline int rd_fx_transcoded_on(const stax_reader *r) {
+    return RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8);
+}
 
 /* The input bytes n bytes of the transcoded window stand for
  * (stax__utf8_units; out of line: rd_advance is inlined in many places). */

@@ -67,34 +67,21 @@ static inline uint64_t rd_fx_scalar(uint64_t v) {
 static inline uint64_t rd_fx_units(const char *in, size_t u0, size_t u1, int wide) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (u1 >= 8 && u1 > u0) {
-        const uint64_t hi = 0x8080808080808080ULL;
-        uint64_t cont = 0, astral = 0, x;
-        size_t i = u0;
+        size_t cont = 0, astral = 0, i = u0;
+        uint64_t x;
         for (; u1 - i > 8; i += 8) {
             memcpy(&x, in + i, 8);
             cont += stax__count_hi(stax__cont_bytes(x));
-            astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & hi);
+            astral += stax__count_hi(stax__lead4_bytes(x));
         }
         memcpy(&x, in + u1 - 8, 8);
         x >>= 8 * (8 - (u1 - i)); /* (1 to 8 bytes left: a shift of 0 to 56) */
         cont += stax__count_hi(stax__cont_bytes(x));
-        astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & hi);
-        uint64_t cps = (uint64_t)(u1 - u0) - cont;
-        return wide ? 2 * (cps + astral) : cps;
+        astral += stax__count_hi(stax__lead4_bytes(x));
+        return stax__units_of(u1 - u0, cont, astral, wide);
     }
 #endif
     return stax__utf8_units(in + u0, u1 - u0, wide);
-}
-
-/* The first byte >= 0x80 of in[i, lim), or lim: by words. */
-static inline size_t rd_fx_ascii(const char *in, size_t i, size_t lim) {
-    for (; lim - i >= 8; i += 8) {
-        uint64_t x;
-        memcpy(&x, in + i, 8);
-        if (x & 0x8080808080808080ULL) break;
-    }
-    while (i < lim && !((unsigned char)in[i] & 0x80)) i++;
-    return i;
 }
 
 /* In a transcoded window (UTF-16, an 8-bit encoding) the loop counts
@@ -122,7 +109,8 @@ RD_NOINLINE void rd_fx_transcoded(stax_reader *r, stax_event *end) {
             STAX__INTERNAL_HIT();
             u = at;
         }
-        if (u > ascii) ascii = rd_fx_ascii(in, ascii, last); /* (up to the last position: a call reads no further) */
+        if (u > ascii) /* (up to the last position: a call reads no further) */
+            ascii += stax__ascii_run((const unsigned char *)in + ascii, last - ascii);
         if (u <= ascii) { /* ASCII since the last: a unit a byte */
             real += (uint64_t)(u - at) << wide;
         } else {
@@ -560,7 +548,7 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
 #define RD_FX_ERROR (SIZE_MAX - 2)     /* an error */
 RD_NOINLINE size_t rd_fx_pending(stax_reader *r, const char *p, size_t n, size_t line_at, stax_attr *a0, stax_attr *end,
                              size_t nl, size_t cont) {
-    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
+    if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
     uint64_t expanded0 = r->doc.meter.expanded; /* (the position in input bytes, above: its errors') */
     int room = stax__rd_room(r, n);
     if (room) return room < 0 ? RD_FX_ERROR : RD_FX_DECLINE;
@@ -822,7 +810,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 int stax__rd_fast(stax_reader *r) {
     int rc = 0;
     if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata || r->doc.text_cont) return 0;
-    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoding(r);
+    if (rd_fx_transcoded_on(r)) rd_fx_transcoding(r);
     rd_fx x;
     rd_fx_load(r, &x);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
@@ -845,15 +833,15 @@ int stax__rd_fast(stax_reader *r) {
         if (x.ev > x.ev_last) break;
     }
     rd_fx_save(r, &x);
-    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, x.ev);
+    if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, x.ev);
     return x.p != p0; /* every token read moves p */
 declined:
     if (rc < 0) { /* the error's own path left the state as it wants it */
-        if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
+        if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
         return -1;
     }
     rd_fx_save(r, &x);
-    if (RD_FX_TRANSCODED && STAX_UNLIKELY(r->doc.enc > STAX__ENC_UTF8)) rd_fx_transcoded(r, x.ev);
+    if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, x.ev);
     return x.p != p0 ? 2 : 0;
 }
 #else

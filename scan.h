@@ -81,7 +81,8 @@ static inline size_t stax__m16_count(stax__m16 m) {
     return (m + (m >> 8)) & 0x1Fu;
 }
 /* The 16 UTF-16 units at s (32 bytes; be: big-endian) when all are ASCII:
- * their low bytes written to o[0, 16), 1; 0 (nothing written) otherwise. */
+ * their low bytes written to o[0, 16), 1; 0 otherwise (o[0, 16) may have
+ * been written: the caller has the room). */
 static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned char *o) {
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
     __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
@@ -137,19 +138,17 @@ static inline stax__m16 stax__v16_bit6(stax__v16 v) { return stax__neon_mask(vts
 static inline size_t stax__m16_first(stax__m16 m) { return (size_t)__builtin_ctzll(m) >> 2; }
 static inline size_t stax__m16_last(stax__m16 m) { return (63u - (unsigned)__builtin_clzll(m)) >> 2; }
 static inline size_t stax__m16_count(stax__m16 m) { return (size_t)__builtin_popcountll(m) >> 2; }
-static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned char *o) {
-    uint8x16x2_t u = vld2q_u8(s); /* the even bytes, the odd bytes */
-    uint8x16_t lo = be ? u.val[1] : u.val[0], hi = be ? u.val[0] : u.val[1];
-    if (stax__neon_mask(vtstq_u8(vorrq_u8(hi, vandq_u8(lo, vdupq_n_u8(0x80))), vdupq_n_u8(0xFF)))) return 0;
-    vst1q_u8(o, lo);
-    return 1;
-}
 static inline size_t stax__v16_utf16_ascii_run(const unsigned char *s, int be, unsigned char *o) {
-    uint8x16x2_t u = vld2q_u8(s);
+    uint8x16x2_t u = vld2q_u8(s); /* the even bytes, the odd bytes */
     uint8x16_t lo = be ? u.val[1] : u.val[0], hi = be ? u.val[0] : u.val[1];
     uint64_t other = stax__neon_mask(vtstq_u8(vorrq_u8(hi, vandq_u8(lo, vdupq_n_u8(0x80))), vdupq_n_u8(0xFF)));
     vst1q_u8(o, lo);
     return other ? (size_t)__builtin_ctzll(other) >> 2 : 16;
+}
+/* (NEON: one load takes the low bytes apart, so the all-ASCII test is the
+ * run's, and o is written either way.) */
+static inline int stax__v16_utf16_ascii(const unsigned char *s, int be, unsigned char *o) {
+    return stax__v16_utf16_ascii_run(s, be, o) == 16;
 }
 #ifdef __aarch64__
 /* What UTF-8 validation by blocks needs (scan.c): a 16-entry table looked
@@ -210,6 +209,26 @@ static inline size_t stax__m16_first2(stax__m16 m1, stax__m16 m2) {
 /* The mask without its first k bytes: byte k becomes byte 0. */
 static inline stax__m16 stax__m16_drop(stax__m16 m, size_t k) { return m >> (k * STAX__M16_BITS); }
 #endif
+
+/* Length of the run of bytes < 0x80 at the start of p[0, n): by blocks, or
+ * by 8-byte words without them. */
+static inline size_t stax__ascii_run(const unsigned char *p, size_t n) {
+    size_t i = 0;
+#ifdef STAX__V16
+    for (; i + 16 <= n; i += 16) {
+        stax__m16 m = stax__v16_high(stax__v16_load(p + i));
+        if (m) return i + stax__m16_first(m);
+    }
+#else
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w & 0x8080808080808080ULL) break;
+    }
+#endif
+    while (i < n && p[i] < 0x80) i++;
+    return i;
+}
 
 /* Wider loops (scan.c) are chosen at run time on x86-64 with GCC or clang. */
 #if defined(STAX__SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

@@ -356,6 +356,10 @@ static inline uint64_t stax__zero_bytes(uint64_t t) {
  * and no other bit, in either byte order. */
 static inline uint64_t stax__cont_bytes(uint64_t x) { return x & ~(x << 1) & 0x8080808080808080ULL; }
 
+/* Bit 7 set in each byte of x from 0xF0 (the lead of a 4-byte sequence),
+ * and no other bit, in either byte order. */
+static inline uint64_t stax__lead4_bytes(uint64_t x) { return x & (x << 1) & (x << 2) & (x << 3) & 0x8080808080808080ULL; }
+
 /* Advance a position over n bytes of UTF-8 that hold no CR (lines on LF,
  * columns in code points). Eight bytes a step on little-endian machines: a
  * mask of the LF bytes and a mask of the UTF-8 continuation bytes
@@ -409,6 +413,10 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
  * one per code point for 8-bit encodings; for UTF-16 (wide) two, and two
  * more for a code point above U+FFFF (lead byte F0-F4). Eight bytes a step,
  * with the masks above, in any byte order (but in builds for size). */
+static inline uint64_t stax__units_of(size_t n, size_t cont, size_t astral, int wide) {
+    size_t cps = n - cont;
+    return wide ? (uint64_t)(cps + astral) << 1 : cps;
+}
 static inline uint64_t stax__utf8_units(const char *p, size_t n, int wide) {
     const unsigned char *u = (const unsigned char *)p;
     size_t cont = 0, astral = 0, i = 0;
@@ -417,15 +425,14 @@ static inline uint64_t stax__utf8_units(const char *p, size_t n, int wide) {
         uint64_t x;
         memcpy(&x, u + i, 8);
         cont += stax__count_hi(stax__cont_bytes(x));
-        if (wide) astral += stax__count_hi(x & (x << 1) & (x << 2) & (x << 3) & 0x8080808080808080ULL);
+        if (wide) astral += stax__count_hi(stax__lead4_bytes(x));
     }
 #endif
     for (; i < n; i++) {
         cont += (u[i] & 0xC0) == 0x80;
         astral += u[i] >= 0xF0;
     }
-    size_t cps = n - cont;
-    return wide ? (uint64_t)(cps + astral) << 1 : cps;
+    return stax__units_of(n, cont, astral, wide);
 }
 
 /* The same for any text: lines end at LF, CR LF and a lone CR (2.11). The
