@@ -303,7 +303,7 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     }
     /* Without parameter entities the value is never longer than the literal
      * (a window of its size checks it); with them, the largest free piece of
-     * the region is the window, and the value keeps what it used. */
+     * the region is the window, and the value goes to the chunks after. */
     int pe = dtd_lv(c, c->top)->ext && memchr(lit.ptr, '%', lit.len);
     size_t got = lit.len;
     /* the levels the references may enter first: the window takes the rest */
@@ -324,14 +324,8 @@ static int dtd_entity_value(dtd_ctx *c, stax_str lit, stax_str *out) {
     size_t used = rc ? 0 : (size_t)(o.p - buf);
     out->ptr = buf;
     out->len = used;
-    if (!pe) {
-        stax__dtd_unstore(d, got - used); /* give back what the expansion did not use */
-    } else if (!used) {
-        stax__mem_free(&d->mem, buf, got);
-        out->ptr = "";
-    } else {
-        out->ptr = (const char *)stax__mem_realloc(&d->mem, buf, got, used); /* shrinks in place */
-    }
+    if (!pe) stax__dtd_unstore(d, got - used); /* give back what the expansion did not use */
+    else out->ptr = stax__dtd_settle(d, buf, got, used);
     return rc;
 }
 
@@ -386,7 +380,11 @@ static int dtd_entity_decl(dtd_ctx *c) {
     dtd_ws(c);
     if (c->p >= c->end || *c->p != '>') return dtd_fail(c, c->p, STAX_E_DTD, "'>' expected to end the entity declaration");
     c->p++;
-    if (d->skip_decls || stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe)) return 0; /* the first declaration wins */
+    if (d->skip_decls) return 0;
+    if (stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe)) { /* the first declaration wins */
+        stax__dtd_drop(d, e.value.ptr, e.value.len);
+        return 0;
+    }
     e.ext_decl = c->floor > 0 || dtd_lv(c, 0)->kind != DL_INTERNAL;
     if (e.external && !e.unparsed && dtd_decl_base(c, &e.base)) return dtd_too_big(c, c->p);
     /* keep copies: the subset text lives in the caller's chunk */
@@ -484,7 +482,7 @@ static int dtd_element_decl(dtd_ctx *c) {
 
 /* Normalize a default value (3.3.3) with the reader's normalizer, in place
  * in the region: the largest free piece of it (at most max_token bytes) is
- * the window, and the value keeps what it used. */
+ * the window, and the value goes to the chunks after. */
 static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     stax__dtd *d = c->d;
     size_t got = 0;
@@ -515,23 +513,13 @@ static int dtd_attr_default(dtd_ctx *c, stax_str lit, int type, stax_str *out) {
     if (plain) {
         stax__dtd_unstore(d, got - len);
         if (rc == STAX__ROOM) return dtd_fail(c, lit.ptr, STAX_E_INTERNAL, "internal error: a default value grew");
-    } else if (rc || !len) {
-        stax__mem_free(&d->mem, buf, got);
     } else {
-        buf = (char *)stax__mem_realloc(&d->mem, buf, got, len); /* shrinks in place */
+        buf = stax__dtd_settle(d, buf, got, len);
     }
     if (rc) return rc == STAX__ROOM ? dtd_too_big(c, lit.ptr) : dtd_fail_err(c, 1);
     out->ptr = len ? buf : "";
     out->len = len;
     return 0;
-}
-
-/* Give back the default of a definition that is not kept (the first one
- * wins): it is the latest thing stored. */
-static void dtd_attr_default_drop(stax__dtd *d, stax_str lit, stax_str value) {
-    if (!value.len) return;
-    if (!memchr(lit.ptr, '&', lit.len)) stax__dtd_unstore(d, value.len);
-    else stax__mem_free(&d->mem, (void *)(uintptr_t)value.ptr, value.len);
 }
 
 static int dtd_attlist_decl(dtd_ctx *c) {
@@ -609,7 +597,7 @@ static int dtd_attlist_decl(dtd_ctx *c) {
         if (!el) el = (stax__dtd_elem_def *)stax__dtd_elem(d, elem.ptr, elem.len); /* (a record of this DTD's) */
         if (el) {
             if (stax__dtd_attdef(d, el, a.name.ptr, a.name.len)) {
-                if (lit.ptr) dtd_attr_default_drop(d, lit, a.value);
+                if (lit.ptr) stax__dtd_drop(d, a.value.ptr, a.value.len); /* the latest thing stored */
                 continue;
             }
         } else if (!(el = stax__dtd_add_elem(d, elem))) {

@@ -103,6 +103,12 @@ STAXINT char *stax__dtd_store(stax__dtd *d, const char *s, size_t n);
 STAXINT void *stax__dtd_record(stax__dtd *d, size_t n);
 /* Give back the last `unused` bytes of the latest stax__dtd_store. */
 STAXINT void stax__dtd_unstore(stax__dtd *d, size_t unused);
+/* The value built in win (got bytes from stax__mem_alloc_upto, used of them
+ * written) kept like a stored string, the window given back; never NULL. */
+STAXINT char *stax__dtd_settle(stax__dtd *d, char *win, size_t got, size_t used);
+/* Give back a value that is not kept (a declaration after the first): the
+ * latest string stored, or a window stax__dtd_settle kept. */
+STAXINT void stax__dtd_drop(stax__dtd *d, const char *s, size_t n);
 /* A public or system id with line ends normalized (2.11), or a public id
  * normalized (4.2.2); *out_len its length. */
 STAXINT char *stax__dtd_store_id(stax__dtd *d, const char *s, size_t n, size_t *out_len);

@@ -32,12 +32,15 @@ int stax__dtd_reserve(stax__dtd *d) {
 
 static void *dtd_alloc(stax__dtd *d, size_t n) { return d->mem.block ? stax__mem_alloc(&d->mem, n) : NULL; }
 
-/* The size of the chunks strings and records are kept in: DTD_CHUNK, or an
- * eighth of a small region (so that it holds declarations, not one chunk),
- * but never less than a record and its name. */
+/* The size of the chunks strings and records are kept in: DTD_CHUNK, a
+ * 1024th of a large region (so that a region never holds more than about
+ * a thousand chunks, which every allocation in it may walk), an eighth of a
+ * small one (so that it holds declarations, not one chunk), but never less
+ * than a record and its name. */
 static size_t dtd_chunk_size(const stax__dtd *d) {
-    size_t c = d->max / 8;
-    return c > DTD_CHUNK ? DTD_CHUNK : c < 128 ? 128 : c;
+    size_t c = d->max / 1024 > DTD_CHUNK ? d->max / 1024 : DTD_CHUNK;
+    if (c > d->max / 8) c = d->max / 8;
+    return c < 128 ? 128 : c;
 }
 
 char *stax__dtd_store(stax__dtd *d, const char *s, size_t n) {
@@ -81,6 +84,29 @@ void stax__dtd_unstore(stax__dtd *d, size_t unused) {
     if (!unused) return; /* (an empty string was never in the chunks) */
     d->cur -= unused;
     d->cur_left += unused;
+}
+
+/* A value built in a window of the region (stax__mem_alloc_upto: the
+ * largest free piece, because references may make it longer than its
+ * literal, and what they enter may store meanwhile) goes to the chunks like
+ * any string, and the window is given back. Kept as a piece of its own, each
+ * such value would stay one more piece for every later window to walk:
+ * quadratic in the declarations. Where the chunks have no room (the region
+ * nearly full), the window, shrunk to the value, is kept. */
+char *stax__dtd_settle(stax__dtd *d, char *win, size_t got, size_t used) {
+    stax__mem_realloc(&d->mem, win, got, used); /* shrinks in place, win stays (0 bytes: frees) */
+    char *k = stax__dtd_store(d, win, used);    /* (0 bytes: "", win not read) */
+    if (!k) return win;
+    if (used) stax__mem_free(&d->mem, win, used);
+    return k;
+}
+
+/* A stored value ends at the cursor; a kept window never does (it is a
+ * piece of its own, and the cursor is inside the chunk's piece). */
+void stax__dtd_drop(stax__dtd *d, const char *s, size_t n) {
+    if (!n) return;
+    if (s + n == d->cur) stax__dtd_unstore(d, n);
+    else stax__mem_free(&d->mem, (void *)(uintptr_t)s, n);
 }
 
 /* Store a public or system id with its line ends normalized (2.11): the

@@ -83,7 +83,7 @@ fuzz-regress: fuzz-build
 		t=$$(basename $$f); t=$${t%%-*}; \
 		case " $(FUZZ_TARGETS) " in *" $$t "*) ;; *) continue ;; esac; \
 		n=$$((n + 1)); \
-		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -timeout=30 $$f >/dev/null 2>&1 || { echo "FAIL $$f"; st=1; }; \
 	done; echo "fuzz-regress: $$n inputs replayed"; exit $$st
 
 $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
