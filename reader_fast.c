@@ -589,6 +589,17 @@ RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, s
     return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, name_len);
 }
 
+/* The push of an element the stack has no room for (it grows, or its name
+ * holds bytes >= 0x80), out of the loop, after rd_fx_save: at the tag's
+ * start, which an error of the push names (tok_pos: the general way sets
+ * it at each token; in input bytes in a transcoded window). Inline, the
+ * two steps cost record and deep 0.7% more instructions. */
+RD_NOINLINE int rd_fx_push(stax_reader *r, const char *name, size_t nl) {
+    if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
+    r->doc.tok_pos = r->doc.pos;
+    return stax__rd_push(r, name, nl);
+}
+
 /* The element a start tag opens (nl: its name's length; count and flags
  * what the tag had), after the tag was read: pushed on the element stack
  * (inline while the stack has room: the name is ASCII) and its events
@@ -603,7 +614,7 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
             r->buf.stack_off[r->doc.depth++] = at << 1;
         } else {
             rd_fx_save(r, x);
-            if (stax__rd_push(r, p + 1, nl)) return -1;
+            if (rd_fx_push(r, p + 1, nl)) return -1;
         }
     }
     stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0)); /* <a/> was not pushed */

@@ -739,3 +739,53 @@ Test(errors, allocation_failure_with_dtd_namespaces_and_encodings, .timeout = 60
     static const char latin1[] = "<?xml version='1.0' encoding='ISO-8859-1'?><r a='\xE9'>caf\xE9</r>";
     fail_every_allocation(STAX_DOC(latin1), 0, 0);
 }
+
+/* The offset at the end of a dump line (" @LINE:COL:OFFSET"), or -1. */
+static long dump_offset(const char *line, const char *end) {
+    const char *at = NULL;
+    for (const char *p = line; p < end; p++)
+        if (*p == '@') at = p;
+    long l, c, o;
+    return at && sscanf(at, "@%ld:%ld:%ld", &l, &c, &o) == 3 ? o : -1;
+}
+
+/* Running out of memory where the element stack grows (the 17th and 33rd
+ * open elements) is reported at the start tag being read: never before an
+ * event already given, at every chunk size, in UTF-8 and UTF-16 (the fast
+ * path pushes the element itself, and sets the position its error names). */
+Test(errors, allocation_failure_is_reported_at_the_token_being_read) {
+    static char doc[4096]; /* (2,400 bytes) */
+    size_t len = 0;
+    for (int i = 0; i < 40; i++) len += (size_t)snprintf(doc + len, sizeof doc - len, "%*s<e%d k='v'>\n", i, "", i);
+    for (int i = 40; i-- > 0;) len += (size_t)snprintf(doc + len, sizeof doc - len, "%*s</e%d>\n", i, "", i);
+    /* and in UTF-16LE, whose offsets the fast path turns into input bytes */
+    static char wide[2 + 2 * sizeof doc];
+    wide[0] = (char)0xFF, wide[1] = (char)0xFE;
+    for (size_t i = 0; i < len; i++) wide[2 + 2 * i] = doc[i], wide[3 + 2 * i] = 0;
+    int failed = 0;
+    for (size_t n = 1; n < 120; n++) {
+        for (size_t k = 0; k < 2 * stax_test_chunk_count; k++) {
+            const char *in = k & 1 ? wide : doc;
+            size_t in_len = k & 1 ? 2 + 2 * len : len;
+            counting_alloc a = {0};
+            a.fail_at = n;
+            stax_reader_options opt = {0};
+            opt.alloc = counting_fn;
+            opt.alloc_ud = &a;
+            int st = 0;
+            char *d = stax_test_events_ex(in, in_len, stax_test_chunk_sizes[k / 2], &opt, STAX_DUMP_POS, &st);
+            if (st == STAX_E_NOMEM && strncmp(d, "NEW-FAILED", 10) != 0) {
+                const char *err = strstr(d, "ERROR");
+                cr_assert_not_null(err, "%s", d);
+                const char *prev = err > d + 1 ? err - 2 : d; /* the line before: the last event */
+                while (prev > d && prev[-1] != '\n') prev--;
+                long eo = dump_offset(err, err + strcspn(err, "\n")), po = prev < err ? dump_offset(prev, err) : 0;
+                cr_assert(eo >= 0 && eo >= po, "fail at %zu, chunk %zu%s: the error at %ld, before the last event at %ld:\n%s",
+                          n, stax_test_chunk_sizes[k / 2], k & 1 ? ", UTF-16LE" : "", eo, po, d);
+                failed++;
+            }
+            free(d);
+        }
+    }
+    cr_assert(failed > 0, "no read ran out of memory");
+}
