@@ -240,10 +240,39 @@ ENC_ALWAYS_INLINE size_t enc_put_latin1(unsigned c, unsigned char *o) {
 #endif
 
 /* ISO-8859-1: every byte is its code point. Blocks of 16 bytes: copied whole
- * when all ASCII, else expanded without a branch per byte. */
+ * when all ASCII; with 16-byte blocks (STAX__V16), where that stops, a
+ * block whose first 4 bytes or more are ASCII keeps them (copied with the
+ * block) and converts the byte after them alone, and the blocks go on from
+ * the next byte (an accent in a word of text); any other block is expanded
+ * without a branch per byte (dense accents). */
 static int enc_latin1(const unsigned char *s, size_t n, size_t *consumed, unsigned char *o, size_t cap,
                       size_t *produced) {
     size_t i = 0, k = 0;
+#ifdef STAX__V16
+    for (;;) {
+        /* the blocks from i: 16 bytes of the input each, with 32 of room (a
+         * count, so that the all-ASCII loop tests one register: with the
+         * two bounds, text took 14% more instructions in this loop) */
+        size_t m = (n - i) / 16, room = cap - k >= 32 ? (cap - k - 16) / 16 : 0;
+        if (room < m) m = room;
+        for (; m && enc_block_is_ascii(s + i); m--) {
+            memcpy(o + k, s + i, 16);
+            k += 16;
+            i += 16;
+        }
+        if (!m) break;
+        size_t run = stax__m16_first(stax__v16_high(stax__v16_load(s + i)));
+        if (run >= 4) {
+            memcpy(o + k, s + i, 16); /* (cap - k >= 32: room for the block and the byte after) */
+            k += run;
+            k += enc_put_latin1(s[i + run], o + k);
+            i += run + 1;
+        } else {
+            for (size_t j = 0; j < 16; j++) k += enc_put_latin1(s[i + j], o + k);
+            i += 16;
+        }
+    }
+#else
     for (; n - i >= 16 && cap - k >= 32; i += 16) {
         if (enc_block_is_ascii(s + i)) {
             memcpy(o + k, s + i, 16);
@@ -252,6 +281,7 @@ static int enc_latin1(const unsigned char *s, size_t n, size_t *consumed, unsign
             for (size_t j = 0; j < 16; j++) k += enc_put_latin1(s[i + j], o + k);
         }
     }
+#endif
     for (; i < n && cap - k >= 2; i++) k += enc_put_latin1(s[i], o + k);
     *consumed = i;
     *produced = k;

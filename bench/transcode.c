@@ -21,7 +21,7 @@ enum { PIECE = 64 * 1024 };
 typedef struct bench_case {
     const char *what, *iconv_name;
     int enc;
-    int kind; /* 0 ASCII; 1 one accented letter in twelve; 2 three quarters CJK */
+    int kind; /* 0 ASCII; 1 one accented letter in twelve; 2 three quarters CJK; 3 one accented letter in three */
     int wide; /* UTF-16LE input */
 } bench_case;
 
@@ -29,6 +29,7 @@ static const bench_case cases[] = {
     {"ISO-8859-1, ASCII only", "ISO-8859-1", STAX__ENC_LATIN1, 0, 0},
     {"UTF-16LE, ASCII only", "UTF-16LE", STAX__ENC_UTF16LE, 0, 1},
     {"ISO-8859-1, one accented letter in twelve", "ISO-8859-1", STAX__ENC_LATIN1, 1, 0},
+    {"ISO-8859-1, one accented letter in three", "ISO-8859-1", STAX__ENC_LATIN1, 3, 0},
     {"windows-1252, one accented letter in twelve", "WINDOWS-1252", STAX__ENC_CP1252, 1, 0},
     {"UTF-16LE, one accented letter in twelve", "UTF-16LE", STAX__ENC_UTF16LE, 1, 1},
     {"UTF-16LE, three quarters CJK", "UTF-16LE", STAX__ENC_UTF16LE, 2, 1},
@@ -47,7 +48,7 @@ static void make_input(const bench_case *c, unsigned char *in, size_t n) {
     uint32_t seed = 1;
     for (size_t i = 0; i < units; i++) {
         unsigned u = (unsigned char)words[i % (sizeof words - 1)];
-        if (c->kind == 1 && i % 12 == 11) u = 0xE9; /* é in all three */
+        if ((c->kind == 1 && i % 12 == 11) || (c->kind == 3 && i % 3 == 2)) u = 0xE9; /* é in all three */
         if (c->kind == 2 && i % 4 != 3) {
             seed = seed * 1103515245u + 12345u;
             u = 0x4E00 + (seed >> 16) % 0x5000; /* CJK Unified Ideographs */
