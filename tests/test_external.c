@@ -1047,3 +1047,26 @@ Test(external, redeclarations_keep_nothing) {
         free(dtd);
     }
 }
+
+/* At the smallest max_dtd that holds it, a long value built from parameter
+ * entities is the last thing to fit: the chunks have no room left for its
+ * copy, and the window it was built in is kept as the value (the same
+ * text either way). */
+Test(external, a_value_built_in_a_nearly_full_region_keeps_its_window) {
+    static char dtd[256], want[1100];
+    snprintf(dtd, sizeof dtd, "<!ENTITY %% p '%0100d'><!ENTITY big '[%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;]'>", 0);
+    size_t need = smallest_max_dtd(dtd);
+    xfile files[] = {{"d.dtd", dtd, 0}, {NULL, NULL, 0}};
+    xres x;
+    memset(&x, 0, sizeof x);
+    x.files = files;
+    stax_reader_options o = xopts(&x);
+    o.max_dtd = need;
+    const char *doc = "<!DOCTYPE d SYSTEM 'd.dtd'><d>&big;</d>";
+    char *d = stax_test_events_ex(doc, strlen(doc), 0, &o, 0, NULL);
+    size_t w = (size_t)snprintf(want, sizeof want, "TEXT \"[");
+    for (int i = 0; i < 1000; i++) want[w++] = '0';
+    snprintf(want + w, sizeof want - w, "]\"\n");
+    cr_assert(strstr(d, want), "max_dtd %zu:\n%s", need, d);
+    free(d);
+}
