@@ -179,8 +179,10 @@ typedef struct rd_doc {
     stax_pos pos;       /* position of the first byte not yet consumed */
     stax_pos tok_pos;   /* position of the token being parsed */
     int win_nocr;       /* the window holds no CR (1): positions take the LF-only path; holds
-                           one (0); not searched yet (-1: rd_win_nocr searches it when first
-                           asked, so a window the fast path reads whole is never searched) */
+                           one (0); not searched yet (< 0: RD_WIN_UNSEARCHED at its start;
+                           the general way's first tokens in it are searched alone, then
+                           rd_win_nocr searches it whole: so a window the fast path reads
+                           but for a few tokens is never searched) */
 
     int part;           /* enum rd_part: where in the document */
     int has_doctype;
@@ -282,9 +284,19 @@ STAXINT int stax__rd_expand_account(stax_reader *r, size_t n, const char *tok, s
 #define rd_fail(r, code, tok, at, ...) stax__rd_fail_tok((r), (code), (tok), (at), __VA_ARGS__)
 
 
-/* Whether the window holds no CR, searched the first time it is asked (by
- * the general way's first token in it, or a fast-path tag's value to
- * normalize). */
+/* A window not searched yet: the general way's first RD_WIN_PROBES tokens
+ * in it are searched for a CR alone (win_nocr counts them up to -1), and
+ * the next one has the whole window searched (stax__rd_consume). Builds for
+ * size search the window at the first token (their windows are small: 90
+ * bytes of code on the M0+). */
+#ifdef STAX__SMALL
+#define RD_WIN_PROBES 0
+#else
+#define RD_WIN_PROBES 16
+#endif
+#define RD_WIN_UNSEARCHED (-1 - RD_WIN_PROBES)
+
+/* Whether the window holds no CR, searched the first time it is asked. */
 static inline int rd_win_nocr(stax_reader *r) {
     if (r->doc.win_nocr < 0) r->doc.win_nocr = r->doc.in_len && !memchr(r->doc.in, '\r', r->doc.in_len);
     return r->doc.win_nocr;

@@ -606,7 +606,7 @@ static void rd_set_input(stax_reader *r, const char *data, size_t len) {
     r->doc.in = data;
     r->doc.in_len = len;
     r->doc.in_pos = 0;
-    r->doc.win_nocr = -1; /* searched when the general way first needs it */
+    r->doc.win_nocr = RD_WIN_UNSEARCHED; /* searched when the general way needs it */
 }
 
 int stax_reader_feed(stax_reader *r, const void *data, size_t len) {

@@ -31,7 +31,7 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
     r->doc.in = r->buf.tbuf;
     r->doc.in_len = produced;
     r->doc.in_pos = 0;
-    r->doc.win_nocr = -1;
+    r->doc.win_nocr = RD_WIN_UNSEARCHED;
     if (rc == STAX__DEC_ERROR) {
         r->doc.dec_err = 1;
         r->doc.dec_err_off = r->doc.raw_base + r->doc.raw_pos + *consumed - r->doc.dec.err_pend;
