@@ -256,6 +256,6 @@ uint64_t stax__rd_units(const stax_reader *r, const char *p, size_t n) { return 
 /* Consume n bytes of the token that was just parsed. */
 void stax__rd_consume(stax_reader *r, const char *tok, size_t n) {
     if (r->doc.n_ent) return; /* entity text: events carry the reference's position */
-    if (STAX_UNLIKELY(r->doc.win_nocr < 0) && rd_search_window(r, tok, n) && RD_WIN_PROBES) return;
+    if (STAX_UNLIKELY(r->doc.win_nocr < 0) && rd_search_window(r, tok, n) && RD_WIN_PROBES > 0) return;
     rd_advance(r, &r->doc.pos, tok, n);
 }
