@@ -622,9 +622,14 @@ static int dtd_notation_decl(dtd_ctx *c) {
     dtd_ws(c);
     if (c->p >= c->end || *c->p != '>') return dtd_fail(c, c->p, STAX_E_DTD, "'>' expected to end the notation declaration");
     c->p++;
+    /* the first declaration wins */
+#ifdef STAX__SMALL
     for (size_t i = 0; i < d->n_not; i++)
         if (d->notations[i].name.len == n.name.len && memcmp(d->notations[i].name.ptr, n.name.ptr, n.name.len) == 0)
             return 0;
+#else
+    if (stax__dtd_has_notation(d, n.name.ptr, n.name.len)) return 0;
+#endif
     n.name.ptr = stax__dtd_store(d, n.name.ptr, n.name.len);
     n.pubid.ptr = n.pubid.len ? stax__dtd_store_pubid(d, n.pubid.ptr, n.pubid.len, &n.pubid.len) : "";
     n.sysid.ptr = n.sysid.len ? stax__dtd_store_id(d, n.sysid.ptr, n.sysid.len, &n.sysid.len) : (n.sysid.ptr ? "" : NULL);

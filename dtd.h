@@ -68,6 +68,10 @@ typedef struct stax__dtd {
     stax__hash_key key;          /* of the tables */
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
+#ifndef STAX__SMALL
+    void **not_hash;             /* notations: index + 1 (the array moves as it grows) */
+    size_t not_hash_cap;
+#endif
     stax_dtd_pi *pis;
     size_t n_pis, cap_pis;
     int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
@@ -120,6 +124,12 @@ STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, siz
 STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
 /* The definition of attribute `name` of element elem: its index in atts, or UINT32_MAX. */
 STAXINT stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len);
+/* Whether a notation named [name, name+len) is declared (by a hash table;
+ * builds for size compare with each notation in dtd.c: the table is 150
+ * bytes of code on the M0+, and their regions hold few declarations). */
+#ifndef STAX__SMALL
+STAXINT int stax__dtd_has_notation(const stax__dtd *d, const char *name, size_t len);
+#endif
 /* Set every stamp to 0 (when the reader's counter wraps); returns the next stamp, 1. */
 STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Declarations into the tables (the parser's way, also reader_context.c's):

@@ -209,6 +209,15 @@ static uint32_t dtd_att_rehash(const stax__dtd *d, const void *rec) {
     return dtd_att_hash(d, a->elem, a->name.ptr, a->name.len);
 }
 
+/* Notations hash by name; the table holds index + 1 into the array (not in
+ * builds for size: stax__dtd_has_notation). */
+#ifndef STAX__SMALL
+static uint32_t dtd_not_rehash(const stax__dtd *d, const void *rec) {
+    const stax_decl *n = &d->notations[(uintptr_t)rec - 1];
+    return dtd_hash(d, n->name.ptr, n->name.len, 13);
+}
+#endif
+
 /* The plain entities: internal general ones whose value has no markup, no
  * reference and nothing to normalize, emitted as text without entering them. */
 static int dtd_plain_text(const char *s, size_t n) {
@@ -284,7 +293,13 @@ int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attde
 
 int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n) {
     if (stax__dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1)) return -1;
-    d->notations[d->n_not++] = *n;
+    d->notations[d->n_not] = *n;
+#ifndef STAX__SMALL
+    void *rec = (void *)(uintptr_t)(d->n_not + 1);
+    if (dtd_hash_insert(d, &d->not_hash, &d->not_hash_cap, d->n_not, dtd_not_rehash(d, rec), rec, dtd_not_rehash))
+        return -1;
+#endif
+    d->n_not++;
     return 0;
 }
 
@@ -356,6 +371,18 @@ stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *ele
     }
     return NULL;
 }
+
+#ifndef STAX__SMALL
+int stax__dtd_has_notation(const stax__dtd *d, const char *name, size_t len) {
+    if (!d->not_hash_cap) return 0;
+    size_t k = dtd_hash(d, name, len, 13) & (d->not_hash_cap - 1);
+    for (void *v; (v = d->not_hash[k]) != NULL; k = (k + 1) & (d->not_hash_cap - 1)) {
+        const stax_decl *n = &d->notations[(uintptr_t)v - 1];
+        if (n->name.len == len && memcmp(n->name.ptr, name, len) == 0) return 1;
+    }
+    return 0;
+}
+#endif
 
 uint32_t stax__dtd_clear_stamps(stax__dtd *d) {
     for (stax__dtd_elem_def *el = d->elem_list; el; el = el->next)

@@ -283,16 +283,16 @@ typedef struct stax_reader_options {
  * full build on this target (stax_reader_memory_min(NULL)). */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
-#define STAX_READER_MIN_MEMORY 4943u
-#else
 #define STAX_READER_MIN_MEMORY 4959u
+#else
+#define STAX_READER_MIN_MEMORY 4975u
 #endif
 #elif defined(__i386__)
 #define STAX_READER_MIN_MEMORY 4015u
 #elif defined(STAX_NO_STDIO)
 #define STAX_READER_MIN_MEMORY 4031u
 #else
-#define STAX_READER_MIN_MEMORY 4031u
+#define STAX_READER_MIN_MEMORY 4047u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode

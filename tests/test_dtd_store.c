@@ -167,3 +167,36 @@ Test(dtd_store, plain_entities_give_the_events_of_entering_them) {
     cr_assert_eq(st, STAX_E_LIMIT_ENTITY, "%s", stax_test_last_line(d));
     free(d);
 }
+
+/* Notations are found by a hash table: 200,000 of them, each declared twice
+ * (the second ignored), read in linear time (a comparison with every
+ * notation before took 2 * 10^10 of them here, minutes; the timeout is the
+ * test of that), all kept once and in declaration order. */
+Test(dtd_store, two_hundred_thousand_notations_in_linear_time, .timeout = 60) {
+    const size_t n = 200000;
+    size_t cap = 64 + 2 * n * 48, o = 0;
+    char *doc = malloc(cap);
+    cr_assert_not_null(doc);
+    o += (size_t)snprintf(doc + o, cap - o, "<!DOCTYPE d [");
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            o += (size_t)snprintf(doc + o, cap - o, "<!NOTATION n%zu SYSTEM '%s'>", i, pass ? "again" : "x");
+    o += (size_t)snprintf(doc + o, cap - o, "]><d/>");
+    stax_reader_options opt = {0};
+    opt.max_dtd = (size_t)64 << 20;
+    opt.max_token = (size_t)64 << 20;
+    stax_reader *r = stax_reader_new(&opt);
+    cr_assert_not_null(r);
+    stax_test_cursor c;
+    stax_test_cursor_open(&c, r, doc, o);
+    while (stax_test_cursor_next(&c)) continue;
+    cr_assert_eq(c.status, STAX_END, "%s", stax_reader_message(r));
+    const stax_decl *nd;
+    size_t got = stax_reader_notations(r, &nd);
+    cr_assert_eq(got, n);
+    cr_assert(nd[0].name.len == 2 && memcmp(nd[0].name.ptr, "n0", 2) == 0);
+    cr_assert(nd[n - 1].name.len == 7 && memcmp(nd[n - 1].name.ptr, "n199999", 7) == 0);
+    cr_assert(nd[n - 1].sysid.len == 1 && nd[n - 1].sysid.ptr[0] == 'x', "the first declaration wins");
+    stax_reader_free(r);
+    free(doc);
+}
