@@ -280,7 +280,8 @@ typedef struct stax_reader_options {
  * memory afterwards; zero options take defaults sized from the block
  * (docs/api.md, "Memory" and "Options"). STAX_READER_MIN_MEMORY is the
  * smallest block a reader with every option zero can be made in, for the
- * full build on this target (stax_reader_memory_min(NULL)). */
+ * full build on this target (stax_reader_memory_min(NULL)); a build for
+ * size (-Os, STAX_SMALL) needs up to 16 bytes less, and takes it too. */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
 #define STAX_READER_MIN_MEMORY 4959u
