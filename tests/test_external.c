@@ -972,18 +972,21 @@ Test(external, namespaces_and_a_utf16_document) {
 
 /* ================================================================ what a declaration keeps in max_dtd */
 
-/* Whether the external subset dtd fits max_dtd: a read of a document that
- * uses it, whole, ends (LIMIT_DTD is the only other way it can end). */
-static int subset_fits(const char *dtd, size_t max_dtd) {
+/* The events of doc read whole, with dtd as the file d.dtd and max_dtd. */
+static char *read_with_subset(const char *doc, const char *dtd, size_t max_dtd) {
     xfile files[] = {{"d.dtd", dtd, 0}, {NULL, NULL, 0}};
     xres x;
     memset(&x, 0, sizeof x);
     x.files = files;
     stax_reader_options o = xopts(&x);
     o.max_dtd = max_dtd;
-    const char *doc = "<!DOCTYPE d SYSTEM 'd.dtd'><d/>";
-    int st = 0;
-    char *d = stax_test_events_ex(doc, strlen(doc), 0, &o, 0, &st);
+    return stax_test_events_ex(doc, strlen(doc), 0, &o, 0, NULL);
+}
+
+/* Whether the external subset dtd fits max_dtd: a read of a document that
+ * uses it, whole, ends (LIMIT_DTD is the only other way it can end). */
+static int subset_fits(const char *dtd, size_t max_dtd) {
+    char *d = read_with_subset("<!DOCTYPE d SYSTEM 'd.dtd'><d/>", dtd, max_dtd);
     int fits = strstr(d, "END-OF-DOCUMENT") != NULL;
     cr_assert(fits || strstr(d, "LIMIT_DTD"), "%s", d);
     free(d);
@@ -1056,14 +1059,7 @@ Test(external, a_value_built_in_a_nearly_full_region_keeps_its_window) {
     static char dtd[256], want[1100];
     snprintf(dtd, sizeof dtd, "<!ENTITY %% p '%0100d'><!ENTITY big '[%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;%%p;]'>", 0);
     size_t need = smallest_max_dtd(dtd);
-    xfile files[] = {{"d.dtd", dtd, 0}, {NULL, NULL, 0}};
-    xres x;
-    memset(&x, 0, sizeof x);
-    x.files = files;
-    stax_reader_options o = xopts(&x);
-    o.max_dtd = need;
-    const char *doc = "<!DOCTYPE d SYSTEM 'd.dtd'><d>&big;</d>";
-    char *d = stax_test_events_ex(doc, strlen(doc), 0, &o, 0, NULL);
+    char *d = read_with_subset("<!DOCTYPE d SYSTEM 'd.dtd'><d>&big;</d>", dtd, need);
     size_t w = (size_t)snprintf(want, sizeof want, "TEXT \"[");
     for (int i = 0; i < 1000; i++) want[w++] = '0';
     snprintf(want + w, sizeof want - w, "]\"\n");
