@@ -1066,3 +1066,27 @@ Test(external, a_value_built_in_a_nearly_full_region_keeps_its_window) {
     cr_assert(strstr(d, want), "max_dtd %zu:\n%s", need, d);
     free(d);
 }
+
+/* A redeclaration whose value was built in a window the region kept (its
+ * chunks had no room left for the copy) gives the window back: at every
+ * max_dtd from the smallest that holds the DTD without the redeclaration,
+ * the DTD with it holds too, and the value is the first declaration's. */
+Test(external, a_redeclared_value_in_a_kept_window_is_given_back) {
+    static char without[4096], with[4096], want[1100];
+    static const char refs[] = "[%p;%p;%p;%p;%p;%p;%p;%p;%p;%p;]";
+    char zeros[1001];
+    memset(zeros, '0', 1000);
+    zeros[1000] = 0;
+    snprintf(without, sizeof without, "<!ENTITY %% p '%0100d'><!ENTITY big '%s'><!ENTITY t '%s'>", 0, refs, zeros);
+    snprintf(with, sizeof with, "<!ENTITY %% p '%0100d'><!ENTITY big '%s'><!ENTITY big 'x%s'><!ENTITY t '%s'>", 0, refs, refs,
+             zeros);
+    size_t need = smallest_max_dtd(without);
+    size_t w = (size_t)snprintf(want, sizeof want, "TEXT \"[");
+    for (int i = 0; i < 1000; i++) want[w++] = '0';
+    snprintf(want + w, sizeof want - w, "]\"\n");
+    for (size_t max = need; max <= need + 2048; max += 8) {
+        char *d = read_with_subset("<!DOCTYPE d SYSTEM 'd.dtd'><d>&big;</d>", with, max);
+        cr_assert(strstr(d, want), "max_dtd %zu (the DTD without the redeclaration: %zu):\n%s", max, need, d);
+        free(d);
+    }
+}
