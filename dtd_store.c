@@ -94,10 +94,12 @@ void stax__dtd_unstore(stax__dtd *d, size_t unused) {
  * quadratic in the declarations. Where the chunks have no room (the region
  * nearly full), the window, shrunk to the value, is kept. */
 char *stax__dtd_settle(stax__dtd *d, char *win, size_t got, size_t used) {
-    stax__mem_realloc(&d->mem, win, got, used); /* shrinks in place, win stays (0 bytes: frees) */
-    char *k = stax__dtd_store(d, win, used);    /* (0 bytes: "", win not read) */
-    if (!k) return win;
-    if (used) stax__mem_free(&d->mem, win, used);
+    /* the value, shrunk to its bytes: where the shrink put it (the region
+     * shrinks in place, but nothing here relies on it); 0 bytes: freed */
+    char *v = (char *)stax__mem_realloc(&d->mem, win, got, used);
+    char *k = stax__dtd_store(d, v, used); /* (0 bytes: "", v not read; else NULL only when the region is full) */
+    if (!k) return v;
+    if (used) stax__mem_free(&d->mem, v, used);
     return k;
 }
 
