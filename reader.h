@@ -342,11 +342,14 @@ static inline void rd_advance_bytes(const stax_reader *r, stax_pos *pos, const c
     if (STAX_LIKELY(r->doc.win_nocr > 0 && rd_in_window(r, p, n))) stax__pos_advance_nocr(pos, p, n);
     else stax__pos_advance(pos, p, n);
 }
+static inline void rd_advance_units(const stax_reader *r, stax_pos *pos, uint64_t off, const char *p, size_t n) {
+    if (r->doc.enc <= STAX__ENC_UTF8) return;
+    pos->offset = off + stax__rd_units(r, p, n); /* (pos->offset was off before the count) */
+}
 static inline void rd_advance(const stax_reader *r, stax_pos *pos, const char *p, size_t n) {
     uint64_t off = pos->offset;
     rd_advance_bytes(r, pos, p, n);
-    if (r->doc.enc <= STAX__ENC_UTF8) return;
-    pos->offset = off + stax__rd_units(r, p, n);
+    rd_advance_units(r, pos, off, p, n);
 }
 
 

@@ -246,8 +246,8 @@ RD_NOINLINE int rd_search_window(stax_reader *r, const char *tok, size_t n) {
     r->doc.win_nocr++;
     if (memchr(tok, '\r', n)) return 0; /* (the general count takes it) */
     uint64_t off = r->doc.pos.offset;
-    stax__pos_advance_nocr(&r->doc.pos, tok, n);
-    if (r->doc.enc > STAX__ENC_UTF8) r->doc.pos.offset = off + stax__rd_units(r, tok, n);
+    stax__pos_advance_nocr(&r->doc.pos, tok, n); /* (rd_advance, with the token known to hold no CR) */
+    rd_advance_units(r, &r->doc.pos, off, tok, n);
     return 1;
 }
 
