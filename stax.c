@@ -223,18 +223,26 @@ int stax__utf8_decode(const unsigned char *p, size_t n, uint32_t *cp) {
 long stax__charref_value(const char *p, size_t n) {
     size_t i = 2, end = n - 1;
     unsigned long v = 0;
-    int hex = 0;
     if (n < 4 || p[0] != '&' || p[1] != '#' || p[end] != ';') return -1;
-    if (p[i] == 'x') hex = 1, i++;
-    if (i == end) return -1;
-    for (; i < end; i++) {
-        unsigned c = (unsigned char)p[i], d;
-        if (c >= '0' && c <= '9') d = c - '0';
-        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-        else return -1;
-        v = v * (hex ? 16u : 10u) + d;
-        if (v > 0x10FFFF) return -1;
+    if (p[i] == 'x') {
+        if (++i == end) return -1;
+        for (; i < end; i++) {
+            unsigned c = (unsigned char)p[i], d = c - '0';
+            if (d > 9) {
+                d = (c | 0x20) - 'a';
+                if (d > 5) return -1;
+                d += 10;
+            }
+            v = v << 4 | d;
+            if (v > 0x10FFFF) return -1;
+        }
+    } else {
+        for (; i < end; i++) {
+            unsigned d = (unsigned char)p[i] - (unsigned)'0';
+            if (d > 9) return -1;
+            v = v * 10 + d;
+            if (v > 0x10FFFF) return -1;
+        }
     }
     return stax__is_char((uint32_t)v) ? (long)v : -1;
 }
