@@ -2186,11 +2186,22 @@ static void sel_drop_output(stax_select *s) {
     s->q_base = s->next_match = 0;
 }
 
+/* The buffers a document grows, given back: max_state and max_held count
+ * their capacities, which only grow, so that kept, what a document (or a
+ * state that stax_select_resume refused half read) made them would lower
+ * the limits of the next. After a reset a select is a new one's equal. */
+static void sel_free_runtime(stax_select *s) {
+    stax__buf *bufs[] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
+                         &s->queue, &s->colst, &s->held, &s->pend};
+    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(&s->mem, bufs[k]);
+}
+
 void stax_select_reset(stax_select *s) {
     if (!s) return;
     sel_drop_output(s);
     if (s->compile_status) return;
     stax__err_clear(&s->err);
+    sel_free_runtime(s);
     if (s->compiled) sel_runtime_init(s);
 }
 
@@ -2518,7 +2529,18 @@ static int sel_rd_frame(stax_select *s, sel_rd *r, uint32_t d, size_t nc) {
     return r->bad ? sel_refuse(s, "truncated or corrupt") : 0;
 }
 
+static int sel_resume(stax_select *s, const void *buf, size_t len);
+
 int stax_select_resume(stax_select *s, const void *buf, size_t len) {
+    int st = sel_resume(s, buf, len);
+    if (st == STAX_E_LIMIT_STATE) { /* a state over max_state is refused, as the header says */
+        stax__err_clear(&s->err);
+        st = sel_refuse(s, "it needs more than max_state");
+    }
+    return st;
+}
+
+static int sel_resume(stax_select *s, const void *buf, size_t len) {
     if (!s) return STAX_E_USAGE;
     if (!s->compiled || (len && !buf)) return sel_fail(s, STAX_E_USAGE, "stax_select_resume: no paths compiled, or no state");
     stax_select_reset(s);

@@ -139,3 +139,99 @@ Test(select_state, corrupt_and_foreign_states) {
     stax_reader_free(r);
     stax_test_buf_free(&out);
 }
+
+/* A select whose limits are tight: max_state counts the capacities of its
+ * buffers, which only grow. */
+static stax_select *tight_select(const char *path, size_t max_state, stax_test_buf *out) {
+    stax_select_options o;
+    memset(&o, 0, sizeof o);
+    o.max_state = max_state;
+    stax_select *s = stax_select_new(&o);
+    cr_assert_not_null(s);
+    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK, "%s", stax_select_message(s));
+    stax_select_set_output(s, collect, out);
+    return s;
+}
+
+/* A state offered with a byte changed, refused or taken, then
+ * stax_select_reset and the state itself: the select goes on as a new
+ * one resumed from it would (what the changed state made its buffers grow
+ * to does not count against max_state). At every point a state can be
+ * saved, for every byte, at the smallest max_state the document reads
+ * with. */
+Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
+    static const char tdoc[] = "<r><a>xx</a><b><a>y</a><c/></b><a>z</a></r>";
+    static const char path[] = "r/*/text()";
+    stax_reader *r = stax_reader_new(NULL);
+    stax_reader_feed(r, tdoc, strlen(tdoc));
+    stax_reader_end(r);
+    const stax_batch *b;
+    cr_assert_eq(stax_reader_next(r, &b), STAX_OK);
+    /* the smallest max_state (by 8 bytes) the whole document reads with */
+    size_t max = 8;
+    for (;; max += 8) {
+        stax_test_buf out = {0};
+        stax_select_options o;
+        memset(&o, 0, sizeof o);
+        o.max_state = max;
+        stax_select *s = stax_select_new(&o);
+        cr_assert_not_null(s);
+        int st = stax_select_compile(s, stax_strz(path), stax_strz("")); /* (its first frame is state too) */
+        stax_select_set_output(s, collect, &out);
+        for (size_t i = 0; st == STAX_OK && i < b->count; i++) st = stax_select_event(s, b, i);
+        stax_select_free(s);
+        stax_test_buf_free(&out);
+        if (st == STAX_OK) break;
+        cr_assert_eq(st, STAX_E_LIMIT_STATE);
+    }
+    size_t cuts = 0;
+    for (size_t at = 0; at < b->count; at++) {
+        stax_test_buf serial = {0}, whole = {0};
+        stax_select *s = tight_select(path, max, &whole);
+        for (size_t i = 0; i <= at; i++) cr_assert_eq(stax_select_event(s, b, i), STAX_OK);
+        size_t len = 0;
+        if (stax_select_save(s, NULL, 0, &len) != STAX_OK) {
+            stax_select_free(s);
+            stax_test_buf_free(&whole);
+            continue;
+        }
+        cuts++;
+        unsigned char *state = (unsigned char *)malloc(len), *bad = (unsigned char *)malloc(len);
+        cr_assert_eq(stax_select_save(s, state, len, &len), STAX_OK);
+        /* what a new select resumed from the state gives */
+        stax_select *n = tight_select(path, max, &serial);
+        cr_assert_eq(stax_select_resume(n, state, len), STAX_OK, "%s", stax_select_message(n));
+        for (size_t j = at + 1; j < b->count; j++) cr_assert_eq(stax_select_event(n, b, j), STAX_OK);
+        stax_select_free(n);
+        for (size_t k = 0; k < len; k++)
+            for (unsigned v = 0; v < 3; v++) {
+                static const unsigned char vals[] = {0x05, 0x7f, 0xff};
+                stax_test_buf rest = {0};
+                memcpy(bad, state, len);
+                bad[k] ^= vals[v];
+                stax_select *t = tight_select(path, max, &rest);
+                int st = stax_select_resume(t, bad, len);
+                cr_assert(st == STAX_OK || st == STAX_E_CONTEXT, "%d", st);
+                stax_select_reset(t);
+                cr_assert_eq(stax_select_resume(t, state, len), STAX_OK, "after byte %zu of %zu changed: %s", k, len,
+                             stax_select_message(t));
+                for (size_t j = at + 1; j < b->count; j++) {
+                    st = stax_select_event(t, b, j);
+                    cr_assert_eq(st, STAX_OK, "cut after event %zu, byte %zu of %zu changed: event %zu: %s", at, k, len, j,
+                                 stax_select_message(t));
+                }
+                cr_assert(rest.len == serial.len && memcmp(rest.p, serial.p, rest.len) == 0,
+                          "cut after event %zu, byte %zu changed:\n%.*s\nwant:\n%.*s", at, k, (int)rest.len, rest.p,
+                          (int)serial.len, serial.p);
+                stax_select_free(t);
+                stax_test_buf_free(&rest);
+            }
+        free(state);
+        free(bad);
+        stax_select_free(s);
+        stax_test_buf_free(&serial);
+        stax_test_buf_free(&whole);
+    }
+    cr_assert_gt(cuts, 5);
+    stax_reader_free(r);
+}
