@@ -220,7 +220,7 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
                     cr_assert_eq(st, STAX_OK, "cut after event %zu, byte %zu of %zu changed: event %zu: %s", at, k, len, j,
                                  stax_select_message(t));
                 }
-                cr_assert(rest.len == serial.len && memcmp(rest.p, serial.p, rest.len) == 0,
+                cr_assert(rest.len == serial.len && (rest.len == 0 || memcmp(rest.p, serial.p, rest.len) == 0),
                           "cut after event %zu, byte %zu changed:\n%.*s\nwant:\n%.*s", at, k, (int)rest.len, rest.p,
                           (int)serial.len, serial.p);
                 stax_select_free(t);
