@@ -2186,14 +2186,23 @@ static void sel_drop_output(stax_select *s) {
     s->q_base = s->next_match = 0;
 }
 
-/* The buffers a document grows, given back: max_state and max_held count
- * their capacities, which only grow, so that kept, what a document (or a
- * state that stax_select_resume refused half read) made them would lower
- * the limits of the next. After a reset a select is a new one's equal. */
+/* What a document grows, given back (after sel_drop_output, which returns
+ * the open values' writers to wfree): max_state counts the capacities of
+ * the state's buffers and max_held those of the output's and the writers'
+ * blocks, which only grow, so that kept, what a document (or a state that
+ * stax_select_resume refused half read) made them would lower the limits of
+ * the next. After a reset a select is a new one's equal, and in a fixed
+ * block what it took after compiling is free again. */
 static void sel_free_runtime(stax_select *s) {
     stax__buf *bufs[] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
                          &s->queue, &s->colst, &s->held, &s->pend};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(&s->mem, bufs[k]);
+    while (s->wfree) {
+        sel_wctx *x = s->wfree;
+        s->wfree = x->next_free;
+        stax__mem_free(&s->mem, x, s->opt.xml_memory);
+    }
+    s->wblocks = 0;
 }
 
 void stax_select_reset(stax_select *s) {

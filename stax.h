@@ -916,9 +916,9 @@ STAXDEF int stax_select_event(stax_select *s, const stax_batch *b, size_t i);
 STAXDEF int stax_select_batch(stax_select *s, const stax_batch *b);
 
 /* Forget the document (matches, held output, counts), keep the paths: ready
- * for the next document, as a new select would be (the buffers the document
- * grew are given back: max_state and max_held count them). Clears an error
- * other than from compiling. */
+ * for the next document, as a new select would be (the buffers and the XML
+ * values' writer blocks the document grew are given back: max_state and
+ * max_held count them). Clears an error other than from compiling. */
 STAXDEF void stax_select_reset(stax_select *s);
 
 /* The sticky status (STAX_OK while none, STAX_END once stopped) and its message. */

@@ -235,3 +235,127 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
     cr_assert_gt(cuts, 5);
     stax_reader_free(r);
 }
+
+/* Reset in the middle of a document again and again (values held open,
+ * XML writers in use), in a fixed block of the size stax_select_memory_size
+ * gives: every whole read after gives the first one's output, and nothing
+ * runs out of the block (a reset gives back what the document took). */
+Test(select_state, a_select_reset_many_times_in_its_fixed_block_reads_as_a_new_one) {
+    static const char rdoc[] = "<r><n k='1'><t>a<b>x</b></t><t>b</t></n><n k='2'><t>c</t><n k='3'><t>d</t></n></n></r>";
+    static const char path[] = "//n|//t";
+    stax_select_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = STAX_SELECT_XML;
+    o.max_state = 4096;
+    o.max_held = 64 * 1024;
+    o.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    o.memory_size = stax_select_memory_size(&o, strlen(path));
+    cr_assert_gt(o.memory_size, 0);
+    void *block = malloc(o.memory_size);
+    o.memory = block;
+    stax_test_buf first = {0}, out = {0};
+    stax_select *s = stax_select_new(&o);
+    cr_assert_not_null(s);
+    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK, "%s", stax_select_message(s));
+    stax_reader *r = stax_reader_new(NULL);
+    stax_reader_feed(r, rdoc, strlen(rdoc));
+    stax_reader_end(r);
+    const stax_batch *b;
+    cr_assert_eq(stax_reader_next(r, &b), STAX_OK);
+    stax_select_set_output(s, collect, &first);
+    for (size_t i = 0; i < b->count; i++) cr_assert_eq(stax_select_event(s, b, i), STAX_OK, "%s", stax_select_message(s));
+    cr_assert_gt(first.len, 0);
+    for (size_t round = 0; round < 300; round++) {
+        stax_select_reset(s);
+        stax_test_buf part = {0};
+        stax_select_set_output(s, collect, &part);
+        size_t stop = 1 + round % (b->count - 1); /* a value open at most of them */
+        for (size_t i = 0; i < stop; i++)
+            cr_assert_eq(stax_select_event(s, b, i), STAX_OK, "round %zu, event %zu: %s", round, i, stax_select_message(s));
+        stax_test_buf_free(&part);
+        if (round % 50 != 49) continue;
+        stax_select_reset(s);
+        out.len = 0;
+        stax_select_set_output(s, collect, &out);
+        for (size_t i = 0; i < b->count; i++)
+            cr_assert_eq(stax_select_event(s, b, i), STAX_OK, "round %zu, event %zu: %s", round, i, stax_select_message(s));
+        cr_assert(out.len == first.len && memcmp(out.p, first.p, out.len) == 0, "round %zu:\n%.*s\nwant:\n%.*s", round,
+                  (int)out.len, out.p, (int)first.len, first.p);
+    }
+    stax_select_free(s);
+    stax_reader_free(r);
+    free(block);
+    stax_test_buf_free(&first);
+    stax_test_buf_free(&out);
+}
+
+/* A select of path with XML values and max_held (NULL when the options are
+ * refused: max_held under one writer's block), its output to out. */
+static stax_select *held_select(const char *path, size_t max_held, stax_test_buf *out) {
+    stax_select_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = STAX_SELECT_XML;
+    o.max_held = max_held;
+    o.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    stax_select *s = stax_select_new(&o);
+    if (!s) return NULL;
+    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK);
+    stax_select_set_output(s, collect, out);
+    return s;
+}
+
+/* The smallest max_held (by 64 bytes) with which text reads whole through a
+ * new held_select. */
+static size_t smallest_max_held(const char *path, const char *text) {
+    for (size_t held = 1024;; held += 64) {
+        stax_test_buf out = {0};
+        cr_assert_lt(held, (size_t)1 << 22);
+        stax_select *s = held_select(path, held, &out);
+        if (!s) continue;
+        stax_reader *r = stax_reader_new(NULL);
+        stax_reader_feed(r, text, strlen(text));
+        stax_reader_end(r);
+        const stax_batch *b;
+        int st = STAX_OK;
+        while (st == STAX_OK && stax_reader_next(r, &b) == STAX_OK) st = stax_select_batch(s, b);
+        stax_reader_free(r);
+        stax_select_free(s);
+        stax_test_buf_free(&out);
+        if (st == STAX_OK) return held;
+        cr_assert_eq(st, STAX_E_LIMIT_HELD, "%d", st);
+        cr_assert_lt(held, (size_t)1 << 22);
+    }
+}
+
+/* max_held counts the writers' blocks of XML values: a document that had
+ * several values open at once (a writer each), then stax_select_reset,
+ * and a document that holds a long value behind a short one reads with
+ * the max_held a new select needs for it (the first document's writers
+ * are given back). */
+Test(select_state, a_reset_select_gives_back_the_writers_max_held_counts) {
+    static const char path[] = "//t";
+    static const char nested[] = "<r><t><t><t><t>x</t></t></t></t></r>";
+    char held[4096];
+    /* the second t's value is held while the first, open around it, goes on */
+    snprintf(held, sizeof held, "<r><t>a<t>%0*d</t></t></r>", 2000, 0);
+    size_t need = smallest_max_held(path, nested), need2 = smallest_max_held(path, held);
+    size_t max = need > need2 ? need : need2;
+    stax_test_buf out = {0};
+    stax_select *s = held_select(path, max, &out);
+    cr_assert_not_null(s);
+    const char *docs[] = {nested, held};
+    for (int k = 0; k < 2; k++) {
+        stax_select_reset(s);
+        stax_reader *r = stax_reader_new(NULL);
+        stax_reader_feed(r, docs[k], strlen(docs[k]));
+        stax_reader_end(r);
+        const stax_batch *b;
+        int st = STAX_OK;
+        while (st == STAX_OK && stax_reader_next(r, &b) == STAX_OK) st = stax_select_batch(s, b);
+        cr_assert_eq(st, STAX_OK, "document %d at max_held %zu (%zu and %zu alone): %s", k, max, need, need2,
+                     stax_select_message(s));
+        stax_reader_free(r);
+    }
+    stax_select_free(s);
+    stax_test_buf_free(&out);
+}
