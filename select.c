@@ -2367,15 +2367,10 @@ stax_select *stax_select_new(const stax_select_options *opt) {
 void stax_select_free(stax_select *s) {
     if (!s) return;
     sel_drop_output(s);
+    sel_free_runtime(s); /* what the document grew; then what compiling made */
     stax__mem *m = &s->mem;
-    while (s->wfree) {
-        sel_wctx *x = s->wfree;
-        s->wfree = x->next_free;
-        stax__mem_free(m, x, s->opt.xml_memory);
-    }
-    stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ, &s->counts, &s->eval_epoch,
-                         &s->eval_ok, &s->frames, &s->cands, &s->counters, &s->scope, &s->caps, &s->queue,
-                         &s->colst, &s->held, &s->pend, &s->colspan};
+    stax__buf *bufs[] = {&s->steps, &s->preds, &s->tests, &s->queries, &s->succ,
+                         &s->counts, &s->eval_epoch, &s->eval_ok, &s->colspan};
     for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(m, bufs[k]);
     stax__mem_free(m, s->text, s->text_cap);
     stax__mem mm = s->mem;
