@@ -16,14 +16,26 @@ static int collect(void *ctx, const stax_select_piece *p) {
     return 0;
 }
 
+/* A select with options o and path, its output to out; NULL when
+ * stax_select_new refuses the options. *compiled gets the compile's status
+ * (its first frame is state too, so a small max_state may refuse it);
+ * without compiled, the compile must succeed. */
+static stax_select *select_of(const stax_select_options *o, const char *path, stax_test_buf *out, int *compiled) {
+    stax_select *s = stax_select_new(o);
+    if (!s) return NULL;
+    int st = stax_select_compile(s, stax_strz(path), stax_strz(""));
+    if (compiled) *compiled = st;
+    else cr_assert_eq(st, STAX_OK, "%s", stax_select_message(s));
+    stax_select_set_output(s, collect, out);
+    return s;
+}
+
 static stax_select *new_select(const char *path, unsigned flags, stax_test_buf *out) {
     stax_select_options o;
     memset(&o, 0, sizeof o);
     o.flags = flags;
-    stax_select *s = stax_select_new(&o);
+    stax_select *s = select_of(&o, path, out, NULL);
     cr_assert_not_null(s);
-    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK, "%s", stax_select_message(s));
-    stax_select_set_output(s, collect, out);
     return s;
 }
 
@@ -142,14 +154,12 @@ Test(select_state, corrupt_and_foreign_states) {
 
 /* A select whose limits are tight: max_state counts the capacities of its
  * buffers, which only grow. */
-static stax_select *tight_select(const char *path, size_t max_state, stax_test_buf *out) {
+static stax_select *tight_select(const char *path, size_t max_state, stax_test_buf *out, int *compiled) {
     stax_select_options o;
     memset(&o, 0, sizeof o);
     o.max_state = max_state;
-    stax_select *s = stax_select_new(&o);
+    stax_select *s = select_of(&o, path, out, compiled);
     cr_assert_not_null(s);
-    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK, "%s", stax_select_message(s));
-    stax_select_set_output(s, collect, out);
     return s;
 }
 
@@ -171,13 +181,8 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
     size_t max = 8;
     for (;; max += 8) {
         stax_test_buf out = {0};
-        stax_select_options o;
-        memset(&o, 0, sizeof o);
-        o.max_state = max;
-        stax_select *s = stax_select_new(&o);
-        cr_assert_not_null(s);
-        int st = stax_select_compile(s, stax_strz(path), stax_strz("")); /* (its first frame is state too) */
-        stax_select_set_output(s, collect, &out);
+        int st;
+        stax_select *s = tight_select(path, max, &out, &st);
         for (size_t i = 0; st == STAX_OK && i < b->count; i++) st = stax_select_event(s, b, i);
         stax_select_free(s);
         stax_test_buf_free(&out);
@@ -187,7 +192,7 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
     size_t cuts = 0;
     for (size_t at = 0; at < b->count; at++) {
         stax_test_buf serial = {0}, whole = {0};
-        stax_select *s = tight_select(path, max, &whole);
+        stax_select *s = tight_select(path, max, &whole, NULL);
         for (size_t i = 0; i <= at; i++) cr_assert_eq(stax_select_event(s, b, i), STAX_OK);
         size_t len = 0;
         if (stax_select_save(s, NULL, 0, &len) != STAX_OK) {
@@ -199,7 +204,7 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
         unsigned char *state = (unsigned char *)malloc(len), *bad = (unsigned char *)malloc(len);
         cr_assert_eq(stax_select_save(s, state, len, &len), STAX_OK);
         /* what a new select resumed from the state gives */
-        stax_select *n = tight_select(path, max, &serial);
+        stax_select *n = tight_select(path, max, &serial, NULL);
         cr_assert_eq(stax_select_resume(n, state, len), STAX_OK, "%s", stax_select_message(n));
         for (size_t j = at + 1; j < b->count; j++) cr_assert_eq(stax_select_event(n, b, j), STAX_OK);
         stax_select_free(n);
@@ -209,7 +214,7 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
                 stax_test_buf rest = {0};
                 memcpy(bad, state, len);
                 bad[k] ^= vals[v];
-                stax_select *t = tight_select(path, max, &rest);
+                stax_select *t = tight_select(path, max, &rest, NULL);
                 int st = stax_select_resume(t, bad, len);
                 cr_assert(st == STAX_OK || st == STAX_E_CONTEXT, "%d", st);
                 stax_select_reset(t);
@@ -297,11 +302,7 @@ static stax_select *held_select(const char *path, size_t max_held, stax_test_buf
     o.flags = STAX_SELECT_XML;
     o.max_held = max_held;
     o.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
-    stax_select *s = stax_select_new(&o);
-    if (!s) return NULL;
-    cr_assert_eq(stax_select_compile(s, stax_strz(path), stax_strz("")), STAX_OK);
-    stax_select_set_output(s, collect, out);
-    return s;
+    return select_of(&o, path, out, NULL);
 }
 
 /* The smallest max_held (by 64 bytes) with which text reads whole through a
