@@ -954,7 +954,12 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  * stax_select_resume forgets the document (stax_select_reset) and takes
  * such a state: then give it the events that follow. STAX_OK, or
  * STAX_E_CONTEXT (sticky; a state from other paths or options, truncated,
- * corrupt, or over max_depth or max_state); no byte of it is trusted. */
+ * corrupt, or over max_depth or max_state); no byte of it is trusted.
+ * max_state and max_held count the capacities of the select's buffers,
+ * which grow (by doubling) with what it has read and are not part of the
+ * state: a resumed select grows its own from the state, so where the
+ * original reaches max_state, a resumed one may reach it at another event
+ * or not at all. */
 STAXDEF int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len);
 STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
 #endif /* STAX_NO_SELECT */
