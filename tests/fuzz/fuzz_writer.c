@@ -28,7 +28,9 @@
  *          writes nothing, where start would have written a start tag)
  * and, with h[1] bit 6, once more for every k, with an allocator hook that
  * fails the k-th allocation or resize and checks the size every free and
- * resize passes, into the growable memory sink.
+ * resize passes, into the growable memory sink; and last as the sync run,
+ * through one of the library's sinks or a sink that fails ((h0 + h3) % 6,
+ * with h2 ^ h3 for its size or failure: run_sink).
  * Invariants (abort() when broken):
  *   - each call returns the same status in both runs, and finish too
  *   - the two outputs are byte for byte the same
@@ -45,6 +47,9 @@
  *     with STAX_WRITE_STICKY every later call returns it; the message is
  *     empty exactly when nothing failed
  *   - stax_writer_depth follows start/end
+ *   - the sinks' run: the sync run's statuses up to the sink's failure, its
+ *     status sticky from there, and the start of the sync run's output in
+ *     the sink (all of it when nothing failed)
  *   - allocation failure: no leak, every free and resize with the allocated
  *     size, the statuses those of the sync run up to the first STAX_E_NOMEM,
  *     and the output the sync run's (up to that point)
@@ -52,11 +57,14 @@
 #include "stax.h"
 #include "../sized_alloc.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECK(cond, ...)                                                          \
     do {                                                                          \
@@ -619,6 +627,187 @@ static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, l
     return h.calls;
 }
 
+/* ---------------------------------------------------------------- the library's sinks, failing sinks */
+
+/* A callback sink that takes everything up to budget bytes, then fails as
+ * how says: 0 STAX_E_IO, 1 a negative number that is no status (-1000: the
+ * writer makes it STAX_E_IO), 2 a short count (what is left of the budget;
+ * STAX_E_IO when nothing is), 3 STAX_E_FULL. */
+typedef struct fail_sink {
+    buf out;
+    size_t budget;
+    unsigned how;
+} fail_sink;
+
+static ptrdiff_t fail_write(void *ctx, const void *data, size_t len) {
+    fail_sink *k = ctx;
+    CHECK(len > 0, "the sink was offered 0 bytes");
+    size_t room = k->budget - k->out.len;
+    if (len <= room) {
+        buf_add(&k->out, data, len);
+        return (ptrdiff_t)len;
+    }
+    switch (k->how) {
+    case 0: return STAX_E_IO;
+    case 1: return -1000;
+    case 2:
+        if (!room) return STAX_E_IO;
+        buf_add(&k->out, data, room);
+        return (ptrdiff_t)room;
+    default: return STAX_E_FULL;
+    }
+}
+
+static const char *const sink_names[6] = {"fixed memory", "failing callback", "FILE* (open_memstream)", "fd (tmpfile)",
+                                          "fd (/dev/full)", "FILE* (/dev/full)"};
+
+/* The program (element as one call) through one of the library's own sinks
+ * or a callback that fails (kind, with v choosing its size or how it
+ * fails), against the sync run (ref), whose sink takes everything. fail is
+ * the status the sink's failure gives (0: it cannot fail): every call
+ * returns the sync run's status up to the first that differs, which
+ * returns fail; from there on a sink error is sticky (flush and finish
+ * return it), the message says so, and the bytes the sink holds are the
+ * start of the sync run's output. A sink that does not fail ends with all
+ * of it. (A FILE* on /dev/full fails when its buffer is written out, which
+ * a short output leaves to the final flush, and a sticky refusal before it
+ * to no call at all.) */
+static void run_sink(const config *c, const prog *g, const outcome *ref, unsigned kind, unsigned v) {
+    stax_writer_options wo = run_options(c, c->background);
+    stax_writer *w = stax_writer_new(&wo);
+    CHECK(w != NULL, "stax_writer_new failed (%s sink)", sink_names[kind]);
+    fail_sink fs;
+    memset(&fs, 0, sizeof fs);
+    char *mem = NULL, *ms = NULL;
+    size_t cap = 0, mslen = 0;
+    FILE *f = NULL;
+    int fd = -1, fail = 0, set = STAX_E_USAGE, err_no = 0;
+    switch (kind) {
+    case 0: /* as large as the output, or a part of it */
+        cap = (v & 1) ? ref->out.len : ref->out.len * (v >> 1 & 7) / 8;
+        mem = malloc(cap ? cap : 1);
+        if (!mem) abort();
+        set = stax_writer_set_memory(w, mem, cap);
+        fail = cap < ref->out.len ? STAX_E_FULL : 0;
+        break;
+    case 1:
+        fs.budget = ref->out.len * (v & 7) / 8;
+        fs.how = v >> 3 & 3;
+        set = stax_writer_set_sink(w, fail_write, &fs);
+        fail = fs.budget < ref->out.len ? (fs.how == 3 ? STAX_E_FULL : STAX_E_IO) : 0;
+        break;
+    case 2:
+        f = open_memstream(&ms, &mslen);
+        if (!f) abort();
+        set = stax_writer_set_file(w, f);
+        break;
+    case 3: {
+        f = tmpfile();
+        if (!f) abort();
+        fd = fileno(f);
+        set = stax_writer_set_fd(w, fd);
+        break;
+    }
+    case 4:
+        fd = open("/dev/full", O_WRONLY);
+        if (fd < 0) abort();
+        set = stax_writer_set_fd(w, fd);
+        fail = ref->out.len ? STAX_E_IO : 0;
+        err_no = ENOSPC;
+        break;
+    default:
+        f = fopen("/dev/full", "w");
+        if (!f) abort();
+        set = stax_writer_set_file(w, f);
+        fail = ref->out.len ? STAX_E_IO : 0;
+        err_no = ENOSPC;
+    }
+    CHECK(set == STAX_OK, "setting the %s sink: %d", sink_names[kind], set);
+    int failed = 0, first = 0; /* failed: 1 at a call, 2 at the final flush, 3 at finish */
+    for (size_t i = 0; i < g->n; i++) {
+        const op *o = &g->ops[i];
+        stax_str s[4] = {o->s[0], o->s[1], o->s[2], o->s[3]};
+        int st = call_op(w, o, s, 1);
+        if (dump) fprintf(stderr, "  %s sink: %s -> %d (sync %d)\n", sink_names[kind], op_names[o->code], st, ref->st[i]);
+        if (st < 0 && !first) first = st;
+        if (st != ref->st[i]) {
+            CHECK(fail && st == fail, "%s sink, call %zu (%s): %d, the sync run %d", sink_names[kind], i,
+                  op_names[o->code], st, ref->st[i]);
+            failed = 1;
+            break;
+        }
+        if (is_sticky(st)) break; /* (as the sync run did) */
+    }
+    int fl = stax_writer_flush(w), fin = stax_writer_finish(w);
+    if (dump) fprintf(stderr, "  %s sink: flush -> %d, finish -> %d (sync %d, %d)\n", sink_names[kind], fl, fin, ref->flush,
+                      ref->finish);
+    if (failed) { /* a sink error is sticky */
+        CHECK(fl == fail && fin == fail, "%s sink: flush %d and finish %d after it failed with %d", sink_names[kind], fl,
+              fin, fail);
+    } else if (fl != ref->flush) {
+        CHECK(fail && fl == fail, "%s sink: final flush %d, the sync run %d", sink_names[kind], fl, ref->flush);
+        CHECK(fin == fail, "%s sink: finish %d after the final flush failed with %d", sink_names[kind], fin, fail);
+        failed = 2;
+        if (!first) first = fl;
+    } else if (fin != ref->finish) {
+        CHECK(fail && fin == fail, "%s sink: finish %d, the sync run %d", sink_names[kind], fin, ref->finish);
+        failed = 3;
+        if (!first) first = fin;
+    }
+    CHECK(failed || !fail || kind == 5, "the %s sink did not fail (output %zu bytes)", sink_names[kind], ref->out.len);
+    if (failed) {
+        CHECK(stax_writer_flush(w) == fail && stax_writer_status(w) == fail, "%s sink: flush %d, status %d after it failed with %d",
+              sink_names[kind], stax_writer_flush(w), stax_writer_status(w), fail);
+        CHECK(stax_writer_first_error(w) == first, "%s sink: first_error %d, expected %d", sink_names[kind],
+              stax_writer_first_error(w), first);
+        CHECK(stax_writer_message(w)[0] != 0, "%s sink: no message after it failed", sink_names[kind]);
+        if (err_no) CHECK(stax_writer_errno(w) == err_no, "%s sink: errno %d, expected %d", sink_names[kind],
+                          stax_writer_errno(w), err_no);
+    }
+    /* what the sink holds: the start of the sync run's output (all of it
+     * when nothing failed) */
+    const char *got = NULL;
+    size_t glen = 0;
+    buf back = {0};
+    if (kind == 0) {
+        stax_str m = stax_writer_memory(w);
+        got = m.ptr;
+        glen = m.len;
+        CHECK(glen <= cap, "the fixed memory sink holds %zu bytes of %zu", glen, cap);
+        if (failed) CHECK(glen == cap, "the full memory sink holds %zu bytes of %zu", glen, cap);
+    } else if (kind == 1) {
+        got = fs.out.p;
+        glen = fs.out.len;
+    } else if (kind == 3) {
+        CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek");
+        char chunk[4096];
+        ssize_t k;
+        while ((k = read(fd, chunk, sizeof chunk)) > 0) buf_add(&back, chunk, (size_t)k);
+        got = back.p;
+        glen = back.len;
+    }
+    stax_writer_free(w);
+    if (kind == 2) {
+        fclose(f); /* (sets ms and mslen) */
+        f = NULL;
+        got = ms;
+        glen = mslen;
+    }
+    if (kind <= 3) {
+        CHECK(glen <= ref->out.len && (glen == 0 || memcmp(got, ref->out.p, glen) == 0),
+              "the %s sink holds %zu bytes that are not the start of the sync run's %zu", sink_names[kind], glen,
+              ref->out.len);
+        if (!failed) CHECK(glen == ref->out.len, "the %s sink holds %zu bytes, the sync run wrote %zu", sink_names[kind],
+                           glen, ref->out.len);
+    }
+    if (f) fclose(f);
+    else if (fd >= 0) close(fd);
+    free(mem);
+    free(ms);
+    free(fs.out.p);
+    free(back.p);
+}
+
 /* ---------------------------------------------------------------- read back */
 
 static void read_back(const outcome *oc, size_t chunk) {
@@ -758,6 +947,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         long total = run_alloc_fail(&c, &g, &s, 0);
         for (long k = 1; k <= total && k <= 64; k++) run_alloc_fail(&c, &g, &s, k);
     }
+    run_sink(&c, &g, &s, (unsigned)(data[0] + data[3]) % 6, (unsigned)(data[2] ^ data[3]));
     free_outcome(&s);
     free_outcome(&a);
     free(g.ops);
