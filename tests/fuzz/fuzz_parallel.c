@@ -9,7 +9,9 @@
  *              would hand it over (stax_parallel_read_fn), in reads of about
  *              1, 7, 61 or 4096 bytes (bits 5-6); bit 7: so does the second
  *   bytes 1-2  the part size, 1 + (little-endian value % 4096): from a cut at
- *              every candidate point to a few parts
+ *              every candidate point to a few parts; byte 2 bit 7: the first
+ *              read once more in fixed blocks (fzp_blocks), of the size byte 2
+ *              bits 4-6 pick (24 KiB to 256 KiB)
  *   byte 3     when not 0, a second parallel read, on one thread more, in
  *              parts of 1 + (b % 61) bytes
  *
@@ -198,8 +200,8 @@ static int fzp_read(void *ud, void *buf, size_t cap, size_t *got) {
 
 /* step 0: from memory (stax_parallel_read); else through reads of about
  * step bytes (stax_parallel_read_fn). */
-static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc,
-                         size_t len, size_t step, fzp_out *o) {
+static int fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc,
+                        size_t len, size_t step, void *const *blocks, size_t block_size, fzp_out *o) {
     fzp_run u;
     memset(&u, 0, sizeof u);
     u.nslots = stax_parallel_slots(threads);
@@ -215,6 +217,8 @@ static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t
     po.begin = fzp_begin;
     po.batch = fzp_batch;
     po.done = fzp_done;
+    po.blocks = blocks;
+    po.block_size = block_size;
     stax_parallel_result res;
     fzp_pipe pp = {doc, len, 0, step, 0};
     int st = step ? stax_parallel_read_fn(fzp_read, &pp, &po, &res) : stax_parallel_read(doc, len, &po, &res);
@@ -222,6 +226,51 @@ static void fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t
     fzp_result(o, st, res.err_pos, res.message);
     for (size_t k = 0; k < u.nslots; k++) free(u.slots[k].events.p);
     free(u.slots);
+    return st;
+}
+
+static void fzp_same(const fzp_out *a, const fzp_out *b, unsigned threads, size_t part_size);
+
+/* The first read again in fixed blocks (blocks, nothing allocated), of
+ * one of eight sizes (24 KiB to 256 KiB): its events and result must be
+ * those of a serial reader in a fixed block of what each slot's reader gets
+ * (half a block, rounded down to 64 bytes: the same limits), and
+ * STAX_E_NOMEM when no such reader can be made. */
+static void fzp_blocks(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc, size_t len,
+                       size_t step, unsigned size) {
+    static const size_t sizes[8] = {24u << 10, 32u << 10, 48u << 10, 64u << 10, 96u << 10, 128u << 10, 192u << 10,
+                                    256u << 10};
+    size_t bs = sizes[size], n = stax_parallel_slots(threads) + 1;
+    void **blocks = (void **)calloc(n, sizeof *blocks);
+    if (!blocks) abort();
+    for (size_t k = 0; k < n; k++)
+        if (!(blocks[k] = malloc(bs))) abort();
+    stax_reader_options fixed = *ro;
+    fixed.memory = malloc(bs / 2);
+    if (!fixed.memory) abort();
+    fixed.memory_size = bs / 2 / 64 * 64;
+    fzp_out serial = {0}, par = {0};
+    stax_reader *r = stax_reader_new(&fixed);
+    if (r) {
+        stax_reader_free(r);
+        fzp_serial(&fixed, doc, len, &serial);
+    } else {
+        fzp_result(&serial, STAX_E_NOMEM, (stax_pos){0, 0, 0}, "");
+    }
+    int st = fzp_parallel(ro, threads, part_size, doc, len, step, blocks, bs, &par);
+    if (!r) {
+        if (st != STAX_E_NOMEM) {
+            fprintf(stderr, "invariant failed: blocks of %zu bytes, too small for a reader, read with %d\n", bs, st);
+            abort();
+        }
+    } else {
+        fzp_same(&serial, &par, threads, part_size);
+    }
+    for (size_t k = 0; k < n; k++) free(blocks[k]);
+    free(blocks);
+    free(fixed.memory);
+    free(serial.p);
+    free(par.p);
 }
 
 /* ---------------------------------------------------------------- ranges */
@@ -378,14 +427,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fzp_serial(&ro, doc, len, &serial);
     static const size_t steps[] = {1, 7, 61, 4096};
     size_t step = data[0] & 0x10 ? steps[(data[0] >> 5) & 3] : 0;
-    fzp_parallel(&ro, threads, part_size, doc, len, step, &par);
+    fzp_parallel(&ro, threads, part_size, doc, len, step, NULL, 0, &par);
     fzp_same(&serial, &par, threads, part_size);
     if (data[3]) {
         size_t small = 1 + (size_t)(data[3] % 61);
         par.len = 0;
-        fzp_parallel(&ro, threads + 1, small, doc, len, data[0] & 0x80 ? 1 + small : 0, &par);
+        fzp_parallel(&ro, threads + 1, small, doc, len, data[0] & 0x80 ? 1 + small : 0, NULL, 0, &par);
         fzp_same(&serial, &par, threads + 1, small);
     }
+    if (data[2] & 0x80) fzp_blocks(&ro, threads, part_size, doc, len, step, (data[2] >> 4) & 7u);
     /* the same document in 2 to 9 ranges read apart and merged */
     size_t ranges = 2 + (size_t)((data[1] ^ data[3]) & 7u);
     par.len = 0;
