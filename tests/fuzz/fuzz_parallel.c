@@ -91,9 +91,11 @@ static void fzp_result(fzp_out *o, int status, stax_pos pos, const char *msg) {
     fzp_add(o, msg, strlen(msg));
 }
 
-static void fzp_serial(const stax_reader_options *ro, const uint8_t *doc, size_t len, fzp_out *o) {
+/* The serial read's events and result into o; 0 when its reader cannot be
+ * made. */
+static int fzp_serial(const stax_reader_options *ro, const uint8_t *doc, size_t len, fzp_out *o) {
     stax_reader *r = stax_reader_new(ro);
-    if (!r) abort();
+    if (!r) return 0;
     stax_pos origin = {0, 1, 1};
     const stax_batch *b;
     int st;
@@ -105,6 +107,7 @@ static void fzp_serial(const stax_reader_options *ro, const uint8_t *doc, size_t
     snprintf(msg, sizeof msg, "%s", stax_reader_message(r)); /* the parallel read's is cut to 256 bytes too */
     fzp_result(o, st == STAX_END ? STAX_OK : st, stax_reader_error_pos(r), msg);
     stax_reader_free(r);
+    return 1;
 }
 
 /* The parallel read's events: each part's into its slot, with positions as
@@ -227,50 +230,6 @@ static int fzp_parallel(const stax_reader_options *ro, unsigned threads, size_t 
     for (size_t k = 0; k < u.nslots; k++) free(u.slots[k].events.p);
     free(u.slots);
     return st;
-}
-
-static void fzp_same(const fzp_out *a, const fzp_out *b, unsigned threads, size_t part_size);
-
-/* The first read again in fixed blocks (blocks, nothing allocated), of
- * one of eight sizes (24 KiB to 256 KiB): its events and result must be
- * those of a serial reader in a fixed block of what each slot's reader gets
- * (half a block, rounded down to 64 bytes: the same limits), and
- * STAX_E_NOMEM when no such reader can be made. */
-static void fzp_blocks(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc, size_t len,
-                       size_t step, unsigned size) {
-    static const size_t sizes[8] = {24u << 10, 32u << 10, 48u << 10, 64u << 10, 96u << 10, 128u << 10, 192u << 10,
-                                    256u << 10};
-    size_t bs = sizes[size], n = stax_parallel_slots(threads) + 1;
-    void **blocks = (void **)calloc(n, sizeof *blocks);
-    if (!blocks) abort();
-    for (size_t k = 0; k < n; k++)
-        if (!(blocks[k] = malloc(bs))) abort();
-    stax_reader_options fixed = *ro;
-    fixed.memory = malloc(bs / 2);
-    if (!fixed.memory) abort();
-    fixed.memory_size = bs / 2 / 64 * 64;
-    fzp_out serial = {0}, par = {0};
-    stax_reader *r = stax_reader_new(&fixed);
-    if (r) {
-        stax_reader_free(r);
-        fzp_serial(&fixed, doc, len, &serial);
-    } else {
-        fzp_result(&serial, STAX_E_NOMEM, (stax_pos){0, 0, 0}, "");
-    }
-    int st = fzp_parallel(ro, threads, part_size, doc, len, step, blocks, bs, &par);
-    if (!r) {
-        if (st != STAX_E_NOMEM) {
-            fprintf(stderr, "invariant failed: blocks of %zu bytes, too small for a reader, read with %d\n", bs, st);
-            abort();
-        }
-    } else {
-        fzp_same(&serial, &par, threads, part_size);
-    }
-    for (size_t k = 0; k < n; k++) free(blocks[k]);
-    free(blocks);
-    free(fixed.memory);
-    free(serial.p);
-    free(par.p);
 }
 
 /* ---------------------------------------------------------------- ranges */
@@ -413,6 +372,42 @@ static void fzp_same(const fzp_out *a, const fzp_out *b, unsigned threads, size_
     abort();
 }
 
+/* The first read again in fixed blocks (blocks, nothing allocated), of
+ * one of eight sizes (24 KiB to 256 KiB): its events and result must be
+ * those of a serial reader in a fixed block of what each slot's reader gets
+ * (half a block, rounded down to 64 bytes: the same limits), and
+ * STAX_E_NOMEM when no such reader can be made. */
+static void fzp_blocks(const stax_reader_options *ro, unsigned threads, size_t part_size, const uint8_t *doc, size_t len,
+                       size_t step, unsigned size) {
+    static const size_t sizes[8] = {24u << 10, 32u << 10, 48u << 10, 64u << 10, 96u << 10, 128u << 10, 192u << 10,
+                                    256u << 10};
+    size_t bs = sizes[size], n = stax_parallel_slots(threads) + 1;
+    void **blocks = (void **)calloc(n, sizeof *blocks);
+    if (!blocks) abort();
+    for (size_t k = 0; k < n; k++)
+        if (!(blocks[k] = malloc(bs))) abort();
+    stax_reader_options fixed = *ro;
+    fixed.memory = malloc(bs / 2);
+    if (!fixed.memory) abort();
+    fixed.memory_size = bs / 2 / 64 * 64;
+    fzp_out serial = {0}, par = {0};
+    int made = fzp_serial(&fixed, doc, len, &serial);
+    int st = fzp_parallel(ro, threads, part_size, doc, len, step, blocks, bs, &par);
+    if (!made) {
+        if (st != STAX_E_NOMEM) {
+            fprintf(stderr, "invariant failed: blocks of %zu bytes, too small for a reader, read with %d\n", bs, st);
+            abort();
+        }
+    } else {
+        fzp_same(&serial, &par, threads, part_size);
+    }
+    for (size_t k = 0; k < n; k++) free(blocks[k]);
+    free(blocks);
+    free(fixed.memory);
+    free(serial.p);
+    free(par.p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < FZP_HDR || size > (1u << 16)) return 0;
     unsigned threads = 1 + (data[0] & 3u);
@@ -424,7 +419,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *doc = data + FZP_HDR;
     size_t len = size - FZP_HDR;
     fzp_out serial = {0}, par = {0};
-    fzp_serial(&ro, doc, len, &serial);
+    if (!fzp_serial(&ro, doc, len, &serial)) abort();
     static const size_t steps[] = {1, 7, 61, 4096};
     size_t step = data[0] & 0x10 ? steps[(data[0] >> 5) & 3] : 0;
     fzp_parallel(&ro, threads, part_size, doc, len, step, NULL, 0, &par);
