@@ -2413,7 +2413,19 @@ stax_str stax_select_column_text(const stax_select *s, size_t column) {
  * by field, as 64-bit little-endian words (the scope's bytes as they are), so
  * that two selects in the same state write the same bytes. */
 
-#define SEL_STATE_MAGIC 0x3174617473786174ull /* "tatsxt1" and a version byte */
+#define SEL_STATE_MAGIC 0x3274617473786174ull /* "tatsxt2" and a version byte */
+
+/* The capacities the limits count, after the matching state: the five
+ * buffers under max_state, the four under max_held, and the XML values'
+ * writer blocks. They grow with what a select has read (by doubling, and
+ * never shrink), so a resumed select that starts from them reaches a limit
+ * at the event the original would have. STAX_SELECT_STATE_TAIL bytes. */
+#define SEL_N_CAPS 10
+static stax__buf *sel_cap_buf(stax_select *s, size_t k) {
+    stax__buf *bufs[] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
+                         &s->queue, &s->colst, &s->held, &s->pend};
+    return k < sizeof bufs / sizeof bufs[0] ? bufs[k] : NULL;
+}
 
 typedef struct sel_wr {
     unsigned char *p;
@@ -2464,6 +2476,8 @@ static void sel_wr_state(const stax_select *s, sel_wr *w) {
         sel_wr_bytes(w, s->scope.ptr + at + sizeof dc, dc.nlen + dc.vlen);
         at += sizeof dc + dc.nlen + dc.vlen;
     }
+    for (size_t k = 0; k + 1 < SEL_N_CAPS; k++) sel_wr_u64(w, sel_cap_buf((stax_select *)s, k)->cap);
+    sel_wr_u64(w, s->wblocks);
 }
 
 int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len) {
@@ -2535,6 +2549,49 @@ static int sel_rd_frame(stax_select *s, sel_rd *r, uint32_t d, size_t nc) {
 
 static int sel_resume(stax_select *s, const void *buf, size_t len);
 
+/* The capacities at the end of a state (len bytes, at least the tail),
+ * given to the buffers of s, just reset: each buffer is made that size at
+ * once, and the writer blocks put on the free list, so that s grows from
+ * where the saving select was. Refused over max_state or max_held, and
+ * where a buffer below 64 bytes (which only the last step to a limit
+ * makes) would grow again; all zero: fresh buffers. */
+static int sel_rd_caps(stax_select *s, const unsigned char *tail) {
+    sel_rd r = {tail, STAX_SELECT_STATE_TAIL, 0, 0};
+    size_t caps[SEL_N_CAPS], sum[2] = {0, 0};
+    int small[2] = {0, 0};
+    for (size_t k = 0; k < SEL_N_CAPS; k++) {
+        caps[k] = sel_rd_size(&r, SEL_MAX_LIMIT);
+        if (k + 1 == SEL_N_CAPS) break;
+        if (caps[k] && caps[k] < 64) small[k >= 5] = 1;
+        sum[k >= 5] += caps[k];
+    }
+    if (r.bad) return sel_refuse(s, "truncated or corrupt");
+    if (sum[0] > s->opt.max_state) return sel_refuse(s, "it needs more than max_state");
+    size_t xm = s->opt.xml_memory ? s->opt.xml_memory : 1;
+    if (sum[1] > s->opt.max_held || caps[SEL_N_CAPS - 1] > (s->opt.max_held - sum[1]) / xm)
+        return sel_refuse(s, "it needs more than max_held");
+    sum[1] += caps[SEL_N_CAPS - 1] * xm;
+    if ((small[0] && sum[0] != s->opt.max_state) || (small[1] && sum[1] != s->opt.max_held))
+        return sel_refuse(s, "truncated or corrupt");
+    for (size_t k = 0; k + 1 < SEL_N_CAPS; k++) {
+        stax__buf *b = sel_cap_buf(s, k);
+        if (!caps[k] || caps[k] == b->cap) continue; /* 0: as a new select's */
+        if (caps[k] < b->len) return sel_refuse(s, "truncated or corrupt");
+        void *p = stax__mem_realloc(&s->mem, b->ptr, b->cap, caps[k]);
+        if (!p && caps[k]) return sel_nomem(s);
+        b->ptr = (char *)p;
+        b->cap = caps[k];
+    }
+    for (size_t k = 0; k < caps[SEL_N_CAPS - 1]; k++) {
+        sel_wctx *x = (sel_wctx *)stax__mem_alloc(&s->mem, s->opt.xml_memory);
+        if (!x) return sel_nomem(s);
+        x->next_free = s->wfree;
+        s->wfree = x;
+        s->wblocks++;
+    }
+    return 0;
+}
+
 int stax_select_resume(stax_select *s, const void *buf, size_t len) {
     int st = sel_resume(s, buf, len);
     if (st == STAX_E_LIMIT_STATE) { /* a state over max_state is refused, as the header says */
@@ -2553,6 +2610,10 @@ static int sel_resume(stax_select *s, const void *buf, size_t len) {
     if (sel_rd_u64(&r) != SEL_STATE_MAGIC || r.bad) return sel_refuse(s, "not a select state of this version");
     if (sel_rd_u64(&r) != s->n_steps || sel_rd_u64(&r) != s->n_slots || sel_rd_u64(&r) != sel_flags_word(s) || r.bad)
         return sel_refuse(s, "saved by a select with other paths or flags");
+    if (len - r.at < STAX_SELECT_STATE_TAIL) return sel_refuse(s, "truncated or corrupt");
+    len -= STAX_SELECT_STATE_TAIL; /* the matching state ends there */
+    r.len = len;
+    if (sel_rd_caps(s, r.p + len)) return s->err.code;
     uint32_t depth = (uint32_t)sel_rd_size(&r, s->opt.max_depth);
     uint64_t in_text = sel_rd_u64(&r);
     size_t nc = sel_rd_size(&r, (len - r.at) / 8);

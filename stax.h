@@ -947,19 +947,21 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  * it into buf[0, cap) and its length into *len: STAX_OK; with cap 0 (buf may
  * be NULL) only *len; with 0 < cap < that size nothing is written, *len is
  * the size and the result STAX_E_FULL; STAX_E_NOSAVE while a match is open
- * (its value or record not complete, or held). Two selects with the same
- * paths and options in the same state write the same bytes, so comparing
- * them tells whether a guessed state was right. Neither status is sticky;
+ * (its value or record not complete, or held). Neither status is sticky;
  * the select is unchanged. The counts and match numbers are not part of it.
+ * A state ends with the capacities of the select's buffers, which max_state
+ * and max_held count and which grow (by doubling) with what it has read: its
+ * last STAX_SELECT_STATE_TAIL bytes. Two selects with the same paths and
+ * options in the same state write the same bytes before them, so comparing
+ * those tells whether a guessed state was right.
  * stax_select_resume forgets the document (stax_select_reset) and takes
- * such a state: then give it the events that follow. STAX_OK, or
- * STAX_E_CONTEXT (sticky; a state from other paths or options, truncated,
- * corrupt, or over max_depth or max_state); no byte of it is trusted.
- * max_state and max_held count the capacities of the select's buffers,
- * which grow (by doubling) with what it has read and are not part of the
- * state: a resumed select grows its own from the state, so where the
- * original reaches max_state, a resumed one may reach it at another event
- * or not at all. */
+ * such a state: then give it the events that follow. It reaches max_state
+ * and max_held at the event the saving select would have, with the same
+ * message; with the tail's bytes all 0 it starts from a new select's
+ * buffers instead. STAX_OK, or STAX_E_CONTEXT (sticky; a state from other
+ * paths or options, truncated, corrupt, or over max_depth, max_state or
+ * max_held); no byte of it is trusted. */
+#define STAX_SELECT_STATE_TAIL 80u /* a state's last bytes: the capacities */
 STAXDEF int stax_select_save(const stax_select *s, void *buf, size_t cap, size_t *len);
 STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
 #endif /* STAX_NO_SELECT */

@@ -323,7 +323,10 @@ typedef struct select_par {
     uint64_t *counts;
 } select_par;
 
-/* The state of s into *buf (grown): its length, or 0 when it cannot be saved. */
+/* The state of s into *buf (grown): its length, or 0 when it cannot be
+ * saved. Its capacities are set to 0 (a new select's): a part's select
+ * starts with buffers of its own, and two states compare by what they
+ * match alone. */
 static size_t select_par_save(const stax_select *s, unsigned char **buf, size_t *cap) {
     size_t n = 0;
     int st = stax_select_save(s, *buf, *cap, &n);
@@ -334,7 +337,9 @@ static size_t select_par_save(const stax_select *s, unsigned char **buf, size_t 
         *cap = n;
         st = stax_select_save(s, *buf, *cap, &n);
     }
-    return st == STAX_OK ? n : 0;
+    if (st != STAX_OK || n < STAX_SELECT_STATE_TAIL) return 0;
+    memset(*buf + n - STAX_SELECT_STATE_TAIL, 0, STAX_SELECT_STATE_TAIL);
+    return n;
 }
 
 static int select_par_setup(void *ud, size_t slots) {

@@ -241,6 +241,117 @@ Test(select_state, a_reset_select_keeps_nothing_of_a_refused_state) {
     stax_reader_free(r);
 }
 
+/* A select of path with max_state ms and max_held mh (0: the default), in
+ * a fixed block of its own when block is set (*block gets it, to free);
+ * NULL when the options or the compile are refused. */
+static stax_select *limited_select(const char *path, unsigned flags, size_t ms, size_t mh, int fixed, void **block,
+                                   stax_test_buf *out) {
+    stax_select_options o;
+    memset(&o, 0, sizeof o);
+    o.flags = flags;
+    o.max_state = ms;
+    o.max_held = mh;
+    o.xml_memory = STAX_WRITER_MIN_MEMORY + 2048;
+    *block = NULL;
+    if (fixed) {
+        o.memory_size = stax_select_memory_size(&o, strlen(path));
+        if (!o.memory_size) return NULL;
+        o.memory = *block = malloc(o.memory_size);
+    }
+    stax_select *s = stax_select_new(&o);
+    if (s && stax_select_compile(s, stax_strz(path), stax_strz("")) != STAX_OK) {
+        stax_select_free(s);
+        s = NULL;
+    }
+    if (!s) {
+        free(*block);
+        *block = NULL;
+        return NULL;
+    }
+    stax_select_set_output(s, collect, out);
+    return s;
+}
+
+/* Where the whole read reaches max_state or max_held, a select resumed
+ * from a state saved at any event before reaches it at the same event,
+ * with the same message, and before that gives the same output: a state
+ * holds the capacities the limits count, so they grow in the resumed
+ * select from where they were. Every max_state by 8 bytes and max_held by
+ * 64 from the smallest; the resumed select in a fixed block at every
+ * other setting. */
+Test(select_state, a_resumed_select_reaches_a_limit_where_the_original_does) {
+    static const char ldoc[] =
+        "<r><g k='1'><a>1</a><a>2</a>text<a>p</a></g><g k='2'><a>3<b>in<c><d><e>deep</e></d></c></b></a><a x='y'>4</a>"
+        "</g><a><a><a><a><a><a>x</a></a></a></a></a></a><a>one<a>two<a>three</a></a></a><a>5</a></r>";
+    static const char *const lpaths[] = {"//a", "//a[1]", "//a/text()", "//g[@k='2']/a", "//b//*", "//*[2]"};
+    stax_reader *r = stax_reader_new(NULL);
+    stax_reader_feed(r, ldoc, strlen(ldoc));
+    stax_reader_end(r);
+    const stax_batch *b;
+    cr_assert_eq(stax_reader_next(r, &b), STAX_OK);
+    size_t differ = 0, limited = 0, cases = 0;
+    for (size_t p = 0; p < sizeof lpaths / sizeof lpaths[0]; p++)
+        for (unsigned held = 0; held < 2; held++)
+            for (size_t step = 1; step <= 96; step++) {
+                unsigned flags = held || step % 2 ? STAX_SELECT_XML : 0;
+                size_t ms = held ? 0 : 8 * step, mh = held ? STAX_WRITER_MIN_MEMORY + 2048 + 64 * step : 0;
+                stax_test_buf whole = {0};
+                void *wb, *cb, *tb;
+                stax_select *s = limited_select(lpaths[p], flags, ms, mh, 0, &wb, &whole);
+                if (!s) continue;
+                size_t fail = b->count;
+                int wst = STAX_OK;
+                char wmsg[256] = "";
+                for (size_t i = 0; i < b->count && !wst; i++)
+                    if ((wst = stax_select_event(s, b, i)) != STAX_OK) {
+                        fail = i;
+                        snprintf(wmsg, sizeof wmsg, "%s", stax_select_message(s));
+                    }
+                stax_select_free(s);
+                if (wst) {
+                    cr_assert(wst == STAX_E_LIMIT_STATE || wst == STAX_E_LIMIT_HELD, "%d", wst);
+                    limited++;
+                }
+                for (size_t at = 0; at < fail; at++) {
+                    stax_test_buf out = {0};
+                    stax_select *c = limited_select(lpaths[p], flags, ms, mh, 0, &cb, &out);
+                    cr_assert_not_null(c);
+                    for (size_t i = 0; i <= at; i++) cr_assert_eq(stax_select_event(c, b, i), STAX_OK);
+                    size_t len = 0;
+                    unsigned char state[4096];
+                    if (stax_select_save(c, state, sizeof state, &len) != STAX_OK) {
+                        stax_select_free(c);
+                        stax_test_buf_free(&out);
+                        continue;
+                    }
+                    stax_select *t = limited_select(lpaths[p], flags, ms, mh, step % 2, &tb, &out);
+                    cr_assert_not_null(t);
+                    int st = stax_select_resume(t, state, len);
+                    cr_assert_eq(st, STAX_OK, "%s", stax_select_message(t));
+                    size_t tfail = b->count;
+                    for (size_t i = at + 1; i < b->count && !st; i++)
+                        if ((st = stax_select_event(t, b, i)) != STAX_OK) tfail = i;
+                    cases++;
+                    int same = st == wst && tfail == fail && (!st || !strcmp(wmsg, stax_select_message(t))) &&
+                               (st || (out.len == whole.len && (!out.len || memcmp(out.p, whole.p, out.len) == 0)));
+                    if (!same && ++differ <= 5) {
+                        cr_log_info("%s, max_state %zu, max_held %zu, cut after %zu: whole %d at %zu (%s), resumed %d at %zu (%s)",
+                                     lpaths[p], ms, mh, at, wst, fail, wmsg, st, tfail, stax_select_message(t));
+                    }
+                    stax_select_free(c);
+                    stax_select_free(t);
+                    free(cb);
+                    free(tb);
+                    stax_test_buf_free(&out);
+                }
+                stax_test_buf_free(&whole);
+            }
+    cr_assert_gt(limited, 100, "only %zu settings reached a limit", limited);
+    cr_assert_gt(cases, 1000);
+    cr_assert_eq(differ, 0, "%zu of %zu resumed selects went otherwise than the whole read", differ, cases);
+    stax_reader_free(r);
+}
+
 /* Reset in the middle of a document again and again (values held open,
  * XML writers in use), in a fixed block of the size stax_select_memory_size
  * gives: every whole read after gives the first one's output, and nothing
