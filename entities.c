@@ -94,7 +94,7 @@ int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, uns
     if (!d)
         return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s' (the document has no DTD)",
                              stax__clip(name.len, 64), name.ptr);
-    stax__entity *e = known ? known : stax__dtd_entity(d, name.ptr, name.len, 0);
+    stax__entity *e = known || (where & STAX__GE_LOOKED) ? known : stax__dtd_entity(d, name.ptr, name.len, 0);
     if (!e) {
         if (stax__dtd_wfc_declared(d))
             return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", stax__clip(name.len, 64), name.ptr);

@@ -42,11 +42,14 @@ enum { STAX__REF_REPORT = 1, /* an external entity in content: read through the 
 /* Where a general entity reference stands (flags of stax__general_entity). */
 #define STAX__GE_ATTR 0x1u /* in an attribute value */
 #define STAX__GE_DTD 0x2u  /* in a default value of the DTD (not in the document) */
+#define STAX__GE_LOOKED 0x4u /* known is what the caller's lookup found: NULL, none */
 
 /* What a reference to general entity `name` (its '&' at amp) means: 0 and
  * *out = an internal entity to expand; STAX__REF_REPORT and *out = the
  * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE.
- * known: the entity of that name when the caller has it (a cache), or NULL. */
+ * known: the entity of that name when the caller has it (a cache), or NULL;
+ * with STAX__GE_LOOKED in where, the caller looked it up, and NULL is no
+ * such entity. */
 STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where,
                                  stax__entity *known, stax__entity **out, stax__err *err);
 

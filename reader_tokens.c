@@ -56,7 +56,8 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
     stax__entity *e;
     *report = NULL;
     *undeclared = 0;
-    int rc = stax__general_entity(r->doc.has_doctype ? &r->buf.dtd : NULL, tok + i, name, 0, known, &e, &r->doc.err);
+    int rc = stax__general_entity(r->doc.has_doctype ? &r->buf.dtd : NULL, tok + i, name, STAX__GE_LOOKED, known, &e,
+                                  &r->doc.err); /* (rd_reference looked it up) */
     if (rc == STAX__REF_SKIP) {
         *undeclared = 1;
         return NULL;
@@ -156,13 +157,15 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
     char *dst0 = o.p;
     int decoding = copy; /* the text goes to the arena */
     size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
-    /* 0: no byte >= 0x80 met yet; 1: the rest of the token is valid UTF-8
-     * (checked by blocks at the first), so a scan that passes over such
-     * bytes takes them; -1: it is not (they are checked one sequence at a
-     * time, and the first bad one is reported in its order among the
-     * text's errors). Builds for size (STAX__SMALL) keep the second way
-     * alone. */
-    int utf8 = 0;
+    /* Bytes >= 0x80: the scan passes over them to the next byte other than
+     * text, and the bytes it passed are then checked by blocks; where that
+     * check fails (bad), they are checked one sequence at a time, and the
+     * first bad one is reported in its order among the text's errors. Each
+     * byte is checked once, in the call that reads it (a check of the rest
+     * of the token at the first such byte was quadratic in a long text with
+     * many references that end the call early: entities to expand or
+     * skipped). Builds for size (STAX__SMALL) keep the second way alone. */
+    int bad = 0;
     while (i < n) {
         /* bulk skip over plain bytes */
         i += stax__scan_text(tok + i, n - i);
@@ -176,14 +179,17 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         }
         if (c >= 0x80) {
 #ifndef STAX__SMALL
-            if (!utf8) utf8 = stax__scan_utf8(r->cfg.simd, tok + i, n - i, n - i) == n - i ? 1 : -1;
-            if (utf8 > 0) { /* to the next byte other than text */
+            if (!bad) { /* to the next byte other than text (an ASCII byte, or n) */
                 stax__tscan ts = {0, 0, 0, 0, 0};
-                i = stax__scan_text_run(r->cfg.simd, tok, i, n, &ts);
-                continue;
+                size_t e = stax__scan_text_run(r->cfg.simd, tok, i, n, &ts);
+                if (stax__scan_utf8(r->cfg.simd, tok + i, e - i, n - i) == e - i) {
+                    i = e;
+                    continue;
+                }
+                bad = 1;
             }
 #else
-            (void)utf8;
+            (void)bad;
 #endif
             size_t k = rd_utf8_run(tok, n, i);
             if (k > i) {

@@ -19,6 +19,18 @@ def text_refs():
     return '<!DOCTYPE r [<!ENTITY e "x">]><r>', "w &e; ", "</r>"
 
 
+def text_refs_utf8():
+    # The same with a character of two bytes in each piece of text: its UTF-8
+    # is checked by blocks, which each reference that ends a piece starts again.
+    return '<!DOCTYPE r [<!ENTITY e "x">]><r>', "w\u00e9 &e; ", "</r>"
+
+
+def skipped_refs():
+    # References to entities never declared, after a parameter entity reference
+    # (not an error then: each is an ENTITY_REF event), in UTF-8 text.
+    return '<!DOCTYPE r [<!ENTITY % p ""> %p;]><r>', "w\u00e9 &u; ", "</r>"
+
+
 def entities():
     # 4,000 one-byte entities (a DTD that fits max_dtd), each referenced in turn.
     decl = "".join('<!ENTITY e%d "%s">' % (i, chr(97 + i % 26)) for i in range(4000))
@@ -62,6 +74,8 @@ def deep_defaults():
 
 SHAPES = {
     "text-refs": text_refs,
+    "text-refs-utf8": text_refs_utf8,
+    "skipped-refs": skipped_refs,
     "entities": entities,
     "attr-refs": attr_refs,
     "comments-pis": comments_pis,
@@ -79,10 +93,10 @@ def main(argv):
         sys.stderr.write("usage: adversarial.py -l | SHAPE KIB FILE (shapes: %s)\n" % " ".join(SHAPES))
         return 2
     head, unit, tail = SHAPES[argv[1]]()
-    units = max(1, int(argv[2]) * 1024 // len(unit))
+    units = max(1, int(argv[2]) * 1024 // len(unit.encode("utf-8")))
     per = max(1, (1 << 20) // len(unit))  # units written at a time: about 1 MiB
     block = unit * per
-    with open(argv[3], "w", encoding="ascii", newline="") as f:
+    with open(argv[3], "w", encoding="utf-8", newline="") as f:
         f.write(head)
         left = units
         while left >= per:

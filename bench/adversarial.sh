@@ -1,16 +1,18 @@
 #!/bin/sh
 # Linear time on adversarial shapes: `stax check` at two sizes of each shape
-# bench/adversarial.py writes (long text with references, thousands of short
-# entities, attribute values of references, long comments and PIs, many
-# namespaces on many elements and on one element, deep nesting with
-# attribute defaults), and expat (bench/expat_count) at the larger size, in
-# one hyperfine run per shape.
+# bench/adversarial.py writes (long text with references, in ASCII and in
+# UTF-8, references to undeclared entities, thousands of short entities,
+# attribute values of references, long comments and PIs, many namespaces on
+# many elements and on one element, deep nesting with attribute defaults),
+# and expat (bench/expat_count) at the larger size, in one hyperfine run per
+# shape.
 #
 #   sh bench/adversarial.sh        (or: make bench-adversarial)
 #
 # Per shape it prints stax's time at N and 2N, their ratio, expat's time at
 # 2N and stax ÷ expat, then a FAIL line for every shape where the ratio is
-# above 2.2 (not linear) or stax is slower than expat, and exits 1 if there
+# above 2.2 (not linear) or stax is slower than expat (skipped-refs: more
+# than 2.5 times expat's time, expat_bound below), and exits 1 if there
 # was one. The times are CPU times (user + system, hyperfine's means): on a
 # shared machine the wall time also counts the waits for a core, which are
 # not the program's (the wall-time means are in the table too, and the
@@ -67,6 +69,20 @@ default_kib() {
     esac
 }
 
+# How many times expat's CPU time stax may take at 2N: 1 (ahead of expat),
+# but for skipped-refs, where stax gives each reference to an undeclared
+# entity an ENTITY_REF event and ends the text's call there (a round of the
+# general path's driver, some 700 instructions a reference) and expat_count,
+# with no skipped-entity handler, gives nothing: stax takes about twice
+# expat's time there, and the bound still catches a return of the quadratic
+# UTF-8 check (16 to 26 times expat's time at N = 256 KiB).
+expat_bound() {
+    case $1 in
+    skipped-refs) echo 2.5 ;;
+    *) echo 1 ;;
+    esac
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stax-adversarial.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
@@ -101,11 +117,11 @@ for shape in $shapes; do
             -n expat-2N "'$expat' $xns '$tmp/2n.xml'"
         # CSV: command,mean,stddev,median,user,system,min,max (seconds).
         # rows: shape, KiB, CPU of stax N, stax 2N, expat 2N, then their wall-time means
-        awk -F, -v shape="$shape" -v kib="$kib" '
+        awk -F, -v shape="$shape" -v kib="$kib" -v bound="$(expat_bound "$shape")" '
             NR > 1 { cpu[$1] = $5 + $6; wall[$1] = $2 }
             END {
-                printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shape, kib, cpu["stax-N"], cpu["stax-2N"], cpu["expat-2N"],
-                    wall["stax-N"], wall["stax-2N"], wall["expat-2N"]
+                printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shape, kib, cpu["stax-N"], cpu["stax-2N"], cpu["expat-2N"],
+                    wall["stax-N"], wall["stax-2N"], wall["expat-2N"], bound
             }
         ' "$tmp/$shape.csv" >>"$tmp/rows.tsv"
     fi
@@ -121,7 +137,7 @@ table=$(awk -F'\t' '
 ' "$tmp/rows.tsv")
 awk -F'\t' '
     $4 / $3 > 2.2 { printf "FAIL %s: not linear: %.1f ms of CPU at N, %.1f ms at 2N (%.2fx > 2.2x)\n", $1, $3 * 1000, $4 * 1000, $4 / $3 }
-    $4 > $5 { printf "FAIL %s: slower than expat at 2N: %.1f ms of CPU, expat %.1f ms (%.2fx)\n", $1, $4 * 1000, $5 * 1000, $4 / $5 }
+    $4 > $5 * $9 { printf "FAIL %s: more than %s times expat'"'"'s time at 2N: %.1f ms of CPU, expat %.1f ms (%.2fx)\n", $1, $9, $4 * 1000, $5 * 1000, $4 / $5 }
 ' "$tmp/rows.tsv" >>"$tmp/fail"
 
 commit=$(git describe --always --dirty 2>/dev/null) || commit=
@@ -149,4 +165,4 @@ if [ -s "$tmp/fail" ]; then
     cat "$tmp/fail"
     exit 1
 fi
-echo "bench-adversarial: every shape linear (2N ÷ N <= 2.2) and faster than expat"
+echo "bench-adversarial: every shape linear (2N ÷ N <= 2.2) and within its bound of expat's time (faster, but for skipped-refs)"

@@ -8,7 +8,8 @@
 #                         four programs count them alike (nothing timed)
 #   make bench-adversarial  stax check at N and 2N of each adversarial shape
 #                         beside expat (bench/adversarial.sh): fails unless the
-#                         time is linear and stax ahead of expat
+#                         time is linear and stax ahead of expat (skipped-refs:
+#                         within 2.5 times expat's time)
 #   make bench-transcode  the decoders of encoding.c beside glibc's iconv
 #                         (bench/transcode.c), 100 MiB a case, best of 5
 

@@ -1776,3 +1776,44 @@ Test(reader, names_of_every_byte_at_every_place_read_as_the_general_way) {
     }
     cr_log_info("%zu documents (%zu read), %zu of them at every chunk size", n_docs, n_ok, n_split);
 }
+
+/* One text of 4 MiB (max_text and max_token raised to hold it) of UTF-8 and
+ * 524,288 references, to an entity declared and to one never declared (after
+ * a parameter entity reference: each an ENTITY_REF event), read in linear
+ * time: each reference ends the reading of the text, and a check of the
+ * text's UTF-8 from there to its end at each would scan some 10^12 bytes
+ * (hours; the timeout is the test of that). The events are all there: each
+ * reference's, and the text between, whole. */
+Test(reader, utf8_text_with_half_a_million_references_in_linear_time, .timeout = 60) {
+    static const char *const heads[] = {"<!DOCTYPE r [<!ENTITY e 'x'>]><r>", "<!DOCTYPE r [<!ENTITY % p ''> %p;]><r>"};
+    const size_t n = 524288;
+    for (size_t k = 0; k < 2; k++) {
+        const char *unit = k ? "w\xC3\xA9 &u; " : "w\xC3\xA9 &e; ";
+        size_t ul = strlen(unit), hl = strlen(heads[k]), len = hl + n * ul + 4;
+        char *doc = malloc(len + 1);
+        cr_assert_not_null(doc);
+        memcpy(doc, heads[k], hl);
+        for (size_t i = 0; i < n; i++) memcpy(doc + hl + i * ul, unit, ul);
+        memcpy(doc + hl + n * ul, "</r>", 5);
+        stax_reader_options opt = {0};
+        opt.max_text = opt.max_token = (size_t)64 << 20;
+        stax_reader *r = stax_reader_new(&opt);
+        cr_assert_not_null(r);
+        stax_test_cursor c;
+        stax_test_cursor_open(&c, r, doc, len);
+        size_t refs = 0, text = 0;
+        while (stax_test_cursor_next(&c)) {
+            int t = stax_ev_type(c.b, c.i);
+            if (t == STAX_EV_ENTITY_REF) {
+                cr_assert(stax_str_eq(stax_ev_name(c.b, c.i), "u"));
+                refs++;
+            }
+            if (t == STAX_EV_TEXT) text += stax_ev_text(c.b, c.i).len;
+        }
+        cr_assert_eq(c.status, STAX_END, "%s", stax_reader_message(r));
+        cr_assert_eq(refs, k ? n : 0);
+        cr_assert_eq(text, n * (ul - 3) + (k ? 0 : n), "the text between the references, and each x");
+        stax_reader_free(r);
+        free(doc);
+    }
+}

@@ -81,6 +81,17 @@ BAD(utf8_truncated_sequence, "<a>\nab\xE4\xB8</a>", "ERROR ENCODING @2:3:6")
 BAD(utf8_byte_ff, "<a>\n\xC3\xA9" "b\xFF</a>", "ERROR ENCODING @2:3:7")
 BAD(utf8_lone_continuation, "<a>\nab\x80</a>", "ERROR ENCODING @2:3:6")
 BAD(utf8_above_10ffff, "<a>\nab\xF4\x90\x80\x80</a>", "ERROR ENCODING @2:3:6")
+/* A text of UTF-8 with references: its UTF-8 is checked piece by piece
+ * (the bytes the scan passed, up to a reference), which ends the reading of
+ * the text at each entity reference, declared or skipped; the first bad byte
+ * is still reported where it is, at every chunk size. */
+BAD(utf8_bad_after_entity_references, "<!DOCTYPE r [<!ENTITY e \"x\">]><r>\xC3\xA9&e;\xC3\xA9&e;ab\xFF</r>",
+    "ERROR ENCODING @1:44:45")
+BAD(utf8_bad_after_skipped_references, "<!DOCTYPE r [<!ENTITY % p \"\"> %p;]><r>\xC3\xA9&u;\xC3\xA9&u;ab\xFF</r>",
+    "ERROR ENCODING @1:49:50")
+BAD(utf8_overlong_after_character_reference, "<r>\xC3\xA9&#65;\xC3\xA9\xC0\xAF</r>", "ERROR ENCODING @1:11:12")
+BAD(utf8_bad_before_character_reference, "<r>\xC3\xA9\xFF&#65;</r>", "ERROR ENCODING @1:5:5")
+BAD(cdata_end_after_utf8_and_reference, "<r>\xC3\xA9&#65;\xC3\xA9]]></r>", "ERROR SYNTAX @1:11:12")
 BAD(utf8_bad_in_attribute, "<a>\n<b c=\"x\xFEy\"/></a>", "ERROR ENCODING @2:8:11")
 BAD(utf8_bad_in_name, "<a>\n<b\xC0\x80/></a>", "ERROR ENCODING @2:3:6")
 BAD(utf8_bad_in_comment, "<a>\n<!-- \xC1\xBF --></a>", "ERROR ENCODING @2:6:9")
