@@ -88,13 +88,12 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsign
     return 0;
 }
 
-int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where, stax__entity *known,
+int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where, stax__entity *e,
                          stax__entity **out, stax__err *err) {
     *out = NULL;
     if (!d)
         return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s' (the document has no DTD)",
                              stax__clip(name.len, 64), name.ptr);
-    stax__entity *e = known || (where & STAX__GE_LOOKED) ? known : stax__dtd_entity(d, name.ptr, name.len, 0);
     if (!e) {
         if (stax__dtd_wfc_declared(d))
             return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", stax__clip(name.len, 64), name.ptr);
@@ -227,7 +226,8 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                 continue;
             }
             stax__entity *e;
-            rc = stax__general_entity(a->dtd, at, ref.name, STAX__GE_ATTR | (a->in_dtd ? STAX__GE_DTD : 0u), NULL, &e, err);
+            e = a->dtd ? stax__dtd_entity(a->dtd, ref.name.ptr, ref.name.len, 0) : NULL;
+            rc = stax__general_entity(a->dtd, at, ref.name, STAX__GE_ATTR | (a->in_dtd ? STAX__GE_DTD : 0u), e, &e, err);
             if (rc == STAX__REF_SKIP) {
                 rc = 0;
                 continue;

@@ -42,16 +42,14 @@ enum { STAX__REF_REPORT = 1, /* an external entity in content: read through the 
 /* Where a general entity reference stands (flags of stax__general_entity). */
 #define STAX__GE_ATTR 0x1u /* in an attribute value */
 #define STAX__GE_DTD 0x2u  /* in a default value of the DTD (not in the document) */
-#define STAX__GE_LOOKED 0x4u /* known is what the caller's lookup found: NULL, none */
 
 /* What a reference to general entity `name` (its '&' at amp) means: 0 and
  * *out = an internal entity to expand; STAX__REF_REPORT and *out = the
  * external entity; STAX__REF_SKIP; or an error. d is NULL without a DOCTYPE.
- * known: the entity of that name when the caller has it (a cache), or NULL;
- * with STAX__GE_LOOKED in where, the caller looked it up, and NULL is no
- * such entity. */
+ * e: the entity of that name, which the caller looked up (stax__dtd_entity,
+ * or a cache), or NULL when there is none. */
 STAXINT int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, unsigned where,
-                                 stax__entity *known, stax__entity **out, stax__err *err);
+                                 stax__entity *e, stax__entity **out, stax__err *err);
 
 /* One level of entity text being read: where the text that referenced it
  * stands. The reader's content expansion and the normalizer share them. */

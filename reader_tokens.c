@@ -40,8 +40,8 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, int at_eof, s
     /* text that refers to entities mostly refers to one again and again; a
      * declared entity's name was checked when it was declared */
     stax__entity *e = r->doc.last_ge;
-    if (!e || !rd_str_same(e->name, ref.name))
-        e = r->doc.has_doctype ? stax__dtd_entity(&r->buf.dtd, ref.name.ptr, ref.name.len, 0) : NULL;
+    if (!e || !rd_str_same(e->name, ref.name)) /* (without a DOCTYPE the table is empty) */
+        e = stax__dtd_entity(&r->buf.dtd, ref.name.ptr, ref.name.len, 0);
     if (!e && stax__ref_check_name(&ref, tok + i, &r->doc.err)) return stax__rd_fail_err(r, tok, n);
     *found = e;
     return 0;
@@ -56,8 +56,7 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
     stax__entity *e;
     *report = NULL;
     *undeclared = 0;
-    int rc = stax__general_entity(r->doc.has_doctype ? &r->buf.dtd : NULL, tok + i, name, STAX__GE_LOOKED, known, &e,
-                                  &r->doc.err); /* (rd_reference looked it up) */
+    int rc = stax__general_entity(r->doc.has_doctype ? &r->buf.dtd : NULL, tok + i, name, 0, known, &e, &r->doc.err);
     if (rc == STAX__REF_SKIP) {
         *undeclared = 1;
         return NULL;
