@@ -986,6 +986,15 @@ void fz_check_input_chunk(const uint8_t *hdr, const uint8_t *doc, size_t size, s
     size_t fail_at;
     fz_parse_header(hdr, &ws, &cs, &fail_run, &fail_at);
     if (chunk) cs.chunk = chunk;
+    /* A long document (up to FZ_LONG_MAX) could expand at the default ratio
+     * to 100 times its size, and the runs of one input under ASan then take
+     * minutes (a libFuzzer timeout that ends the campaign): past 4 KiB (the
+     * longest input otherwise), the ratio is what lets it expand to 2 MiB,
+     * at least 1. The counting code is the same at any ratio. */
+    if (size > 4096 && !ws.opt.entity_amplification) {
+        size_t amp = ((size_t)2 << 20) / size;
+        ws.opt.entity_amplification = cs.opt.entity_amplification = (uint32_t)(amp ? amp : 1);
+    }
     if (ws.resolver && fz_split_entities) {
         for (size_t i = 0; i + 1 < size; i++)
             if (doc[i] == 0 && doc[i + 1] == 0) {
