@@ -2186,6 +2186,16 @@ static void sel_drop_output(stax_select *s) {
     s->q_base = s->next_match = 0;
 }
 
+/* The buffers a document grows: the SEL_N_STATE that max_state counts the
+ * capacities of, then the four of max_held (k < SEL_N_RUNTIME). */
+#define SEL_N_STATE 5
+#define SEL_N_RUNTIME 9
+static stax__buf *sel_runtime_buf(stax_select *s, size_t k) {
+    stax__buf *bufs[SEL_N_RUNTIME] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
+                                      &s->queue, &s->colst, &s->held, &s->pend};
+    return bufs[k];
+}
+
 /* What a document grows, given back (after sel_drop_output, which returns
  * the open values' writers to wfree): max_state counts the capacities of
  * the state's buffers and max_held those of the output's and the writers'
@@ -2194,9 +2204,7 @@ static void sel_drop_output(stax_select *s) {
  * the next. After a reset a select is a new one's equal, and in a fixed
  * block what it took after compiling is free again. */
 static void sel_free_runtime(stax_select *s) {
-    stax__buf *bufs[] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
-                         &s->queue, &s->colst, &s->held, &s->pend};
-    for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; k++) stax__buf_free(&s->mem, bufs[k]);
+    for (size_t k = 0; k < SEL_N_RUNTIME; k++) stax__buf_free(&s->mem, sel_runtime_buf(s, k));
     while (s->wfree) {
         sel_wctx *x = s->wfree;
         s->wfree = x->next_free;
@@ -2415,17 +2423,12 @@ stax_str stax_select_column_text(const stax_select *s, size_t column) {
 
 #define SEL_STATE_MAGIC 0x3274617473786174ull /* "tatsxt2" and a version byte */
 
-/* The capacities the limits count, after the matching state: the five
- * buffers under max_state, the four under max_held, and the XML values'
- * writer blocks. They grow with what a select has read (by doubling, and
- * never shrink), so a resumed select that starts from them reaches a limit
- * at the event the original would have. STAX_SELECT_STATE_TAIL bytes. */
-#define SEL_N_CAPS 10
-static stax__buf *sel_cap_buf(stax_select *s, size_t k) {
-    stax__buf *bufs[] = {&s->frames, &s->cands, &s->counters, &s->scope, &s->caps,
-                         &s->queue, &s->colst, &s->held, &s->pend};
-    return k < sizeof bufs / sizeof bufs[0] ? bufs[k] : NULL;
-}
+/* The capacities the limits count, after the matching state: those of the
+ * document's buffers (sel_runtime_buf), and the XML values' writer blocks.
+ * They grow with what a select has read (by doubling, and never shrink), so
+ * a resumed select that starts from them reaches a limit at the event the
+ * original would have. STAX_SELECT_STATE_TAIL bytes. */
+#define SEL_N_CAPS (SEL_N_RUNTIME + 1)
 
 typedef struct sel_wr {
     unsigned char *p;
@@ -2476,7 +2479,7 @@ static void sel_wr_state(const stax_select *s, sel_wr *w) {
         sel_wr_bytes(w, s->scope.ptr + at + sizeof dc, dc.nlen + dc.vlen);
         at += sizeof dc + dc.nlen + dc.vlen;
     }
-    for (size_t k = 0; k + 1 < SEL_N_CAPS; k++) sel_wr_u64(w, sel_cap_buf((stax_select *)s, k)->cap);
+    for (size_t k = 0; k < SEL_N_RUNTIME; k++) sel_wr_u64(w, sel_runtime_buf((stax_select *)s, k)->cap);
     sel_wr_u64(w, s->wblocks);
 }
 
@@ -2549,21 +2552,20 @@ static int sel_rd_frame(stax_select *s, sel_rd *r, uint32_t d, size_t nc) {
 
 static int sel_resume(stax_select *s, const void *buf, size_t len);
 
-/* The capacities at the end of a state (len bytes, at least the tail),
- * given to the buffers of s, just reset: each buffer is made that size at
- * once, and the writer blocks put on the free list, so that s grows from
- * where the saving select was. Refused over max_state or max_held, and
+/* The capacities at the end of a state (its last STAX_SELECT_STATE_TAIL
+ * bytes, at tail), given to the buffers of s, just reset: each buffer is
+ * made that size at once, and the writer blocks put on the free list, so
+ * that s grows from where the saving select was. Refused over max_state or max_held, and
  * where a buffer below 64 bytes (which only the last step to a limit
  * makes) would grow again; all zero: fresh buffers. */
 static int sel_rd_caps(stax_select *s, const unsigned char *tail) {
     sel_rd r = {tail, STAX_SELECT_STATE_TAIL, 0, 0};
     size_t caps[SEL_N_CAPS], sum[2] = {0, 0};
     int small[2] = {0, 0};
-    for (size_t k = 0; k < SEL_N_CAPS; k++) {
-        caps[k] = sel_rd_size(&r, SEL_MAX_LIMIT);
-        if (k + 1 == SEL_N_CAPS) break;
-        if (caps[k] && caps[k] < 64) small[k >= 5] = 1;
-        sum[k >= 5] += caps[k];
+    for (size_t k = 0; k < SEL_N_CAPS; k++) caps[k] = sel_rd_size(&r, SEL_MAX_LIMIT);
+    for (size_t k = 0; k < SEL_N_RUNTIME; k++) {
+        if (caps[k] && caps[k] < 64) small[k >= SEL_N_STATE] = 1;
+        sum[k >= SEL_N_STATE] += caps[k];
     }
     if (r.bad) return sel_refuse(s, "truncated or corrupt");
     if (sum[0] > s->opt.max_state) return sel_refuse(s, "it needs more than max_state");
@@ -2573,12 +2575,12 @@ static int sel_rd_caps(stax_select *s, const unsigned char *tail) {
     sum[1] += caps[SEL_N_CAPS - 1] * xm;
     if ((small[0] && sum[0] != s->opt.max_state) || (small[1] && sum[1] != s->opt.max_held))
         return sel_refuse(s, "truncated or corrupt");
-    for (size_t k = 0; k + 1 < SEL_N_CAPS; k++) {
-        stax__buf *b = sel_cap_buf(s, k);
+    for (size_t k = 0; k < SEL_N_RUNTIME; k++) {
+        stax__buf *b = sel_runtime_buf(s, k);
         if (!caps[k] || caps[k] == b->cap) continue; /* 0: as a new select's */
         if (caps[k] < b->len) return sel_refuse(s, "truncated or corrupt");
         void *p = stax__mem_realloc(&s->mem, b->ptr, b->cap, caps[k]);
-        if (!p && caps[k]) return sel_nomem(s);
+        if (!p) return sel_nomem(s);
         b->ptr = (char *)p;
         b->cap = caps[k];
     }

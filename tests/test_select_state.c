@@ -258,18 +258,13 @@ static stax_select *limited_select(const char *path, unsigned flags, size_t ms, 
         if (!o.memory_size) return NULL;
         o.memory = *block = malloc(o.memory_size);
     }
-    stax_select *s = stax_select_new(&o);
-    if (s && stax_select_compile(s, stax_strz(path), stax_strz("")) != STAX_OK) {
-        stax_select_free(s);
-        s = NULL;
-    }
-    if (!s) {
-        free(*block);
-        *block = NULL;
-        return NULL;
-    }
-    stax_select_set_output(s, collect, out);
-    return s;
+    int compiled = STAX_OK;
+    stax_select *s = select_of(&o, path, out, &compiled);
+    if (s && compiled == STAX_OK) return s;
+    stax_select_free(s);
+    free(*block);
+    *block = NULL;
+    return NULL;
 }
 
 /* Where the whole read reaches max_state or max_held, a select resumed
