@@ -46,6 +46,10 @@ $(BUILD)/gen: bench/gen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LDFLAGS)
 
+$(BUILD)/pos_count: bench/pos_count.c $(BUILD)/libstax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ $< $(BUILD)/libstax.a $(LDFLAGS)
+
 $(BUILD)/read_align: bench/read_align.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< $(LDFLAGS)

@@ -56,8 +56,9 @@ static void dump_batch(stax_test_buf *o, const stax_batch *b) {
             }
             stax_test_buf_puts(o, "]");
         }
-        stax_test_buf_printf(o, " @%llu:%llu:%llu\n", (unsigned long long)e->pos.line, (unsigned long long)e->pos.column,
-                             (unsigned long long)e->pos.offset);
+        stax_pos pos = stax_ev_pos(b, i);
+        stax_test_buf_printf(o, " @%llu:%llu:%llu\n", (unsigned long long)pos.line, (unsigned long long)pos.column,
+                             (unsigned long long)pos.offset);
     }
 }
 

@@ -65,7 +65,8 @@ static void fzr_batch(fzr_trace *t, const stax_batch *b) {
         uint64_t h = 0xcbf29ce484222325ULL;
         unsigned fixed[3] = {e->type, e->flags, e->depth};
         h = fzr_mix(h, fixed, sizeof fixed);
-        h = fzr_mix(h, &e->pos, sizeof e->pos);
+        stax_pos pos = stax_ev_pos(b, i);
+        h = fzr_mix(h, &pos, sizeof pos);
         h = fzr_str(fzr_str(fzr_str(fzr_str(h, stax_ev_name(b, i)), stax_ev_text(b, i)), stax_ev_pubid(b, i)),
                   stax_ev_sysid(b, i));
         if (b->ev_ns) h = fzr_str(fzr_str(h, b->ev_ns[i].uri), b->ev_ns[i].local);
