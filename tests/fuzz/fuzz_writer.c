@@ -15,11 +15,15 @@
  * then L bytes; L >= 0xF0 picks a word from a small dictionary instead
  * (names, namespace URIs, "]]>", "--", "?>", CR, ...). A number is such a
  * string read as up to 8 little-endian bytes; its 9th byte % 21 (else the
- * opcode's high part) gives a decimal's fraction digits (20: refused).
+ * opcode's high part) gives a decimal's fraction digits (20: refused). A
+ * text number call whose string has a 10th byte, odd, is the element form
+ * (stax_writer_element_int, _uint, _dec), named by the dictionary's word
+ * (that byte / 2) % 16: the opcodes stay those of the inputs kept before.
  *
  * The program runs twice:
  *   sync:  a sink that takes everything (optionally from a background thread);
- *          the element op is one stax_writer_element call
+ *          the element op is one stax_writer_element call (the element form
+ *          of a number call one stax_writer_element_int, _uint or _dec)
  *   async: a sink that takes a random amount (often nothing, driven by the
  *          PRNG); every STAX_WOULD_BLOCK is answered by flushes, an intruding
  *          call (which must be refused with STAX_E_STATE / STAX_E_USAGE and
@@ -116,6 +120,7 @@ typedef struct op {
     stax_str s[4];
     unsigned arg;
     uint64_t num; /* the number calls' value */
+    int elem;     /* a text number call in its element form, named s[1] */
 } op;
 
 static const char *const dict[16] = {"a",      "b:c",   "xmlns", "xml",  "urn:x", "http://www.w3.org/XML/1998/namespace",
@@ -167,6 +172,12 @@ static void parse_prog(const uint8_t *p, const uint8_t *e, prog *g, int numbers)
             /* the value: the last string's bytes, little-endian */
             stax_str v = o.s[ns - 1];
             for (size_t i = 0; i < v.len && i < 8; i++) o.num |= (uint64_t)(unsigned char)v.ptr[i] << (8 * i);
+            if (o.code >= OP_TEXT_INT && v.len >= 10 && (v.ptr[9] & 1)) {
+                const char *z = dict[((unsigned char)v.ptr[9] >> 1) & 15];
+                o.elem = 1;
+                o.s[1].ptr = z;
+                o.s[1].len = strlen(z);
+            }
         }
         if (g->n == g->cap) {
             g->cap = g->cap ? 2 * g->cap : 64;
@@ -322,9 +333,12 @@ static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one)
     case OP_ATTR_INT: return stax_writer_attr_int(w, s[0], (int64_t)o->num);
     case OP_ATTR_UINT: return stax_writer_attr_uint(w, s[0], o->num);
     case OP_ATTR_DEC: return stax_writer_attr_dec(w, s[0], (int64_t)o->num, op_frac(o));
-    case OP_TEXT_INT: return stax_writer_text_int(w, (int64_t)o->num);
-    case OP_TEXT_UINT: return stax_writer_text_uint(w, o->num);
-    case OP_TEXT_DEC: return stax_writer_text_dec(w, (int64_t)o->num, op_frac(o));
+    case OP_TEXT_INT:
+        return o->elem ? stax_writer_element_int(w, s[1], (int64_t)o->num) : stax_writer_text_int(w, (int64_t)o->num);
+    case OP_TEXT_UINT: return o->elem ? stax_writer_element_uint(w, s[1], o->num) : stax_writer_text_uint(w, o->num);
+    case OP_TEXT_DEC:
+        return o->elem ? stax_writer_element_dec(w, s[1], (int64_t)o->num, op_frac(o))
+                       : stax_writer_text_dec(w, (int64_t)o->num, op_frac(o));
     }
     return STAX_E_USAGE;
 }
@@ -461,6 +475,25 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
              * leave the start tag: it is the one call, and cannot block. */
             st = stax_writer_element(w, s[0], s[1]);
             CHECK(st != STAX_WOULD_BLOCK && st != STAX_OK, "element with refused text: %d", st);
+        } else if (o->elem && o->code == OP_TEXT_DEC && op_frac(o) > 19) {
+            /* the same for a number whose fraction digits are refused */
+            st = call_op(w, o, s, 1);
+            CHECK(st != STAX_WOULD_BLOCK && st != STAX_OK, "element with refused fraction digits: %d", st);
+        } else if (o->elem) { /* start, the number as text, end */
+            op a = *o;
+            a.code = OP_START;
+            a.elem = 0;
+            stax_str n[4] = {s[1], {"", 0}, {"", 0}, {"", 0}};
+            st = call_retry(w, c, &a, n, &k, &wt);
+            if (st == STAX_OK) {
+                a = *o;
+                a.elem = 0;
+                st = call_retry(w, c, &a, s, &k, &wt);
+                if (st == STAX_OK) {
+                    a.code = OP_END;
+                    st = call_retry(w, c, &a, n, &k, &wt);
+                }
+            }
         } else if (o->code == OP_ELEMENT) {
             op a = *o;
             a.code = OP_START;
@@ -481,7 +514,7 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         if (dump) fprintf(stderr, "  %s -> %d\n", op_names[o->code], st);
         /* the element op in the async run is three calls: a refusal of the
          * second or third leaves the first's bytes */
-        int split = async && o->code == OP_ELEMENT && stax_writer_depth(w) != d0;
+        int split = async && (o->code == OP_ELEMENT || o->elem) && stax_writer_depth(w) != d0;
         watch_call(&wt, w, op_names[o->code], st, before, p0, split ? p0 : stax_writer_bytes_produced(w));
         if (st == STAX_OK) {
             char nb[64];
@@ -500,7 +533,14 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
             case OP_TEXT_INT: case OP_TEXT_UINT: case OP_TEXT_DEC: {
                 stax_str t = ref_number(o, nb, sizeof nb);
                 CHECK(t.len > 0, "%s accepted a refused fraction", op_names[o->code]);
-                if (d0 > 0) buf_add(&oc->chars, t.ptr, t.len);
+                if (o->elem) { /* an element of its own, as OP_ELEMENT */
+                    add_lp(&oc->names, s[1]);
+                    oc->starts++;
+                    add_lp(&oc->attrs, (stax_str){"", 0});
+                    buf_add(&oc->chars, t.ptr, t.len);
+                } else if (d0 > 0) {
+                    buf_add(&oc->chars, t.ptr, t.len);
+                }
                 break;
             }
             case OP_NS: {
@@ -531,12 +571,12 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
                 break;
             default: break;
             }
-        } else if (o->code == OP_ELEMENT) {
+        } else if (o->code == OP_ELEMENT || o->elem) {
             /* it fails where start, text, end would: track the state by depth */
             uint32_t d1 = stax_writer_depth(w);
             if (d1 == d0 + 1) { /* start done, text refused */
                 depth++;
-                add_lp(&oc->names, s[0]);
+                add_lp(&oc->names, o->elem ? s[1] : s[0]);
                 oc->starts++;
                 add_lp(&oc->attrs, (stax_str){"", 0});
             }
@@ -546,7 +586,7 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         if (is_sticky(st)) break;
     }
     /* flush in both runs: finish does not flush when it fails (no root) */
-    int f = async ? call_retry(w, c, &(op){OP_FLUSH, {{0}}, 0, 0}, (stax_str[4]){{0}}, &k, &wt)
+    int f = async ? call_retry(w, c, &(op){OP_FLUSH, {{0}}, 0, 0, 0}, (stax_str[4]){{0}}, &k, &wt)
                   : stax_writer_flush(w);
     oc->flush = f;
     int st = stax_writer_finish(w);
