@@ -665,7 +665,9 @@ int stax_reader_next(stax_reader *r, const stax_batch **out) {
     if (r->doc.mode == RM_DONE) return STAX_END;
     for (;;) {
         if (!r->doc.fed) {
-            if (!r->doc.src) return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos, "stax_reader_next before any input was fed");
+            /* A push reader with no chunk to read (none fed yet, or the last
+             * one used up) asks for one, as often as it is asked. */
+            if (!r->doc.src) return STAX_NEED_INPUT;
             if (rd_pull(r)) return r->doc.status;
         }
         int st = rd_fill(r);

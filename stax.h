@@ -1,21 +1,23 @@
 /* stax: streaming XML reader and writer for C11.
  *
  * USAGE
- *   Reader (push): create, feed chunks, pull batches, say when input has ended.
+ *   Reader (push): create, pull batches, feed a chunk whenever the reader
+ *   asks for one (it asks first), say when input has ended.
  *
  *     stax_reader *r = stax_reader_new(NULL);          // NULL: default options
  *     const stax_batch *b;
  *     char buf[65536];
  *     unsigned long elements = 0;
- *     int st = STAX_NEED_INPUT;
- *     while (st == STAX_NEED_INPUT) {
- *         ssize_t n = read(fd, buf, sizeof buf);
- *         if (n > 0) stax_reader_feed(r, buf, (size_t)n); // buf stays valid until
- *         else stax_reader_end(r);                     // next() asks for more
- *         while ((st = stax_reader_next(r, &b)) == STAX_OK)
- *             for (size_t i = 0; i < b->count; i++)
- *                 if (stax_ev_type(b, i) == STAX_EV_START) elements++;
- *         if (n <= 0 && st == STAX_NEED_INPUT) break;  // cannot happen after end()
+ *     int st;
+ *     while ((st = stax_reader_next(r, &b)) == STAX_OK || st == STAX_NEED_INPUT) {
+ *         if (st == STAX_NEED_INPUT) {                 // the first call too
+ *             ssize_t n = read(fd, buf, sizeof buf);
+ *             if (n > 0) stax_reader_feed(r, buf, (size_t)n); // buf stays valid until
+ *             else stax_reader_end(r);                 // next() asks for more
+ *             continue;
+ *         }
+ *         for (size_t i = 0; i < b->count; i++)
+ *             if (stax_ev_type(b, i) == STAX_EV_START) elements++;
  *     }
  *     if (st < 0) {                                    // st == STAX_END: well-formed
  *         stax_pos p = stax_reader_error_pos(r);
@@ -398,10 +400,11 @@ STAXDEF void stax_reader_free(stax_reader *r);
  * everything it handed out becomes invalid. STAX_OK, or STAX_E_USAGE for NULL. */
 STAXDEF int stax_reader_reset(stax_reader *r);
 
-/* Hand the reader the next chunk of input (len may be 0). Allowed before the
- * first stax_reader_next and after it returned STAX_NEED_INPUT; otherwise
- * STAX_E_USAGE. The bytes must stay valid and unchanged until stax_reader_next
- * returns STAX_NEED_INPUT again (or an error / STAX_END). */
+/* Hand the reader the next chunk of input (len may be 0). Allowed when the
+ * reader holds no chunk: before the first one, and after stax_reader_next
+ * returned STAX_NEED_INPUT; otherwise STAX_E_USAGE. The bytes must stay valid
+ * and unchanged until stax_reader_next returns STAX_NEED_INPUT again (or an
+ * error / STAX_END). */
 STAXDEF int stax_reader_feed(stax_reader *r, const void *data, size_t len);
 
 /* Say that input has ended: no chunk follows the one fed last (called right
@@ -412,8 +415,10 @@ STAXDEF int stax_reader_feed(stax_reader *r, const void *data, size_t len);
 STAXDEF int stax_reader_end(stax_reader *r);
 
 /* Produce the next batch. Returns STAX_OK with *out set to a non-empty batch,
- * STAX_NEED_INPUT (push mode: feed or end), STAX_END (document complete), or a
- * negative error (sticky). Invalidates the previous batch. */
+ * STAX_NEED_INPUT (push mode: the reader holds no chunk to read, before the
+ * first feed too, and says so each time it is asked: feed or end), STAX_END
+ * (document complete), or a negative error (sticky). Invalidates the previous
+ * batch. */
 STAXDEF int stax_reader_next(stax_reader *r, const stax_batch **out);
 
 /* Pull sources: afterwards stax_reader_next reads input itself and never

@@ -321,3 +321,135 @@ Test(api, reset_anywhere_reads_like_a_new_reader, .timeout = 120) {
         }
     }
 }
+
+/* ================================================================ asking first */
+
+/* The loop that asks first and feeds when asked: stax_reader_next comes
+ * before any stax_reader_feed, and each STAX_NEED_INPUT is answered with the
+ * next chunk of doc (or stax_reader_end). On every `again`-th answer the
+ * reader is asked once more before it is fed: it asks again, changing
+ * nothing. The dump is in the harness's form (events with positions, then the
+ * status line), to compare with the feed-first loop's. */
+static void ask_first_dump(stax_reader *r, const char *doc, size_t len, size_t chunk, unsigned again,
+                           stax_test_buf *out) {
+    const stax_batch *b;
+    size_t off = 0;
+    unsigned asked = 0;
+    int st, ended = 0;
+    if (chunk == 0) chunk = len ? len : 1;
+    while ((st = stax_reader_next(r, &b)) == STAX_OK || st == STAX_NEED_INPUT) {
+        if (st == STAX_OK) {
+            for (size_t i = 0; i < b->count; i++) stax_test_dump_event(out, b, i, STAX_DUMP_POS);
+            continue;
+        }
+        cr_assert_not(ended, "STAX_NEED_INPUT after stax_reader_end");
+        cr_assert_eq(b->count, 0);
+        if (again && ++asked % again == 0) {
+            st = stax_reader_next(r, &b);
+            cr_assert_eq(st, STAX_NEED_INPUT, "asked again before a feed: %s (%s)", stax_test_status_name(st),
+                         stax_reader_message(r));
+        }
+        if (off < len) {
+            size_t n = len - off < chunk ? len - off : chunk;
+            st = stax_reader_feed(r, doc + off, n);
+            cr_assert_eq(st, STAX_OK, "feed: %s (%s)", stax_test_status_name(st), stax_reader_message(r));
+            off += n;
+        } else {
+            cr_assert_eq(stax_reader_end(r), STAX_OK);
+            ended = 1;
+        }
+    }
+    if (st == STAX_END) {
+        stax_test_buf_puts(out, "END-OF-DOCUMENT\n");
+        return;
+    }
+    stax_pos p = stax_reader_error_pos(r);
+    stax_test_buf_printf(out, "ERROR %s @%llu:%llu:%llu\n", stax_test_status_name(st), (unsigned long long)p.line,
+                         (unsigned long long)p.column, (unsigned long long)p.offset);
+}
+
+/* stax_reader_next before the first stax_reader_feed returns STAX_NEED_INPUT
+ * (not an error), so the ask-first loop reads every
+ * document as the feed-first loop does: at every chunk size, asked twice in a
+ * row or not, with an allocator and in a fixed block (malloc never called),
+ * for a new reader and for one reset anywhere in another document. */
+Test(api, next_before_feed_asks_for_input, .timeout = 120) {
+    static const char plain[] = "<?xml version='1.0'?><!--c--><a x='1'>t&amp;u<b/><![CDATA[k]]></a>\n";
+    static const char dtd[] = "<!DOCTYPE r [<!ENTITY e '<i>x</i>'><!ATTLIST r d CDATA 'v'>]><r>&e;&e;</r>";
+    static const char latin1[] = "<?xml version='1.0' encoding='ISO-8859-1'?><r>caf\xe9</r>";
+    static const char bad[] = "<r><a>text</b></r>";
+    static const char utf16_ascii[] = "<r a='1'>x<b/></r>";
+    char utf16[2 + 2 * sizeof utf16_ascii];
+    size_t u16 = 2;
+    utf16[0] = (char)0xFF, utf16[1] = (char)0xFE;
+    for (size_t i = 0; i + 1 < sizeof utf16_ascii; i++) utf16[u16++] = utf16_ascii[i], utf16[u16++] = 0;
+    const struct { const char *p; size_t n; } docs[] = {
+        {STAX_DOC(plain)}, {STAX_DOC(dtd)}, {STAX_DOC(latin1)}, {STAX_DOC(bad)}, {utf16, u16}, {"", 0},
+    };
+    const size_t nd = sizeof docs / sizeof docs[0];
+    static _Alignas(16) unsigned char block[256 * 1024];
+    for (int fixed = 0; fixed < 2; fixed++) {
+        stax_reader_options o = {0};
+        o.batch_events = 2;
+        if (fixed) o.memory = block, o.memory_size = sizeof block;
+        for (size_t d = 0; d < nd; d++) {
+            for (size_t c = 0; c < stax_test_chunk_count; c++) {
+                size_t chunk = stax_test_chunk_sizes[c];
+                char *want = stax_test_events_ex(docs[d].p, docs[d].n, chunk, &o, STAX_DUMP_POS, NULL);
+                for (unsigned again = 0; again < 3; again++) {
+                    /* a new reader */
+                    stax_reader *r = stax_reader_new(&o);
+                    cr_assert_not_null(r);
+                    stax_test_buf got = {0};
+                    if (fixed) stax_test_forbid_malloc = 1;
+                    ask_first_dump(r, docs[d].p, docs[d].n, chunk, again, &got);
+                    stax_test_forbid_malloc = 0;
+                    cr_assert_str_eq(got.p, want, "document %zu, chunk %zu, fixed %d, again %u", d, chunk, fixed, again);
+                    /* the same reader, reset after part of another document */
+                    size_t other = (d + 1) % nd;
+                    const stax_batch *b;
+                    cr_assert_eq(stax_reader_reset(r), STAX_OK);
+                    cr_assert_eq(stax_reader_next(r, &b), STAX_NEED_INPUT, "a reset reader asks for input");
+                    cr_assert_eq(stax_reader_feed(r, docs[other].p, docs[other].n / 2), STAX_OK);
+                    while (stax_reader_next(r, &b) == STAX_OK) {}
+                    cr_assert_eq(stax_reader_reset(r), STAX_OK);
+                    got.len = 0;
+                    if (fixed) stax_test_forbid_malloc = 1;
+                    ask_first_dump(r, docs[d].p, docs[d].n, chunk, again, &got);
+                    stax_test_forbid_malloc = 0;
+                    cr_assert_str_eq(got.p, want, "reset: document %zu, chunk %zu, fixed %d, again %u", d, chunk,
+                                     fixed, again);
+                    stax_test_buf_free(&got);
+                    stax_reader_free(r);
+                }
+                free(want);
+            }
+        }
+    }
+    cr_assert_eq(stax_test_forbidden_calls, 0);
+}
+
+/* Asked before its source is set, a reader asks for input and changes
+ * nothing: the source may still be set, and then the reader pulls (it never
+ * returns STAX_NEED_INPUT, the first call included). */
+Test(api, next_before_a_pull_source) {
+    static const char doc[] = "<r a='1'>text<b/></r>";
+    static _Alignas(16) unsigned char block[256 * 1024];
+    for (int fixed = 0; fixed < 2; fixed++) {
+        stax_reader_options o = {0};
+        if (fixed) o.memory = block, o.memory_size = sizeof block;
+        stax_reader *fresh = stax_reader_new(&o);
+        char *want = pull_dump(fresh, &o, STAX_DOC(doc), 3);
+        stax_reader_free(fresh);
+        stax_reader *r = stax_reader_new(&o);
+        const stax_batch *b;
+        cr_assert_eq(stax_reader_next(r, &b), STAX_NEED_INPUT);
+        cr_assert_eq(stax_reader_next(r, &b), STAX_NEED_INPUT);
+        cr_assert_eq(stax_reader_status(r), STAX_OK);
+        char *got = pull_dump(r, &o, STAX_DOC(doc), 3);
+        cr_assert_str_eq(got, want, "fixed %d", fixed);
+        free(got);
+        free(want);
+        stax_reader_free(r);
+    }
+}
