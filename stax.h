@@ -1008,7 +1008,9 @@ STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
  *   than offered and the call stopped part way, losing nothing. When the sink
  *   can take more, repeat THE SAME CALL WITH THE SAME ARGUMENTS; until it
  *   returns STAX_OK only stax_writer_flush and stax_writer_free are allowed.
- *   docs/writer.md, "Non-blocking output and the retry rule", has the rule.
+ *   Every output call follows the rule, stax_writer_element and its number
+ *   forms included (one call each, completed once). docs/writer.md,
+ *   "Non-blocking output and the retry rule", has the rule.
  */
 typedef struct stax_writer stax_writer;
 
@@ -1147,8 +1149,9 @@ STAXDEF int stax_writer_end(stax_writer *w);
  * the same result as stax_writer_start, stax_writer_text and stax_writer_end
  * in a row, in one call (faster: one check of the state, one buffer write).
  * A refused name or text, or a call out of order, writes nothing; a sink
- * error part-way keeps what was written before it. Not for non-blocking sinks: a STAX_WOULD_BLOCK inside it cannot be retried
- * as one call (use the three calls there). */
+ * error part-way keeps what was written before it. On a non-blocking sink it
+ * is one call under the retry rule: after STAX_WOULD_BLOCK repeat it with the
+ * same name and text, and it completes once. */
 STAXDEF int stax_writer_element(stax_writer *w, stax_str name, stax_str text);
 
 /* Bytes written exactly as given, unchecked, where the writer stands (closing
@@ -1177,7 +1180,7 @@ STAXDEF int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned frac);
 
 /* <name>v</name> in one call: stax_writer_element with the number as its
  * text (the same digits as stax_writer_text_int / _uint / _dec), with its
- * rules (not for non-blocking sinks; use start, text_* and end there). */
+ * rules (after STAX_WOULD_BLOCK: repeat it with the same name and value). */
 STAXDEF int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v);
 STAXDEF int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v);
 STAXDEF int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned frac);

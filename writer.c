@@ -89,11 +89,11 @@ enum {
     W_CALL_PI,
     W_CALL_END,
     W_CALL_RAW,
-    W_CALL_ATTR_NUM, /* stax_writer_attr_int / _uint / _dec */
-    W_CALL_TEXT_NUM, /* stax_writer_text_int / _uint / _dec */
-    W_CALL_ELEMENT,  /* the rest only name a call in messages */
-    W_CALL_ELEMENT_NUM,
-    W_CALL_FLUSH,
+    W_CALL_ATTR_NUM,    /* stax_writer_attr_int / _uint / _dec */
+    W_CALL_TEXT_NUM,    /* stax_writer_text_int / _uint / _dec */
+    W_CALL_ELEMENT,
+    W_CALL_ELEMENT_NUM, /* stax_writer_element_int / _uint / _dec */
+    W_CALL_FLUSH,       /* the rest only name a call in messages */
     W_CALL_FINISH,
     W_CALL_SINK
 };
@@ -824,7 +824,7 @@ static uint64_t w_signature(int call, const w_call *c) {
         const w_piece *pc = &c->pc[k];
         h = (h ^ (uint64_t)pc->kind ^ (pc->p ? 0x100u : 0)) * 1099511628211u;
         h = (h ^ (uint64_t)pc->n) * 1099511628211u;
-        if ((call == W_CALL_ATTR_NUM || call == W_CALL_TEXT_NUM) && pc->kind != W_P_INDENT)
+        if (pc->kind == W_P_DIGITS)
             for (size_t i = 0; i < pc->n; i++) h = (h ^ (unsigned char)pc->p[i]) * 1099511628211u;
     }
     return h;
@@ -1700,14 +1700,6 @@ W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     return STAX_OK;
 }
 
-/* The three calls (out of line: the fast case below keeps its registers). */
-static W_NOINLINE int w_element_slow(stax_writer *w, int call, stax_str name, stax_str text) {
-    int st = w_start(w, name);
-    if (st == STAX_OK) st = w_text(w, call == W_CALL_ELEMENT_NUM ? W_CALL_TEXT_NUM : W_CALL_TEXT, text);
-    if (st == STAX_OK) st = w_end(w, 0);
-    return st;
-}
-
 /* [>][indent]<name>text</name> */
 W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str name, stax_str text, w_piece *pc) {
     w_start_pieces(w, name, pc);
@@ -1719,37 +1711,44 @@ W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str na
     return 9;
 }
 
-/* start + text + end in one call. When nothing is pending and all of it fits
- * in the buffer, its pieces are written at once (the fast case), with the
- * state the three calls leave behind. Anything else (a blocked call, a bad
- * name or text, a full buffer) goes through the three calls, so errors and
- * blocking behave exactly as theirs. */
+/* The state start, text and end leave behind (and what start's w_reserve
+ * asked for: the element never reaches the stack, but a block too small for
+ * start would refuse it). */
+static inline void w_element_done(stax_writer *w, size_t name_len) {
+    w_peak(w, name_len + sizeof(w_rec));
+    w_markup_done(w);
+    if (w->depth == 0) w->root_done = 1;
+}
+
+/* The call that does not fit in the free buffer, or is being repeated:
+ * its pieces built again and run by w_run. */
+static W_NOINLINE int w_element_run(stax_writer *w, int call, stax_str name, stax_str text, int r) {
+    w_call c;
+    w_init(&c);
+    c.np = w_element_pieces(w, call, name, text, c.pc);
+    int st = w_run(w, call, &c, r);
+    if (st != STAX_OK) return st;
+    w_element_done(w, name.len);
+    return STAX_OK;
+}
+
+/* start + text + end as one call, with their checks (in their order) and the
+ * state they leave behind: one piece list, so that it is refused, blocks and
+ * is repeated as any call is. */
 W_ALWAYS_INLINE int w_element(stax_writer *w, int call, stax_str name, stax_str text) {
-    if (w_bad(name) || w_bad(text)) {
-        int r = w_begin(w, W_CALL_ELEMENT, 0);
-        return r < 0 ? r : w_null_str();
-    }
-    /* start would take it (the rest of its checks are about room) */
-    int startable = w && w_begin(w, W_CALL_START, 0) == 0 && !(w->depth == 0 && w->root_done) && w_is_name(name);
-    if (startable && w_reserve(w, name.len) == STAX_OK) {
-        w_piece pc[9];
-        int np = w_element_pieces(w, call, name, text, pc);
-        int st = w_fast(w, pc, np);
-        if (st != W_NO_ROOM) {
-            if (st != STAX_OK) return st; /* nothing was committed */
-            /* the state start, text and end leave behind (and what start's w_reserve asked for) */
-            w_peak(w, name.len + sizeof(w_rec));
-            w_markup_done(w);
-            if (w->depth == 0) w->root_done = 1;
-            return STAX_OK;
-        }
-    }
-    /* A text the three calls would refuse is refused before start writes anything. */
-    if (startable && text.len) {
-        int err = STAX_OK;
-        if (stax__check_chars(text.ptr, text.len, &err) != text.len) return err;
-    }
-    return w_element_slow(w, call, name, text);
+    int r = w_begin(w, call, 0), st;
+    if (r < 0) return r;
+    if (w_bad(name) || w_bad(text)) return w_null_str();
+    if (r) return w_element_run(w, call, name, text, r);
+    if (w->depth == 0 && w->root_done) return STAX_E_STATE;
+    if (!w_is_name(name)) return STAX_E_INVALID;
+    if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
+    w_piece pc[9];
+    int np = w_element_pieces(w, call, name, text, pc);
+    if ((st = w_fast(w, pc, np)) == W_NO_ROOM) return w_element_run(w, call, name, text, 0);
+    if (st != STAX_OK) return st; /* nothing was committed */
+    w_element_done(w, name.len);
+    return STAX_OK;
 }
 
 static int w_raw(stax_writer *w, stax_str bytes) {

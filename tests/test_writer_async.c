@@ -134,6 +134,75 @@ Test(writer_async, retry_rule_is_enforced) {
     stax_writer_free(w);
 }
 
+/* The element calls, k = 0..4 (v: the number calls' value). */
+static int element_call(stax_writer *w, int k, stax_str text, int64_t v) {
+    switch (k) {
+    case 0: return stax_writer_element_z(w, "item", "");
+    case 1: return stax_writer_element(w, stax_strz("item"), text);
+    case 2: return stax_writer_element_int(w, stax_strz("int"), v);
+    case 3: return stax_writer_element_uint(w, stax_strz("uint"), (uint64_t)v);
+    default: return stax_writer_element_dec(w, stax_strz("dec"), v, 4);
+    }
+}
+
+/* Each element call through a 64-byte buffer and a sink that takes at most 3
+ * bytes at a time, often none: repeated with the same arguments after every
+ * STAX_WOULD_BLOCK, it completes once, and the sink gets the bytes of a
+ * blocking run. While it is blocked nothing changes: the depth stays, another
+ * call is out of order, the same call with another text or value is refused. */
+Test(writer_async, element_calls_are_retried_as_one_call) {
+    char big[301];
+    for (size_t i = 0; i < 300; i++) big[i] = "a&b<c>d\r]]>\xc3\xa9"[i % 13]; /* 13 bytes */
+    big[300] = 0;
+    stax_str text = {big, 300}, shorter = {big, 299};
+    static const int64_t values[] = {INT64_MIN, -1234567890123, 7, INT64_MAX};
+    for (unsigned indent = 0; indent < 3; indent += 2) {
+        for (size_t vi = 0; vi < 4; vi++) {
+            int64_t v = values[vi], other = v == INT64_MAX ? v - 1 : v + 1; /* the same length */
+            stax_writer *ref = new_writer(64, indent, 0), *w = new_writer(64, indent, 0);
+            cr_assert_eq(stax_writer_set_memory(ref, NULL, 0), STAX_OK);
+            capture d = {0}; /* random amounts of at most 3 bytes, often nothing */
+            d.random = 1;
+            d.rng = (uint32_t)(vi * 3 + indent + 1);
+            d.most = 3;
+            d.buffer = 64;
+            cr_assert_eq(stax_writer_set_sink(w, cap_sink, &d), STAX_OK);
+            cr_assert_eq(stax_writer_start_z(ref, "r"), STAX_OK);
+            int st;
+            while ((st = stax_writer_start_z(w, "r")) == STAX_WOULD_BLOCK) {}
+            cr_assert_eq(st, STAX_OK);
+            unsigned long blocked = 0;
+            for (int rep = 0; rep < 3; rep++) {
+                for (int k = 0; k < 5; k++) {
+                    cr_assert_eq(element_call(ref, k, text, v), STAX_OK);
+                    uint64_t before = stax_writer_bytes_produced(w);
+                    while ((st = element_call(w, k, text, v)) == STAX_WOULD_BLOCK) {
+                        blocked++;
+                        cr_assert_eq(stax_writer_depth(w), 1);
+                        cr_assert_eq(stax_writer_end(w), STAX_E_STATE);
+                        cr_assert_eq(stax_writer_text_z(w, "x"), STAX_E_STATE);
+                        if (k == 1) cr_assert_eq(stax_writer_element(w, stax_strz("item"), shorter), STAX_E_USAGE);
+                        if (k >= 2) cr_assert_eq(element_call(w, k, text, other), STAX_E_USAGE, "k %d", k);
+                        cr_assert_eq(stax_writer_bytes_produced(w) >= before, 1);
+                    }
+                    cr_assert_eq(st, STAX_OK, "element call %d: %d (%s)", k, st, stax_writer_message(w));
+                    cr_assert_eq(stax_writer_depth(w), 1);
+                }
+            }
+            cr_assert_eq(stax_writer_finish(ref), STAX_OK);
+            while ((st = stax_writer_finish(w)) == STAX_WOULD_BLOCK) {}
+            cr_assert_eq(st, STAX_OK);
+            stax_str want = stax_writer_memory(ref);
+            expect_same(d.p, d.len, want.ptr, want.len, "element calls");
+            cr_assert(blocked > 100, "blocked %lu times", blocked);
+            cr_assert_eq(stax_writer_first_error(w), STAX_E_STATE); /* the intruding calls */
+            stax_writer_free(ref);
+            stax_writer_free(w);
+            free(d.p);
+        }
+    }
+}
+
 static ptrdiff_t failing_sink(void *ctx, const void *data, size_t len) {
     (void)ctx;
     (void)data;

@@ -15,11 +15,18 @@
 
 /* ================================================================ a random document as a list of calls */
 
-enum { O_DECL, O_DOCTYPE, O_START, O_ATTR, O_NS, O_TEXT, O_CDATA, O_COMMENT, O_PI, O_END, O_RAW };
+enum {
+    O_DECL, O_DOCTYPE, O_START, O_ATTR, O_NS, O_TEXT, O_CDATA, O_COMMENT, O_PI, O_END, O_RAW,
+    O_ELEMENT,                                      /* stax_writer_element(a, b) */
+    O_ELEMENT_INT, O_ELEMENT_UINT, O_ELEMENT_DEC,   /* stax_writer_element_*(a, v) */
+    O_ATTR_DEC, O_TEXT_INT                          /* stax_writer_attr_dec(a, v), stax_writer_text_int(v) */
+};
 
 typedef struct op {
     int kind;
     stax_str a, b;
+    int64_t v;     /* the number calls' value */
+    unsigned frac; /* and _dec's fraction digits */
 } op;
 
 typedef struct script {
@@ -62,7 +69,19 @@ static void add_op(script *sc, int kind, stax_str a, stax_str b) {
     sc->ops[sc->n].kind = kind;
     sc->ops[sc->n].a = a;
     sc->ops[sc->n].b = b;
+    sc->ops[sc->n].v = 0;
+    sc->ops[sc->n].frac = 0;
     sc->n++;
+}
+
+/* A number call: a random value of a random bit length. */
+static void add_number(script *sc, int kind, stax_str a, uint32_t *rng) {
+    add_op(sc, kind, a, (stax_str){NULL, 0});
+    op *o = &sc->ops[sc->n - 1];
+    uint64_t hi = rng_next(rng), v = hi << 32 | rng_next(rng);
+    o->v = (int64_t)(v >> (1 + rng_next(rng) % 63));
+    if (rng_next(rng) % 2) o->v = -o->v;
+    o->frac = rng_next(rng) % 20;
 }
 
 static const char *alpha_text[] = {"a", "b", "c", " ", "\n", "\t", "&", "<", ">", "\"", "'", "\r", "]]>", "]", "\xc3\xa9",
@@ -96,6 +115,8 @@ static script make_script(uint32_t seed, size_t steps, size_t max_text) {
             if (r < 3)
                 add_op(&sc, O_NS, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 3, &rng),
                        stax_strz("urn:x"));
+            else if (r < 6)
+                add_number(&sc, O_ATTR_DEC, nm, &rng);
             else
                 add_op(&sc, O_ATTR, nm, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
             if (r < 3) can_attr = 0; /* a second xmlns:same would be a duplicate */
@@ -110,8 +131,16 @@ static script make_script(uint32_t seed, size_t steps, size_t max_text) {
         } else if (r < 55 && depth > 1) {
             add_op(&sc, O_END, none, none);
             depth--;
-        } else if (r < 75) {
+        } else if (r < 64) {
             add_op(&sc, O_TEXT, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
+        } else if (r < 70) {
+            add_op(&sc, O_ELEMENT, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 6, &rng),
+                   pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
+        } else if (r < 73) {
+            add_number(&sc, O_ELEMENT_INT + (int)(rng_next(&rng) % 3),
+                       pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 6, &rng), &rng);
+        } else if (r < 75) {
+            add_number(&sc, O_TEXT_INT, (stax_str){NULL, 0}, &rng);
         } else if (r < 82) {
             add_op(&sc, O_CDATA, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
         } else if (r < 88) {
@@ -145,7 +174,13 @@ static int do_op(stax_writer *w, const op *o) {
     case O_COMMENT: return stax_writer_comment(w, o->a);
     case O_PI: return stax_writer_pi(w, o->a, o->b);
     case O_END: return stax_writer_end(w);
-    default: return stax_writer_raw(w, o->a);
+    case O_RAW: return stax_writer_raw(w, o->a);
+    case O_ELEMENT: return stax_writer_element(w, o->a, o->b);
+    case O_ELEMENT_INT: return stax_writer_element_int(w, o->a, o->v);
+    case O_ELEMENT_UINT: return stax_writer_element_uint(w, o->a, (uint64_t)o->v);
+    case O_ELEMENT_DEC: return stax_writer_element_dec(w, o->a, o->v, o->frac);
+    case O_ATTR_DEC: return stax_writer_attr_dec(w, o->a, o->v, o->frac);
+    default: return stax_writer_text_int(w, o->v);
     }
 }
 
@@ -216,6 +251,7 @@ typedef struct capture {
     size_t offers, short_offers; /* offers smaller than the buffer */
     uint32_t rng;
     int random; /* take random amounts, often nothing */
+    size_t most; /* take at most this many bytes a call (0: no limit) */
     int delay;  /* sleep now and then (background thread test) */
 } capture;
 
@@ -239,6 +275,7 @@ static ptrdiff_t cap_sink(void *ctx, const void *data, size_t len) {
         uint32_t r = rng_next(&c->rng);
         take = r % 3 == 0 ? 0 : (size_t)(r >> 8) % (len + 1);
     }
+    if (c->most && take > c->most) take = c->most;
     if (c->delay && rng_next(&c->rng) % 8 == 0) {
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);

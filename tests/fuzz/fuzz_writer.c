@@ -27,9 +27,8 @@
  *   async: a sink that takes a random amount (often nothing, driven by the
  *          PRNG); every STAX_WOULD_BLOCK is answered by flushes, an intruding
  *          call (which must be refused with STAX_E_STATE / STAX_E_USAGE and
- *          change nothing), and the same call again; the element op is
- *          start + text + end (the one call when its text is refused: then it
- *          writes nothing, where start would have written a start tag)
+ *          change nothing), and the same call again; the element calls too
+ *          (each is one call, repeated as any other)
  * and, with h[1] bit 6, once more for every k, with an allocator hook that
  * fails the k-th allocation or resize and checks the size every free and
  * resize passes, into the growable memory sink; and last as the sync run,
@@ -272,17 +271,6 @@ static stax_str copy_str(stax_str s, char **hold) {
     return c;
 }
 
-/* Whether the writer refuses t as text (bad UTF-8 or a non-Char), found on a
- * scratch writer so that the run under test is not touched. */
-static int text_refused(stax_str t) {
-    stax_writer *x = stax_writer_new(NULL);
-    if (!x || stax_writer_set_memory(x, NULL, 0) != STAX_OK || stax_writer_start(x, (stax_str){"x", 1}) != STAX_OK)
-        abort();
-    int st = stax_writer_text(x, t);
-    stax_writer_free(x);
-    return st == STAX_E_ENCODING || st == STAX_E_CHAR;
-}
-
 /* A decimal's fraction digits (20: refused): the value string's 9th byte
  * % 21 when it has one, else the opcode's high part. */
 static unsigned op_frac(const op *o) {
@@ -311,7 +299,7 @@ static stax_str ref_number(const op *o, char *b, size_t cap) {
     return r;
 }
 
-static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one) {
+static int call_op(stax_writer *w, const op *o, stax_str *s) {
     switch (o->code) {
     case OP_START: return stax_writer_start(w, s[0]);
     case OP_ATTR: return stax_writer_attr(w, s[0], s[1]);
@@ -329,7 +317,7 @@ static int call_op(stax_writer *w, const op *o, stax_str *s, int element_as_one)
         return stax_writer_xml_decl(w, s[0], s[1], sa);
     }
     case OP_DOCTYPE: return stax_writer_doctype(w, s[0], s[1], s[2], s[3]);
-    case OP_ELEMENT: (void)element_as_one; return stax_writer_element(w, s[0], s[1]);
+    case OP_ELEMENT: return stax_writer_element(w, s[0], s[1]);
     case OP_ATTR_INT: return stax_writer_attr_int(w, s[0], (int64_t)o->num);
     case OP_ATTR_UINT: return stax_writer_attr_uint(w, s[0], o->num);
     case OP_ATTR_DEC: return stax_writer_attr_dec(w, s[0], (int64_t)o->num, op_frac(o));
@@ -353,7 +341,7 @@ typedef struct watch {
  * (refused: they count as errors) only without STAX_WRITE_STICKY, where they
  * would stop the run. */
 static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s, sink *k, watch *wt) {
-    int st = call_op(w, o, s, 0);
+    int st = call_op(w, o, s);
     int rounds = 0, intrude = !(c->flags & STAX_WRITE_STICKY);
     while (st == STAX_WOULD_BLOCK) {
         CHECK(++rounds < 100000, "%s: STAX_WOULD_BLOCK forever", op_names[o->code]);
@@ -378,10 +366,16 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
             CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked text retried with another length: %d", x);
             if (!wt->first) wt->first = x;
         }
+        if (intrude && (r & 48) == 32 && o->code == OP_ELEMENT && s[1].len > 0) {
+            stax_str shorter = {s[1].ptr, s[1].len - 1};
+            int x = stax_writer_element(w, s[0], shorter);
+            CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked element retried with another text: %d", x);
+            if (!wt->first) wt->first = x;
+        }
         if (intrude && (r & 48) == 16 && o->code >= OP_ATTR_INT && o->code != OP_TEXT_DEC && o->code != OP_ATTR_DEC) {
             op other = *o;
             other.num ^= 1; /* the same length, another value */
-            int x = call_op(w, &other, s, 0);
+            int x = call_op(w, &other, s);
             CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked %s retried with another value: %d", op_names[o->code],
                   x);
             if (!wt->first) wt->first = x;
@@ -390,7 +384,7 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
         stax_str t[4] = {s[0], s[1], s[2], s[3]};
         if (c->fresh_copies)
             for (int i = 0; i < 4; i++) t[i] = copy_str(s[i], &hold[i]);
-        st = call_op(w, o, t, 0);
+        st = call_op(w, o, t);
         for (int i = 0; i < 4; i++) {
             if (hold[i]) memset(hold[i], 0x5A, s[i].len ? s[i].len : 1); /* the writer may not keep them */
             free(hold[i]);
@@ -468,54 +462,14 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         int st, before = stax_writer_status(w);
         uint64_t p0 = stax_writer_bytes_produced(w);
         if (!async) {
-            st = call_op(w, o, s, 1);
+            st = call_op(w, o, s);
             CHECK(st != STAX_WOULD_BLOCK, "%s: STAX_WOULD_BLOCK from a blocking sink", op_names[o->code]);
-        } else if (o->code == OP_ELEMENT && text_refused(s[1])) {
-            /* A refused element call writes nothing, where start + text would
-             * leave the start tag: it is the one call, and cannot block. */
-            st = stax_writer_element(w, s[0], s[1]);
-            CHECK(st != STAX_WOULD_BLOCK && st != STAX_OK, "element with refused text: %d", st);
-        } else if (o->elem && o->code == OP_TEXT_DEC && op_frac(o) > 19) {
-            /* the same for a number whose fraction digits are refused */
-            st = call_op(w, o, s, 1);
-            CHECK(st != STAX_WOULD_BLOCK && st != STAX_OK, "element with refused fraction digits: %d", st);
-        } else if (o->elem) { /* start, the number as text, end */
-            op a = *o;
-            a.code = OP_START;
-            a.elem = 0;
-            stax_str n[4] = {s[1], {"", 0}, {"", 0}, {"", 0}};
-            st = call_retry(w, c, &a, n, &k, &wt);
-            if (st == STAX_OK) {
-                a = *o;
-                a.elem = 0;
-                st = call_retry(w, c, &a, s, &k, &wt);
-                if (st == STAX_OK) {
-                    a.code = OP_END;
-                    st = call_retry(w, c, &a, n, &k, &wt);
-                }
-            }
-        } else if (o->code == OP_ELEMENT) {
-            op a = *o;
-            a.code = OP_START;
-            st = call_retry(w, c, &a, s, &k, &wt);
-            if (st == STAX_OK) {
-                a.code = OP_TEXT;
-                stax_str t[4] = {s[1], {"", 0}, {"", 0}, {"", 0}};
-                st = call_retry(w, c, &a, t, &k, &wt);
-                if (st == STAX_OK) {
-                    a.code = OP_END;
-                    st = call_retry(w, c, &a, t, &k, &wt);
-                }
-            }
         } else {
             st = call_retry(w, c, o, s, &k, &wt);
         }
         oc->st[i] = st;
         if (dump) fprintf(stderr, "  %s -> %d\n", op_names[o->code], st);
-        /* the element op in the async run is three calls: a refusal of the
-         * second or third leaves the first's bytes */
-        int split = async && (o->code == OP_ELEMENT || o->elem) && stax_writer_depth(w) != d0;
-        watch_call(&wt, w, op_names[o->code], st, before, p0, split ? p0 : stax_writer_bytes_produced(w));
+        watch_call(&wt, w, op_names[o->code], st, before, p0, stax_writer_bytes_produced(w));
         if (st == STAX_OK) {
             char nb[64];
             switch (o->code) {
@@ -571,15 +525,6 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
                 break;
             default: break;
             }
-        } else if (o->code == OP_ELEMENT || o->elem) {
-            /* it fails where start, text, end would: track the state by depth */
-            uint32_t d1 = stax_writer_depth(w);
-            if (d1 == d0 + 1) { /* start done, text refused */
-                depth++;
-                add_lp(&oc->names, o->elem ? s[1] : s[0]);
-                oc->starts++;
-                add_lp(&oc->attrs, (stax_str){"", 0});
-            }
         } else if (o->code >= OP_ATTR_INT && st >= 0) {
             CHECK(0, "number call: %d", st);
         }
@@ -621,7 +566,7 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
 
 /* ---------------------------------------------------------------- allocation failure */
 
-/* The program (element as one call) into the growable memory sink with the
+/* The program into the growable memory sink with the
  * k-th allocation failing. Until the first STAX_E_NOMEM every status is the
  * sync run's, and so is the output up to there. Returns the calls made. */
 static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, long k) {
@@ -643,7 +588,7 @@ static long run_alloc_fail(const config *c, const prog *g, const outcome *ref, l
     for (size_t i = 0; i < g->n; i++) {
         const op *o = &g->ops[i];
         stax_str s[4] = {o->s[0], o->s[1], o->s[2], o->s[3]};
-        int st = call_op(w, o, s, 1);
+        int st = call_op(w, o, s);
         if (same && st != ref->st[i]) {
             CHECK(st == STAX_E_NOMEM && h.failed, "call %zu (%s): %d, the sync run %d, no allocation failed there", i,
                   op_names[o->code], st, ref->st[i]);
@@ -701,7 +646,7 @@ static ptrdiff_t fail_write(void *ctx, const void *data, size_t len) {
 static const char *const sink_names[6] = {"fixed memory", "failing callback", "FILE* (open_memstream)", "fd (tmpfile)",
                                           "fd (/dev/full)", "FILE* (/dev/full)"};
 
-/* The program (element as one call) through one of the library's own sinks
+/* The program through one of the library's own sinks
  * or a callback that fails (kind, with v choosing its size or how it
  * fails), against the sync run (ref), whose sink takes everything. fail is
  * the status the sink's failure gives (0: it cannot fail): every call
@@ -766,7 +711,7 @@ static void run_sink(const config *c, const prog *g, const outcome *ref, unsigne
     for (size_t i = 0; i < g->n; i++) {
         const op *o = &g->ops[i];
         stax_str s[4] = {o->s[0], o->s[1], o->s[2], o->s[3]};
-        int st = call_op(w, o, s, 1);
+        int st = call_op(w, o, s);
         if (dump) fprintf(stderr, "  %s sink: %s -> %d (sync %d)\n", sink_names[kind], op_names[o->code], st, ref->st[i]);
         if (st < 0 && !first) first = st;
         if (st != ref->st[i]) {
