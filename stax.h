@@ -999,10 +999,11 @@ STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
  *     sticky instead.
  *   - Sticky errors: what a sink returns (STAX_E_IO, STAX_E_FULL, STAX_E_NOMEM
  *     from the growable memory sink, any negative status of a callback) and
- *     STAX_E_INTERNAL. From then on every output call returns it, and so do
- *     flush and finish (which hand the sink nothing more).
- *   stax_writer_first_error gives the first error of either kind,
- *   stax_writer_message says what it was.
+ *     STAX_E_INTERNAL. From then on every call returns it (the sink setters
+ *     too), and so do flush and finish (which hand the sink nothing more).
+ *   stax_writer_first_error gives the first error of either kind;
+ *   stax_writer_message says why the last call that did not return STAX_OK
+ *   returned what it did.
  *
  * RETRY RULE (non-blocking sinks)  STAX_WOULD_BLOCK: the sink took less
  *   than offered and the call stopped part way, losing nothing. When the sink
@@ -1083,7 +1084,8 @@ STAXDEF stax_writer *stax_writer_new(const stax_writer_options *opt);
  * With STAX_WRITE_BACKGROUND it waits for the chunk being written. */
 STAXDEF void stax_writer_free(stax_writer *w);
 
-/* Sinks. Set one before the first output call (else STAX_E_USAGE).
+/* Sinks. Set one, once, before the first output call (an output call
+ * without one, or a second sink: STAX_E_USAGE).
  * - set_sink: the callback above.
  * - set_fd: write(2); a non-blocking fd gives STAX_WOULD_BLOCK on EAGAIN.
  * - set_file: fwrite; stax_writer_flush also fflush()es the FILE.
@@ -1193,9 +1195,12 @@ STAXDEF int stax_writer_status(const stax_writer *w);
 /* The first negative status any call on w returned (sticky or not), or STAX_OK. */
 STAXDEF int stax_writer_first_error(const stax_writer *w);
 
-/* What went wrong, in English: the sticky error when there is one, else the
- * first error, e.g. "write to fd 3 failed (errno 32)" or "stax_writer_attr:
- * attribute given twice on one element"; "" when nothing did. */
+/* Why the last call that did not return STAX_OK returned what it did, in
+ * English: a refusal names the call and the reason ("stax_writer_attr: the
+ * attribute is already on this start tag", "stax_writer_start: no sink set:
+ * ..."), STAX_WOULD_BLOCK says so, a sink error says what failed ("write to fd
+ * 3 failed (errno 32)"). A sticky error keeps its message for every call that
+ * returns it. "" while every call returned STAX_OK. */
 STAXDEF const char *stax_writer_message(const stax_writer *w);
 
 /* The errno of the sink error in stax_writer_status (write(2) for set_fd,

@@ -95,13 +95,30 @@ enum {
     W_CALL_ELEMENT_NUM, /* stax_writer_element_int / _uint / _dec */
     W_CALL_FLUSH,       /* the rest only name a call in messages */
     W_CALL_FINISH,
-    W_CALL_SINK
+    W_CALL_SINK,
+    W_CALL_SET_FD,
+    W_CALL_SET_FILE,
+    W_CALL_SET_MEMORY,
+    W_CALL_ATTR_INT, /* the number calls one by one */
+    W_CALL_ATTR_UINT,
+    W_CALL_ATTR_DEC,
+    W_CALL_TEXT_INT,
+    W_CALL_TEXT_UINT,
+    W_CALL_TEXT_DEC,
+    W_CALL_ELEMENT_INT,
+    W_CALL_ELEMENT_UINT,
+    W_CALL_ELEMENT_DEC
 };
 
 static const char *const w_call_names[] = {
     "", "xml_decl", "doctype", "start", "attr", "ns", "text", "cdata", "comment", "pi", "end", "raw",
-    "attr (number)", "text (number)", "element", "element (number)", "flush", "finish", "set_sink",
+    "attr_int/_uint/_dec", "text_int/_uint/_dec", "element", "element_int/_uint/_dec",
+    "flush", "finish", "set_sink", "set_fd", "set_file", "set_memory",
+    "attr_int", "attr_uint", "attr_dec", "text_int", "text_uint", "text_dec",
+    "element_int", "element_uint", "element_dec",
 };
+typedef char w_call_names_one_per_call[sizeof w_call_names / sizeof w_call_names[0] == W_CALL_ELEMENT_DEC + 1 ? 1
+                                                                                                              : -1];
 
 /* Piece kinds. */
 enum {
@@ -202,9 +219,12 @@ struct stax_writer {
     struct {
         int status; /* sticky: a sink error, STAX_E_INTERNAL, or with STAX_WRITE_STICKY the first refusal */
         int first;  /* the first negative status a call returned */
-        stax__err e; /* what stax_writer_message describes: the sticky error when there is one (with the
-                        sink's errno), else the first; set by stax__err_vset alone */
-        char msg[96]; /* where e.msg points */
+        stax__err e; /* what stax_writer_message describes: the status the last call that did not
+                        return STAX_OK returned (code), with the sink's errno; set by w_fail alone */
+        char msg[94]; /* where e.msg points */
+        /* a sticky refusal (STAX_WRITE_STICKY): its call and reason (w_reasons index + 1, or 0),
+           to describe it again after a STAX_WOULD_BLOCK of flush or finish replaced its message */
+        unsigned char sticky_call, sticky_why;
     } err;
     int gate; /* nonzero when a call must take w_begin's slow checks: a summary of err.status,
                  the sink, rs_call and the finish state (see w_regate) */
@@ -311,7 +331,7 @@ static W_COLD int w_fail(stax_writer *w, int st, int err_no, const char *fmt, ..
     va_start(ap, fmt);
     stax__err_vset(&w->err.e, st, NULL, err_no, fmt, ap);
     va_end(ap);
-    if (!w->err.first) w->err.first = st;
+    if (st < 0 && !w->err.first) w->err.first = st;
     return st;
 }
 
@@ -321,6 +341,7 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
     STAX__INTERNAL_HIT();
     if (w->err.status == STAX_OK || w->fn) {
         w->err.status = STAX_E_INTERNAL;
+        w->err.sticky_call = W_CALL_NONE;
         w->fn = NULL;
         w_regate(w);
         return w_fail(w, STAX_E_INTERNAL, 0, "internal error (%s): please report it", what);
@@ -332,6 +353,7 @@ static W_COLD int w_internal(stax_writer *w, const char *what) {
 /* A sink error: sticky, with its errno and a message. */
 static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offered, ptrdiff_t took) {
     w->err.status = st;
+    w->err.sticky_call = W_CALL_NONE;
     w->fn = NULL;
     w_regate(w);
     switch (st == STAX_E_INTERNAL ? W_SINK_NONE : w->sink) {
@@ -351,9 +373,52 @@ static W_COLD int w_sink_failed(stax_writer *w, int st, int err_no, size_t offer
     }
 }
 
-/* Refusals that say more than their status: the calls return these, and
- * w_refused turns each into its status, with the reason in the message. */
-enum { W_E_NULL_STR = -1001, W_E_FRAC = -1002, W_E_THREAD = -1003 };
+/* Refusals that say more than their status: the calls return these reasons
+ * (below any status), and w_refused turns each into its status, with the
+ * reason in the message (at most 67 bytes: with the longest call name the
+ * message fits in err.msg). */
+enum {
+    W_E_NULL_STR = -1100,
+    W_E_FRAC,
+    W_E_THREAD,
+    W_E_NO_SINK,
+    W_E_RETRY_ARGS,
+    W_E_BLOCKED, /* (w_describe names the blocked call) */
+    W_E_FINISHING,
+    W_E_FINISHED,
+    W_E_SINK_TWICE,
+    W_E_SINK_FN,
+    W_E_SINK_FD,
+    W_E_SINK_FILE,
+    W_E_SINK_GROW_FIXED,
+    W_E_SINK_CAP,
+    W_E_DECL_LATE,
+    W_E_DOCTYPE_TWICE,
+    W_E_DOCTYPE_LATE,
+    W_E_SECOND_ROOT,
+    W_E_NO_TAG,
+    W_E_TEXT_OUTSIDE,
+    W_E_CDATA_OUTSIDE,
+    W_E_NOTHING_OPEN,
+    W_E_NO_ROOT,
+    W_E_NAME,
+    W_E_TARGET,
+    W_E_TARGET_XML,
+    W_E_PI_DATA,
+    W_E_COMMENT,
+    W_E_VERSION,
+    W_E_DECL_ENCODING,
+    W_E_STANDALONE,
+    W_E_PUBID_ALONE,
+    W_E_PUBID,
+    W_E_SYSID_QUOTES,
+    W_E_NS_XMLNS_URI,
+    W_E_NS_XML,
+    W_E_NS_PREFIX,
+    W_E_NS_XMLNS,
+    W_E_NS_EMPTY,
+    W_E_END
+};
 
 static const struct {
     int status;
@@ -362,27 +427,94 @@ static const struct {
     {STAX_E_USAGE, "a string is NULL with a nonzero length"},
     {STAX_E_USAGE, "frac_digits over 19"},
     {STAX_E_NOMEM, "the background thread could not be started"},
+    {STAX_E_USAGE, "no sink set: call stax_writer_set_sink (or _fd, _file, _memory) first"},
+    {STAX_E_USAGE, "other arguments than the blocked call: repeat it with the same ones"},
+    {STAX_E_STATE, "repeat the blocked call first"},
+    {STAX_E_STATE, "repeat the blocked stax_writer_finish first"},
+    {STAX_E_STATE, "the document is finished (stax_writer_finish returned STAX_OK)"},
+    {STAX_E_USAGE, "a sink is already set"},
+    {STAX_E_USAGE, "the write function is NULL"},
+    {STAX_E_USAGE, "the fd is negative"},
+    {STAX_E_USAGE, "the FILE* is NULL"},
+    {STAX_E_USAGE, "a fixed-block writer has no growable memory sink: give a buffer"},
+    {STAX_E_USAGE, "a NULL buffer with a nonzero cap"},
+    {STAX_E_STATE, "the XML declaration must be the very first output"},
+    {STAX_E_STATE, "a second DOCTYPE"},
+    {STAX_E_STATE, "a DOCTYPE after the root element started"},
+    {STAX_E_STATE, "a second root element"},
+    {STAX_E_STATE, "no start tag open: attributes come right after stax_writer_start"},
+    {STAX_E_STATE, "outside the root element text may only be spaces, tabs and LFs"},
+    {STAX_E_STATE, "CDATA outside the root element"},
+    {STAX_E_STATE, "no element is open"},
+    {STAX_E_STATE, "no root element was started"},
+    {STAX_E_INVALID, "the name is not an XML Name"},
+    {STAX_E_INVALID, "the target is not an XML Name"},
+    {STAX_E_INVALID, "the target xml (in any case) is reserved"},
+    {STAX_E_INVALID, "the data holds \"?>\""},
+    {STAX_E_INVALID, "a comment may not hold \"--\" nor end in '-'"},
+    {STAX_E_INVALID, "the version is not \"1.\" and digits"},
+    {STAX_E_INVALID, "the encoding is not UTF-8 (the output is UTF-8)"},
+    {STAX_E_INVALID, "standalone is not 0, STAX_EVF_STANDALONE_YES or _NO"},
+    {STAX_E_INVALID, "a public id without a system id"},
+    {STAX_E_INVALID, "the public id holds a character that is not a PubidChar"},
+    {STAX_E_INVALID, "the system id holds both quote characters"},
+    {STAX_E_INVALID, "the xmlns namespace URI may not be declared"},
+    {STAX_E_INVALID, "the prefix xml goes with its own URI, and that URI with xml only"},
+    {STAX_E_INVALID, "the prefix is not an NCName"},
+    {STAX_E_INVALID, "the prefix xmlns may not be declared"},
+    {STAX_E_INVALID, "an empty URI for a prefix (Namespaces 1.0 cannot undeclare it)"},
 };
+typedef char w_reasons_one_per_code[sizeof w_reasons / sizeof w_reasons[0] == W_E_END - W_E_NULL_STR ? 1 : -1];
 
-/* A call returned st < 0. A sticky error (a sink error, STAX_E_INTERNAL)
- * was recorded where it happened; a refusal is remembered as the first error
- * if it is one, with its message, and becomes sticky with STAX_WRITE_STICKY. */
+/* A reason's w_reasons index + 1 (0 stands for none). */
+#define W_WHY(code) ((code) - W_E_NULL_STR + 1)
+
+/* What a status says when the call returned it as it is. */
+static const char *w_status_why(int st) {
+    switch (st) {
+    case STAX_WOULD_BLOCK: return "the sink would block: repeat the same call when it can take more";
+    case STAX_E_DUP_ATTR: return "the attribute is already on this start tag";
+    case STAX_E_ENCODING: return "a string is not valid UTF-8";
+    case STAX_E_CHAR: return "a string holds a code point that is not an XML Char";
+    case STAX_E_NOMEM: return "the allocator could not grow the element stack";
+    default: return stax_strerror(st);
+    }
+}
+
+/* The message for a call that returned st, for the reason `why` (a
+ * w_reasons index + 1, or 0). */
+static W_COLD void w_describe(stax_writer *w, int call, int why, int st) {
+    const char *name = w_call_names[call];
+    if (st == STAX_E_LIMIT_STACK)
+        w_fail(w, st, 0, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)", name, w->stack_opt,
+               w->stack_opt ? "" : ": all the fixed block leaves", w->stack_max);
+    else if (why == W_WHY(W_E_BLOCKED))
+        w_fail(w, st, 0, "stax_writer_%s: repeat the blocked stax_writer_%s first", name, w_call_names[w->rs_call]);
+    else
+        w_fail(w, st, 0, "stax_writer_%s: %s", name, why ? w_reasons[why - 1].why : w_status_why(st));
+}
+
+/* A call returned st, neither STAX_OK nor (for a refusal) its status yet: a
+ * reason is turned into its status. The message then describes st; a sticky
+ * error keeps its own (a sink error or STAX_E_INTERNAL was described where it
+ * happened), and with STAX_WRITE_STICKY a refusal becomes sticky. */
 static W_COLD int w_refused(stax_writer *w, int call, int st) {
-    const char *why = NULL;
-    if (st <= W_E_NULL_STR && st >= W_E_THREAD) {
-        why = w_reasons[W_E_NULL_STR - st].why;
-        st = w_reasons[W_E_NULL_STR - st].status;
+    int why = 0;
+    if (st >= W_E_NULL_STR && st < W_E_END) {
+        if (st == W_E_FINISHED && !w->finished) st = W_E_FINISHING; /* w_begin_slow returns one for both */
+        why = W_WHY(st);
+        st = w_reasons[why - 1].status;
     }
-    if (w->err.status != STAX_OK) return st;
-    if (!w->err.first) {
-        if (st == STAX_E_LIMIT_STACK)
-            w_fail(w, st, 0, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)",
-                   w_call_names[call], w->stack_opt, w->stack_opt ? "" : ": all the fixed block leaves", w->stack_max);
-        else
-            w_fail(w, st, 0, "stax_writer_%s: %s", w_call_names[call], why ? why : stax_strerror(st));
+    if (w->err.status != STAX_OK && st == w->err.status) {
+        if (w->err.e.code != st && w->err.sticky_call != W_CALL_NONE)
+            w_describe(w, w->err.sticky_call, w->err.sticky_why, st);
+        return st;
     }
-    if (w->flags & STAX_WRITE_STICKY) {
+    w_describe(w, call, why, st);
+    if (st < 0 && (w->flags & STAX_WRITE_STICKY) && w->err.status == STAX_OK) {
         w->err.status = st;
+        w->err.sticky_call = (unsigned char)call;
+        w->err.sticky_why = (unsigned char)why;
         w_regate(w);
     }
     return st;
@@ -390,7 +522,7 @@ static W_COLD int w_refused(stax_writer *w, int call, int st) {
 
 /* Every public call returns through here. */
 static inline int w_result(stax_writer *w, int call, int st) {
-    if (STAX_LIKELY(st >= 0) || !w) return st;
+    if (STAX_LIKELY(st == STAX_OK) || !w) return st;
     return w_refused(w, call, st);
 }
 
@@ -872,7 +1004,7 @@ static int w_run(stax_writer *w, int call, const w_call *c, int resuming) {
     size_t in = 0, unit = 0;
     if (STAX_UNLIKELY(c->over)) return w_internal(w, "piece list");
     if (resuming) {
-        if (w_signature(call, c) != w->rs_sig) return STAX_E_USAGE;
+        if (w_signature(call, c) != w->rs_sig) return W_E_RETRY_ARGS;
         first = w->rs_piece;
         in = w->rs_in;
         unit = w->rs_unit;
@@ -1295,9 +1427,9 @@ W_ALWAYS_INLINE int w_fast(stax_writer *w, const w_piece *pc, int np) {
  * or a negative status. `internal` lets finish end elements. */
 static int w_begin_slow(stax_writer *w, int call, int internal) {
     if (w->err.status != STAX_OK) return w->err.status;
-    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
-    if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : STAX_E_STATE;
-    if (w->finished || (w->in_finish && !internal)) return STAX_E_STATE;
+    if (w->sink == W_SINK_NONE) return W_E_NO_SINK;
+    if (w->rs_call != W_CALL_NONE) return w->rs_call == call ? 1 : W_E_BLOCKED;
+    if (w->finished || (w->in_finish && !internal)) return W_E_FINISHED; /* or W_E_FINISHING: w_refused tells */
     return 0;
 }
 
@@ -1371,15 +1503,15 @@ static int w_xml_decl(stax_writer *w, stax_str version, stax_str encoding, unsig
     if (w_bad(version) || w_bad(encoding)) return w_null_str();
     if (version.len == 0) version.ptr = "1.0", version.len = 3;
     if (!r) {
-        if (w->started) return STAX_E_STATE;
+        if (w->started) return W_E_DECL_LATE;
         /* VersionNum ::= '1.' [0-9]+ */
-        if (version.len < 3 || version.ptr[0] != '1' || version.ptr[1] != '.') return STAX_E_INVALID;
+        if (version.len < 3 || version.ptr[0] != '1' || version.ptr[1] != '.') return W_E_VERSION;
         for (size_t i = 2; i < version.len; i++)
-            if (version.ptr[i] < '0' || version.ptr[i] > '9') return STAX_E_INVALID;
+            if (version.ptr[i] < '0' || version.ptr[i] > '9') return W_E_VERSION;
         /* the output is UTF-8: declaring anything else would make it unreadable */
-        if (encoding.len && !w_ascii_ieq(encoding.ptr, encoding.len, "utf-8")) return STAX_E_INVALID;
+        if (encoding.len && !w_ascii_ieq(encoding.ptr, encoding.len, "utf-8")) return W_E_DECL_ENCODING;
         if (standalone != 0 && standalone != STAX_EVF_STANDALONE_YES && standalone != STAX_EVF_STANDALONE_NO)
-            return STAX_E_INVALID;
+            return W_E_STANDALONE;
     }
     w_call c;
     w_init(&c);
@@ -1414,10 +1546,12 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
     if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str();
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
-        if (w->depth || w->root_done || w->doctype_done) return STAX_E_STATE;
-        if (!w_is_name(name)) return STAX_E_INVALID;
-        if (pubid.len && (!sysid.len || !w_is_pubid(pubid))) return STAX_E_INVALID;
-        if (apos && memchr(sysid.ptr, '\'', sysid.len)) return STAX_E_INVALID;
+        if (w->doctype_done) return W_E_DOCTYPE_TWICE;
+        if (w->depth || w->root_done) return W_E_DOCTYPE_LATE;
+        if (!w_is_name(name)) return W_E_NAME;
+        if (pubid.len && !sysid.len) return W_E_PUBID_ALONE;
+        if (pubid.len && !w_is_pubid(pubid)) return W_E_PUBID;
+        if (apos && memchr(sysid.ptr, '\'', sysid.len)) return W_E_SYSID_QUOTES;
     }
     w_call c;
     w_init_markup(w, &c);
@@ -1471,8 +1605,8 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     if (r < 0) return r;
     if (w_bad(name)) return w_null_str();
     if (!r) {
-        if (w->depth == 0 && w->root_done) return STAX_E_STATE;
-        if (!w_is_name(name)) return STAX_E_INVALID;
+        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
+        if (!w_is_name(name)) return W_E_NAME;
         if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
     }
     w_piece pc[4];
@@ -1536,8 +1670,8 @@ W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str
     if (r < 0) return r;
     if (w_bad(name) || w_bad(value)) return w_null_str();
     if (!r) {
-        if (!w->tag_open) return STAX_E_STATE;
-        if (!w_is_name(name)) return STAX_E_INVALID;
+        if (!w->tag_open) return W_E_NO_TAG;
+        if (!w_is_name(name)) return W_E_NAME;
     }
     stax_str none = {NULL, 0};
     return w_attr(w, call, name.ptr, name.len, none, value, r);
@@ -1551,14 +1685,15 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     if (r < 0) return r;
     if (w_bad(prefix) || w_bad(uri)) return w_null_str();
     if (!r) {
-        if (!w->tag_open) return STAX_E_STATE;
+        if (!w->tag_open) return W_E_NO_TAG;
         int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
-        if (stax_str_eq(uri, w_ns_xmlns) || is_xml_uri != is_xml) return STAX_E_INVALID;
+        if (stax_str_eq(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
+        if (is_xml_uri != is_xml) return W_E_NS_XML;
         if (prefix.len) {
             /* NCName: a Name without ':'; undeclaring a prefix is not Namespaces 1.0 */
-            if (!w_is_name(prefix) || memchr(prefix.ptr, ':', prefix.len) || stax_str_eq(prefix, "xmlns") ||
-                uri.len == 0)
-                return STAX_E_INVALID;
+            if (!w_is_name(prefix) || memchr(prefix.ptr, ':', prefix.len)) return W_E_NS_PREFIX;
+            if (stax_str_eq(prefix, "xmlns")) return W_E_NS_XMLNS;
+            if (uri.len == 0) return W_E_NS_EMPTY;
         }
     }
     if (prefix.len) return w_attr(w, W_CALL_NS, "xmlns:", 6, prefix, uri, r);
@@ -1586,7 +1721,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     if (w_bad(text)) return w_null_str();
     if (!r && w->depth == 0) {
         for (size_t i = 0; i < text.len; i++)
-            if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return STAX_E_STATE;
+            if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return W_E_TEXT_OUTSIDE;
     }
     w_piece pc[2];
     int np = w_text_pieces(w, call, text, pc);
@@ -1602,7 +1737,7 @@ static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
-    if (!r && w->depth == 0) return STAX_E_STATE;
+    if (!r && w->depth == 0) return W_E_CDATA_OUTSIDE;
     w_call c;
     w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
@@ -1631,7 +1766,7 @@ static int w_comment(stax_writer *w, stax_str text) {
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
     if (!r && text.len && (text.ptr[text.len - 1] == '-' /* "--->" */ || w_has_pair(text, '-', '-')))
-        return STAX_E_INVALID;
+        return W_E_COMMENT;
     w_call c;
     w_init_markup(w, &c);
     w_add_z(&c, "<!--");
@@ -1648,8 +1783,9 @@ static int w_pi(stax_writer *w, stax_str target, stax_str data) {
     if (w_bad(target) || w_bad(data)) return w_null_str();
     if (!r) {
         /* targets matching [Xx][Mm][Ll] are reserved (the XML declaration) */
-        if (!w_is_name(target) || w_ascii_ieq(target.ptr, target.len, "xml") || w_has_pair(data, '?', '>'))
-            return STAX_E_INVALID;
+        if (!w_is_name(target)) return W_E_TARGET;
+        if (w_ascii_ieq(target.ptr, target.len, "xml")) return W_E_TARGET_XML;
+        if (w_has_pair(data, '?', '>')) return W_E_PI_DATA;
     }
     w_call c;
     w_init_markup(w, &c);
@@ -1688,7 +1824,7 @@ static W_NOINLINE int w_end_run(stax_writer *w, int r) {
 W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     int r = w_begin(w, W_CALL_END, internal), st;
     if (r < 0) return r;
-    if (!r && w->depth == 0) return STAX_E_STATE;
+    if (!r && w->depth == 0) return W_E_NOTHING_OPEN;
     w_piece pc[5];
     int np = w_end_pieces(w, pc);
     if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_end_run(w, r);
@@ -1740,8 +1876,8 @@ W_ALWAYS_INLINE int w_element(stax_writer *w, int call, stax_str name, stax_str 
     if (r < 0) return r;
     if (w_bad(name) || w_bad(text)) return w_null_str();
     if (r) return w_element_run(w, call, name, text, r);
-    if (w->depth == 0 && w->root_done) return STAX_E_STATE;
-    if (!w_is_name(name)) return STAX_E_INVALID;
+    if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
+    if (!w_is_name(name)) return W_E_NAME;
     if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
     w_piece pc[9];
     int np = w_element_pieces(w, call, name, text, pc);
@@ -1862,7 +1998,7 @@ W_ALWAYS_INLINE stax_str w_format(char *buf, uint64_t mag, int neg, unsigned fra
 static int w_flush(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
     if (w->err.status != STAX_OK && !w->fn) return w->err.status;
-    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
+    if (w->sink == W_SINK_NONE) return W_E_NO_SINK;
     int st = w_drain(w);
 #ifndef STAX_NO_THREADS
     if (st == STAX_OK && w->bg && w->bg->running) st = w_bg_wait(w);
@@ -1879,10 +2015,11 @@ static int w_flush(stax_writer *w) {
 static int w_finish(stax_writer *w) {
     if (!w) return STAX_E_USAGE;
     if (w->err.status != STAX_OK) return w_flush(w);
-    if (w->sink == W_SINK_NONE) return STAX_E_USAGE;
+    if (w->sink == W_SINK_NONE) return W_E_NO_SINK;
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
-        if (w->rs_call != W_CALL_NONE || (w->depth == 0 && !w->root_done)) return STAX_E_STATE;
+        if (w->rs_call != W_CALL_NONE) return W_E_BLOCKED;
+        if (w->depth == 0 && !w->root_done) return W_E_NO_ROOT;
         w->in_finish = 1;
         w_regate(w);
     }
@@ -1933,55 +2070,62 @@ int stax_writer_finish(stax_writer *w) { return w_result(w, W_CALL_FINISH, w_fin
  * error, a blocked call). */
 W_ALWAYS_INLINE int w_number(stax_writer *w, int call, stax_str name, uint64_t mag, int neg, unsigned frac) {
     char buf[W_NUM_MAX + 32]; /* the digits end at W_NUM_MAX: W_P_DIGITS reads 32 bytes from their start */
-    int st;
     memset(buf + W_NUM_MAX, 0, 32);
     if (frac > 19) {
-        st = w_begin(w, call, 0);
-        if (st >= 0) {
-            st = W_E_FRAC;
-        }
-        return w_result(w, call, st);
+        int st = w_begin(w, call, 0);
+        return st < 0 ? st : W_E_FRAC;
     }
     stax_str digits = w_format(buf, mag, neg, frac);
-    if (call == W_CALL_ATTR_NUM)
-        st = w_attr_str(w, call, name, digits);
-    else if (call == W_CALL_TEXT_NUM)
-        st = w_text(w, call, digits);
-    else
-        st = w_element(w, call, name, digits);
-    return w_result(w, call, st);
+    if (call == W_CALL_ATTR_NUM) return w_attr_str(w, call, name, digits);
+    if (call == W_CALL_TEXT_NUM) return w_text(w, call, digits);
+    return w_element(w, call, name, digits);
 }
 
 /* One out-of-line copy per kind of number call, each with its call's fast
- * case inlined (the call is a constant in it). */
-static W_NOINLINE int w_number_attr(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
-    return w_number(w, W_CALL_ATTR_NUM, name, mag, neg, frac);
+ * case inlined (the kind is a constant in it). id_neg: the public call (its
+ * W_CALL_* id, for messages) times 2, plus 1 for a negative value: one
+ * argument, last, so that the public calls pass theirs on in the registers
+ * they came in. */
+#define W_ID_NEG(id, neg) ((id) * 2 + (int)(neg))
+
+static W_NOINLINE int w_number_attr(stax_writer *w, stax_str name, uint64_t mag, unsigned frac, int id_neg) {
+    return w_result(w, id_neg >> 1, w_number(w, W_CALL_ATTR_NUM, name, mag, id_neg & 1, frac));
 }
-static W_NOINLINE int w_number_text(stax_writer *w, uint64_t mag, int neg, unsigned frac) {
+static W_NOINLINE int w_number_text(stax_writer *w, uint64_t mag, unsigned frac, int id_neg) {
     static const stax_str no_name = {NULL, 0};
-    return w_number(w, W_CALL_TEXT_NUM, no_name, mag, neg, frac);
+    return w_result(w, id_neg >> 1, w_number(w, W_CALL_TEXT_NUM, no_name, mag, id_neg & 1, frac));
 }
-static W_NOINLINE int w_number_element(stax_writer *w, stax_str name, uint64_t mag, int neg, unsigned frac) {
-    return w_number(w, W_CALL_ELEMENT_NUM, name, mag, neg, frac);
+static W_NOINLINE int w_number_element(stax_writer *w, stax_str name, uint64_t mag, unsigned frac, int id_neg) {
+    return w_result(w, id_neg >> 1, w_number(w, W_CALL_ELEMENT_NUM, name, mag, id_neg & 1, frac));
 }
 
 /* v signed: its magnitude without negating INT64_MIN. */
 static inline uint64_t w_mag(int64_t v) { return v < 0 ? (uint64_t)(-(v + 1)) + 1u : (uint64_t)v; }
 
-int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) { return w_number_attr(w, name, w_mag(v), v < 0, 0); }
-int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_attr(w, name, v, 0, 0); }
+int stax_writer_attr_int(stax_writer *w, stax_str name, int64_t v) {
+    return w_number_attr(w, name, w_mag(v), 0, W_ID_NEG(W_CALL_ATTR_INT, v < 0));
+}
+int stax_writer_attr_uint(stax_writer *w, stax_str name, uint64_t v) {
+    return w_number_attr(w, name, v, 0, W_ID_NEG(W_CALL_ATTR_UINT, 0));
+}
 int stax_writer_attr_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
-    return w_number_attr(w, name, w_mag(v), v < 0, f);
+    return w_number_attr(w, name, w_mag(v), f, W_ID_NEG(W_CALL_ATTR_DEC, v < 0));
 }
-int stax_writer_text_int(stax_writer *w, int64_t v) { return w_number_text(w, w_mag(v), v < 0, 0); }
-int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number_text(w, v, 0, 0); }
-int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) { return w_number_text(w, w_mag(v), v < 0, f); }
+int stax_writer_text_int(stax_writer *w, int64_t v) {
+    return w_number_text(w, w_mag(v), 0, W_ID_NEG(W_CALL_TEXT_INT, v < 0));
+}
+int stax_writer_text_uint(stax_writer *w, uint64_t v) { return w_number_text(w, v, 0, W_ID_NEG(W_CALL_TEXT_UINT, 0)); }
+int stax_writer_text_dec(stax_writer *w, int64_t v, unsigned f) {
+    return w_number_text(w, w_mag(v), f, W_ID_NEG(W_CALL_TEXT_DEC, v < 0));
+}
 int stax_writer_element_int(stax_writer *w, stax_str name, int64_t v) {
-    return w_number_element(w, name, w_mag(v), v < 0, 0);
+    return w_number_element(w, name, w_mag(v), 0, W_ID_NEG(W_CALL_ELEMENT_INT, v < 0));
 }
-int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) { return w_number_element(w, name, v, 0, 0); }
+int stax_writer_element_uint(stax_writer *w, stax_str name, uint64_t v) {
+    return w_number_element(w, name, v, 0, W_ID_NEG(W_CALL_ELEMENT_UINT, 0));
+}
 int stax_writer_element_dec(stax_writer *w, stax_str name, int64_t v, unsigned f) {
-    return w_number_element(w, name, w_mag(v), v < 0, f);
+    return w_number_element(w, name, w_mag(v), f, W_ID_NEG(W_CALL_ELEMENT_DEC, v < 0));
 }
 
 /* ================================================================ state */
@@ -2258,10 +2402,14 @@ void stax_writer_free(stax_writer *w) {
     stax__mem_free(&mem, w, w_self_size(w->indent_len));
 }
 
-static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx) {
-    if (!w || !fn) return STAX_E_USAGE;
+/* Set the sink, unless the arguments were refused (`refused`: a reason) or
+ * the writer has stopped (a sticky error: every call returns it). */
+static int w_set(stax_writer *w, int sink, stax_write_fn fn, void *ctx, int refused) {
+    if (w->err.status != STAX_OK) return w->err.status;
+    if (refused) return refused;
+    if (!fn) return W_E_SINK_FN;
     /* the sink cannot change once bytes may have been written */
-    if (w->started || w->out.len || w->sink != W_SINK_NONE) return STAX_E_USAGE;
+    if (w->started || w->out.len || w->sink != W_SINK_NONE) return W_E_SINK_TWICE;
     w->sink = sink;
     w_regate(w);
     w->fn = fn;
@@ -2295,38 +2443,39 @@ fail:
 }
 
 int stax_writer_set_sink(stax_writer *w, stax_write_fn fn, void *ctx) {
-    return w_result(w, W_CALL_SINK, w_set(w, W_SINK_FN, fn, ctx));
+    if (!w) return STAX_E_USAGE;
+    return w_result(w, W_CALL_SINK, w_set(w, W_SINK_FN, fn, ctx, 0));
 }
 
 #ifndef STAX_NO_STDIO
 int stax_writer_set_fd(stax_writer *w, int fd) {
-    if (!w || fd < 0) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
-    int st = w_set(w, W_SINK_FD, w_sink_fd, w);
+    if (!w) return STAX_E_USAGE;
+    int st = w_set(w, W_SINK_FD, w_sink_fd, w, fd < 0 ? W_E_SINK_FD : 0);
     if (st == STAX_OK) w->fd = fd;
-    return w_result(w, W_CALL_SINK, st);
+    return w_result(w, W_CALL_SET_FD, st);
 }
 
 int stax_writer_set_file(stax_writer *w, FILE *f) {
-    if (!w || !f) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
-    int st = w_set(w, W_SINK_FILE, w_sink_file, w);
+    if (!w) return STAX_E_USAGE;
+    int st = w_set(w, W_SINK_FILE, w_sink_file, w, f ? 0 : W_E_SINK_FILE);
     if (st == STAX_OK) w->file = f;
-    return w_result(w, W_CALL_SINK, st);
+    return w_result(w, W_CALL_SET_FILE, st);
 }
 #endif
 
 int stax_writer_set_memory(stax_writer *w, void *buf, size_t cap) {
     if (!w) return STAX_E_USAGE;
     if (!buf) {
-        if (w->fixed || cap) return w_result(w, W_CALL_SINK, STAX_E_USAGE);
-        return w_result(w, W_CALL_SINK, w_set(w, W_SINK_MEM_GROW, w_sink_mem_grow, w));
+        int refused = cap ? W_E_SINK_CAP : w->fixed ? W_E_SINK_GROW_FIXED : 0;
+        return w_result(w, W_CALL_SET_MEMORY, w_set(w, W_SINK_MEM_GROW, w_sink_mem_grow, w, refused));
     }
-    int st = w_set(w, W_SINK_MEM_FIXED, w_sink_mem_fixed, w);
+    int st = w_set(w, W_SINK_MEM_FIXED, w_sink_mem_fixed, w, 0);
     if (st == STAX_OK) {
         w->msink.ptr = (char *)buf;
         w->msink.len = 0;
         w->msink.cap = cap;
     }
-    return w_result(w, W_CALL_SINK, st);
+    return w_result(w, W_CALL_SET_MEMORY, st);
 }
 #else
 typedef int stax__writer_left_out; /* ISO C: a translation unit is not empty */

@@ -46,7 +46,8 @@ Test(writer_errors, refusal_not_sticky_by_default) {
     cr_assert_eq(stax_writer_finish(w), STAX_OK);
     cr_assert_eq(stax_writer_status(w), STAX_OK);
     cr_assert_eq(stax_writer_first_error(w), STAX_E_DUP_ATTR); /* the first, not the last */
-    cr_assert_str_eq(stax_writer_message(w), "stax_writer_attr: duplicate attribute");
+    /* the message describes the last refusal, not the first */
+    cr_assert_str_eq(stax_writer_message(w), "stax_writer_comment: a comment may not hold \"--\" nor end in '-'");
     expect_memory(w, "<r a=\"1\">ok</r>");
     stax_writer_free(w);
 }
@@ -165,6 +166,162 @@ Test(writer_errors, sticky_refusal_still_delivers_what_came_before) {
     cr_assert(memcmp(t.out, "<r><a>x</a>", 11) == 0, "%.*s", (int)t.len, t.out);
     cr_assert_eq(stax_writer_flush(w), STAX_E_INVALID);
     cr_assert_eq(stax_writer_bytes_out(w), 11);
+    stax_writer_free(w);
+}
+
+/* ================================================================ the message: the last failing call's */
+
+/* A call returned st: it must be want_st, and the message must be want. */
+#define EXPECT(call, want_st, want)                                                                             \
+    do {                                                                                                       \
+        int st_ = (call);                                                                                      \
+        cr_assert_eq(st_, (want_st), "%s returned %d (%s)", #call, st_, stax_writer_message(w));               \
+        cr_assert_str_eq(stax_writer_message(w), (want), "after %s", #call);                                    \
+    } while (0)
+
+Test(writer_errors, message_describes_the_last_failing_call) {
+    /* every refusal in a row has its own message: the last one is described,
+     * whatever came before it; a call that succeeds changes nothing */
+    int open = 0;
+    char big[200];
+    memset(big, 'x', sizeof big);
+    stax_str s = {big, sizeof big}, shorter = {big, 100};
+    stax_writer *w = mk(0, 64);
+    EXPECT(stax_writer_start_z(w, "r"), STAX_E_USAGE,
+           "stax_writer_start: no sink set: call stax_writer_set_sink (or _fd, _file, _memory) first");
+    EXPECT(stax_writer_set_fd(w, -1), STAX_E_USAGE, "stax_writer_set_fd: the fd is negative");
+    EXPECT(stax_writer_set_sink(w, NULL, NULL), STAX_E_USAGE, "stax_writer_set_sink: the write function is NULL");
+    EXPECT(stax_writer_set_memory(w, NULL, 5), STAX_E_USAGE, "stax_writer_set_memory: a NULL buffer with a nonzero cap");
+    EXPECT(stax_writer_set_sink(w, gate_sink, &open), STAX_OK,
+           "stax_writer_set_memory: a NULL buffer with a nonzero cap");
+    EXPECT(stax_writer_set_memory(w, NULL, 0), STAX_E_USAGE, "stax_writer_set_memory: a sink is already set");
+    EXPECT(stax_writer_end(w), STAX_E_STATE, "stax_writer_end: no element is open");
+    EXPECT(stax_writer_attr_z(w, "a", "1"), STAX_E_STATE,
+           "stax_writer_attr: no start tag open: attributes come right after stax_writer_start");
+    EXPECT(stax_writer_start_z(w, "r"), STAX_OK,
+           "stax_writer_attr: no start tag open: attributes come right after stax_writer_start");
+    EXPECT(stax_writer_start_z(w, "1a"), STAX_E_INVALID, "stax_writer_start: the name is not an XML Name");
+    EXPECT(stax_writer_text_z(w, "\xff"), STAX_E_ENCODING, "stax_writer_text: a string is not valid UTF-8");
+    EXPECT(stax_writer_text_z(w, "\x01"), STAX_E_CHAR,
+           "stax_writer_text: a string holds a code point that is not an XML Char");
+    EXPECT(stax_writer_attr_z(w, "a", "1"), STAX_OK, "stax_writer_text: a string holds a code point that is not an XML Char");
+    EXPECT(stax_writer_attr_z(w, "a", "2"), STAX_E_DUP_ATTR, "stax_writer_attr: the attribute is already on this start tag");
+    EXPECT(stax_writer_attr_int_z(w, "a", 2), STAX_E_DUP_ATTR,
+           "stax_writer_attr_int: the attribute is already on this start tag");
+    EXPECT(stax_writer_ns_z(w, "xmlns", "urn:x"), STAX_E_INVALID, "stax_writer_ns: the prefix xmlns may not be declared");
+    EXPECT(stax_writer_ns_z(w, "p", ""), STAX_E_INVALID,
+           "stax_writer_ns: an empty URI for a prefix (Namespaces 1.0 cannot undeclare it)");
+    EXPECT(stax_writer_pi_z(w, "XmL", "d"), STAX_E_INVALID, "stax_writer_pi: the target xml (in any case) is reserved");
+    EXPECT(stax_writer_pi_z(w, "t", "a?>b"), STAX_E_INVALID, "stax_writer_pi: the data holds \"?>\"");
+    EXPECT(stax_writer_comment_z(w, "a--b"), STAX_E_INVALID,
+           "stax_writer_comment: a comment may not hold \"--\" nor end in '-'");
+    EXPECT(stax_writer_text_dec(w, 1, 20), STAX_E_USAGE, "stax_writer_text_dec: frac_digits over 19");
+    EXPECT(stax_writer_element_uint_z(w, "1a", 5), STAX_E_INVALID, "stax_writer_element_uint: the name is not an XML Name");
+    EXPECT(stax_writer_text(w, (stax_str){NULL, 3}), STAX_E_USAGE, "stax_writer_text: a string is NULL with a nonzero length");
+    /* the sink takes nothing: the call blocks, and every other call is refused */
+    EXPECT(stax_writer_text(w, s), STAX_WOULD_BLOCK,
+           "stax_writer_text: the sink would block: repeat the same call when it can take more");
+    EXPECT(stax_writer_element_z(w, "e", "x"), STAX_E_STATE, "stax_writer_element: repeat the blocked stax_writer_text first");
+    EXPECT(stax_writer_text(w, shorter), STAX_E_USAGE,
+           "stax_writer_text: other arguments than the blocked call: repeat it with the same ones");
+    EXPECT(stax_writer_finish(w), STAX_E_STATE, "stax_writer_finish: repeat the blocked stax_writer_text first");
+    EXPECT(stax_writer_flush(w), STAX_WOULD_BLOCK,
+           "stax_writer_flush: the sink would block: repeat the same call when it can take more");
+    open = 1;
+    EXPECT(stax_writer_text(w, s), STAX_OK,
+           "stax_writer_flush: the sink would block: repeat the same call when it can take more");
+    EXPECT(stax_writer_end(w), STAX_OK,
+           "stax_writer_flush: the sink would block: repeat the same call when it can take more");
+    EXPECT(stax_writer_start_z(w, "s"), STAX_E_STATE, "stax_writer_start: a second root element");
+    EXPECT(stax_writer_element_z(w, "s", ""), STAX_E_STATE, "stax_writer_element: a second root element");
+    EXPECT(stax_writer_xml_decl(w, stax_strz(""), stax_strz(""), 0), STAX_E_STATE,
+           "stax_writer_xml_decl: the XML declaration must be the very first output");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz(""), stax_strz(""), stax_strz("")), STAX_E_STATE,
+           "stax_writer_doctype: a DOCTYPE after the root element started");
+    EXPECT(stax_writer_text_z(w, "t"), STAX_E_STATE,
+           "stax_writer_text: outside the root element text may only be spaces, tabs and LFs");
+    EXPECT(stax_writer_cdata_z(w, "t"), STAX_E_STATE, "stax_writer_cdata: CDATA outside the root element");
+    EXPECT(stax_writer_finish(w), STAX_OK, "stax_writer_cdata: CDATA outside the root element");
+    EXPECT(stax_writer_text_z(w, " "), STAX_E_STATE,
+           "stax_writer_text: the document is finished (stax_writer_finish returned STAX_OK)");
+    cr_assert_eq(stax_writer_first_error(w), STAX_E_USAGE); /* the first error stays the first */
+    cr_assert_eq(stax_writer_status(w), STAX_OK);
+    stax_writer_free(w);
+
+    /* the prolog's refusals */
+    w = mk(0, 0);
+    cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
+    EXPECT(stax_writer_finish(w), STAX_E_STATE, "stax_writer_finish: no root element was started");
+    EXPECT(stax_writer_xml_decl(w, stax_strz("2.0"), stax_strz(""), 0), STAX_E_INVALID,
+           "stax_writer_xml_decl: the version is not \"1.\" and digits");
+    EXPECT(stax_writer_xml_decl(w, stax_strz(""), stax_strz("latin1"), 0), STAX_E_INVALID,
+           "stax_writer_xml_decl: the encoding is not UTF-8 (the output is UTF-8)");
+    EXPECT(stax_writer_xml_decl(w, stax_strz(""), stax_strz(""), 7), STAX_E_INVALID,
+           "stax_writer_xml_decl: standalone is not 0, STAX_EVF_STANDALONE_YES or _NO");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz("p"), stax_strz(""), stax_strz("")), STAX_E_INVALID,
+           "stax_writer_doctype: a public id without a system id");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz("p{"), stax_strz("s"), stax_strz("")), STAX_E_INVALID,
+           "stax_writer_doctype: the public id holds a character that is not a PubidChar");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz(""), stax_strz("a'\""), stax_strz("")), STAX_E_INVALID,
+           "stax_writer_doctype: the system id holds both quote characters");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz(""), stax_strz(""), stax_strz("")), STAX_OK,
+           "stax_writer_doctype: the system id holds both quote characters");
+    EXPECT(stax_writer_doctype(w, stax_strz("r"), stax_strz(""), stax_strz(""), stax_strz("")), STAX_E_STATE,
+           "stax_writer_doctype: a second DOCTYPE");
+    stax_writer_free(w);
+
+    /* a finish that blocked */
+    open = 0;
+    w = mk(0, 64);
+    cr_assert_eq(stax_writer_set_sink(w, gate_sink, &open), STAX_OK);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    EXPECT(stax_writer_finish(w), STAX_WOULD_BLOCK,
+           "stax_writer_finish: the sink would block: repeat the same call when it can take more");
+    EXPECT(stax_writer_comment_z(w, "c"), STAX_E_STATE, "stax_writer_comment: repeat the blocked stax_writer_finish first");
+    open = 1;
+    EXPECT(stax_writer_finish(w), STAX_OK, "stax_writer_comment: repeat the blocked stax_writer_finish first");
+    stax_writer_free(w);
+}
+
+static ptrdiff_t failing_sink(void *ctx, const void *data, size_t len);
+
+Test(writer_errors, sticky_error_keeps_its_message) {
+    /* a sink error: every later call returns it, the sink setters too, and
+     * the message stays the sink's */
+    ptrdiff_t ret = STAX_E_IO;
+    stax_writer *w = mk(0, 0);
+    cr_assert_eq(stax_writer_set_sink(w, failing_sink, &ret), STAX_OK);
+    cr_assert_eq(stax_writer_element_z(w, "a", "x"), STAX_OK);
+    const char *sink = "the sink returned -3 (I/O error)";
+    EXPECT(stax_writer_finish(w), STAX_E_IO, sink);
+    EXPECT(stax_writer_text_z(w, "\xff"), STAX_E_IO, sink);
+    EXPECT(stax_writer_end(w), STAX_E_IO, sink);
+    EXPECT(stax_writer_text_dec(w, 1, 20), STAX_E_IO, sink);
+    EXPECT(stax_writer_set_sink(w, failing_sink, &ret), STAX_E_IO, sink);
+    EXPECT(stax_writer_set_memory(w, NULL, 3), STAX_E_IO, sink);
+    EXPECT(stax_writer_flush(w), STAX_E_IO, sink);
+    cr_assert_eq(stax_writer_first_error(w), STAX_E_IO);
+    stax_writer_free(w);
+
+    /* a sticky refusal (STAX_WRITE_STICKY) keeps its message for the calls
+     * that return it, and gets it back after flush described its own
+     * STAX_WOULD_BLOCK */
+    int open = 0;
+    char big[200];
+    memset(big, 'x', sizeof big);
+    w = mk(STAX_WRITE_STICKY, 64);
+    cr_assert_eq(stax_writer_set_sink(w, gate_sink, &open), STAX_OK);
+    cr_assert_eq(stax_writer_start_z(w, "r"), STAX_OK);
+    cr_assert_eq(stax_writer_text(w, (stax_str){big, sizeof big}), STAX_WOULD_BLOCK);
+    const char *refusal = "stax_writer_comment: repeat the blocked stax_writer_text first";
+    EXPECT(stax_writer_comment_z(w, "c"), STAX_E_STATE, refusal);
+    EXPECT(stax_writer_end(w), STAX_E_STATE, refusal);
+    EXPECT(stax_writer_set_fd(w, -1), STAX_E_STATE, refusal);
+    EXPECT(stax_writer_flush(w), STAX_WOULD_BLOCK,
+           "stax_writer_flush: the sink would block: repeat the same call when it can take more");
+    open = 1;
+    EXPECT(stax_writer_flush(w), STAX_E_STATE, refusal);
+    EXPECT(stax_writer_finish(w), STAX_E_STATE, refusal);
     stax_writer_free(w);
 }
 

@@ -48,7 +48,11 @@
  *     sink took after finish
  *   - stax_writer_first_error is the first negative status a call returned;
  *     with STAX_WRITE_STICKY every later call returns it; the message is
- *     empty exactly when nothing failed
+ *     empty exactly when every call returned STAX_OK; it describes the last
+ *     call that did not: after a refusal it names the call
+ *     ("stax_writer_attr_int: ..."), after STAX_WOULD_BLOCK it says the sink
+ *     would block, a call that returns STAX_OK leaves it as it was, and a
+ *     sticky error keeps the message it had when it became sticky
  *   - stax_writer_depth follows start/end
  *   - the sinks' run: the sync run's statuses up to the sink's failure, its
  *     status sticky from there, and the start of the sync run's output in
@@ -335,13 +339,43 @@ static int call_op(stax_writer *w, const op *o, stax_str *s) {
 typedef struct watch {
     int first;  /* the first negative status a call returned */
     int sticky; /* STAX_WRITE_STICKY */
+    int noted;  /* a call returned something other than STAX_OK */
+    char sticky_msg[128]; /* the message when the writer became sticky ("" before) */
 } watch;
+
+/* The public function an op calls, as the message names it. */
+static const char *call_name(const op *o) {
+    static const char *const elem[3] = {"element_int", "element_uint", "element_dec"};
+    return o->elem ? elem[o->code - OP_TEXT_INT] : op_names[o->code];
+}
+
+/* st came back from the call `name`: st itself, or a call that returned
+ * STAX_OK, left the message `before` as it was; a refusal names the call. */
+static void check_message(stax_writer *w, const char *name, int st, const char *before) {
+    const char *m = stax_writer_message(w);
+    if (st == STAX_OK) {
+        CHECK(strcmp(m, before) == 0, "%s returned STAX_OK but the message changed: \"%s\" -> \"%s\"", name, before, m);
+    } else if (st == STAX_WOULD_BLOCK) {
+        CHECK(strncmp(m, "stax_writer_", 12) == 0 && strncmp(m + 12, name, strlen(name)) == 0 && strstr(m, "would block"),
+              "%s: STAX_WOULD_BLOCK with the message \"%s\"", name, m);
+    }
+}
+
+/* One call, its message checked. */
+static int call_checked(stax_writer *w, const op *o, stax_str *s, watch *wt) {
+    char before[128];
+    snprintf(before, sizeof before, "%s", stax_writer_message(w));
+    int st = call_op(w, o, s);
+    check_message(w, call_name(o), st, before);
+    if (st != STAX_OK) wt->noted = 1;
+    return st;
+}
 
 /* Async: repeat the call until it is not STAX_WOULD_BLOCK. Intruding calls
  * (refused: they count as errors) only without STAX_WRITE_STICKY, where they
  * would stop the run. */
 static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s, sink *k, watch *wt) {
-    int st = call_op(w, o, s);
+    int st = call_checked(w, o, s, wt);
     int rounds = 0, intrude = !(c->flags & STAX_WRITE_STICKY);
     while (st == STAX_WOULD_BLOCK) {
         CHECK(++rounds < 100000, "%s: STAX_WOULD_BLOCK forever", op_names[o->code]);
@@ -349,6 +383,7 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
         uint64_t r = rng_next(&k->rng);
         if ((r & 3) == 0 && o->code != OP_FLUSH) {
             int f = stax_writer_flush(w);
+            if (f != STAX_OK) wt->noted = 1;
             CHECK(f == STAX_OK || f == STAX_WOULD_BLOCK || is_sticky(f), "flush while blocked: %d", f);
             if (f != STAX_OK && f != STAX_WOULD_BLOCK) return f;
         }
@@ -370,6 +405,8 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
             stax_str shorter = {s[1].ptr, s[1].len - 1};
             int x = stax_writer_element(w, s[0], shorter);
             CHECK(x == STAX_E_USAGE || is_sticky(x), "the blocked element retried with another text: %d", x);
+            CHECK(is_sticky(x) || strstr(stax_writer_message(w), "stax_writer_element: other arguments"),
+                  "the blocked element retried: message \"%s\"", stax_writer_message(w));
             if (!wt->first) wt->first = x;
         }
         if (intrude && (r & 48) == 16 && o->code >= OP_ATTR_INT && o->code != OP_TEXT_DEC && o->code != OP_ATTR_DEC) {
@@ -384,7 +421,7 @@ static int call_retry(stax_writer *w, const config *c, const op *o, stax_str *s,
         stax_str t[4] = {s[0], s[1], s[2], s[3]};
         if (c->fresh_copies)
             for (int i = 0; i < 4; i++) t[i] = copy_str(s[i], &hold[i]);
-        st = call_op(w, o, t);
+        st = call_checked(w, o, t, wt);
         for (int i = 0; i < 4; i++) {
             if (hold[i]) memset(hold[i], 0x5A, s[i].len ? s[i].len : 1); /* the writer may not keep them */
             free(hold[i]);
@@ -407,10 +444,25 @@ static stax_writer_options run_options(const config *c, int background) {
 static void watch_call(watch *wt, stax_writer *w, const char *what, int st, int status_before, uint64_t p0,
                        uint64_t p1) {
     if (st < 0 && !wt->first) wt->first = st;
+    if (st != STAX_OK) wt->noted = 1;
     CHECK(stax_writer_first_error(w) == wt->first, "%s: first_error %d, expected %d", what,
           stax_writer_first_error(w), wt->first);
-    CHECK((stax_writer_message(w)[0] != 0) == (wt->first != 0), "%s: message \"%s\" with first error %d", what,
-          stax_writer_message(w), wt->first);
+    const char *m = stax_writer_message(w);
+    CHECK((m[0] != 0) == (wt->noted != 0), "%s: message \"%s\" after %s", what, m,
+          wt->noted ? "a call that did not return STAX_OK" : "none but STAX_OK");
+    /* a refusal (the writer not stopped before it) names the call; a sticky
+     * status keeps the message it came with */
+    int now = stax_writer_status(w);
+    if (st < 0 && status_before == STAX_OK && (now == STAX_OK || (wt->sticky && now == st && !is_sticky(st))) &&
+        st != STAX_E_INTERNAL) {
+        size_t n = strlen(what);
+        CHECK(strncmp(m, "stax_writer_", 12) == 0 && strncmp(m + 12, what, n) == 0 && m[12 + n] == ':',
+              "%s refused with %d: message \"%s\"", what, st, m);
+    }
+    if (now != STAX_OK && !wt->sticky_msg[0]) snprintf(wt->sticky_msg, sizeof wt->sticky_msg, "%s", m);
+    if (now != STAX_OK && st == now && status_before == now)
+        CHECK(strcmp(m, wt->sticky_msg) == 0, "%s: the sticky %d with the message \"%s\", it came with \"%s\"", what,
+              st, m, wt->sticky_msg);
     if (wt->sticky && wt->first) CHECK(st == wt->first, "%s: %d after the sticky %d", what, st, wt->first);
     CHECK(p1 >= p0, "%s: bytes_produced went back", what);
     CHECK(p1 >= stax_writer_bytes_out(w), "%s: produced %llu < out %llu", what, (unsigned long long)p1,
@@ -451,7 +503,7 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
     k.rng = c->seed * 0x9E3779B97F4A7C15ull + 1;
     k.buffer_size = c->buffer_size;
     CHECK(stax_writer_set_sink(w, sink_write, &k) == STAX_OK, "set_sink");
-    watch wt = {0, (c->flags & STAX_WRITE_STICKY) != 0};
+    watch wt = {0, (c->flags & STAX_WRITE_STICKY) != 0, 0, ""};
     CHECK(stax_writer_first_error(w) == STAX_OK && stax_writer_message(w)[0] == 0, "an error before any call");
     uint32_t depth = 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -462,14 +514,14 @@ static void run(const config *c, const prog *g, int async, outcome *oc) {
         int st, before = stax_writer_status(w);
         uint64_t p0 = stax_writer_bytes_produced(w);
         if (!async) {
-            st = call_op(w, o, s);
+            st = call_checked(w, o, s, &wt);
             CHECK(st != STAX_WOULD_BLOCK, "%s: STAX_WOULD_BLOCK from a blocking sink", op_names[o->code]);
         } else {
             st = call_retry(w, c, o, s, &k, &wt);
         }
         oc->st[i] = st;
         if (dump) fprintf(stderr, "  %s -> %d\n", op_names[o->code], st);
-        watch_call(&wt, w, op_names[o->code], st, before, p0, stax_writer_bytes_produced(w));
+        watch_call(&wt, w, call_name(o), st, before, p0, stax_writer_bytes_produced(w));
         if (st == STAX_OK) {
             char nb[64];
             switch (o->code) {
