@@ -50,6 +50,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/stax
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
@@ -104,6 +105,10 @@ $(BUILD)/stax.h: stax.h $(LIB_HDR) $(LIB_SRC) tools/amalgamate.sh FORCE
 	sh tools/amalgamate.sh $(if $(filter 1,$(SINGLE_LINE)),--line) $@ stax.h $(LIB_HDR) $(LIB_SRC)
 
 # ---------------------------------------------------------------- install
+# README.md in DOCDIR and docs/*.md in DOCDIR/docs (so the README's links
+# hold); the man pages' references to docs/X.md name DOCDIR/docs/X.md.
+DOC_FILES = $(wildcard docs/*.md)
+MAN_SED = -e 's|Pa docs/|Pa $(DOCDIR)/docs/|g'
 # The CMake package (LIBDIR/cmake/stax, where it finds the libraries at ../..
 # and stax.h by the relative path below) from the templates CMakeLists.txt
 # fills in too.
@@ -118,8 +123,10 @@ install: all
 	    stax.pc.in >$(BUILD)/stax.pc
 	sed $(CMAKE_PKG_SED) cmake/staxConfig.cmake.in >$(BUILD)/staxConfig.cmake
 	sed $(CMAKE_PKG_SED) cmake/staxConfigVersion.cmake.in >$(BUILD)/staxConfigVersion.cmake
+	sed $(MAN_SED) man/stax.1 >$(BUILD)/stax.1
+	sed $(MAN_SED) man/stax.3 >$(BUILD)/stax.3
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/cmake/stax
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/cmake/stax $(DESTDIR)$(DOCDIR)/docs
 	$(INSTALL_PROGRAM) $(BUILD)/stax $(DESTDIR)$(BINDIR)/stax
 	$(INSTALL_DATA) $(BUILD)/libstax.a $(DESTDIR)$(LIBDIR)/libstax.a
 	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
@@ -128,14 +135,18 @@ install: all
 	$(INSTALL_DATA) stax.h $(DESTDIR)$(INCLUDEDIR)/stax.h
 	$(INSTALL_DATA) $(BUILD)/stax.pc $(DESTDIR)$(PKGCONFIGDIR)/stax.pc
 	$(INSTALL_DATA) $(BUILD)/staxConfig.cmake $(BUILD)/staxConfigVersion.cmake $(DESTDIR)$(LIBDIR)/cmake/stax
-	$(INSTALL_DATA) man/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
-	$(INSTALL_DATA) man/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
+	$(INSTALL_DATA) $(BUILD)/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
+	$(INSTALL_DATA) $(BUILD)/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
+	$(INSTALL_DATA) README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(INSTALL_DATA) $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stax $(DESTDIR)$(LIBDIR)/libstax.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so $(DESTDIR)$(INCLUDEDIR)/stax.h \
 	    $(DESTDIR)$(PKGCONFIGDIR)/stax.pc $(DESTDIR)$(MANDIR)/man1/stax.1 $(DESTDIR)$(MANDIR)/man3/stax.3 \
-	    $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfigVersion.cmake
+	    $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfigVersion.cmake \
+	    $(DESTDIR)$(DOCDIR)/README.md $(DOC_FILES:%=$(DESTDIR)$(DOCDIR)/%)
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # ---------------------------------------------------------------- tests
 # Installing what the tests need is tools/deps.sh's job, never make's.
