@@ -1,4 +1,4 @@
-/* stax: streaming XML reader and writer for C11.
+/* stax: streaming XML reader and writer in C (C99 or later; C++11 or later).
  *
  * USAGE
  *   Reader (push): create, feed chunks, pull batches, say when input has ended.
