@@ -61,7 +61,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench bench-parallel main FORCE \
-	test-cmake test-cpp test-ranges
+	test-cmake test-cpp test-ranges dist test-dist
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -167,8 +167,9 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 # inputs a tenth as long and a sample of the sweeps (tests/harness.h).
 UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
 TEST_FULL = $(if $(filter 1,$(SAN)),0,1)
+# UNIT_ARGS: more arguments for the runner (--filter 'cli/*': one suite).
 unit: $(BUILD)/unit $(BUILD)/stax $(BUILD)/gen
-	STAX_TEST_FULL=$(TEST_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
+	STAX_TEST_FULL=$(TEST_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap $(UNIT_ARGS)
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
 # The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
@@ -278,6 +279,19 @@ test-install: all
 test-cmake: all
 	MAKE='$(MAKE)' sh tools/check-cmake.sh $(BUILD)
 
+# The release archive: $(BUILD)/stax-$(VERSION).tar.gz, the files git tracks
+# (sources, docs, tests, fixtures, tools; nothing generated) under one folder
+# stax-$(VERSION)/ (tools/dist.sh).
+dist:
+	sh tools/dist.sh $(VERSION) $(BUILD)/stax-$(VERSION).tar.gz
+
+# The archive, written again, unpacked into a scratch folder builds and tests
+# there (make, make unit on some suites, test-docs and test-man), and a CMake
+# project takes it with the README's FetchContent lines, with no warning
+# (tools/check-dist.sh; SKIPPED outside a git checkout).
+test-dist:
+	MAKE='$(MAKE)' sh tools/check-dist.sh $(VERSION) $(BUILD)/stax-$(VERSION).tar.gz
+
 # The shared library exports exactly the STAXDEF functions of stax.h.
 # The library's objects call only down: no cycle in their link graph
 # (tools/check-layers.sh prints the layers; docs/internals.md names them).
@@ -326,7 +340,7 @@ test-encodings:
 # The lanes are balanced by the phases' CPU time at one process each.
 TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist test-baremetal
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
