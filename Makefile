@@ -50,6 +50,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/stax
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
@@ -60,7 +61,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench bench-parallel main FORCE \
-	test-cmake test-cpp test-ranges
+	test-cmake test-cpp test-ranges dist test-dist
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -104,6 +105,10 @@ $(BUILD)/stax.h: stax.h $(LIB_HDR) $(LIB_SRC) tools/amalgamate.sh FORCE
 	sh tools/amalgamate.sh $(if $(filter 1,$(SINGLE_LINE)),--line) $@ stax.h $(LIB_HDR) $(LIB_SRC)
 
 # ---------------------------------------------------------------- install
+# README.md in DOCDIR and docs/*.md in DOCDIR/docs (so the README's links
+# hold); the man pages' references to docs/X.md name DOCDIR/docs/X.md.
+DOC_FILES = $(wildcard docs/*.md)
+MAN_SED = -e 's|Pa docs/|Pa $(DOCDIR)/docs/|g'
 # The CMake package (LIBDIR/cmake/stax, where it finds the libraries at ../..
 # and stax.h by the relative path below) from the templates CMakeLists.txt
 # fills in too.
@@ -118,8 +123,10 @@ install: all
 	    stax.pc.in >$(BUILD)/stax.pc
 	sed $(CMAKE_PKG_SED) cmake/staxConfig.cmake.in >$(BUILD)/staxConfig.cmake
 	sed $(CMAKE_PKG_SED) cmake/staxConfigVersion.cmake.in >$(BUILD)/staxConfigVersion.cmake
+	sed $(MAN_SED) man/stax.1 >$(BUILD)/stax.1
+	sed $(MAN_SED) man/stax.3 >$(BUILD)/stax.3
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/cmake/stax
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(LIBDIR)/cmake/stax $(DESTDIR)$(DOCDIR)/docs
 	$(INSTALL_PROGRAM) $(BUILD)/stax $(DESTDIR)$(BINDIR)/stax
 	$(INSTALL_DATA) $(BUILD)/libstax.a $(DESTDIR)$(LIBDIR)/libstax.a
 	$(INSTALL) -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB)
@@ -128,14 +135,18 @@ install: all
 	$(INSTALL_DATA) stax.h $(DESTDIR)$(INCLUDEDIR)/stax.h
 	$(INSTALL_DATA) $(BUILD)/stax.pc $(DESTDIR)$(PKGCONFIGDIR)/stax.pc
 	$(INSTALL_DATA) $(BUILD)/staxConfig.cmake $(BUILD)/staxConfigVersion.cmake $(DESTDIR)$(LIBDIR)/cmake/stax
-	$(INSTALL_DATA) man/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
-	$(INSTALL_DATA) man/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
+	$(INSTALL_DATA) $(BUILD)/stax.1 $(DESTDIR)$(MANDIR)/man1/stax.1
+	$(INSTALL_DATA) $(BUILD)/stax.3 $(DESTDIR)$(MANDIR)/man3/stax.3
+	$(INSTALL_DATA) README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(INSTALL_DATA) $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stax $(DESTDIR)$(LIBDIR)/libstax.a $(DESTDIR)$(LIBDIR)/$(SHLIB) \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libstax.so $(DESTDIR)$(INCLUDEDIR)/stax.h \
 	    $(DESTDIR)$(PKGCONFIGDIR)/stax.pc $(DESTDIR)$(MANDIR)/man1/stax.1 $(DESTDIR)$(MANDIR)/man3/stax.3 \
-	    $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfigVersion.cmake
+	    $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/stax/staxConfigVersion.cmake \
+	    $(DESTDIR)$(DOCDIR)/README.md $(DOC_FILES:%=$(DESTDIR)$(DOCDIR)/%)
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # ---------------------------------------------------------------- tests
 # Installing what the tests need is tools/deps.sh's job, never make's.
@@ -156,8 +167,9 @@ $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/l
 # inputs a tenth as long and a sample of the sweeps (tests/harness.h).
 UNIT_JOBS = $(or $(patsubst -j%,%,$(firstword $(filter -j%,$(MAKEFLAGS)))),$(shell nproc))
 TEST_FULL = $(if $(filter 1,$(SAN)),0,1)
+# UNIT_ARGS: more arguments for the runner (--filter 'cli/*': one suite).
 unit: $(BUILD)/unit $(BUILD)/stax $(BUILD)/gen
-	STAX_TEST_FULL=$(TEST_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap
+	STAX_TEST_FULL=$(TEST_FULL) $(BUILD)/unit --jobs $(UNIT_JOBS) --tap=$(BUILD)/unit.tap $(UNIT_ARGS)
 	@sed -n 's/^ok - \(.*\)  # SKIP \(.*\)/SKIPPED \1: \2/p' $(BUILD)/unit.tap
 
 # The only target that fetches the suite (STAX_SUITE_TGZ=FILE: from a tarball, offline).
@@ -267,6 +279,19 @@ test-install: all
 test-cmake: all
 	MAKE='$(MAKE)' sh tools/check-cmake.sh $(BUILD)
 
+# The release archive: $(BUILD)/stax-$(VERSION).tar.gz, the files git tracks
+# (sources, docs, tests, fixtures, tools; nothing generated) under one folder
+# stax-$(VERSION)/ (tools/dist.sh).
+dist:
+	sh tools/dist.sh $(VERSION) $(BUILD)/stax-$(VERSION).tar.gz
+
+# The archive, written again, unpacked into a scratch folder builds and tests
+# there (make, make unit on some suites, test-docs and test-man), and a CMake
+# project takes it with the README's FetchContent lines, with no warning
+# (tools/check-dist.sh; SKIPPED outside a git checkout).
+test-dist:
+	MAKE='$(MAKE)' sh tools/check-dist.sh $(VERSION) $(BUILD)/stax-$(VERSION).tar.gz
+
 # The shared library exports exactly the STAXDEF functions of stax.h.
 # The library's objects call only down: no cycle in their link graph
 # (tools/check-layers.sh prints the layers; docs/internals.md names them).
@@ -278,14 +303,16 @@ test-symbols: lib
 	sh tools/check-symbols.sh $(BUILD)
 
 # The docs, the header and the man pages tell no history (tools/check-docs.sh);
-# first, the check must catch each kind of finding in a planted file.
-test-docs:
+# first, the check must catch each kind of finding in a planted file. Then the
+# figures they give that the code decides are the code's (tools/check-figures.sh).
+test-docs: $(BUILD)/stax $(BUILD)/stax.h
 	@mkdir -p $(BUILD)
 	@printf '%s\n' 'see #18' 'issue 18' 'at 9771ea4' 'a second round' 'after a review' \
 	    'as before' 'a round trip, rounded, &#13; and 1000000 are fine' >$(BUILD)/check-docs-planted.md
 	@n=$$(sh tools/check-docs.sh $(BUILD)/check-docs-planted.md 2>/dev/null | wc -l); \
 	    [ "$$n" -eq 6 ] || { echo "test-docs: the check found $$n of the 6 planted lines"; exit 1; }
 	sh tools/check-docs.sh
+	CC='$(CC)' sh tools/check-figures.sh $(BUILD)
 
 # The man pages lint clean, and stax(1) lists exactly the tool's options.
 test-man: $(BUILD)/stax
@@ -313,7 +340,7 @@ test-encodings:
 # The lanes are balanced by the phases' CPU time at one process each.
 TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-baremetal
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist test-baremetal
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:

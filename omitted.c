@@ -9,6 +9,7 @@
  * (reader_batch.c refuses the options; docs/embedded.md lists the switches). */
 #include "entities.h"
 #include "external.h"
+#include "namespaces.h"
 
 #ifdef STAX_NO_DTD
 void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o, stax__frame *frames,

@@ -1,4 +1,4 @@
-/* stax: streaming XML reader and writer for C11.
+/* stax: streaming XML reader and writer in C (C99 or later; C++11 or later).
  *
  * USAGE
  *   Reader (push): create, pull batches, feed a chunk whenever the reader

@@ -11,6 +11,17 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* The parallel reader and the writer's background thread use POSIX threads.
+ * A target without an OS to give them (bare-metal newlib, a freestanding
+ * build) must leave them out, or the build stops at pthread.h's missing
+ * types with no hint why; the switch is then defined here so that the
+ * #error is the only message. */
+#if !defined(STAX_NO_THREADS) && !defined(_POSIX_THREADS) && \
+    (__STDC_HOSTED__ == 0 || !(defined(__unix__) || defined(__APPLE__) || defined(_WIN32)))
+#error "stax: this target has no POSIX threads: define STAX_NO_THREADS for every file (docs/embedded.md)"
+#define STAX_NO_THREADS
+#endif
+
 /* Hidden even where the library is built without -fvisibility=hidden (a
  * vendored single file inside someone's shared library). */
 #ifndef STAXINT

@@ -26,7 +26,7 @@ static void usage(FILE *f) {
           "                  (at the next point it can be saved), atomically, to the --context file\n"
           "  --context FILE  where --save-every writes (default: the --resume file)\n"
           "  --resume FILE   check, count: go on from the context in FILE (seeks FILE's input)\n"
-          "  -j N            check, count, select, canon: read a regular file on N threads\n"
+          "  -j N            check, count, select, canon: read FILE or stdin on N threads\n"
           "                  (0: one per core; default 1); the output is that of one thread\n"
           "  --part-size N   with -j: bytes in a part, about (default 4M)\n"
           "  --part K/N      check, count: read range K of N of a regular file and write its part\n"

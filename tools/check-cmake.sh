@@ -3,12 +3,14 @@
 #   1. CMake builds the libraries and the tool with the Makefile's flags: the
 #      same file names, soname and exported symbols, a tool that runs;
 #      `cmake --install` into a scratch DESTDIR installs the files `make
-#      install` installs, and the same stax.pc and package files;
+#      install` installs, and the same stax.pc, package files and man pages
+#      (which name the installed docs); both build the same library sources;
 #   2. the consumer project tests/cmake/ is built and run four ways:
 #      find_package(stax 0.1 REQUIRED) against a `make install` DESTDIR tree
 #      and against the `cmake --install` one (the shared, static and default
 #      targets), add_subdirectory of this tree, and FetchContent of an archive
-#      of it (from a local path, no network; with STAX_NO_STDIO on);
+#      of it (from a local path, no network; with STAX_NO_STDIO, STAX_NO_DTD
+#      and STAX_NO_NAMESPACES on);
 #   3. the version file accepts and refuses what it should.
 # Usage: MAKE=make sh tools/check-cmake.sh BUILD_DIR (from the top of the tree)
 set -eu
@@ -57,9 +59,17 @@ DESTDIR=$tmp/cmake-stage quiet "cmake --install" cmake --install "$tmp/self" --p
 grep -qx ./usr/lib/cmake/stax/staxConfig.cmake "$tmp/make.files" || die "make install installs no staxConfig.cmake"
 grep -qx ./usr/lib/cmake/stax/staxConfigVersion.cmake "$tmp/make.files" || die "make install installs no staxConfigVersion.cmake"
 diff -u "$tmp/make.files" "$tmp/cmake.files" >&2 || die "make install (-) and cmake --install (+) install different files"
-for f in usr/lib/pkgconfig/stax.pc usr/lib/cmake/stax/staxConfig.cmake usr/lib/cmake/stax/staxConfigVersion.cmake; do
+for f in usr/lib/pkgconfig/stax.pc usr/lib/cmake/stax/staxConfig.cmake usr/lib/cmake/stax/staxConfigVersion.cmake \
+    usr/share/man/man1/stax.1 usr/share/man/man3/stax.3; do
     diff -u "$tmp/make-stage/$f" "$tmp/cmake-stage/$f" >&2 || die "$f differs between make install (-) and cmake --install (+)"
 done
+
+# The library's sources: the Makefile's LIB_SRC, and CMakeLists.txt's list.
+sed -n 's/^LIB_SRC = //p' Makefile | tr ' ' '\n' | sed '/^$/d' | sort >"$tmp/make.src"
+sed -n '/^set(_stax_sources /,/)/p' CMakeLists.txt | sed 's/set(_stax_sources//; s/)//' | tr ' ' '\n' | sed '/^$/d' |
+    sort >"$tmp/cmake.src"
+[ -s "$tmp/make.src" ] && [ -s "$tmp/cmake.src" ] || die "no library sources found in the Makefile or CMakeLists.txt"
+diff -u "$tmp/make.src" "$tmp/cmake.src" >&2 || die "the Makefile (-) and CMakeLists.txt (+) build different library sources"
 
 # 2. The consumer, each way; what it must print.
 want="stax $version <count elements=\"3\"></count>"

@@ -2,9 +2,10 @@
  * fixed block gives with every option zero (the profile table in
  * reader_batch.c, through stax_reader_effective_options), and for each the
  * smallest block that gets it on this target, without and with namespaces
- * (stax_reader_memory_min of the profile's limits). Build it against the
- * single file for each target, e.g. natively and with a 32-bit cross
- * compiler under qemu-user:
+ * (stax_reader_memory_min of the profile's limits); tools/check-figures.sh
+ * (make test-docs) compares its 64-bit columns with docs/security.md. Build
+ * it against the single file for each target, e.g. natively and with a
+ * 32-bit cross compiler under qemu-user:
  *   make single && cc -std=c11 -Ibuild tools/profile-table.c -o t && ./t */
 #define STAX_IMPLEMENTATION
 #include "stax.h"
@@ -37,8 +38,15 @@ int main(void) {
         e.flags = STAX_READ_NAMESPACES;
         size_t ns = stax_reader_memory_min(&e);
         char b[10][32];
-        /* the profile's nominal size: max_dtd is a sixteenth of it, up to 1 MiB */
-        printf("| %s | %zu | %zu | %s | %s | %u | %u | %u | %u | %s | %s | %s |\n", kib(e.max_dtd * 16, b[0]), plain, ns,
+        /* the profile's nominal size: the smallest whose rules (rd_profile,
+         * in this translation unit with the implementation) give these limits */
+        size_t nominal = 4096;
+        for (; nominal < ((size_t)1 << 30); nominal *= 2) {
+            stax_reader_options t = {0};
+            rd_profile(&t, nominal);
+            if (t.max_token == e.max_token && t.max_dtd == e.max_dtd) break;
+        }
+        printf("| %s | %zu | %zu | %s | %s | %u | %u | %u | %u | %s | %s | %s |\n", kib(nominal, b[0]), plain, ns,
                kib(e.max_token, b[1]), kib(e.max_text, b[2]), (unsigned)e.batch_events, (unsigned)e.max_name,
                (unsigned)e.max_depth, (unsigned)e.max_entity_depth, kib(e.read_buffer, b[3]), kib(e.max_dtd, b[4]),
                kib(e.max_ns_bytes, b[5]));
