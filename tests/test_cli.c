@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -745,4 +746,95 @@ Test(cli, make_unit_takes_its_jobs_from_make_or_the_machine) {
     snprintf(cmdline, sizeof cmdline, "%s -j unit | grep -- '/unit --jobs'", clean);
     cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, want), "want '%s' for -j: %s", want, out);
+}
+
+/* ================================================================ exit statuses and a failed write */
+
+/* A scratch folder holding the named documents (name, content pairs,
+ * NULL-ended) and records.xml, large enough (about 1 MiB) for the output to
+ * fail while the input is read, in -j 2 parts too. */
+static const char *status_dir(const char *const *files) {
+    const char *dir = scratch_dir(files);
+    char path[512];
+    snprintf(path, sizeof path, "%s/records.xml", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("<db>\n", f);
+    for (int i = 0; i < 20000; i++) fprintf(f, "<node id='%d' k='v'>text %d &amp; more</node>\n", i, i);
+    fputs("</db>\n", f);
+    cr_assert_eq(fclose(f), 0);
+    return dir;
+}
+
+static void status_rm(const char *dir, const char *const *files) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/records.xml", dir);
+    remove(path);
+    for (const char *p = "p0\0p1\0"; *p; p += 3) {
+        snprintf(path, sizeof path, "%s/%s", dir, p);
+        remove(path);
+    }
+    scratch_rm(dir, files);
+}
+
+/* Every command and output form, whose output is written to /dev/full:
+ * exit status 2 and one message, the same for all, with the system's reason. */
+Test(cli, a_failed_write_exits_2_with_one_message_for_every_command, .timeout = 120) {
+    static const char *const files[] = {"small.xml", "<db><node id='1'>x</node></db>", NULL};
+    const char *dir = status_dir(files);
+    static const char *const commands[] = {
+        "count", "canon", "fmt", "fmt --indent 0",
+        "select //node/@id", "select -0 //node", "select --xml //node", "select --csv @id,. //node",
+        "select --csv @id --header //node", "select --count '//node|//@k'", "select --first 2 //node/@id",
+        "-j 2 --part-size 4K count", "-j 2 --part-size 4K canon", "-j 2 --part-size 4K select //node/@id",
+        "-j 2 --part-size 4K select --xml //node", "-j 2 --part-size 4K select --csv @id //node",
+        "-j 2 --part-size 4K select --count //node", "-j 2 --part-size 4K select --first 3 //node",
+        "--chunk 7 select //node", "--memory 64K select //node", "--memory 64K canon",
+    };
+    char want[256], out[4096], cmdline[2048];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(ENOSPC));
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        for (const char *doc = "small.xml\0records.xml\0"; *doc; doc += strlen(doc) + 1) {
+            /* a file, and a pipe (-j reads it through its ring of buffers) */
+            snprintf(cmdline, sizeof cmdline, "%s %s '%s/%s' 2>&1 >/dev/full </dev/null", stax_bin(), commands[i], dir, doc);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s on %s: %s", commands[i], doc, out);
+            cr_assert_str_eq(out, want, "%s on %s", commands[i], doc);
+            snprintf(cmdline, sizeof cmdline, "cat '%s/%s' | %s %s 2>&1 >/dev/full", dir, doc, stax_bin(), commands[i]);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s on a pipe of %s: %s", commands[i], doc, out);
+            cr_assert_str_eq(out, want, "%s on a pipe of %s", commands[i], doc);
+        }
+    }
+    /* a part record, stax merge, and what main writes itself */
+    static const char *const more[] = {"count --part 0/2 '%s/records.xml'", "check --part 1/2 '%s/records.xml'",
+                                       "merge '%s/records.xml' '%s/p0' '%s/p1'", "--version", "--help",
+                                       "select --help"};
+    snprintf(cmdline, sizeof cmdline, "%s count --part 0/2 '%s/records.xml' > '%s/p0' && %s count --part 1/2 '%s/records.xml' > '%s/p1'",
+             stax_bin(), dir, dir, stax_bin(), dir, dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, more[i], dir, dir, dir);
+        snprintf(cmdline, sizeof cmdline, "%s %s 2>&1 >/dev/full </dev/null", stax_bin(), args);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s", more[i], out);
+        cr_assert_str_eq(out, want, "%s", more[i]);
+    }
+    /* check writes nothing: nothing to fail */
+    snprintf(cmdline, sizeof cmdline, "%s check '%s/records.xml' 2>&1 >/dev/full </dev/null", stax_bin(), dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    status_rm(dir, files);
+}
+
+/* A failed write stops the command: it does not read on to the end of an
+ * input that never ends. */
+Test(cli, a_failed_write_stops_reading, .timeout = 120) {
+    static const char *const commands[] = {"select //a", "select --xml //a", "select --csv . //a", "canon", "fmt",
+                                           "-j 2 --part-size 4K select //a", "-j 2 --part-size 4K canon"};
+    char want[256], out[4096], cmdline[1024];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(ENOSPC));
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        snprintf(cmdline, sizeof cmdline, "{ printf '<r>'; yes '<a>x</a>'; } | timeout 30 %s %s 2>&1 >/dev/full", stax_bin(),
+                 commands[i]);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s (124: still reading)", commands[i], out);
+        cr_assert_str_eq(out, want, "%s", commands[i]);
+    }
 }
