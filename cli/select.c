@@ -517,6 +517,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
         fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
         return 2;
     }
+    if (so->csv && !*so->csv) {
+        fprintf(stderr, "stax: select: --csv needs a column at least ('.' for the record itself)\n");
+        return 2;
+    }
     if ((so->header || so->join) && !so->csv) {
         fprintf(stderr, "stax: select: %s goes with --csv\n", so->header ? "--header" : "--join");
         return 2;

@@ -229,3 +229,25 @@ Test(select_cli, a_csv_row_longer_than_twice_max_held_says_so) {
     cr_assert_eq(r.len, 5001);
     free(r.out);
 }
+
+/* --csv '' names no column: refused before reading, as --csv ',' is (not
+ * read as the column '.'). */
+Test(select_cli, csv_without_a_column_is_refused) {
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//b";
+    so.csv = "";
+    sel_out r = sel_tool(NULL, &so, books);
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.out, "");
+    cr_assert_str_eq(r.err, "stax: select: --csv needs a column at least ('.' for the record itself)\n");
+    free(r.out);
+    so.csv = ",";
+    r = sel_tool(NULL, &so, books);
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.out, "");
+    cr_assert(strstr(r.err, "at character 1 of the columns"), "%s", r.err);
+    free(r.out);
+    so.csv = "."; /* the record itself: a column */
+    csv_ok(sel_tool(NULL, &so, books), "\"AB, CT\"\nU\nD\n");
+}
