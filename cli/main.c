@@ -49,7 +49,9 @@ static void usage(FILE *f) {
           "  --max-held N    bytes of output held for nested matches and rows (default 4M)\n"
           "FILE '-' or absent reads stdin; a gzip, bzip2, xz or zstd input is refused (pipe it\n"
           "through zcat, bzcat, xzcat or zstdcat). Errors go to stderr as FILE:LINE:COL: message.\n"
-          "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
+          "Exit: 0 ok; 1 not well-formed; 2 usage, I/O, an encoding stax does not read, output\n"
+          "that cannot be written. select, as grep: 0 selected, 1 nothing, 2 any error (not\n"
+          "well-formed too).\n",
           f);
 }
 

@@ -131,10 +131,14 @@ int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, s
     return 1;
 }
 
-/* Map a reader status to the tool's exit code. */
+/* Map a reader status to the tool's exit code: 1 for a document that is
+ * not well-formed (or over one of the reader's limits), 2 for what is not
+ * the document's fault: I/O, memory, a bug, and an encoding (or, in a build
+ * without the DTD, an internal subset) the reader does not read. */
 static int cli_exit_code(int st) {
     if (st == STAX_END) return 0;
-    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM) return 2; /* not the document's fault */
+    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM || st == STAX_E_INTERNAL || st == STAX_E_UNSUPPORTED)
+        return 2;
     return 1;
 }
 

@@ -273,11 +273,7 @@ static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     if (st == STAX_END && c->status == STAX_OK) return select_failed(c) ? 2 : STAX_CLI_STOP; /* a write failed; --first N */
     if (c->status == STAX_OK) c->status = st;
     c->where = stax_ev_pos(b, stax_select_event_index(c->s));
-    /* a limit of the select, or memory: exit status 2 (the document may be well-formed) */
-    return c->status == STAX_E_NOMEM || c->status == STAX_E_LIMIT_HELD || c->status == STAX_E_LIMIT_STATE ||
-                   c->status == STAX_E_LIMIT_XML_MEMORY
-               ? 2
-               : 1;
+    return 2; /* an error of the select: a limit, memory */
 }
 
 /* -N prefix=URI into pairs of strings. */
@@ -600,6 +596,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     if (rc == 0 && so->count)
         for (size_t p = 0; p < stax_select_paths(c.s); p++)
             stax_cli_printf(&w, "%llu\n", (unsigned long long)(P.nslots && !P.serial ? P.counts[p] : stax_select_count(c.s, p)));
+    /* as grep: 0 something selected, 1 nothing, 2 an error (a document
+     * that is not well-formed included) */
+    if (rc == 1) rc = 2;
+    if (rc == 0 && (P.nslots && !P.serial ? P.matches : c.done) == 0) rc = 1;
     select_par_free(&P);
 done:
     stax_select_free(c.s);
