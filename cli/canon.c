@@ -13,7 +13,7 @@
 #define CANON_SORT_SCRATCH 64u
 
 typedef struct canon_ctx {
-    FILE *out;
+    stax_cli_out *out;
     unsigned short order[CANON_SORT_SCRATCH];
 } canon_ctx;
 
@@ -32,22 +32,20 @@ static const char *canon_escape(unsigned char c) {
     }
 }
 
-static void canon_put(FILE *out, stax_str s) {
-    if (s.len) fwrite(s.ptr, 1, s.len, out);
-}
+static void canon_put(stax_cli_out *out, stax_str s) { stax_cli_write(out, s.ptr, s.len); }
 
-/* Write s escaped: runs of plain bytes go out in one fwrite. */
-static void canon_put_escaped(FILE *out, stax_str s) {
+/* Write s escaped: runs of plain bytes go out in one write. */
+static void canon_put_escaped(stax_cli_out *out, stax_str s) {
     const unsigned char *p = (const unsigned char *)s.ptr;
     size_t run = 0;
     for (size_t i = 0; i < s.len; i++) {
         const char *esc = canon_escape(p[i]);
         if (!esc) continue;
-        if (i > run) fwrite(p + run, 1, i - run, out);
-        fputs(esc, out);
+        stax_cli_write(out, p + run, i - run);
+        stax_cli_puts(out, esc);
         run = i + 1;
     }
-    if (s.len > run) fwrite(p + run, 1, s.len - run, out);
+    stax_cli_write(out, p + run, s.len - run);
 }
 
 /* Byte order of the UTF-8 names, which is code point order; a name sorts
@@ -59,12 +57,12 @@ static int canon_name_cmp(stax_str a, stax_str b) {
     return (a.len > b.len) - (a.len < b.len);
 }
 
-static void canon_put_attr(FILE *out, const stax_batch *b, size_t ev, size_t k) {
-    fputc(' ', out);
+static void canon_put_attr(stax_cli_out *out, const stax_batch *b, size_t ev, size_t k) {
+    stax_cli_putc(out, ' ');
     canon_put(out, stax_ev_attr_name(b, ev, k));
-    fputs("=\"", out);
+    stax_cli_puts(out, "=\"");
     canon_put_escaped(out, stax_ev_attr_value(b, ev, k));
-    fputc('"', out);
+    stax_cli_putc(out, '"');
 }
 
 /* Attributes in name order, via an insertion sort on the scratch array. */
@@ -84,7 +82,7 @@ static void canon_put_attrs_sorted(canon_ctx *c, const stax_batch *b, size_t ev,
 /* Attributes in name order without scratch: each round picks the smallest
  * name above the one written last. Names on one tag are distinct (a duplicate
  * is a well-formedness error), so every attribute is written exactly once. */
-static void canon_put_attrs_select(FILE *out, const stax_batch *b, size_t ev, size_t n) {
+static void canon_put_attrs_select(stax_cli_out *out, const stax_batch *b, size_t ev, size_t n) {
     size_t last = n; /* n: nothing written yet */
     for (size_t round = 0; round < n; round++) {
         size_t best = n;
@@ -100,68 +98,68 @@ static void canon_put_attrs_select(FILE *out, const stax_batch *b, size_t ev, si
 }
 
 /* The space is written even when the data is empty: <?pi ?>. */
-static void canon_put_pi(FILE *out, stax_str target, stax_str data) {
-    fputs("<?", out);
+static void canon_put_pi(stax_cli_out *out, stax_str target, stax_str data) {
+    stax_cli_puts(out, "<?");
     canon_put(out, target);
-    fputc(' ', out);
+    stax_cli_putc(out, ' ');
     canon_put(out, data);
-    fputs("?>", out);
+    stax_cli_puts(out, "?>");
 }
 
 /* Second canonical form, as the suite's out/ files have it: when the DTD
  * declares notations, a DOCTYPE listing them (sorted by name) comes where the
  * DOCTYPE stood. */
-static void canon_put_notations(FILE *out, stax_reader *r, stax_str root) {
+static void canon_put_notations(stax_cli_out *out, stax_reader *r, stax_str root) {
     const stax_decl *n;
     size_t count = stax_reader_notations(r, &n), last = count;
     if (!count) return;
-    fputs("<!DOCTYPE ", out);
+    stax_cli_puts(out, "<!DOCTYPE ");
     canon_put(out, root);
-    fputs(" [\n", out);
+    stax_cli_puts(out, " [\n");
     for (size_t round = 0; round < count; round++) {
         size_t best = count;
         for (size_t k = 0; k < count; k++) {
             if (last < count && canon_name_cmp(n[k].name, n[last].name) <= 0) continue;
             if (best == count || canon_name_cmp(n[k].name, n[best].name) < 0) best = k;
         }
-        fputs("<!NOTATION ", out);
+        stax_cli_puts(out, "<!NOTATION ");
         canon_put(out, n[best].name);
         if (n[best].pubid.len) {
-            fputs(" PUBLIC '", out);
+            stax_cli_puts(out, " PUBLIC '");
             canon_put(out, n[best].pubid);
-            fputc('\'', out);
-            if (n[best].sysid.ptr) fputs(" '", out);
+            stax_cli_putc(out, '\'');
+            if (n[best].sysid.ptr) stax_cli_puts(out, " '");
         } else {
-            fputs(" SYSTEM '", out);
+            stax_cli_puts(out, " SYSTEM '");
         }
         if (n[best].sysid.ptr) {
             canon_put(out, n[best].sysid);
-            fputc('\'', out);
+            stax_cli_putc(out, '\'');
         }
-        fputs(">\n", out);
+        stax_cli_puts(out, ">\n");
         last = best;
     }
-    fputs("]>\n", out);
+    stax_cli_puts(out, "]>\n");
 }
 
 static int canon_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     canon_ctx *c = ctx;
-    FILE *out = c->out;
+    stax_cli_out *out = c->out;
     for (size_t i = 0; i < b->count; i++) {
         switch (stax_ev_type(b, i)) {
         case STAX_EV_START: {
             size_t n = stax_ev_attr_count(b, i);
-            fputc('<', out);
+            stax_cli_putc(out, '<');
             canon_put(out, stax_ev_name(b, i));
             if (n <= CANON_SORT_SCRATCH) canon_put_attrs_sorted(c, b, i, n);
             else canon_put_attrs_select(out, b, i, n);
-            fputc('>', out);
+            stax_cli_putc(out, '>');
             break;
         }
         case STAX_EV_END:
-            fputs("</", out);
+            stax_cli_puts(out, "</");
             canon_put(out, stax_ev_name(b, i));
-            fputc('>', out);
+            stax_cli_putc(out, '>');
             break;
         case STAX_EV_TEXT:
         case STAX_EV_CDATA: canon_put_escaped(out, stax_ev_text(b, i)); break;
@@ -183,7 +181,7 @@ static int canon_batch(void *ctx, stax_reader *r, const stax_batch *b) {
             break;
         }
     }
-    return ferror(out) ? 2 : 0;
+    return out->err ? 2 : 0; /* a failed write: stop reading */
 }
 
 /* -j: each part's output in a memory stream of its slot, written in order.
@@ -191,12 +189,13 @@ static int canon_batch(void *ctx, stax_reader *r, const stax_batch *b) {
  * output is the serial one from wherever it starts. */
 typedef struct canon_part {
     canon_ctx c;
+    stax_cli_out mem; /* c.out: a memory stream (NULL: none yet) */
     char *buf;
     size_t len;
 } canon_part;
 
 typedef struct canon_par {
-    FILE *out;
+    stax_cli_out *out;
     canon_part *slots;
     size_t nslots;
 } canon_par;
@@ -209,9 +208,9 @@ static int canon_par_setup(void *ud, size_t slots) {
 }
 
 static void canon_part_close(canon_part *q) {
-    if (q->c.out) fclose(q->c.out);
+    if (q->mem.f) fclose(q->mem.f);
     free(q->buf);
-    q->c.out = NULL;
+    q->mem.f = NULL;
     q->buf = NULL;
     q->len = 0;
 }
@@ -221,9 +220,10 @@ static void canon_part_close(canon_part *q) {
 static int canon_par_begin(void *ud, size_t part, size_t slot) {
     (void)part;
     canon_part *q = &((canon_par *)ud)->slots[slot];
-    if (q->c.out && fseeko(q->c.out, 0, SEEK_SET) != 0) canon_part_close(q);
-    if (!q->c.out) q->c.out = open_memstream(&q->buf, &q->len);
-    return q->c.out ? 0 : STAX_CLI_SERIAL;
+    if (q->mem.f && (q->mem.err || fseeko(q->mem.f, 0, SEEK_SET) != 0)) canon_part_close(q);
+    if (!q->mem.f) stax_cli_out_init(&q->mem, open_memstream(&q->buf, &q->len));
+    q->c.out = &q->mem;
+    return q->mem.f ? 0 : STAX_CLI_SERIAL;
 }
 
 static int canon_par_batch(void *ud, size_t part, size_t slot, const stax_batch *b) {
@@ -237,21 +237,21 @@ static int canon_par_done(void *ud, size_t part, size_t slot) {
     (void)part;
     canon_par *P = ud;
     canon_part *q = &P->slots[slot];
-    if (fflush(q->c.out) != 0 || ferror(q->c.out)) return STAX_CLI_SERIAL;
-    if (q->len) fwrite(q->buf, 1, q->len, P->out);
-    return ferror(P->out) ? 2 : 0;
+    if (q->mem.err || fflush(q->mem.f) != 0 || ferror(q->mem.f)) return STAX_CLI_SERIAL;
+    return stax_cli_write(P->out, q->buf, q->len) ? 2 : 0;
 }
 
 int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out) {
+    stax_cli_out w;
+    stax_cli_out_init(&w, out);
     canon_ctx c;
-    c.out = out;
+    c.out = &w;
     canon_par P;
     memset(&P, 0, sizeof P);
-    P.out = out;
+    P.out = &w;
     stax_cli_parts parts = {&P, canon_par_setup, canon_par_begin, canon_par_batch, canon_par_done};
     int rc = stax_cli_run_parts(o, fd, canon_batch, &c, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
     for (size_t k = 0; k < P.nslots; k++) canon_part_close(&P.slots[k]);
     free(P.slots);
-    if (rc == 2 && ferror(out) && !o->quiet) fprintf(stderr, "stax: canon: write error\n");
-    return rc;
+    return stax_cli_out_end(o, &w, rc);
 }

@@ -6,6 +6,7 @@
 
 #include "stax.h"
 #include <stdio.h>
+#include <string.h>
 
 typedef struct stax_cli_opts {
     size_t chunk;      /* --chunk N: feed N bytes at a time (0: 64 KiB) */
@@ -144,8 +145,42 @@ typedef struct stax_cli_resolver {
 } stax_cli_resolver;
 int stax_cli_resolve(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
-/* Subcommands. Each returns the process exit code (0, 1 or 2) and writes its
- * output to out. */
+/* The output of a command (cli/output.c): every byte a command writes goes
+ * through these, which keep the first write error, write nothing after it
+ * (the output is a prefix of the right one), and let the command stop
+ * reading. stax_cli_out_end flushes and says what went wrong, once, in one
+ * form for every command: "stax: write error: STRERROR". */
+typedef struct stax_cli_out {
+    FILE *f;
+    int err;      /* errno of the first failed write (0: none) */
+    int reported; /* stax_cli_out_end has said so */
+} stax_cli_out;
+void stax_cli_out_init(stax_cli_out *w, FILE *f);
+/* A write on w->f failed: errno (EIO when none) recorded, unless an
+ * earlier failure was; returns -1. */
+int stax_cli_out_failed(stax_cli_out *w);
+/* Each returns 0, or -1 once a write failed (then and on every later call). */
+static inline int stax_cli_write(stax_cli_out *w, const void *p, size_t n) {
+    if (w->err) return -1;
+    return n == 0 || fwrite(p, 1, n, w->f) == n ? 0 : stax_cli_out_failed(w);
+}
+static inline int stax_cli_putc(stax_cli_out *w, char c) {
+    if (w->err) return -1;
+    return putc((unsigned char)c, w->f) != EOF ? 0 : stax_cli_out_failed(w);
+}
+static inline int stax_cli_puts(stax_cli_out *w, const char *s) { return stax_cli_write(w, s, strlen(s)); }
+int stax_cli_printf(stax_cli_out *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The end of a command's output: w->f flushed; rc when every write went
+ * through, else 2 and the write error on stderr (unless o is non-NULL and
+ * quiet; said once). */
+int stax_cli_out_end(const stax_cli_opts *o, stax_cli_out *w, int rc);
+
+/* Subcommands. Each returns the process exit code (docs: stax(1), EXIT
+ * STATUS) and writes its output to out, through a stax_cli_out. */
 int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out);
 int stax_cmd_check(const stax_cli_opts *o, int fd);
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out);

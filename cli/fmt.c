@@ -18,6 +18,7 @@
 typedef struct fmt_ctx {
     stax_writer *w;
     const stax_cli_opts *o;
+    stax_cli_out out;      /* the writer's sink */
     int status;            /* first writer error */
     uint32_t depth;        /* open elements */
     uint32_t mixed_depth;  /* depth of the outermost element holding text (0: none) */
@@ -98,6 +99,12 @@ static void fmt_markup(fmt_ctx *f, char kind, stax_str a, stax_str b) {
     else fmt_check(f, stax_writer_pi(f->w, a, b));
 }
 
+/* A writer error; a failed write is the output's to report (stax_cli_out_end). */
+static void fmt_report(const fmt_ctx *f) {
+    if (f->out.err || f->o->quiet) return;
+    fprintf(stderr, "%s: fmt: %s\n", f->o->name ? f->o->name : "-", stax_strerror(f->status));
+}
+
 static int fmt_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     (void)r;
     fmt_ctx *f = ctx;
@@ -161,11 +168,16 @@ static int fmt_batch(void *ctx, stax_reader *r, const stax_batch *b) {
         }
     }
     if (f->status != STAX_OK) {
-        if (!f->o->quiet)
-            fprintf(stderr, "%s: fmt: %s\n", f->o->name ? f->o->name : "-", stax_strerror(f->status));
+        fmt_report(f);
         return 2;
     }
     return 0;
+}
+
+/* The writer's sink: everything through the command's output. */
+static ptrdiff_t fmt_sink(void *ctx, const void *data, size_t len) {
+    fmt_ctx *f = ctx;
+    return stax_cli_write(&f->out, data, len) ? STAX_E_IO : (ptrdiff_t)len;
 }
 
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
@@ -179,7 +191,8 @@ int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
     f.o = o;
     f.w = stax_writer_new(&wo);
     f.hold = malloc(FMT_MAX_HOLD);
-    if (!f.w || !f.hold || stax_writer_set_file(f.w, out) != STAX_OK) {
+    stax_cli_out_init(&f.out, out);
+    if (!f.w || !f.hold || stax_writer_set_sink(f.w, fmt_sink, &f) != STAX_OK) {
         if (!o->quiet) fprintf(stderr, "stax: fmt: out of memory\n");
         stax_writer_free(f.w);
         free(f.hold);
@@ -191,7 +204,7 @@ int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
         fmt_check(&f, stax_writer_text(f.w, stax_strz("\n")));
         fmt_check(&f, stax_writer_finish(f.w));
         if (f.status != STAX_OK) {
-            if (!o->quiet) fprintf(stderr, "%s: fmt: %s\n", o->name ? o->name : "-", stax_strerror(f.status));
+            fmt_report(&f);
             rc = 2;
         }
     } else {
@@ -200,5 +213,5 @@ int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
     }
     stax_writer_free(f.w);
     free(f.hold);
-    return rc;
+    return stax_cli_out_end(o, &f.out, rc);
 }

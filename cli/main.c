@@ -49,8 +49,19 @@ static void usage(FILE *f) {
           "  --max-held N    bytes of output held for nested matches and rows (default 4M)\n"
           "FILE '-' or absent reads stdin; a gzip, bzip2, xz or zstd input is refused (pipe it\n"
           "through zcat, bzcat, xzcat or zstdcat). Errors go to stderr as FILE:LINE:COL: message.\n"
-          "Exit: 0 ok, 1 not well-formed, 2 usage or I/O error.\n",
+          "Exit: 0 ok; 1 not well-formed; 2 usage, I/O, an encoding stax does not read, output\n"
+          "that cannot be written. select, as grep: 0 selected, 1 nothing, 2 any error (not\n"
+          "well-formed too).\n",
           f);
+}
+
+/* What main wrote itself (--help, --version), and what a command left in
+ * stdout's buffer: flushed, a failure reported as every command's is. A
+ * command that returned 2 has said what went wrong. */
+static int stdout_end(const stax_cli_opts *o, int rc) {
+    stax_cli_out w;
+    stax_cli_out_init(&w, stdout);
+    return rc == 2 ? rc : stax_cli_out_end(o, &w, rc);
 }
 
 static int parse_size(const char *s, size_t *out) {
@@ -140,7 +151,7 @@ static int merge_main(int argc, char **argv, int c, stax_cli_opts *o, int progre
     for (int i = c + 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
-            return 0;
+            return stdout_end(o, 0);
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
             if ((k = common_option(argc, argv, &i, o, &progress)) == 2) return 2;
@@ -169,11 +180,7 @@ static int merge_main(int argc, char **argv, int c, stax_cli_opts *o, int progre
         return 2;
     }
     o->name = file;
-    int rc = stax_cmd_merge(o, fd, argv + c + 2, (size_t)first - 1, stdout);
-    if (fflush(stdout) != 0 && rc == 0) {
-        fprintf(stderr, "stax: write error: %s\n", strerror(errno));
-        rc = 2;
-    }
+    int rc = stdout_end(o, stax_cmd_merge(o, fd, argv + c + 2, (size_t)first - 1, stdout));
     close(fd);
     return rc;
 }
@@ -188,11 +195,11 @@ int main(int argc, char **argv) {
         const char *a = argv[c];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return stdout_end(&o, 0);
         }
         if (!strcmp(a, "--version")) {
             puts("stax " STAX_VERSION);
-            return 0;
+            return stdout_end(&o, 0);
         }
         if ((k = common_option(argc, argv, &c, &o, &progress)) != 1) {
             if (k == 0) fprintf(stderr, "stax: unknown option '%s' (before COMMAND, only the options of every command)\n", a);
@@ -256,7 +263,7 @@ int main(int argc, char **argv) {
             o.indent = (int)n;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return stdout_end(&o, 0);
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "stax: unknown option '%s'\n", a);
             return short_usage();
@@ -324,10 +331,7 @@ int main(int argc, char **argv) {
         usage(stderr);
         rc = 2;
     }
-    if (fflush(stdout) != 0 && rc == 0) {
-        fprintf(stderr, "stax: write error: %s\n", strerror(errno));
-        rc = 2;
-    }
+    rc = stdout_end(&o, rc);
     if (fd > 0) close(fd);
     free(so.ns);
     free(line);

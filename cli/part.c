@@ -193,12 +193,10 @@ int stax_cli_part_read(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, con
     p = part_put_bytes(p, guess, start_len);
     p = part_put_bytes(p, end_ctx, end_len);
     stax_cli_put(p, stax_cli_fnv(rec, (size_t)(p - rec)), 8);
-    FILE *out = o->part_out ? o->part_out : stdout;
-    if (fwrite(rec, 1, total, out) != total || fflush(out) != 0) {
-        part_fail(o, "--part", strerror(errno));
-        goto out;
-    }
-    rc = 0;
+    stax_cli_out w;
+    stax_cli_out_init(&w, o->part_out ? o->part_out : stdout);
+    stax_cli_write(&w, rec, total);
+    rc = stax_cli_out_end(o, &w, 0);
 out:
     stax_reader_free(r);
     free(rec);

@@ -131,10 +131,14 @@ int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, s
     return 1;
 }
 
-/* Map a reader status to the tool's exit code. */
+/* Map a reader status to the tool's exit code: 1 for a document that is
+ * not well-formed (or over one of the reader's limits), 2 for what is not
+ * the document's fault: I/O, memory, a bug, and an encoding (or, in a build
+ * without the DTD, an internal subset) the reader does not read. */
 static int cli_exit_code(int st) {
     if (st == STAX_END) return 0;
-    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM) return 2; /* not the document's fault */
+    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM || st == STAX_E_INTERNAL || st == STAX_E_UNSUPPORTED)
+        return 2;
     return 1;
 }
 
@@ -588,8 +592,8 @@ static void cli_count_merge(void *data, const void *part) {
     c->bytes_text += p->bytes_text;
 }
 
-static void cli_count_print(FILE *out, const cli_counts *c) {
-    fprintf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
+static void cli_count_print(stax_cli_out *out, const cli_counts *c) {
+    stax_cli_printf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
             c->elements, c->attributes, c->text, c->cdata, c->comments, c->pis, c->bytes_text);
 }
 
@@ -598,8 +602,11 @@ int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     memset(&c, 0, sizeof c);
     stax_cli_state st = {"count", &c, sizeof c, cli_count_merge};
     int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
-    if (rc == 0 && !o->part_n) cli_count_print(out, &c);
-    return rc;
+    if (o->part_n) return rc; /* the part record is the output (cli/part.c) */
+    stax_cli_out w;
+    stax_cli_out_init(&w, out);
+    if (rc == 0) cli_count_print(&w, &c);
+    return stax_cli_out_end(o, &w, rc);
 }
 
 int stax_cmd_merge(const stax_cli_opts *o, int fd, char *const *parts, size_t n, FILE *out) {
@@ -610,7 +617,9 @@ int stax_cmd_merge(const stax_cli_opts *o, int fd, char *const *parts, size_t n,
     stax_cli_state check = {"check", NULL, 0, NULL}, count = {"count", &c, sizeof c, cli_count_merge};
     int counting = !strcmp(stax_cli_parts_command(ps), "count");
     int rc = stax_cli_parts_merge(o, ps, fd, counting ? cli_count_batch : NULL, counting ? &count : &check);
-    if (rc == 0 && counting) cli_count_print(out, &c);
+    stax_cli_out w;
+    stax_cli_out_init(&w, out);
+    if (rc == 0 && counting) cli_count_print(&w, &c);
     stax_cli_parts_free(ps);
-    return rc;
+    return stax_cli_out_end(o, &w, rc);
 }

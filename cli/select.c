@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 typedef struct select_cli {
-    FILE *out;
+    stax_cli_out *out; /* NULL: a part's select (-j), which keeps its output in part */
     const stax_cli_select_opts *so;
     stax_select *s;
     uint64_t done;     /* matches written */
@@ -59,8 +59,11 @@ static void select_out(select_cli *c, const void *p, size_t n) {
         }
         return;
     }
-    fwrite(p, 1, n, c->out);
+    stax_cli_write(c->out, p, n);
 }
+
+/* A write failed: the select stops (its output callback returns non-zero). */
+static inline int select_failed(const select_cli *c) { return c->out && c->out->err; }
 
 static void select_flush(select_cli *c) {
     if (c->olen) select_out(c, c->obuf, c->olen);
@@ -200,9 +203,9 @@ static int select_piece(void *ctx, const stax_select_piece *p) {
     select_cli *c = ctx;
     const stax_cli_select_opts *so = c->so;
     if (p->type == STAX_SELECT_VALUE && !so->count) select_write(c, p->value.ptr, p->value.len);
-    if (p->type != STAX_SELECT_END) return 0;
+    if (p->type != STAX_SELECT_END) return select_failed(c);
     if (!so->count) select_write(c, so->nul ? "\0" : "\n", 1);
-    return select_ended(c);
+    return select_ended(c) || select_failed(c);
 }
 
 /* --csv: the pieces of each record make a row (VALUE the most: first). */
@@ -216,9 +219,9 @@ static int select_csv_piece(void *ctx, const stax_select_piece *p) {
         if (select_csv_end_field(c, c->so->nul ? '\0' : '\n')) goto too_long;
         select_write(c, c->row, c->rlen);
         c->rlen = c->fstart = 0;
-        return select_ended(c);
+        return select_ended(c) || select_failed(c);
     }
-    return 0;
+    return select_failed(c);
 too_long:
     c->status = STAX_E_LIMIT_HELD; /* the row's bound comes from --max-held */
     return 1;
@@ -267,14 +270,10 @@ static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     select_cli *c = ctx;
     int st = stax_select_batch(c->s, b);
     if (st == STAX_OK) return 0;
-    if (st == STAX_END && c->status == STAX_OK) return STAX_CLI_STOP; /* --first N */
+    if (st == STAX_END && c->status == STAX_OK) return select_failed(c) ? 2 : STAX_CLI_STOP; /* a write failed; --first N */
     if (c->status == STAX_OK) c->status = st;
     c->where = stax_ev_pos(b, stax_select_event_index(c->s));
-    /* a limit of the select, or memory: exit status 2 (the document may be well-formed) */
-    return c->status == STAX_E_NOMEM || c->status == STAX_E_LIMIT_HELD || c->status == STAX_E_LIMIT_STATE ||
-                   c->status == STAX_E_LIMIT_XML_MEMORY
-               ? 2
-               : 1;
+    return 2; /* an error of the select: a limit, memory */
 }
 
 /* -N prefix=URI into pairs of strings. */
@@ -480,6 +479,7 @@ static int select_par_done(void *ud, size_t part, size_t slot) {
     if (stop) n = q->ends[so->first - P->matches - 1];
     if (n) select_write(P->main, q->part, n);
     if (P->main->interactive) select_flush(P->main);
+    if (select_failed(P->main)) return 2;
     P->written += n;
     P->matches += q->done;
     for (size_t k = 0; k < stax_select_paths(q->s); k++) P->counts[k] += stax_select_count(q->s, k) - q->count_base[k];
@@ -513,6 +513,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
         fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
         return 2;
     }
+    if (so->csv && !*so->csv) {
+        fprintf(stderr, "stax: select: --csv needs a column at least ('.' for the record itself)\n");
+        return 2;
+    }
     if ((so->header || so->join) && !so->csv) {
         fprintf(stderr, "stax: select: %s goes with --csv\n", so->header ? "--header" : "--join");
         return 2;
@@ -524,9 +528,11 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
             return 2;
         }
     }
+    stax_cli_out w;
+    stax_cli_out_init(&w, out);
     select_cli c;
     memset(&c, 0, sizeof c);
-    c.out = out;
+    c.out = &w;
     c.interactive = isatty(fileno(out));
     c.so = so;
     stax_select_options opt;
@@ -589,12 +595,16 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     }
     if (rc == 0 && so->count)
         for (size_t p = 0; p < stax_select_paths(c.s); p++)
-            fprintf(out, "%llu\n", (unsigned long long)(P.nslots && !P.serial ? P.counts[p] : stax_select_count(c.s, p)));
+            stax_cli_printf(&w, "%llu\n", (unsigned long long)(P.nslots && !P.serial ? P.counts[p] : stax_select_count(c.s, p)));
+    /* as grep: 0 something selected, 1 nothing, 2 an error (a document
+     * that is not well-formed included) */
+    if (rc == 1) rc = 2;
+    if (rc == 0 && (P.nslots && !P.serial ? P.matches : c.done) == 0) rc = 1;
     select_par_free(&P);
 done:
     stax_select_free(c.s);
     free(block);
     free(ns);
     free(c.row);
-    return rc;
+    return stax_cli_out_end(o, &w, rc);
 }

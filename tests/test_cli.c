@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,7 @@ Test(cli, select_first_n_stops_reading) {
     cr_assert_eq(r.rc, 0, "%s", r.err);
     cr_assert_str_eq(r.out, "1\n2\n");
     r = sel("<r><a>1</a><a>2</a><a>3</a></b>", "//a", "");
-    cr_assert_eq(r.rc, 1);
+    cr_assert_eq(r.rc, 2); /* not well-formed: an error, though something was selected */
     cr_assert_str_eq(r.out, "1\n2\n3\n");
     cr_assert(strstr(r.err, "doc.xml:1:28: end tag 'b' does not match"), "%s", r.err);
     r = sel("<r><a>1</a><a>2</a></b>", "//a", "c1");
@@ -401,7 +402,7 @@ Test(cli, select_options_on_the_command_line) {
     cr_assert_eq(memcmp(out, "2\0", 2), 0);
     cr_assert_eq(shell("select --csv '@id,tag[@k=\"name\"]/@v' --max-held 1K '/osm/node[@id=\"3\"]'", out, sizeof out), 0);
     cr_assert_str_eq(out, "3,\"Buckingham Palace, London\"\n");
-    cr_assert_eq(shell("select -N o=urn:none --xml //o:node", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell("select -N o=urn:none --xml //o:node", out, sizeof out), 1, "%s", out); /* nothing selected */
     cr_assert_str_eq(out, "");
     cr_assert_eq(shell("--quiet select --xml '//node[@id=\"2\"]'", out, sizeof out), 0, "%s", out); /* the common ones before it too */
     cr_assert_str_eq(out, "<node id=\"2\" lat=\"51.5033\" lon=\"-0.1196\"/>\n");
@@ -745,4 +746,155 @@ Test(cli, make_unit_takes_its_jobs_from_make_or_the_machine) {
     snprintf(cmdline, sizeof cmdline, "%s -j unit | grep -- '/unit --jobs'", clean);
     cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, want), "want '%s' for -j: %s", want, out);
+}
+
+/* ================================================================ exit statuses and a failed write */
+
+/* A scratch folder holding the named documents (name, content pairs,
+ * NULL-ended) and records.xml of that many records (20000, about 1 MiB:
+ * enough for the output to fail while the input is read, in -j 2 parts too). */
+static const char *status_dir(const char *const *files, int records) {
+    const char *dir = scratch_dir(files);
+    char path[512];
+    snprintf(path, sizeof path, "%s/records.xml", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("<db>\n", f);
+    for (int i = 0; i < records; i++) fprintf(f, "<node id='%d' k='v'>text %d &amp; more</node>\n", i, i);
+    fputs("</db>\n", f);
+    cr_assert_eq(fclose(f), 0);
+    return dir;
+}
+
+static void status_rm(const char *dir, const char *const *files) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/records.xml", dir);
+    remove(path);
+    for (const char *p = "p0\0p1\0"; *p; p += 3) {
+        snprintf(path, sizeof path, "%s/%s", dir, p);
+        remove(path);
+    }
+    scratch_rm(dir, files);
+}
+
+/* Every command and output form, whose output is written to /dev/full:
+ * exit status 2 and one message, the same for all, with the system's reason. */
+Test(cli, a_failed_write_exits_2_with_one_message_for_every_command, .timeout = 600) {
+    static const char *const files[] = {"small.xml", "<db><node id='1'>x</node></db>", NULL};
+    const char *dir = status_dir(files, 20000);
+    static const char *const commands[] = {
+        "count", "canon", "fmt", "fmt --indent 0",
+        "select //node/@id", "select -0 //node", "select --xml //node", "select --csv @id,. //node",
+        "select --csv @id --header //node", "select --count '//node|//@k'", "select --first 2 //node/@id",
+        "-j 2 --part-size 4K count", "-j 2 --part-size 4K canon", "-j 2 --part-size 4K select //node/@id",
+        "-j 2 --part-size 4K select --xml //node", "-j 2 --part-size 4K select --csv @id //node",
+        "-j 2 --part-size 4K select --count //node", "-j 2 --part-size 4K select --first 3 //node",
+        "--chunk 7 select //node", "--memory 64K select //node", "--memory 64K canon",
+    };
+    char want[256], out[4096], cmdline[2048];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(ENOSPC));
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        for (const char *doc = "small.xml\0records.xml\0"; *doc; doc += strlen(doc) + 1) {
+            /* a file, and a pipe (-j reads it through its ring of buffers) */
+            snprintf(cmdline, sizeof cmdline, "%s %s '%s/%s' 2>&1 >/dev/full </dev/null", stax_bin(), commands[i], dir, doc);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s on %s: %s", commands[i], doc, out);
+            cr_assert_str_eq(out, want, "%s on %s", commands[i], doc);
+            snprintf(cmdline, sizeof cmdline, "cat '%s/%s' | %s %s 2>&1 >/dev/full", dir, doc, stax_bin(), commands[i]);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s on a pipe of %s: %s", commands[i], doc, out);
+            cr_assert_str_eq(out, want, "%s on a pipe of %s", commands[i], doc);
+        }
+    }
+    /* a part record, stax merge, and what main writes itself */
+    static const char *const more[] = {"count --part 0/2 '%s/records.xml'", "check --part 1/2 '%s/records.xml'",
+                                       "merge '%s/records.xml' '%s/p0' '%s/p1'", "--version", "--help",
+                                       "select --help"};
+    snprintf(cmdline, sizeof cmdline, "%s count --part 0/2 '%s/records.xml' > '%s/p0' && %s count --part 1/2 '%s/records.xml' > '%s/p1'",
+             stax_bin(), dir, dir, stax_bin(), dir, dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, more[i], dir, dir, dir);
+        snprintf(cmdline, sizeof cmdline, "%s %s 2>&1 >/dev/full </dev/null", stax_bin(), args);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s", more[i], out);
+        cr_assert_str_eq(out, want, "%s", more[i]);
+    }
+    /* check writes nothing: nothing to fail */
+    snprintf(cmdline, sizeof cmdline, "%s check '%s/records.xml' 2>&1 >/dev/full </dev/null", stax_bin(), dir);
+    cr_assert_eq(shell_line(cmdline, out, sizeof out), 0, "%s", out);
+    status_rm(dir, files);
+}
+
+/* A failed write stops the command: it does not read on to the end of an
+ * input that never ends. */
+Test(cli, a_failed_write_stops_reading, .timeout = 300) {
+    static const char *const commands[] = {"select //a", "select --xml //a", "select --csv . //a", "canon", "fmt",
+                                           "-j 2 --part-size 4K select //a", "-j 2 --part-size 4K canon"};
+    char want[256], out[4096], cmdline[1024];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(ENOSPC));
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        snprintf(cmdline, sizeof cmdline, "{ printf '<r>'; yes '<a>x</a>'; } | timeout 30 %s %s 2>&1 >/dev/full", stax_bin(),
+                 commands[i]);
+        cr_assert_eq(shell_line(cmdline, out, sizeof out), 2, "%s: %s (124: still reading)", commands[i], out);
+        cr_assert_str_eq(out, want, "%s", commands[i]);
+    }
+}
+
+/* The contract's exit statuses: check 0 well-formed, 1 not; select as grep,
+ * 0 something selected, 1 nothing, 2 an error (a document that is not
+ * well-formed included); count, canon and fmt 1 for a document that is not
+ * well-formed; 2 for every command on an encoding stax does not read. */
+Test(cli, exit_status_of_every_command, .timeout = 600) {
+    static const char *const files[] = {
+        "good.xml", "<db><node id='1'>x</node><node id='2'/></db>",
+        "bad.xml", "<db><node id='1'>x</node><node id='2'>",
+        "sjis.xml", "<?xml version='1.0' encoding='Shift_JIS'?><db><node id='1'>x</node></db>",
+        "ebcdic.xml", "\x4c\x6f\xa7\x94\x93\x40", /* <?xml in EBCDIC */
+        NULL};
+    const char *dir = status_dir(files, 500); /* parts of 1K: -j 2 reads it in parts */
+    static const struct {
+        const char *args;
+        int good, bad, enc; /* on good.xml (records.xml the same), bad.xml, sjis.xml and ebcdic.xml */
+    } cases[] = {
+        {"check", 0, 1, 2}, {"count", 0, 1, 2}, {"canon", 0, 1, 2}, {"fmt", 0, 1, 2},
+        {"-j 2 --part-size 1K check", 0, 1, 2}, {"-j 2 --part-size 1K count", 0, 1, 2}, {"-j 2 --part-size 1K canon", 0, 1, 2},
+        {"select //node", 0, 2, 2}, {"select //nothing", 1, 2, 2}, {"select //node/@nothing", 1, 2, 2},
+        {"select --xml //node", 0, 2, 2}, {"select --xml //nothing", 1, 2, 2},
+        {"select --csv @id //node", 0, 2, 2}, {"select --csv @id --header //nothing", 1, 2, 2},
+        {"select --count //node", 0, 2, 2}, {"select --count '//nothing|//nothing/@x'", 1, 2, 2},
+        {"select --count '//nothing|//node'", 0, 2, 2}, {"select -0 //nothing", 1, 2, 2},
+        {"select --first 1 //node", 0, 0, 2} /* stops before the error */, {"select --first 1 //nothing", 1, 2, 2},
+        {"--memory 64K select //nothing", 1, 2, 2}, {"--chunk 1 select //nothing", 1, 2, 2},
+        {"-j 2 --part-size 1K select //node", 0, 2, 2}, {"-j 2 --part-size 1K select //nothing", 1, 2, 2},
+        {"-j 2 --part-size 1K select --count //nothing", 1, 2, 2}, {"-j 2 --part-size 1K select --xml //nothing", 1, 2, 2},
+        {"-j 2 --part-size 1K select --csv @id //nothing", 1, 2, 2}, {"-j 2 --part-size 1K select --first 2 //node", 0, 2, 2},
+    };
+    char out[8192], cmdline[2048];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static const char *const docs[] = {"good.xml", "records.xml", "bad.xml", "sjis.xml", "ebcdic.xml"};
+        for (size_t d = 0; d < 5; d++) {
+            if (!stax_test_sampled(5 * i + d)) continue; /* under the sanitizers: every 4th */
+            int want = d < 2 ? cases[i].good : d == 2 ? cases[i].bad : cases[i].enc;
+            /* a file, and a pipe */
+            snprintf(cmdline, sizeof cmdline, "%s %s '%s/%s' 2>&1 >/dev/null </dev/null", stax_bin(), cases[i].args, dir, docs[d]);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), want, "%s %s: %s", cases[i].args, docs[d], out);
+            snprintf(cmdline, sizeof cmdline, "cat '%s/%s' | %s %s 2>&1 >/dev/null", dir, docs[d], stax_bin(), cases[i].args);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), want, "%s on a pipe of %s: %s", cases[i].args, docs[d], out);
+            /* an error says why as FILE:LINE:COL: message; nothing selected is no error */
+            if (want == 0 || (want == 1 && strstr(cases[i].args, "select")))
+                cr_assert_str_eq(out, "", "%s on a pipe of %s", cases[i].args, docs[d]);
+            else
+                cr_assert(!strncmp(out, "-:1:", 4), "%s on a pipe of %s: %s", cases[i].args, docs[d], out);
+        }
+    }
+    /* stax merge gives the serial command's status */
+    static const char *const docs[] = {"good.xml", "bad.xml", "sjis.xml", "ebcdic.xml"};
+    static const int want[] = {0, 1, 2, 2};
+    for (size_t d = 0; d < 4; d++)
+        for (const char *cmd = "check\0count\0"; *cmd; cmd += 6) {
+            snprintf(cmdline, sizeof cmdline,
+                     "cd '%s' && %s %s --part 0/2 %s > p0 && %s %s --part 1/2 %s > p1 && %s merge %s p0 p1 2>&1 >/dev/null",
+                     dir, stax_bin(), cmd, docs[d], stax_bin(), cmd, docs[d], stax_bin(), docs[d]);
+            cr_assert_eq(shell_line(cmdline, out, sizeof out), want[d], "merge of %s parts of %s: %s", cmd, docs[d], out);
+        }
+    status_rm(dir, files);
 }

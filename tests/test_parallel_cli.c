@@ -380,6 +380,45 @@ Test(parallel_cli, select_limits) {
     temp_done(dir, path);
 }
 
+/* As grep, with -j N as with -j 1: exit status 1 when nothing is selected,
+ * 2 for a document that is not well-formed (canon: 1), in every output form. */
+Test(parallel_cli, exit_status_as_grep) {
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "records.xml");
+    for (int bad = 0; bad < 2; bad++) {
+        stax_test_buf b = {0};
+        stax_test_buf_puts(&b, "<db>\n");
+        for (int i = 0; i < 200; i++) stax_test_buf_puts(&b, "  <rec id='1'><name>n</name></rec>\n");
+        stax_test_buf_puts(&b, bad ? "<rec>" : "</db>\n");
+        write_buf(path, &b);
+        tool_mode m[8];
+        size_t n = 0;
+        m[n++] = sel("//nothing", "//nothing");
+        m[n++] = sel("--xml //rec/@nothing", "//rec/@nothing");
+        m[n - 1].so.xml = 1;
+        m[n++] = sel("--csv name --header //nothing", "//nothing");
+        m[n - 1].so.csv = "name";
+        m[n - 1].so.header = 1;
+        m[n++] = sel("--count //nothing|//rec/nothing", "//nothing|//rec/nothing");
+        m[n - 1].so.count = 1;
+        m[n++] = sel("--first 2 //nothing", "//nothing");
+        m[n - 1].so.first = 2;
+        m[n++] = sel("-0 //name/text()", "//name/text()"); /* something */
+        m[n - 1].so.nul = 1;
+        m[n++] = sel("canon", NULL);
+        m[n - 1].select = 0;
+        static const size_t cuts[] = {1, 64, 1000, 0};
+        for (size_t k = 0; k < n; k++) {
+            run_out one = run(path, &m[k], 1, 0);
+            int want = !m[k].select ? bad : bad ? 2 : m[k].so.nul ? 0 : 1;
+            cr_assert_eq(one.rc, want, "%s%s: %s", m[k].what, bad ? " (not well-formed)" : "", one.err);
+            free(one.out);
+            same_as_one(path, &m[k], cuts);
+        }
+    }
+    temp_done(dir, path);
+}
+
 /* build/gen's document of a shape, 256 KiB, into path. */
 static void generated(const char *shape, const char *path) {
     char cmd[512], ok[8];

@@ -81,7 +81,7 @@ Test(select_cli, an_empty_cdata_section_is_no_text_node) {
     so.path = "//text()";
     so.count = 1;
     sel_out r = sel_tool(NULL, &so, "<b><![CDATA[]]></b>");
-    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_eq(r.rc, 1, "%s", r.err); /* nothing selected */
     cr_assert_str_eq(r.out, "0\n");
     free(r.out);
     r = sel_tool(NULL, &so, "<b>a<![CDATA[b]]>c</b>");
@@ -120,8 +120,12 @@ Test(select_cli, header_names_the_columns) {
     csv_ok(csv_run(books, "//b", "@id,au", 1, "id,author", NULL), "id,author\n1,A\n2,\n3,D\n");
     csv_ok(csv_run(books, "//b", "@id", 1, "the \"id\"", NULL), "\"the \"\"id\"\"\"\n1\n2\n3\n");
     csv_ok(csv_run(books, "//b", "@id,au", 1, "id,", NULL), "id,\n1,A\n2,\n3,D\n"); /* an empty name */
-    /* a document without records: the header alone */
-    csv_ok(csv_run("<r/>", "//b", "@id,au", 1, NULL, NULL), "@id,au\n");
+    /* a document without records: the header alone, and nothing selected */
+    sel_out r = csv_run("<r/>", "//b", "@id,au", 1, NULL, NULL);
+    cr_assert_eq(r.rc, 1, "%s", r.err);
+    cr_assert_str_eq(r.err, "");
+    cr_assert_str_eq(r.out, "@id,au\n");
+    free(r.out);
 }
 
 Test(select_cli, header_names_must_be_one_per_column) {
@@ -228,4 +232,66 @@ Test(select_cli, a_csv_row_longer_than_twice_max_held_says_so) {
     cr_assert_eq(r.rc, 0, "%s", r.err);
     cr_assert_eq(r.len, 5001);
     free(r.out);
+}
+
+/* --csv '' names no column: refused before reading, as --csv ',' is (not
+ * read as the column '.'). */
+Test(select_cli, csv_without_a_column_is_refused) {
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//b";
+    so.csv = "";
+    sel_out r = sel_tool(NULL, &so, books);
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.out, "");
+    cr_assert_str_eq(r.err, "stax: select: --csv needs a column at least ('.' for the record itself)\n");
+    free(r.out);
+    so.csv = ",";
+    r = sel_tool(NULL, &so, books);
+    cr_assert_eq(r.rc, 2);
+    cr_assert_str_eq(r.out, "");
+    cr_assert(strstr(r.err, "at character 1 of the columns"), "%s", r.err);
+    free(r.out);
+    so.csv = "."; /* the record itself: a column */
+    csv_ok(sel_tool(NULL, &so, books), "\"AB, CT\"\nU\nD\n");
+}
+
+/* As grep: 0 when something was selected, 1 when nothing was (whatever
+ * was written: --count's zeros, --header's row), 2 for an error, a
+ * document that is not well-formed included (what was selected before the
+ * error is written). */
+Test(select_cli, exit_status_as_grep) {
+    static const struct {
+        const char *path, *csv;
+        int count, header, xml, nul;
+        uint64_t first;
+        int good, none; /* on books, on a document without b */
+    } cases[] = {
+        {"//b", NULL, 0, 0, 0, 0, 0, 0, 1},      {"//b/@id", NULL, 0, 0, 0, 0, 0, 0, 1},
+        {"//b/t/text()", NULL, 0, 0, 0, 0, 0, 0, 1}, {"//b", NULL, 0, 0, 1, 0, 0, 0, 1},
+        {"//b", NULL, 1, 0, 0, 0, 0, 0, 1},      {"//x|//b", NULL, 1, 0, 0, 0, 0, 0, 1},
+        {"//b", "@id", 0, 0, 0, 0, 0, 0, 1},     {"//b", "@id", 0, 1, 0, 0, 0, 0, 1},
+        {"//b", NULL, 0, 0, 0, 1, 0, 0, 1},      {"//b", NULL, 0, 0, 0, 0, 2, 0, 1},
+        {"//b/@nothing", NULL, 0, 0, 0, 0, 0, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        stax_cli_select_opts so;
+        memset(&so, 0, sizeof so);
+        so.path = cases[i].path;
+        so.csv = cases[i].csv;
+        so.count = cases[i].count;
+        so.header = cases[i].header;
+        so.xml = cases[i].xml;
+        so.nul = cases[i].nul;
+        so.first = cases[i].first;
+        static const char *const docs[] = {books, "<r><a id='1'>x</a></r>", "<r><b id='1'>x</b><b id='2'>y</b></c>"};
+        int want[] = {cases[i].good, cases[i].none, cases[i].first ? 0 : 2}; /* --first 2: stops before the error */
+        for (size_t d = 0; d < 3; d++) {
+            sel_out r = sel_tool(NULL, &so, docs[d]);
+            cr_assert_eq(r.rc, want[d], "case %zu on %s: %s", i, docs[d], r.err);
+            if (want[d] == 2) cr_assert(strstr(r.err, "in.xml:1:"), "case %zu: %s", i, r.err);
+            else cr_assert_str_eq(r.err, "", "case %zu on %s", i, docs[d]);
+            free(r.out);
+        }
+    }
 }
