@@ -18,7 +18,8 @@
  *   namespace bindings, DTD)
  *   u64 checksum: SipHash-1-3 under a fixed key of every byte before it
  * The restorer trusts none of it: every read is bounded by the length, every
- * count and string by the reader's limits, every name is checked as a Name,
+ * count and string by the reader's limits (a name in the DTD by max_dtd, as
+ * the parser bounds it: max_name bounds names in content), every name is checked as a Name,
  * every text as UTF-8 Chars; a context that does not end exactly where its
  * last field does is refused.
  *
@@ -322,10 +323,12 @@ static int ctx_keep(stax__dtd *d, stax_str *s) {
     return 0;
 }
 
-/* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd. */
+/* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd.
+ * Names are bounded by the region, as the parser bounds them (max_name is
+ * the limit of names in content). */
 static int ctx_get_entities(ctx_r *c, stax_reader *r) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax__entity e;
         memset(&e, 0, sizeof e);
@@ -334,11 +337,11 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r) {
         e.external = (bits & CTX_E_EXTERNAL) != 0;
         e.unparsed = (bits & CTX_E_UNPARSED) != 0;
         e.ext_decl = (bits & CTX_E_EXT_DECL) != 0;
-        e.name = ctx_gstr(c, name_lim);
+        e.name = ctx_gstr(c, lim);
         e.value = ctx_gstr(c, lim);
         e.pubid = ctx_gstr(c, lim);
         e.sysid = ctx_gstr(c, lim);
-        e.notation = ctx_gstr(c, name_lim);
+        e.notation = ctx_gstr(c, lim);
         e.base = ctx_gstr(c, lim);
         if (c->bad || bits > 15 || !ctx_is_name(e.name) || !ctx_is_text(e.value) || !ctx_is_text(e.pubid) ||
             !ctx_is_text(e.sysid) || !ctx_is_text(e.base) || (e.unparsed && (!e.external || e.pe || !ctx_is_name(e.notation))) ||
@@ -350,7 +353,7 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r) {
             return -1;
     }
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
-        stax_str name = ctx_gstr(c, name_lim);
+        stax_str name = ctx_gstr(c, lim);
         const stax__entity *e = c->bad ? NULL : stax__dtd_entity(d, name.ptr, name.len, 0);
         if (!e || !e->unparsed) return 1;
         if (stax__dtd_add_unparsed(d, e)) return -1;
@@ -360,9 +363,9 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r) {
 
 static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
-        stax_str name = ctx_gstr(c, name_lim);
+        stax_str name = ctx_gstr(c, lim);
         uint32_t k = ctx_g32(c);
         if (c->bad || !k || !ctx_is_name(name) || stax__dtd_elem(d, name.ptr, name.len)) return 1;
         stax__dtd_elem_def *el = stax__dtd_add_elem(d, name);
@@ -370,7 +373,7 @@ static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
         while (k-- > 0) {
             stax__attdef a;
             memset(&a, 0, sizeof a);
-            a.name = ctx_gstr(c, name_lim);
+            a.name = ctx_gstr(c, lim);
             a.value = ctx_gstr(c, lim);
             a.type = (unsigned char)ctx_g8(c);
             a.deflt = (unsigned char)ctx_g8(c);
@@ -385,10 +388,10 @@ static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
 
 static int ctx_get_decls(ctx_r *c, stax_reader *r) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_decl nd;
-        nd.name = ctx_gstr(c, name_lim);
+        nd.name = ctx_gstr(c, lim);
         nd.pubid = ctx_gstr(c, lim);
         unsigned has_sysid = ctx_g8(c);
         nd.sysid = ctx_gstr(c, lim);
@@ -403,7 +406,7 @@ static int ctx_get_decls(ctx_r *c, stax_reader *r) {
     }
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_dtd_pi pi;
-        pi.target = ctx_gstr(c, name_lim);
+        pi.target = ctx_gstr(c, lim);
         pi.data = ctx_gstr(c, lim);
         if (c->bad || !ctx_is_name(pi.target) || !ctx_is_text(pi.data)) return 1;
         if (ctx_keep(d, &pi.target) || ctx_keep(d, &pi.data) || stax__dtd_add_pi(d, &pi)) return -1;

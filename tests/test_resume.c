@@ -366,6 +366,52 @@ static char *read_file(const char *path, size_t *len) {
     return b.p;
 }
 
+/* Names declared in the DTD are bounded by the region (max_dtd) and the
+ * DOCTYPE token (max_token), not by max_name, which bounds names in content:
+ * a context keeps each kind (general and parameter entities, a notation and
+ * an NDATA name, an ATTLIST's element and attribute, a PI target) and a
+ * resume takes them back, at the default max_name and at a small one. */
+static void long_dtd_names(size_t max_name, size_t len) {
+    static const char tmpl[] = "<!DOCTYPE r [<!ENTITY @ 'v'><!ENTITY % @ 'p'><!NOTATION @ SYSTEM 'n'>"
+                               "<!ENTITY u SYSTEM 'u' NDATA @><!ENTITY @2 SYSTEM 'u' NDATA x>"
+                               "<!ATTLIST @ @ CDATA 'd'><!ATTLIST r @ CDATA 'x'><?@ data?>]>\n"
+                               "<r><a/><b>text</b><c/></r>\n";
+    stax_test_buf doc = {0};
+    for (const char *t = tmpl; *t; t++) {
+        if (*t != '@') stax_test_buf_put(&doc, t, 1);
+        else for (size_t i = 0; i < len; i++) stax_test_buf_put(&doc, "n", 1);
+    }
+    for (int k = 0; k < OPTION_SETS; k++) {
+        stax_reader_options o = option_set(k);
+        o.max_name = (uint32_t)max_name;
+        cr_assert_gt(round_trip("long DTD names", doc.p, doc.len, &o, 5, 1000), 3, "max_name %zu, names of %zu bytes", max_name, len);
+    }
+    stax_test_buf_free(&doc);
+}
+
+Test(resume, dtd_names_longer_than_max_name) {
+    long_dtd_names(32, 40);
+    long_dtd_names(0, 1500); /* the default, 1024 */
+}
+
+/* The W3C documents whose DTDs name PI targets of 1965 and 4250 bytes
+ * (ibm85v01.xml, ibm87v01.xml), at every point and option set. */
+Test(resume, w3c_long_dtd_names) {
+    static const char *files[] = {"ibm/valid/P85/ibm85v01.xml", "ibm/valid/P87/ibm87v01.xml"};
+    const char *dir = getenv("STAX_XMLCONF") ? getenv("STAX_XMLCONF") : "build/xmlconf";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/package/xmlconf", dir);
+    if (access(path, F_OK) != 0) cr_skip_test("W3C suite not fetched (make conformance fetches it)");
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/package/xmlconf/%s", dir, files[i]);
+        size_t len;
+        char *doc = read_file(path, &len);
+        cr_assert_not_null(doc, "%s", path);
+        cr_assert_gt(round_trips(path, doc, len, 1000), 0, "%s", path);
+        free(doc);
+    }
+}
+
 /* Every document of a few folders of the W3C suite (well-formed and not). */
 Test(resume, w3c_sample, .timeout = 900) {
     const char *dir = getenv("STAX_XMLCONF") ? getenv("STAX_XMLCONF") : "build/xmlconf";

@@ -139,3 +139,29 @@ Test(resume_cli, refusals_exit_2, .init = setup, .fini = teardown) {
     cr_assert(strstr(out, "corrupt") || strstr(out, "another command"), "%s", out);
     stax_test_buf_free(&doc);
 }
+
+/* A DTD that names things longer than max_name (here a PI target and an
+ * entity of 1500 bytes, past the default 1024): -j and --part read it from
+ * contexts that hold those names, and give what one thread gives. */
+Test(resume_cli, parts_take_dtd_names_longer_than_max_name, .init = setup, .fini = teardown) {
+    char name[1501];
+    memset(name, 'n', 1500);
+    name[1500] = 0;
+    stax_test_buf doc = {0};
+    stax_test_buf_puts(&doc, "<!DOCTYPE r [<?");
+    stax_test_buf_puts(&doc, name);
+    stax_test_buf_puts(&doc, " x?><!ENTITY ");
+    stax_test_buf_puts(&doc, name);
+    stax_test_buf_puts(&doc, " 'v'>]>\n<r>");
+    for (int i = 0; i < 2000; i++) stax_test_buf_puts(&doc, "<e>x</e>\n");
+    stax_test_buf_puts(&doc, "</r>\n");
+    write_file("long.xml", doc.p, doc.len);
+    char want[4096], out[4096];
+    cr_assert_eq(run(want, sizeof want, "count -j 1 long.xml"), 0, "%s", want);
+    cr_assert_eq(run(out, sizeof out, "count -j 2 --part-size 1000 long.xml"), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    for (int k = 0; k < 3; k++) cr_assert_eq(run(out, sizeof out, "count --part %d/3 long.xml > p%d", k, k), 0, "part %d: %s", k, out);
+    cr_assert_eq(run(out, sizeof out, "merge long.xml p0 p1 p2"), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    stax_test_buf_free(&doc);
+}
