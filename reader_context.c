@@ -485,6 +485,15 @@ static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
             if (ctx_keep(d, &a.name) || ctx_keep(d, &a.value) || stax__dtd_add_attdef(d, el, &a)) return -1;
         }
     }
+    /* saved latest first, as the list runs, and so added in reverse: the
+     * list turned back is the one the parse made */
+    stax__dtd_elem_def *back = NULL;
+    for (stax__dtd_elem_def *el = d->elem_list, *next; el; el = next) {
+        next = el->next;
+        el->next = back;
+        back = el;
+    }
+    d->elem_list = back;
     return c->bad;
 }
 

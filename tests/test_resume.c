@@ -1147,3 +1147,34 @@ Test(resume, forged_dtd_records) {
     cm_free(&m);
     free(p.ctx);
 }
+
+/* A reader resumed from a context stands where the saving one stood: it
+ * saves the same context at once (the ATTLISTs in the order they were
+ * declared, as the parse made them). */
+Test(resume, resumed_reader_saves_the_same_context) {
+    static const char doc[] = "<!DOCTYPE r [<!ENTITY e 'v'><!ATTLIST a x CDATA '1'><!ATTLIST b y CDATA '2'>"
+                              "<!ATTLIST c z CDATA '3'><!NOTATION n SYSTEM 'n'><?pi d?>]><r><a/><b/>&e;<c/></r>";
+    for (int k = 0; k < OPTION_SETS; k++) {
+        stax_reader_options o = option_set(k);
+        stax_reader *r = stax_reader_new(&o);
+        stax_test_buf ref = {0};
+        saves s = {0};
+        read_all(r, STAX_DOC(doc), 0, &ref, &s);
+        stax_reader_free(r);
+        cr_assert_gt(s.n, 2);
+        for (size_t i = 0; i < s.n; i++) {
+            stax_reader *q = stax_reader_new(&o);
+            cr_assert_eq(stax_reader_resume(q, s.v[i].ctx, s.v[i].len), STAX_OK, "%s", stax_reader_message(q));
+            size_t len = 0;
+            cr_assert_eq(stax_reader_save(q, NULL, 0, &len), STAX_OK, "a resumed reader saves before any input");
+            cr_assert_eq(len, s.v[i].len);
+            char *again = malloc(len);
+            cr_assert_eq(stax_reader_save(q, again, len, &len), STAX_OK);
+            cr_assert(memcmp(again, s.v[i].ctx, len) == 0, "point %zu, option set %d: another context", i, k);
+            free(again);
+            stax_reader_free(q);
+        }
+        free_saves(&s);
+        stax_test_buf_free(&ref);
+    }
+}
