@@ -392,9 +392,8 @@ typedef struct ctx_ents {
 
 /* One entity record, as the parser makes them (dtd.c, dtd_entity_decl). */
 static int ctx_entity_ok(const stax_reader *r, const stax__dtd *d, unsigned bits, const stax__entity *e) {
-    size_t max_text = r->cfg.opt.max_dtd;
     if (bits > 15 || !ctx_is_dtd_name(d, e->name) || !ctx_is_text(e->value) || !ctx_is_pubid(e->pubid) || !ctx_is_sysid(e->sysid) ||
-        !ctx_is_text(e->base) || e->value.len > max_text)
+        !ctx_is_text(e->base))
         return 0;
     if (e->unparsed && (!e->external || e->pe || !ctx_is_name(e->notation))) return 0;
     if (!e->unparsed && e->notation.len) return 0;
@@ -449,6 +448,7 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
     for (size_t i = 0; i < d->n_unp; i++) stax__dtd_entity(d, d->unparsed[i].name.ptr, d->unparsed[i].name.len, 0)->busy = 0;
     return rc ? rc : c->bad;
 }
+
 /* An attdef as the parser makes them: a default only with #FIXED or a value,
  * within max_token, and normalized as its type says (3.3.3: no space at
  * either end nor two together for a type other than CDATA). */
