@@ -406,12 +406,41 @@ static int ctx_entity_ok(const stax_reader *r, const stax__dtd *d, unsigned bits
     return stax__dtd_entity(d, e->name.ptr, e->name.len, e->pe) == NULL; /* the first declaration is the one kept */
 }
 
+/* The bases of the entities restored so far, each kept once: the parse
+ * keeps the base of an external text once for all the declarations read in
+ * it (dtd.c, dtd_decl_base), so a copy for each entity could need more
+ * than max_dtd where the parse did not. The last CTX_BASES distinct ones
+ * are remembered (the texts that declare external entities are few): with
+ * more, a restore may keep a base twice. */
+#define CTX_BASES 16
+typedef struct ctx_bases {
+    stax_str kept[CTX_BASES];
+    unsigned n, next;
+} ctx_bases;
+
+static int ctx_keep_base(stax__dtd *d, ctx_bases *b, stax_str *s) {
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->kept[i].len == s->len && memcmp(b->kept[i].ptr, s->ptr, s->len) == 0) {
+            s->ptr = b->kept[i].ptr;
+            return 0;
+        }
+    if (ctx_keep(d, s)) return -1;
+    if (s->len) {
+        b->kept[b->next] = *s;
+        b->next = (b->next + 1) % CTX_BASES;
+        if (b->n < CTX_BASES) b->n++;
+    }
+    return 0;
+}
+
 /* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd.
  * Names are bounded by the region, as the parser bounds them (max_name is
  * the limit of names in content). */
 static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
     stax__dtd *d = &r->buf.dtd;
     size_t lim = r->cfg.opt.max_dtd;
+    ctx_bases bases;
+    bases.n = bases.next = 0;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax__entity e;
         memset(&e, 0, sizeof e);
@@ -427,8 +456,10 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
         e.notation = ctx_gstr(c, lim);
         e.base = ctx_gstr(c, lim);
         if (c->bad || !ctx_entity_ok(r, d, bits, &e)) return 1;
-        if (ctx_keep(d, &e.name) || ctx_keep(d, &e.value) || ctx_keep(d, &e.pubid) || ctx_keep(d, &e.sysid) ||
-            ctx_keep(d, &e.notation) || ctx_keep(d, &e.base) || !stax__dtd_add_entity(d, &e))
+        /* kept in the order the parse keeps them (dtd.c, dtd_entity_decl), so
+         * that the region's chunks fill alike */
+        if (ctx_keep(d, &e.value) || ctx_keep_base(d, &bases, &e.base) || ctx_keep(d, &e.name) || ctx_keep(d, &e.pubid) ||
+            ctx_keep(d, &e.sysid) || ctx_keep(d, &e.notation) || !stax__dtd_add_entity(d, &e))
             return -1;
         n_ents->all++;
         n_ents->parsed += !e.pe && !e.unparsed;
