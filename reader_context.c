@@ -22,10 +22,9 @@
  * count and string by the reader's limits (a name in the DTD by max_dtd, as
  * the parser bounds it: max_name bounds names in content), every name is
  * checked as a Name, every text as UTF-8 Chars; a context that does not end
- * exactly where its last field does is refused. And a context is taken only
- * when a reading with the new reader's options could have saved it: each
- * field is held to what the parser or the reader leaves there and checked
- * against the others (ctx_check_head: the position, encoding, external
+ * exactly where its last field does is refused. And each field is held to
+ * what the parser or the reader leaves there (with the new reader's
+ * options) and checked against the others (ctx_check_head: the position, encoding, external
  * bytes, DTD flags and both expansion meters; ctx_get_stack: the bindings
  * and open names as a start tag makes them; ctx_entity_ok, ctx_attdef_ok
  * and ctx_get_decls: the DTD's records as dtd.c makes them; ctx_get_dtd:

@@ -564,9 +564,9 @@ STAXDEF int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len)
  * version, other options, over a limit, a state no reading leaves): the
  * error is sticky, the reader as stax_reader_reset leaves it. No byte of a
  * context is trusted: the checksum detects damage, not forgery (anyone can
- * compute it), so every field is checked against the options and the others
- * and a context no reading with these options could have saved is refused
- * (docs/security.md). What no check can refute is the offset: the input
+ * compute it), so every field is held to what a reading with these options
+ * leaves there and checked against the others, and a context that fails
+ * any of those checks is refused (docs/security.md). What no check can refute is the offset: the input
  * before it counts for the expansion limit, as in the reading that saved
  * it, so a program resuming contexts it did not make checks that its input
  * has that many bytes before the point (stax(1) does). */
