@@ -17,10 +17,20 @@
  *   the body (ctx_body: position, flags, encoding, meters, element stack,
  *   namespace bindings, DTD)
  *   u64 checksum: SipHash-1-3 under a fixed key of every byte before it
- * The restorer trusts none of it: every read is bounded by the length, every
- * count and string by the reader's limits, every name is checked as a Name,
- * every text as UTF-8 Chars; a context that does not end exactly where its
- * last field does is refused.
+ * The key is in this file: the checksum detects damage, not forgery. The
+ * restorer trusts none of it: every read is bounded by the length, every
+ * count and string by the reader's limits (a name in the DTD by max_dtd, as
+ * the parser bounds it: max_name bounds names in content), every name is
+ * checked as a Name, every text as UTF-8 Chars; a context that does not end
+ * exactly where its last field does is refused. And each field is held to
+ * what the parser or the reader leaves there (with the new reader's
+ * options) and checked against the others (ctx_check_head: the position, encoding, external
+ * bytes, DTD flags and both expansion meters; ctx_get_stack: the bindings
+ * and open names as a start tag makes them; ctx_entity_ok, ctx_attdef_ok
+ * and ctx_get_decls: the DTD's records as dtd.c makes them; ctx_get_dtd:
+ * the meters against what the DTD declares). The one claim no check can
+ * refute is the offset: the input before it is what the expansion limit
+ * allows for, as in the reading that saved it (docs/security.md).
  *
  * The document state of struct stax_reader (its doc part, and the DTD,
  * namespace and external-entity tables in buf), field by field:
@@ -299,6 +309,16 @@ static int ctx_is_text(stax_str s) {
     int err = 0;
     return stax__check_chars(s.ptr, s.len, &err) == s.len;
 }
+static int ctx_has_colon(stax_str s) { return memchr(s.ptr, ':', s.len) != NULL; }
+#endif
+#if !defined(STAX_NO_NAMESPACES)
+static int ctx_is(stax_str s, const char *z) { return s.len == strlen(z) && memcmp(s.ptr, z, s.len) == 0; }
+/* A QName of Namespaces 1.0 (one colon at most, both parts NCNames), its
+ * prefix in *prefix. */
+static int ctx_is_qname(stax_str s, stax_str *prefix) {
+    stax_str local;
+    return ctx_is_name(s) && stax__qname_split(s, prefix, &local) == 0;
+}
 #endif
 
 static int ctx_known_encoding(unsigned enc) {
@@ -308,6 +328,17 @@ static int ctx_known_encoding(unsigned enc) {
 
 /* The refusal: the reader is as stax_reader_reset leaves it, with the error. */
 #define ctx_refuse(r, ...) (stax_reader_reset(r), stax__rd_fail_at((r), STAX_E_CONTEXT, (r)->doc.pos, __VA_ARGS__))
+
+/* Whether an expansion meter at `expanded` is within the limits of r's
+ * options for `input` bytes of input: the test stax__meter_add made when it
+ * last counted (and input only grows since). */
+static int ctx_meter_fits(stax_reader *r, uint64_t expanded, uint64_t input) {
+    if (!expanded) return 1;
+    stax__meter m;
+    m.expanded = expanded - 1;
+    m.input = input;
+    return stax__meter_add(&m, 0, r->cfg.opt.entity_threshold, r->cfg.opt.entity_amplification, &r->doc.err, NULL) == 0;
+}
 
 #ifndef STAX_NO_DTD
 /* A string of the DTD, kept in its region ("" stays a static empty string). */
@@ -322,10 +353,93 @@ static int ctx_keep(stax__dtd *d, stax_str *s) {
     return 0;
 }
 
-/* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd. */
-static int ctx_get_entities(ctx_r *c, stax_reader *r) {
+/* A public id as the DTD keeps it (stax__dtd_store_pubid): PubidChars, its
+ * white space one space between others. */
+static int ctx_is_pubid(stax_str s) {
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char ch = (unsigned char)s.ptr[i];
+        if (!stax__is_pubid_char(ch) || ch == '\r' || ch == '\n') return 0;
+        if (ch == ' ' && (i == 0 || i + 1 == s.len || s.ptr[i + 1] == ' ')) return 0;
+    }
+    return 1;
+}
+
+/* A system id as the DTD keeps it: text with its line ends normalized, in
+ * one kind of quotes. */
+static int ctx_is_sysid(stax_str s) {
+    return ctx_is_text(s) && !memchr(s.ptr, '\r', s.len) && !(memchr(s.ptr, '"', s.len) && memchr(s.ptr, '\'', s.len));
+}
+
+/* A name the DTD declares where namespaces allow no colon (entities,
+ * notations, PI targets). */
+static int ctx_is_dtd_name(const stax__dtd *d, stax_str s) { return ctx_is_name(s) && !(d->no_colons && ctx_has_colon(s)); }
+/* An element type or attribute name of an ATTLIST: a QName with namespaces. */
+static int ctx_is_dtd_qname(const stax__dtd *d, stax_str s) {
+#ifndef STAX_NO_NAMESPACES
+    stax_str prefix;
+    if (d->no_colons) return ctx_is_qname(s, &prefix);
+#endif
+    (void)d;
+    return ctx_is_name(s);
+}
+
+/* What the entities said about the meters: how many general parsed
+ * entities there are, and how many in all. */
+typedef struct ctx_ents {
+    size_t parsed, all, unparsed;
+} ctx_ents;
+
+/* One entity record, as the parser makes them (dtd.c, dtd_entity_decl). */
+static int ctx_entity_ok(const stax_reader *r, const stax__dtd *d, unsigned bits, const stax__entity *e) {
+    if (bits > 15 || !ctx_is_dtd_name(d, e->name) || !ctx_is_text(e->value) || !ctx_is_pubid(e->pubid) || !ctx_is_sysid(e->sysid) ||
+        !ctx_is_text(e->base))
+        return 0;
+    if (e->unparsed && (!e->external || e->pe || !ctx_is_name(e->notation))) return 0;
+    if (!e->unparsed && e->notation.len) return 0;
+    if (!e->external && (e->pubid.len || e->sysid.len)) return 0;
+    if (e->external && e->value.len) return 0;
+    /* declared in a parameter entity or the external subset: there was one */
+    if (e->ext_decl && !d->has_pe_ref && !d->has_external) return 0;
+    /* a base is that of the external text the declaration was read in */
+    if (e->base.len && (!e->external || e->unparsed || !e->ext_decl || !r->cfg.opt.resolve)) return 0;
+    return stax__dtd_entity(d, e->name.ptr, e->name.len, e->pe) == NULL; /* the first declaration is the one kept */
+}
+
+/* The bases of the entities restored so far, each kept once: the parse
+ * keeps the base of an external text once for all the declarations read in
+ * it (dtd.c, dtd_decl_base), so a copy for each entity could need more
+ * than max_dtd where the parse did not. The last CTX_BASES distinct ones
+ * are remembered (the texts that declare external entities are few): with
+ * more, a restore may keep a base twice. */
+#define CTX_BASES 16
+typedef struct ctx_bases {
+    stax_str kept[CTX_BASES];
+    unsigned n, next;
+} ctx_bases;
+
+static int ctx_keep_base(stax__dtd *d, ctx_bases *b, stax_str *s) {
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->kept[i].len == s->len && memcmp(b->kept[i].ptr, s->ptr, s->len) == 0) {
+            s->ptr = b->kept[i].ptr;
+            return 0;
+        }
+    if (ctx_keep(d, s)) return -1;
+    if (s->len) {
+        b->kept[b->next] = *s;
+        b->next = (b->next + 1) % CTX_BASES;
+        if (b->n < CTX_BASES) b->n++;
+    }
+    return 0;
+}
+
+/* 0; 1 when the context is malformed; -1 when the DTD does not fit max_dtd.
+ * Names are bounded by the region, as the parser bounds them (max_name is
+ * the limit of names in content). */
+static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
+    ctx_bases bases;
+    bases.n = bases.next = 0;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax__entity e;
         memset(&e, 0, sizeof e);
@@ -334,68 +448,118 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r) {
         e.external = (bits & CTX_E_EXTERNAL) != 0;
         e.unparsed = (bits & CTX_E_UNPARSED) != 0;
         e.ext_decl = (bits & CTX_E_EXT_DECL) != 0;
-        e.name = ctx_gstr(c, name_lim);
+        e.name = ctx_gstr(c, lim);
         e.value = ctx_gstr(c, lim);
         e.pubid = ctx_gstr(c, lim);
         e.sysid = ctx_gstr(c, lim);
-        e.notation = ctx_gstr(c, name_lim);
+        e.notation = ctx_gstr(c, lim);
         e.base = ctx_gstr(c, lim);
-        if (c->bad || bits > 15 || !ctx_is_name(e.name) || !ctx_is_text(e.value) || !ctx_is_text(e.pubid) ||
-            !ctx_is_text(e.sysid) || !ctx_is_text(e.base) || (e.unparsed && (!e.external || e.pe || !ctx_is_name(e.notation))) ||
-            (!e.unparsed && e.notation.len) || (!e.external && (e.pubid.len || e.sysid.len || e.base.len)) ||
-            (e.external && e.value.len) || stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe))
-            return 1;
-        if (ctx_keep(d, &e.name) || ctx_keep(d, &e.value) || ctx_keep(d, &e.pubid) || ctx_keep(d, &e.sysid) ||
-            ctx_keep(d, &e.notation) || ctx_keep(d, &e.base) || !stax__dtd_add_entity(d, &e))
+        if (c->bad || !ctx_entity_ok(r, d, bits, &e)) return 1;
+        /* kept in the order the parse keeps them (dtd.c, dtd_entity_decl), so
+         * that the region's chunks fill alike */
+        if (ctx_keep(d, &e.value) || ctx_keep_base(d, &bases, &e.base) || ctx_keep(d, &e.name) || ctx_keep(d, &e.pubid) ||
+            ctx_keep(d, &e.sysid) || ctx_keep(d, &e.notation) || !stax__dtd_add_entity(d, &e))
             return -1;
+        n_ents->all++;
+        n_ents->parsed += !e.pe && !e.unparsed;
+        n_ents->unparsed += e.unparsed;
     }
-    for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
-        stax_str name = ctx_gstr(c, name_lim);
-        const stax__entity *e = c->bad ? NULL : stax__dtd_entity(d, name.ptr, name.len, 0);
-        if (!e || !e->unparsed) return 1;
-        if (stax__dtd_add_unparsed(d, e)) return -1;
+    /* the unparsed entities in declaration order: each of them once */
+    uint32_t nu = ctx_g32(c);
+    if (c->bad || nu != n_ents->unparsed) return 1;
+    int rc = 0;
+    for (uint32_t i = 0; i < nu && !rc; i++) {
+        stax_str name = ctx_gstr(c, lim);
+        stax__entity *e = c->bad ? NULL : stax__dtd_entity(d, name.ptr, name.len, 0);
+        if (!e || !e->unparsed || e->busy) rc = 1; /* (busy: listed already) */
+        else if (stax__dtd_add_unparsed(d, e)) rc = -1;
+        else e->busy = 1;
     }
-    return c->bad;
+    for (size_t i = 0; i < d->n_unp; i++) stax__dtd_entity(d, d->unparsed[i].name.ptr, d->unparsed[i].name.len, 0)->busy = 0;
+    return rc ? rc : c->bad;
+}
+
+/* An attdef as the parser makes them: a default only with #FIXED or a value,
+ * within max_token, and normalized as its type says (3.3.3: no space at
+ * either end nor two together for a type other than CDATA). */
+static int ctx_attdef_ok(const stax_reader *r, const stax__dtd *d, const stax__attdef *a) {
+    stax_str v = a->value;
+    if (!ctx_is_dtd_qname(d, a->name) || !ctx_is_text(v) || a->type > STAX__AT_ENUM || a->deflt > STAX__DEF_VALUE ||
+        v.len > r->cfg.opt.max_token)
+        return 0;
+    if ((a->deflt == STAX__DEF_REQUIRED || a->deflt == STAX__DEF_IMPLIED) && v.len) return 0;
+    if (a->type != STAX__AT_CDATA && v.len && (v.ptr[0] == ' ' || v.ptr[v.len - 1] == ' '))
+        return 0;
+    for (size_t i = 1; a->type != STAX__AT_CDATA && i < v.len; i++)
+        if (v.ptr[i] == ' ' && v.ptr[i - 1] == ' ') return 0;
+    return 1;
 }
 
 static int ctx_get_attlists(ctx_r *c, stax_reader *r) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
-        stax_str name = ctx_gstr(c, name_lim);
+        stax_str name = ctx_gstr(c, lim);
         uint32_t k = ctx_g32(c);
-        if (c->bad || !k || !ctx_is_name(name) || stax__dtd_elem(d, name.ptr, name.len)) return 1;
+        if (c->bad || !k || !ctx_is_dtd_qname(d, name) || stax__dtd_elem(d, name.ptr, name.len)) return 1;
         stax__dtd_elem_def *el = stax__dtd_add_elem(d, name);
         if (!el) return -1;
         while (k-- > 0) {
             stax__attdef a;
             memset(&a, 0, sizeof a);
-            a.name = ctx_gstr(c, name_lim);
+            a.name = ctx_gstr(c, lim);
             a.value = ctx_gstr(c, lim);
             a.type = (unsigned char)ctx_g8(c);
             a.deflt = (unsigned char)ctx_g8(c);
-            if (c->bad || !ctx_is_name(a.name) || !ctx_is_text(a.value) || a.type > STAX__AT_ENUM ||
-                a.deflt > STAX__DEF_VALUE || stax__dtd_attdef(d, el, a.name.ptr, a.name.len))
-                return 1;
+            if (c->bad || !ctx_attdef_ok(r, d, &a) || stax__dtd_attdef(d, el, a.name.ptr, a.name.len)) return 1;
             if (ctx_keep(d, &a.name) || ctx_keep(d, &a.value) || stax__dtd_add_attdef(d, el, &a)) return -1;
         }
     }
+    /* saved latest first, as the list runs, and so added in reverse: the
+     * list turned back is the one the parse made */
+    stax__dtd_elem_def *back = NULL;
+    for (stax__dtd_elem_def *el = d->elem_list, *next; el; el = next) {
+        next = el->next;
+        el->next = back;
+        back = el;
+    }
+    d->elem_list = back;
     return c->bad;
+}
+
+static int ctx_has_notation(const stax__dtd *d, stax_str name) {
+#ifdef STAX__SMALL
+    for (size_t i = 0; i < d->n_not; i++)
+        if (d->notations[i].name.len == name.len && memcmp(d->notations[i].name.ptr, name.ptr, name.len) == 0) return 1;
+    return 0;
+#else
+    return stax__dtd_has_notation(d, name.ptr, name.len);
+#endif
+}
+
+/* The PI target 'xml' in any case is reserved. */
+static int ctx_is_pi_target(const stax__dtd *d, stax_str t) {
+    return ctx_is_dtd_name(d, t) && !(t.len == 3 && (t.ptr[0] | 32) == 'x' && (t.ptr[1] | 32) == 'm' && (t.ptr[2] | 32) == 'l');
+}
+
+/* A PI's data as the DTD keeps it: from its first non-space, line ends normalized. */
+static int ctx_is_pi_data(stax_str s) {
+    return ctx_is_text(s) && !memchr(s.ptr, '\r', s.len) && !(s.len && stax__is_ws((unsigned char)s.ptr[0]));
 }
 
 static int ctx_get_decls(ctx_r *c, stax_reader *r) {
     stax__dtd *d = &r->buf.dtd;
-    size_t lim = r->cfg.opt.max_dtd, name_lim = r->cfg.opt.max_name;
+    size_t lim = r->cfg.opt.max_dtd;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_decl nd;
-        nd.name = ctx_gstr(c, name_lim);
+        nd.name = ctx_gstr(c, lim);
         nd.pubid = ctx_gstr(c, lim);
         unsigned has_sysid = ctx_g8(c);
         nd.sysid = ctx_gstr(c, lim);
         nd.notation.ptr = "";
         nd.notation.len = 0;
-        if (c->bad || has_sysid > 1 || (!has_sysid && nd.sysid.len) || !ctx_is_name(nd.name) || !ctx_is_text(nd.pubid) ||
-            !ctx_is_text(nd.sysid))
+        if (c->bad || has_sysid > 1 || (!has_sysid && nd.sysid.len) || !ctx_is_dtd_name(d, nd.name) || !ctx_is_pubid(nd.pubid) ||
+            !ctx_is_sysid(nd.sysid) || ctx_has_notation(d, nd.name))
             return 1;
         if (ctx_keep(d, &nd.name) || ctx_keep(d, &nd.pubid) || ctx_keep(d, &nd.sysid)) return -1;
         if (!has_sysid) nd.sysid.ptr = NULL;
@@ -403,35 +567,73 @@ static int ctx_get_decls(ctx_r *c, stax_reader *r) {
     }
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
         stax_dtd_pi pi;
-        pi.target = ctx_gstr(c, name_lim);
+        pi.target = ctx_gstr(c, lim);
         pi.data = ctx_gstr(c, lim);
-        if (c->bad || !ctx_is_name(pi.target) || !ctx_is_text(pi.data)) return 1;
+        if (c->bad || !ctx_is_pi_target(d, pi.target) || !ctx_is_pi_data(pi.data)) return 1;
         if (ctx_keep(d, &pi.target) || ctx_keep(d, &pi.data) || stax__dtd_add_pi(d, &pi)) return -1;
     }
     return c->bad;
 }
 #endif /* STAX_NO_DTD */
 
-/* The DTD's part of the body: 0, or the refusal. */
+/* The DTD's part of the body: 0, or the refusal. The meters must agree with
+ * what it declares: content expands only general parsed entities, the DTD
+ * only entities. */
 static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
 #ifndef STAX_NO_DTD
     if (r->doc.has_doctype && c->n >= 4 && stax__dtd_reserve(&r->buf.dtd)) return ctx_refuse(r, "resume: out of memory for the DTD");
     int rc = 0;
+    ctx_ents n;
+    memset(&n, 0, sizeof n);
     if (!r->doc.has_doctype) {
         for (int i = 0; i < 5 && !c->bad; i++)
             if (ctx_g32(c)) rc = 1;
-    } else if (!(rc = ctx_get_entities(c, r)) && !(rc = ctx_get_attlists(c, r))) {
+    } else if (!(rc = ctx_get_entities(c, r, &n)) && !(rc = ctx_get_attlists(c, r))) {
         rc = ctx_get_decls(c, r);
     }
     if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->cfg.opt.max_dtd);
     if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
+    if ((r->doc.meter.expanded && !n.parsed) || (r->buf.dtd.meter.expanded && !n.all))
+        return ctx_refuse(r, "resume: the context's expansion meter counts entities its DTD does not declare");
     return 0;
 #else
     for (int i = 0; i < 5; i++)
         if (ctx_g32(c) || c->bad) return ctx_refuse(r, "resume: the context has a DTD, which this build leaves out (STAX_NO_DTD)");
+    if (r->doc.meter.expanded || r->buf.dtd.meter.expanded)
+        return ctx_refuse(r, "resume: the context's expansion meter counts entities its DTD does not declare");
     return 0;
 #endif
 }
+
+#ifndef STAX_NO_NAMESPACES
+/* Binding i of the context, as a start tag makes them (reader_tokens.c,
+ * rd_ns_start): the default namespace to any name but the two reserved
+ * ones, or to none; a prefix, an NCName other than xml and xmlns, to a
+ * name, not a reserved one. At most max_ns on one element, no prefix twice
+ * there (same: the bindings of its element so far), and no value over
+ * max_token (an attribute's). */
+static int ctx_binding_ok(const stax_reader *r, stax_str prefix, stax_str uri, uint32_t same) {
+    if (!ctx_is_text(prefix) || !ctx_is_text(uri) || uri.len > r->cfg.opt.max_token || same >= r->cfg.opt.max_ns) return 0;
+    if (ctx_is(uri, STAX__XML_NS) || ctx_is(uri, STAX__XMLNS_NS)) return 0;
+    if (prefix.len && (!ctx_is_name(prefix) || ctx_has_colon(prefix) || ctx_is(prefix, "xml") || ctx_is(prefix, "xmlns") || !uri.len))
+        return 0;
+    for (uint32_t k = 1; k <= same; k++) {
+        stax_str p, u;
+        uint32_t at;
+        stax__ns_binding(&r->buf.ns, r->buf.ns.n - k, &p, &u, &at);
+        if (p.len == prefix.len && memcmp(p.ptr, prefix.ptr, p.len) == 0) return 0;
+    }
+    return 1;
+}
+
+/* Open element d (1: the root) with namespaces: a QName whose prefix is not
+ * xmlns and is bound in its scope (the bindings made so far). */
+static int ctx_open_name_ok(const stax_reader *r, uint32_t d) {
+    size_t at = rd_stack_at(r, d - 1), end = d < r->doc.depth ? rd_stack_at(r, d) : r->buf.stack.len;
+    stax_str name = {r->buf.stack.ptr + at, end - at}, prefix, uri;
+    return ctx_is_qname(name, &prefix) && !ctx_is(prefix, "xmlns") && stax__ns_lookup(&r->buf.ns, prefix, &uri) == 0;
+}
+#endif
 
 /* The open elements and the bindings in scope: 0, or the refusal. */
 static int ctx_get_stack(ctx_r *c, stax_reader *r) {
@@ -444,21 +646,25 @@ static int ctx_get_stack(ctx_r *c, stax_reader *r) {
         if (c->bad || !ctx_is_name(name)) return ctx_refuse(r, "resume: the context's element stack is malformed (or a name is over max_name)");
         if (stax__rd_push(r, name.ptr, name.len)) return r->doc.status;
     }
-    uint32_t nb = ctx_g32(c), last = 1;
+    uint32_t nb = ctx_g32(c);
     if (nb && !r->buf.ev_ns) return ctx_refuse(r, "resume: the context has namespace bindings and the reader reads without namespaces");
 #ifndef STAX_NO_NAMESPACES
+    /* element d's name is checked once the bindings of depth d are made */
+    uint32_t d = 1, same = 0;
     for (uint32_t i = 0; i < nb; i++) {
         stax_str prefix = ctx_gstr(c, r->cfg.opt.max_ns_bytes), uri = ctx_gstr(c, r->cfg.opt.max_ns_bytes);
         uint32_t at = ctx_g32(c);
-        if (c->bad || at < last || at > depth || !ctx_is_text(prefix) || !ctx_is_text(uri))
+        if (c->bad || at < d || at > depth) return ctx_refuse(r, "resume: the context's namespace bindings are malformed");
+        for (; d < at; d++, same = 0)
+            if (!ctx_open_name_ok(r, d)) return ctx_refuse(r, "resume: an open element's name is not a QName bound in its scope");
+        if (!ctx_binding_ok(r, prefix, uri, same++))
             return ctx_refuse(r, "resume: the context's namespace bindings are malformed");
-        last = at;
         int rc = stax__ns_push(&r->buf.ns, prefix, uri, at, 1);
         if (rc == STAX_E_NOMEM) return ctx_refuse(r, "resume: out of memory for the namespace bindings");
         if (rc) return ctx_refuse(r, "resume: the namespace bindings in scope are over max_ns_bytes (%zu)", r->cfg.opt.max_ns_bytes);
     }
-#else
-    (void)last;
+    for (; r->buf.ev_ns && d <= depth; d++)
+        if (!ctx_open_name_ok(r, d)) return ctx_refuse(r, "resume: an open element's name is not a QName bound in its scope");
 #endif
     return 0;
 }
@@ -516,6 +722,93 @@ int stax_context_equal(const void *a, size_t alen, const void *b, size_t blen) {
     return memcmp(x, y, CTX_HEAD) == 0 && memcmp(x + after, y + after, alen - after - CTX_SUM) == 0;
 }
 
+/* The fixed fields after the header (ctx_body's order). */
+typedef struct ctx_head {
+    stax_pos pos;
+    unsigned flags, resolver, part, has_doctype, enc, detected, bom, pe_ref, skip, standalone, has_external;
+    uint64_t expanded, ext_bytes, dtd_expanded, dtd_input;
+} ctx_head;
+
+static void ctx_get_head(ctx_r *c, ctx_head *h) {
+    h->pos.offset = ctx_g64(c);
+    h->pos.line = ctx_g64(c);
+    h->pos.column = ctx_g64(c);
+    h->flags = ctx_g32(c);
+    h->resolver = ctx_g8(c);
+    h->part = ctx_g8(c);
+    h->has_doctype = ctx_g8(c);
+    h->enc = ctx_g32(c);
+    h->detected = ctx_g32(c);
+    h->bom = ctx_g8(c);
+    h->expanded = ctx_g64(c);
+    h->ext_bytes = ctx_g64(c);
+    h->pe_ref = ctx_g8(c);
+    h->skip = ctx_g8(c);
+    h->standalone = ctx_g8(c);
+    h->has_external = ctx_g8(c);
+    h->dtd_expanded = ctx_g64(c);
+    h->dtd_input = ctx_g64(c);
+}
+
+/* The largest offset a context may have: no input has more bytes than a
+ * file offset (off_t) counts, and with it offset + external bytes + the
+ * meter's arithmetic stay within 64 bits. */
+#define CTX_MAX_OFFSET ((uint64_t)INT64_MAX)
+
+static int ctx_is_utf16(unsigned enc) { return enc == STAX__ENC_UTF16LE || enc == STAX__ENC_UTF16BE; }
+
+/* The fixed fields against each other and against r's options: 0, or the
+ * refusal. What a reading can leave there, and nothing else:
+ *   - the position: line and column count lines and characters, each of
+ *     at least one byte of the offset;
+ *   - the encoding: a BOM of 3 bytes is UTF-8's, of 2 UTF-16's, and then,
+ *     as with UTF-16 either way, the input's encoding is the detected one;
+ *   - the external bytes: none without a resolver, at most max_external;
+ *   - without a DOCTYPE, no DTD state and nothing expanded; an unread
+ *     parameter entity was a parameter-entity reference;
+ *   - the meters: the DTD's input is the internal subset and external text
+ *     read, both before the offset; each meter within the limits of its own
+ *     input (stax__meter_add's test when it last counted), content's input
+ *     being the offset and the external bytes (rd_input). */
+static int ctx_check_head(stax_reader *r, const ctx_head *h) {
+    const stax_reader_options *o = &r->cfg.opt;
+    const stax_pos *p = &h->pos;
+    if ((h->part != DOC_CONTENT && h->part != DOC_EPILOG) || h->has_doctype > 1 || !ctx_known_encoding(h->enc) ||
+        !ctx_known_encoding(h->detected) || (h->pe_ref | h->skip | h->standalone | h->has_external) > 1 || h->resolver > 1 ||
+        (h->flags & ~(unsigned)CTX_FLAGS))
+        return ctx_refuse(r, "resume: the context is malformed");
+    if (h->flags != (o->flags & CTX_FLAGS))
+        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS)");
+    if (h->resolver != (o->resolve != NULL))
+        return ctx_refuse(r, "resume: the context was saved %s a resolver", h->resolver ? "with" : "without");
+    if (p->offset > CTX_MAX_OFFSET || p->line < 1 || p->column < 1 || p->line - 1 > p->offset ||
+        p->column - 1 > p->offset - (p->line - 1))
+        return ctx_refuse(r, "resume: the context's position (line %llu, column %llu, byte %llu) is not one an input has",
+                          (unsigned long long)p->line, (unsigned long long)p->column, (unsigned long long)p->offset);
+    if (h->bom == 1 || h->bom > 3 || h->bom > p->offset || (h->bom == 3 && h->detected != STAX__ENC_UTF8) ||
+        (h->bom == 2 && !ctx_is_utf16(h->detected)) || ((h->bom || ctx_is_utf16(h->detected) || ctx_is_utf16(h->enc)) && h->enc != h->detected))
+        return ctx_refuse(r, "resume: the context's encoding state is malformed");
+    if (h->ext_bytes && !h->resolver) return ctx_refuse(r, "resume: the context counts external bytes read without a resolver");
+    if (h->ext_bytes > o->max_external)
+        return ctx_refuse(r, "resume: the context counts %llu external bytes, over max_external (%zu)", (unsigned long long)h->ext_bytes,
+                          o->max_external);
+    if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input || h->expanded))
+        return ctx_refuse(r, "resume: the context has DTD state and no DOCTYPE");
+    if (h->skip && !h->pe_ref) return ctx_refuse(r, "resume: the context's DTD state is malformed");
+    uint64_t input = p->offset + h->ext_bytes; /* (no overflow: both at most 2^63 - 1) */
+    if (h->dtd_input > input || !ctx_meter_fits(r, h->dtd_expanded, h->dtd_input))
+        return ctx_refuse(r, "resume: the context's DTD expansion meter (%llu bytes from %llu of input) is not one its input allows "
+                             "(entity_threshold %zu, entity_amplification %lu)",
+                          (unsigned long long)h->dtd_expanded, (unsigned long long)h->dtd_input, o->entity_threshold,
+                          (unsigned long)o->entity_amplification);
+    if (!ctx_meter_fits(r, h->expanded, input))
+        return ctx_refuse(r, "resume: the context's expansion meter (%llu bytes) is over the limits for its %llu bytes of input "
+                             "(entity_threshold %zu, entity_amplification %lu)",
+                          (unsigned long long)h->expanded, (unsigned long long)input, o->entity_threshold,
+                          (unsigned long)o->entity_amplification);
+    return 0;
+}
+
 int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     if (!r) return STAX_E_USAGE;
     if (r->doc.status < 0) return r->doc.status;
@@ -526,45 +819,32 @@ int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     const unsigned char *b = ctx_open(buf, len, &n, &why);
     if (!b) return ctx_refuse(r, "resume: %s", why);
     ctx_r c = {b, n, 0};
-    stax_pos pos;
-    pos.offset = ctx_g64(&c);
-    pos.line = ctx_g64(&c);
-    pos.column = ctx_g64(&c);
-    unsigned flags = ctx_g32(&c), resolver = ctx_g8(&c), doc = ctx_g8(&c), has_doctype = ctx_g8(&c);
-    unsigned enc = ctx_g32(&c), detected = ctx_g32(&c), bom = ctx_g8(&c);
-    uint64_t expanded = ctx_g64(&c), ext_bytes = ctx_g64(&c);
-    unsigned pe_ref = ctx_g8(&c), skip = ctx_g8(&c), standalone = ctx_g8(&c), has_external = ctx_g8(&c);
-    uint64_t dtd_expanded = ctx_g64(&c), dtd_input = ctx_g64(&c);
-    if (c.bad || pos.line < 1 || pos.column < 1 || (doc != DOC_CONTENT && doc != DOC_EPILOG) || has_doctype > 1 ||
-        !ctx_known_encoding(enc) || !ctx_known_encoding(detected) || bom > 3 || (pe_ref | skip | standalone | has_external) > 1 ||
-        resolver > 1 || (flags & ~(unsigned)CTX_FLAGS))
-        return ctx_refuse(r, "resume: the context is malformed");
-    if (flags != (r->cfg.opt.flags & CTX_FLAGS))
-        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS)");
-    if (resolver != (r->cfg.opt.resolve != NULL))
-        return ctx_refuse(r, "resume: the context was saved %s a resolver", resolver ? "with" : "without");
-    r->doc.pos = pos;
-    r->doc.tok_pos = pos;
-    r->doc.part = (int)doc;
-    r->doc.has_doctype = (int)has_doctype;
-    r->doc.detected = (int)detected;
-    r->doc.bom_len = bom;
-    r->doc.meter.expanded = expanded;
-    r->buf.ext.bytes = ext_bytes;
-    r->buf.dtd.has_pe_ref = (int)pe_ref;
-    r->buf.dtd.skip_decls = (int)skip;
-    r->buf.dtd.standalone = (int)standalone;
-    r->buf.dtd.has_external = (int)has_external;
-    r->buf.dtd.meter.expanded = dtd_expanded;
-    r->buf.dtd.meter.input = dtd_input;
+    ctx_head h;
+    ctx_get_head(&c, &h);
+    if (c.bad) return ctx_refuse(r, "resume: the context is malformed");
+    if (ctx_check_head(r, &h)) return r->doc.status;
+    r->doc.pos = h.pos;
+    r->doc.tok_pos = h.pos;
+    r->doc.part = (int)h.part;
+    r->doc.has_doctype = (int)h.has_doctype;
+    r->doc.detected = (int)h.detected;
+    r->doc.bom_len = h.bom;
+    r->doc.meter.expanded = h.expanded;
+    r->buf.ext.bytes = h.ext_bytes;
+    r->buf.dtd.has_pe_ref = (int)h.pe_ref;
+    r->buf.dtd.skip_decls = (int)h.skip;
+    r->buf.dtd.standalone = (int)h.standalone;
+    r->buf.dtd.has_external = (int)h.has_external;
+    r->buf.dtd.meter.expanded = h.dtd_expanded;
+    r->buf.dtd.meter.input = h.dtd_input;
     if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->doc.status;
     if (c.bad || c.n) return ctx_refuse(r, "resume: the context is malformed");
-    if (enc == STAX__ENC_UTF8) {
-        r->doc.enc = (int)enc;
+    if (h.enc == STAX__ENC_UTF8) {
+        r->doc.enc = (int)h.enc;
     } else { /* decoding restarts at the offset: the next feed is raw input from there */
-        stax__decoder_init(&r->doc.dec, (int)enc, NULL);
-        r->doc.enc = (int)enc;
-        r->doc.raw_base = pos.offset;
+        stax__decoder_init(&r->doc.dec, (int)h.enc, NULL);
+        r->doc.enc = (int)h.enc;
+        r->doc.raw_base = h.pos.offset;
     }
     r->doc.mode = RM_WINDOW; /* (nothing fed yet: then more input) */
     return STAX_OK;

@@ -566,8 +566,15 @@ STAXDEF int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len)
  * max_ns_bytes, max_dtd: the same rules as reading). Then feed it the input
  * from the context's offset on. STAX_OK; STAX_E_USAGE after input; or
  * STAX_E_CONTEXT with a message saying why (corrupt, truncated, another
- * version, other options, over a limit): the error is sticky, the reader
- * as stax_reader_reset leaves it. No byte of a context is trusted. */
+ * version, other options, over a limit, a state no reading leaves): the
+ * error is sticky, the reader as stax_reader_reset leaves it. No byte of a
+ * context is trusted: the checksum detects damage, not forgery (anyone can
+ * compute it), so every field is held to what a reading with these options
+ * leaves there and checked against the others, and a context that fails
+ * any of those checks is refused (docs/security.md). What no check can refute is the offset: the input
+ * before it counts for the expansion limit, as in the reading that saved
+ * it, so a program resuming contexts it did not make checks that its input
+ * has that many bytes before the point (stax(1) does). */
 STAXDEF int stax_reader_resume(stax_reader *r, const void *buf, size_t len);
 
 /* Where a context resumes: the byte offset of the first byte the resumed
@@ -578,7 +585,10 @@ STAXDEF int stax_context_position(const void *buf, size_t len, stax_pos *pos);
 /* The same context moved to pos: its position rewritten and its checksum
  * written again (a reader resumed from it reads bytes from pos.offset on,
  * counting lines and columns from pos). STAX_OK, or STAX_E_CONTEXT when buf
- * is not an intact context of this version (nothing is written). */
+ * is not an intact context of this version (nothing is written). A resume
+ * refuses a position no input has (an offset of 2^63 or more, more lines
+ * and columns than bytes), and one so far back that the expansion meter is
+ * over the limits for it. */
 STAXDEF int stax_context_move(void *buf, size_t len, stax_pos pos);
 
 /* 1 when two intact contexts hold the same document state, their positions

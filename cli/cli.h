@@ -94,7 +94,8 @@ int stax_cli_context_store(const stax_cli_opts *o, stax_reader *r, const stax_cl
 /* Read o->resume into r (before any input) and st->data: 0 and the offset to
  * read from, or -1 (reported unless o->quiet). */
 int stax_cli_context_load(const stax_cli_opts *o, stax_reader *r, const stax_cli_state *st, uint64_t *offset);
-/* Move fd to offset: a seek, or for a pipe reading up to it. 0, or -1. */
+/* Move fd to offset: a seek, or for a pipe reading up to it. 0, or -1 (also
+ * for an offset past the end of a regular file, or past what off_t holds). */
 int stax_cli_skip(int fd, uint64_t offset);
 
 /* The context file's and the part record's helpers (cli/resume.c): FNV-1a,

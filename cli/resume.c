@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CLI_CTX_MAGIC "STAXCLI\x01"
@@ -153,7 +154,19 @@ int stax_cli_context_load(const stax_cli_opts *o, stax_reader *r, const stax_cli
 }
 
 int stax_cli_skip(int fd, uint64_t offset) {
-    if (lseek(fd, (off_t)offset, SEEK_SET) == (off_t)offset) return 0;
+    /* off_t is 64-bit (cli/lfs.c): an offset past INT64_MAX turns negative in
+     * it, and 2^64 - 1 into -1, which is also what a failing lseek returns */
+    if (offset > (uint64_t)INT64_MAX) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && offset > (uint64_t)sb.st_size) {
+        errno = EINVAL; /* past the end: nothing there to read on from */
+        return -1;
+    }
+    off_t at = lseek(fd, (off_t)offset, SEEK_SET);
+    if (at >= 0) return (uint64_t)at == offset ? 0 : -1;
     if (errno != ESPIPE) return -1;
     char tmp[65536]; /* a pipe: read up to the offset */
     while (offset) {

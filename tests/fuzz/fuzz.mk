@@ -1,9 +1,9 @@
 # Fuzz targets (libFuzzer). Included by the top-level Makefile; see tests/fuzz/README.md.
 #
-#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select,resume,parallel}
+#   make fuzz-build       build/fuzz/fuzz_{reader,dtd,alloc,writer,select,resume,context,parallel}
 #   make fuzz-smoke       each target for FUZZ_SMOKE_TIME seconds (default 10) over its seed corpus
 #   make fuzz-regress     every saved crash in tests/fuzz/crashes/ through its target (by name prefix)
-#   make fuzz-reader FUZZ_TIME=600 (fuzz-dtd, fuzz-alloc, fuzz-writer, fuzz-select): a real run, resuming from
+#   make fuzz-reader FUZZ_TIME=600 (fuzz-dtd, fuzz-alloc, ..., fuzz-context): a real run, resuming from
 #                         and adding to the saved corpus in $(FUZZ_CORPUS)/<target>
 #   make fuzz-coverage    line coverage of the library from the seed and saved corpora (llvm-cov)
 #
@@ -16,9 +16,9 @@ FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
 # The library's files, as the top-level Makefile lists them (a new file is fuzzed without more ado).
 FUZZ_LIB_SRC = $(LIB_SRC)
 FUZZ_LIB_HDR = $(LIB_HDR)
-FUZZ_TARGETS = reader dtd alloc writer select resume parallel
+FUZZ_TARGETS = reader dtd alloc writer select resume context parallel
 FUZZ_HARNESS = tests/fuzz/fuzz_check.c tests/fuzz/fuzz_gen.c
-FUZZ_HARNESS_HDR = tests/fuzz/fuzz_check.h tests/fuzz/fuzz_gen.h
+FUZZ_HARNESS_HDR = tests/fuzz/fuzz_check.h tests/fuzz/fuzz_gen.h tests/fuzz/ctx_model.h
 FUZZ_WARN = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all -std=c11 -D_POSIX_C_SOURCE=200809L -DSTAX_ABORT_ON_INTERNAL $(FUZZ_ARENA) $(FUZZ_WARN) -I.
@@ -31,6 +31,7 @@ FUZZ_ARGS = -timeout=10 -rss_limit_mb=2048 -max_len=4096
 # Raw documents get the XML/DTD dictionary; the generator targets read choices, not text.
 FUZZ_DICT_reader = -dict=tests/fuzz/xml.dict
 FUZZ_DICT_resume = $(FUZZ_DICT_reader)
+FUZZ_DICT_context = $(FUZZ_DICT_reader)
 FUZZ_SMOKE_TIME ?= 10
 # The smoke runs look for crashes and sanitizer reports in a few seconds, on a
 # loaded 2-core CI machine: a unit is allowed a minute there. Slow inputs are

@@ -2,7 +2,7 @@
  * (tools/fuzz-coverage.sh builds it with -fprofile-instr-generate) and for
  * debugging in a plain build.
  *
- *   replay TARGET PATH...    TARGET: reader, dtd, alloc, writer, select, resume or parallel; each PATH
+ *   replay TARGET PATH...    TARGET: reader, dtd, alloc, writer, select, resume, context or parallel; each PATH
  *                            a file or a directory of files (not recursive)
  *
  * Each target's LLVMFuzzerTestOneInput is compiled under another name
@@ -22,6 +22,7 @@ int fz_target_alloc(const uint8_t *data, size_t size);
 int fz_target_writer(const uint8_t *data, size_t size);
 int fz_target_select(const uint8_t *data, size_t size);
 int fz_target_resume(const uint8_t *data, size_t size);
+int fz_target_context(const uint8_t *data, size_t size);
 int fz_target_parallel(const uint8_t *data, size_t size);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
@@ -36,7 +37,8 @@ static const struct {
     const char *name;
     int (*fn)(const uint8_t *, size_t);
 } targets[] = {{"reader", fz_target_reader}, {"dtd", fz_target_dtd}, {"alloc", fz_target_alloc}, {"writer", fz_target_writer},
-               {"select", fz_target_select}, {"resume", fz_target_resume}, {"parallel", fz_target_parallel}};
+               {"select", fz_target_select}, {"resume", fz_target_resume}, {"context", fz_target_context},
+               {"parallel", fz_target_parallel}};
 
 static int verbose;
 
