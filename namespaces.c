@@ -15,14 +15,14 @@
 /* Up to this many bindings in scope a lookup walks them all (cheaper than a
  * hash); beyond, it walks one hash bucket. */
 #define NS_WALK 16u
+/* What the fast path's fields (stax__ns: dflt, top) want, left out of builds
+ * for size, which read namespaces the general way alone. */
+#ifdef STAX__SMALL
+#define NS_FAST(stmts)
+#else
+#define NS_FAST(stmts) do { stmts; } while (0)
+#endif
 
-struct stax__ns_rec {
-    size_t off;            /* the prefix at buf + off, the URI right after it */
-    size_t prefix_len, uri_len;
-    uint32_t depth;        /* element depth that declared it */
-    uint32_t hash;         /* of the prefix */
-    uint32_t next;         /* the next older binding in the same bucket, or NS_NONE */
-};
 
 #define NS_REC sizeof(stax__ns_rec)
 
@@ -34,15 +34,14 @@ size_t stax__ns_buckets(size_t max_bytes) {
     return b;
 }
 
-static stax__ns_rec *ns_rec(const stax__ns *ns, size_t i) {
-    return (stax__ns_rec *)(void *)(ns->buf + ns->cap - (i + 1) * NS_REC);
-}
+#define ns_rec stax__ns_rec_at
 
 int stax__ns_init(stax__ns *ns, stax__mem *mem, size_t max_bytes) {
     memset(ns, 0, sizeof *ns);
     ns->mem = mem;
     ns->max = max_bytes;
     ns->nbuckets = stax__ns_buckets(max_bytes);
+    ns->dflt = NS_NONE;
     stax__hash_key_init(&ns->key, ns);
     ns->heads = (uint32_t *)stax__mem_alloc(mem, ns->nbuckets * sizeof *ns->heads);
     if (!ns->heads) return -1;
@@ -64,6 +63,8 @@ void stax__ns_free(stax__ns *ns) {
 
 void stax__ns_reset(stax__ns *ns) {
     ns->low = ns->live = ns->n = ns->clean = 0;
+    ns->dflt = NS_NONE;
+    ns->top = 0;
     for (size_t i = 0; i < ns->nbuckets; i++) ns->heads[i] = NS_NONE;
 }
 
@@ -118,6 +119,7 @@ int stax__ns_push(stax__ns *ns, stax_str prefix, stax_str uri, uint32_t depth, i
     uint32_t *head = &ns->heads[b->hash & (ns->nbuckets - 1)];
     b->next = *head;
     *head = (uint32_t)ns->n;
+    NS_FAST(b->prev_dflt = ns->dflt; if (!prefix.len) ns->dflt = (uint32_t)ns->n; ns->top = depth);
     ns->n++;
     ns->low += prefix.len + uri.len;
     ns->live += prefix.len + uri.len;
@@ -129,7 +131,9 @@ void stax__ns_pop(stax__ns *ns, uint32_t depth) {
         const stax__ns_rec *b = ns_rec(ns, --ns->n);
         ns->heads[b->hash & (ns->nbuckets - 1)] = b->next; /* it was the newest of its bucket */
         ns->live -= b->prefix_len + b->uri_len;
+        NS_FAST(ns->dflt = b->prev_dflt);
     }
+    NS_FAST(ns->top = ns->n ? ns_rec(ns, ns->n - 1)->depth : 0);
     if (ns->clean > ns->n) ns->clean = ns->n;
 }
 

@@ -249,7 +249,7 @@ static int rd_fill(stax_reader *r) {
             }
             if (r->buf.batch.count >= r->cfg.opt.batch_events) return STAX_OK;
 #ifndef STAX_NO_FAST_PATH /* the general path alone gives the same events */
-            if (rd_fx_encoding_ok(r) && !r->doc.n_ent && !r->doc.rest && !r->buf.dtd.n_atts) {
+            if (rd_fx_encoding_ok(r) && !r->doc.n_ent && !r->doc.rest) {
                 int k = stax__rd_fast(r);
                 if (k < 0) return r->doc.status;
                 if (k > 0) {

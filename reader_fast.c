@@ -45,7 +45,14 @@ typedef struct rd_fx {
     uint64_t off, line, col;  /* the position of p */
     stax_event *ev;           /* the next event */
     stax_event *ev_last;      /* no token starts past it: each may give two events */
+    stax_qname *q;            /* the next event's names (ev_ns), or NULL: the plain mode's, a constant */
 } rd_fx;
+
+/* The loop's modes: the plain read (no namespaces, no ATTLIST in the DTD),
+ * and the road every other document takes (either or both), the same
+ * grammar with those steps in. Each is compiled apart (rd_fx_loop): no
+ * mode is tested in the plain read's loop. */
+enum { RD_FX_PLAIN, RD_FX_ROAD };
 
 /* v, as a value the optimizer cannot see into. GCC's SLP vectorizer packed
  * the position's three adjacent loads in rd_fx_load into vector registers and
@@ -145,7 +152,8 @@ static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
     r->buf.batch.count = (size_t)(x->ev - r->buf.events);
 }
 
-static inline void rd_fx_load(const stax_reader *r, rd_fx *x) {
+static inline void rd_fx_load(const stax_reader *r, rd_fx *x, int mode) {
+    x->q = mode == RD_FX_ROAD && r->buf.ev_ns ? r->buf.ev_ns + r->buf.batch.count : NULL;
     x->p = r->doc.in + r->doc.in_pos;
     x->end = r->doc.in + r->doc.in_len;
     x->off = rd_fx_scalar(r->doc.pos.offset);
@@ -183,12 +191,17 @@ RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_
     e->pos.offset = x->off;
     e->pos.line = x->line;
     e->pos.column = x->col;
+    if (x->q) { /* no names (a start or end tag writes its own after) */
+        stax_qname *q = x->q++;
+        q->prefix.ptr = q->local.ptr = q->uri.ptr = NULL;
+        q->prefix.len = q->local.len = q->uri.len = 0;
+    }
     return e;
 }
 
 /* The position after n bytes that held lfs line feeds (the last ending at
  * line_at) and cont continuation bytes after it. */
-static inline void rd_fx_advance(rd_fx *x, size_t n, size_t lfs, size_t line_at, size_t cont) {
+RD_HOT_INLINE void rd_fx_advance(rd_fx *x, size_t n, size_t lfs, size_t line_at, size_t cont) {
     x->off += n;
     if (lfs) {
         x->line += lfs;
@@ -409,7 +422,7 @@ RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, 
  * within 16 bytes: those are settled by one block, here. 1: read; 0: the
  * general way takes it (an entity reference, a control, anything to
  * report); -1: an error. */
-static inline int rd_fx_text(stax_reader *r, rd_fx *x) {
+RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), lim = rd_fx_lim(r, avail);
     rd_fx_txt s;
@@ -440,6 +453,127 @@ found:
     } else {
         rd_fx_put_text(r, x, &s, r->doc.depth);
     }
+    return 1;
+}
+
+/* ================================================================ namespaces
+ * On the road with namespaces on, a start tag's names are resolved as the
+ * tag is read: the bindings it declares pushed, its QNames split and looked
+ * up (the default namespace is kept by the bindings, stax__ns_default),
+ * each START and END event's names written beside it in ev_ns. Anything
+ * the namespace rules refuse goes the general way (rd_ns_start,
+ * reader_tokens.c), which reports it: the fast path only takes what is
+ * right. */
+
+/* Where the first ':' of the ASCII name s[0, nl) is, or nl; 16 bytes
+ * readable from s when can16. */
+RD_HOT_INLINE size_t rd_fx_colon(const char *s, size_t nl, int can16) {
+#ifdef STAX__V16
+    if (can16 && nl <= 16) {
+        stax__m16 m = stax__v16_mask(stax__v16_eq(stax__v16_load(s), stax__v16_set(':'))) & stax__m16_low(nl);
+        return m ? stax__m16_first(m) : nl;
+    }
+#else
+    (void)can16;
+#endif
+    const char *c = (const char *)memchr(s, ':', nl);
+    return c ? (size_t)(c - s) : nl;
+}
+
+/* The prefix and local part of the ASCII name[0, nl) whose first colon is
+ * name[k]: 0, or 1 where it is no QName (stax__qname_split's rule). */
+static int rd_fx_split(const char *name, size_t nl, size_t k, stax_qname *q) {
+    if (k == 0 || k + 1 >= nl || memchr(name + k + 1, ':', nl - k - 1) ||
+        !(stax__class[(unsigned char)name[k + 1]] & STAX__C_NSTART))
+        return 1;
+    q->prefix.ptr = name;
+    q->prefix.len = k;
+    q->local.ptr = name + k + 1;
+    q->local.len = nl - k - 1;
+    return 0;
+}
+
+static int rd_fx_is(stax_str s, const char *lit, size_t n) { return s.len == n && memcmp(s.ptr, lit, n) == 0; }
+
+/* The names of a prefixed element or attribute (colon at name[k]): 0, or 1
+ * where it is no QName, its prefix is xmlns or unbound (the general way
+ * reports it). */
+RD_NOINLINE int rd_fx_prefixed(const stax_reader *r, const char *name, size_t nl, size_t k, stax_qname *q) {
+    if (rd_fx_split(name, nl, k, q) || rd_fx_is(q->prefix, "xmlns", 5)) return 1;
+    return stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri) != 0;
+}
+
+/* An element's names (name[0, nl), ASCII; 16 bytes readable from it when
+ * can16): 0 and *q, or 1 (rd_fx_prefixed). */
+RD_HOT_INLINE int rd_fx_qname(const stax_reader *r, const char *name, size_t nl, int can16, stax_qname *q) {
+    size_t k = rd_fx_colon(name, nl, can16);
+    if (STAX_UNLIKELY(k != nl)) return rd_fx_prefixed(r, name, nl, k, q);
+    q->prefix.ptr = q->local.ptr = name;
+    q->prefix.len = 0;
+    q->local.len = nl;
+    q->uri = stax__ns_default(&r->buf.ns);
+    return 0;
+}
+
+/* q's names, for the same name at another place (an end tag's). */
+static inline stax_qname rd_fx_qname_at(const stax_qname *q, const char *name) {
+    stax_qname e = *q;
+    e.local.ptr = name + (q->local.ptr - q->prefix.ptr);
+    e.prefix.ptr = name;
+    return e;
+}
+
+/* A start tag's namespaces, after its attributes were read (first: the
+ * first of count; nl: the element name's length at p + 1; depth: the
+ * element's): its declarations bound, its names and its attributes'
+ * resolved (attr_ns). 0 and *q; 1: the general way takes the tag (its
+ * bindings were dropped). can_grow: nothing points into the bindings'
+ * strings (stax__ns_push). */
+RD_NOINLINE int rd_fx_ns(stax_reader *r, const char *p, size_t first, size_t count, size_t nl, uint32_t depth, int can_grow,
+                         stax_qname *q) {
+    static const stax_str xmlns_uri = {STAX__XMLNS_NS, sizeof STAX__XMLNS_NS - 1};
+    const stax_attr *a0 = r->buf.attrs + first;
+    stax_qname *q0 = r->buf.attr_ns + first;
+    size_t decls = 0;
+    for (size_t j = 0; j < count; j++) {
+        stax_str n = a0[j].name, pre = {"", 0}, v = a0[j].value;
+        if (n.len < 5 || memcmp(n.ptr, "xmlns", 5) != 0) continue;
+        if (n.len > 5) {
+            if (n.ptr[5] != ':') continue;
+            if (rd_fx_split(n.ptr, n.len, 5, &q0[j])) goto decline;
+            pre = q0[j].local; /* (xml, rebound or not, xmlns and an empty URI: the general way's) */
+            if (rd_fx_is(pre, "xml", 3) || rd_fx_is(pre, "xmlns", 5) || !v.len) goto decline;
+        }
+        if (++decls > r->cfg.opt.max_ns || stax_str_eq(v, STAX__XML_NS) || stax_str_eq(v, STAX__XMLNS_NS) ||
+            stax__ns_push(&r->buf.ns, pre, v, depth, can_grow))
+            goto decline;
+    }
+    if (rd_fx_qname(r, p + 1, nl, 0, q)) goto decline;
+    for (size_t j = 0; j < count; j++) {
+        stax_str n = a0[j].name;
+        stax_qname *aq = &q0[j];
+        size_t k = rd_fx_colon(n.ptr, n.len, 0);
+        if (k == n.len) {
+            aq->prefix.ptr = aq->local.ptr = n.ptr;
+            aq->prefix.len = 0;
+            aq->local = n;
+            if (rd_fx_is(n, "xmlns", 5)) aq->uri = xmlns_uri;
+            else aq->uri.ptr = "", aq->uri.len = 0;
+            continue;
+        }
+        if (k == 5 && memcmp(n.ptr, "xmlns", 5) == 0) { /* a declaration: its names split above */
+            aq->uri = xmlns_uri;
+        } else if (rd_fx_prefixed(r, n.ptr, n.len, k, aq)) {
+            goto decline;
+        }
+        for (const stax_qname *bq = q0; bq < aq; bq++)
+            if (bq->prefix.len && rd_fx_is(bq->local, aq->local.ptr, aq->local.len) &&
+                rd_fx_is(bq->uri, aq->uri.ptr, aq->uri.len))
+                goto decline;
+    }
+    return 0;
+decline:
+    stax__ns_pop(&r->buf.ns, depth);
     return 1;
 }
 
@@ -589,6 +723,13 @@ RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, s
     return rd_stag(r, p, n, t, RD_TAG_PLAIN, 0, first, name_len);
 }
 
+/* The position *at after the n bytes at p counted again (a tag whose
+ * values hold a line end); out of line, where it is rare (inlined, its loop took
+ * registers from the tags': records 0.3% more instructions). */
+RD_NOINLINE void rd_fx_recount(const stax_reader *r, stax_pos *at, const char *p, size_t n) {
+    rd_advance_bytes(r, at, p, n); /* (a transcoded window's offsets: rd_fx_transcoded) */
+}
+
 /* The push of an element the stack has no room for (it grows, or its name
  * holds bytes >= 0x80), out of the loop, after rd_fx_save: at the tag's
  * start, which an error of the push names (tok_pos: the general way sets
@@ -601,11 +742,12 @@ RD_NOINLINE int rd_fx_push(stax_reader *r, const char *name, size_t nl) {
 }
 
 /* The element a start tag opens (nl: its name's length; count and flags
- * what the tag had), after the tag was read: pushed on the element stack
- * (inline while the stack has room: the name is ASCII) and its events
- * (the document stays in content: rd_fx_start). -1 after an error. */
+ * what the tag had; q its names where namespaces are on), after the tag
+ * was read: pushed on the element stack (inline while the stack has room:
+ * the name is ASCII) and its events (the document stays in content:
+ * rd_fx_start). -1 after an error. */
 RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, size_t nl, size_t first, size_t count,
-                             unsigned flags) {
+                             unsigned flags, const stax_qname *q) {
     if (!flags) {
         size_t at = r->buf.stack.len;
         if (STAX_LIKELY(r->doc.depth < r->buf.stack_off_cap && n >= 17 &&
@@ -623,9 +765,14 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)count;
+    if (x->q) x->q[-1] = *q;
     if (flags) {
         stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
         end->name = e->name;
+        if (x->q) {
+            x->q[-1] = *q;
+            if (r->buf.ns.top > r->doc.depth) stax__ns_pop(&r->buf.ns, r->doc.depth + 1);
+        }
     }
     return 0;
 }
@@ -641,7 +788,7 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
  * compared with the start tag's in the window). 1: read (a text it does
  * not take is the loop's); -1: an error. */
 RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t avail, size_t n, size_t nl,
-                             size_t first) {
+                             size_t first, const stax_qname *qn) {
 #ifdef STAX__V16
     const char *q = p + nl + 2;
     rd_fx_txt s;
@@ -663,11 +810,13 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             e->name.ptr = p + 1;
             e->name.len = nl;
             e->attr_first = (uint32_t)first;
+            if (x->q) x->q[-1] = *qn;
             rd_fx_advance(x, nl + 2, 0, 0, 0);
             rd_fx_put_text(r, x, &s, depth);
             e = rd_fx_emit(x, STAX_EV_END, 0, depth);
             e->name.ptr = et + 2;
             e->name.len = nl;
+            if (x->q) x->q[-1] = rd_fx_qname_at(qn, et + 2);
             rd_fx_advance(x, nl + 3, 0, 0, 0);
             /* the indentation after it, where the batch has room for its
              * event (the loop's rule: two after it) and max_text allows it */
@@ -679,13 +828,13 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
         }
         /* the open and advance below, written again: one copy after the
          * branch with a flag for the text cost deep 7.6% (GCC's registers) */
-        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_put_text(r, x, &s, r->doc.depth);
         return 1;
     }
     if (STAX_UNLIKELY(got == 2)) { /* a mark: the element, then the rest of its text */
-        if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_txt m; /* (not s: its address would keep s in memory) */
         int rc = rd_fx_elem_marks(r, x->p, end, lim, (size_t)(x->end - x->p), &t, &m);
@@ -695,7 +844,7 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
 #else
     (void)avail;
 #endif
-    if (rd_fx_open(r, x, p, n, nl, first, 0, 0)) return -1;
+    if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
     rd_fx_advance(x, nl + 2, 0, 0, 0);
     return 1;
 }
@@ -717,7 +866,7 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
  * order by stax__rd_attr_value, as the general way would (which reports
  * the same first error: the structure is sound). 1: read; 0: the general
  * way takes it; -1: an error. */
-static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
+RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), n = avail < r->cfg.opt.max_token ? avail : r->cfg.opt.max_token;
     /* the root (depth 0), or too deep; the depth read through a volatile
@@ -728,22 +877,34 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     size_t first = r->doc.attr_len;
     size_t nl = rd_tag_name(r, p, n, 1, "element", RD_TAG_PLAIN); /* (a PLAIN name ends before n) */
     if (!nl) return 0;
-    if (p[1 + nl] == '>') return rd_fx_elem(r, x, p, avail, n, nl, first); /* no attribute, the common tag */
+    /* on the road: an element the DTD gives attributes goes the general way
+     * (rd_attlist_of: one compare for the last element that had them, one
+     * bit for a length that none has) */
+    if (mode == RD_FX_ROAD && r->buf.dtd.n_atts && rd_attlist_of(r, p + 1, nl)) return 0;
+    stax_qname q;
+    if (p[1 + nl] == '>') { /* no attribute, the common tag */
+        if (x->q && rd_fx_qname(r, p + 1, nl, n >= 17, &q)) return 0;
+        return rd_fx_elem(r, x, p, avail, n, nl, first, &q);
+    }
     if (r->cfg.attr_cap - first < r->cfg.opt.max_attrs) { /* room for the attributes: in an empty batch */
         if (x->ev != r->buf.events) return 0;
         r->doc.attr_len = first = 0;
     }
     rd_tag t;
     if (rd_fx_stag(r, p, n, &t, first, nl)) return 0; /* nothing written: declined */
+    if (x->q && !(t.pending & 1) && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q)) {
+        r->doc.attr_len = first;
+        return 0;
+    }
     if (!t.pending) {
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, 0);
         return 1;
     }
 #ifndef STAX__SMALL /* (where rd_plain_utf8 keeps no value) */
     if (t.pending == 2) { /* values with UTF-8 alone: their continuation bytes (a branch of its
                              own: given to the advance above, deep took 0.6% more instructions) */
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, t.cont);
         return 1;
     }
@@ -755,25 +916,44 @@ static inline int rd_fx_start(stax_reader *r, rd_fx *x) {
     rd_fx_save(r, x);
     size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, nl, t.cont);
     if (cont == RD_FX_ERROR) return -1;
-    if (cont == RD_FX_DECLINE) { /* the general way takes it: nothing of the tag is kept */
-        r->doc.attr_len = first;
+    if (cont == RD_FX_DECLINE ||
+        (x->q && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q))) {
+        r->doc.attr_len = first; /* the general way takes it: nothing of the tag is kept */
         r->buf.arena.len = arena0;
         return 0;
     }
-    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags)) return -1;
+    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
     if (cont != RD_FX_RECOUNT) {
         rd_fx_advance(x, t.i, t.lfs, t.line_at, cont);
     } else { /* a line feed in a value: count the tag again */
         stax_pos at = {x->off, x->line, x->col};
-        rd_advance_bytes(r, &at, p, t.i); /* (a transcoded window's offsets: rd_fx_transcoded) */
+        rd_fx_recount(r, &at, p, t.i);
         x->off = at.offset, x->line = at.line, x->col = at.column;
         x->p += t.i;
     }
     return 1;
 }
 
+/* The names of the end tag of the open element (depth) whose name[0, ol)
+ * matched, then the bindings its start tag made dropped. */
+RD_HOT_INLINE void rd_fx_end_ns(stax_reader *r, stax_qname *q, const char *name, size_t ol, int can16, uint32_t depth) {
+    size_t k = rd_fx_colon(name, ol, can16);
+    q->prefix.ptr = q->local.ptr = name;
+    q->prefix.len = 0;
+    q->local.len = ol;
+    if (STAX_UNLIKELY(k != ol)) { /* the start tag's names were right: the same are */
+        q->prefix.len = k;
+        q->local.ptr = name + k + 1;
+        q->local.len = ol - k - 1;
+        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
+    } else {
+        q->uri = stax__ns_default(&r->buf.ns);
+    }
+    if (STAX_UNLIKELY(r->buf.ns.top >= depth)) stax__ns_pop(&r->buf.ns, depth);
+}
+
 /* An end tag that matches the open element exactly (</name>). */
-static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
+RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p);
     if (!r->doc.depth) return 0;
@@ -797,6 +977,7 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
     stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth);
     e->name.ptr = p + 2;
     e->name.len = ol;
+    if (x->q) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
     r->doc.depth--;
     r->buf.stack.len = off;
     if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
@@ -813,17 +994,16 @@ static inline int rd_fx_end(stax_reader *r, rd_fx *x) {
 /* ================================================================ the loop */
 
 /* Read plain tokens from the UTF-8 window while there are any and the batch
- * has room. Returns 0 if none was read; 1 if some were; 2 if some were and
- * the token at the position is the general way's (one the fast path
- * declined: called again, it would only scan it again); -1 after an error
- * (a count of them took a register from the loop, which then kept its
- * event pointer on the stack). */
-int stax__rd_fast(stax_reader *r) {
+ * has room, in mode. Returns 0 if none was read; 1 if some were; 2 if some
+ * were and the token at the position is the general way's (one the fast
+ * path declined: called again, it would only scan it again); -1 after an
+ * error (a count of them took a register from the loop, which then kept
+ * its event pointer on the stack). */
+RD_FOR_EACH_MODE int rd_fx_loop(stax_reader *r, int mode) {
     int rc = 0;
-    if (r->buf.ev_ns || r->buf.dtd.n_atts || r->doc.in_cdata || r->doc.text_cont) return 0;
     if (rd_fx_transcoded_on(r)) rd_fx_transcoding(r);
     rd_fx x;
-    rd_fx_load(r, &x);
+    rd_fx_load(r, &x, mode);
     /* room for two events a token (stax__rd_room's rule); a start tag checks the attributes */
     x.ev_last = r->buf.events + (r->cfg.opt.batch_events - 2);
     if (r->buf.batch.count && x.ev > x.ev_last) return 0;
@@ -838,7 +1018,7 @@ int stax__rd_fast(stax_reader *r) {
         } else if (p[1] == '!' || p[1] == '?') {
             break;
         } else {
-            rc = rd_fx_start(r, &x);
+            rc = rd_fx_start(r, &x, mode);
         }
         if (rc <= 0) goto declined;
         if (x.ev > x.ev_last) break;
@@ -854,6 +1034,23 @@ declined:
     rd_fx_save(r, &x);
     if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, x.ev);
     return x.p != p0 ? 2 : 0;
+}
+
+#ifndef STAX__SMALL
+/* The road: namespaces, an ATTLIST in the DTD. Its own function, so that
+ * the plain read's keeps its registers. (A build for size reads such
+ * documents the general way: the loop again would cost it 5 KB.) */
+RD_NOINLINE int rd_fx_road(stax_reader *r) { return rd_fx_loop(r, RD_FX_ROAD); }
+#endif
+
+int stax__rd_fast(stax_reader *r) {
+    if (r->doc.in_cdata || r->doc.text_cont) return 0;
+    if (!r->buf.ev_ns && !r->buf.dtd.n_atts) return rd_fx_loop(r, RD_FX_PLAIN);
+#ifdef STAX__SMALL
+    return 0;
+#else
+    return rd_fx_road(r);
+#endif
 }
 #else
 typedef int stax__fast_path_left_out; /* ISO C: a translation unit is not empty */

@@ -312,6 +312,20 @@ static unsigned allowed_flags(int type) {
     }
 }
 
+/* A name's namespace parts (STAX_DUMP_NS), and NS-APART where they are
+ * not the name's own bytes (its prefix at its start, its local part at its
+ * end). */
+static void dump_qname(sbuf *s, stax_str name, stax_qname q, int *null_seen) {
+    if (q.prefix.ptr != name.ptr || q.local.len > name.len || q.local.ptr != name.ptr + name.len - q.local.len)
+        stax_test_buf_puts(s, " NS-APART");
+    stax_test_buf_puts(s, " {");
+    sb_bare(s, q.uri, null_seen);
+    stax_test_buf_puts(s, "}");
+    sb_bare(s, q.prefix, null_seen);
+    stax_test_buf_puts(s, ":");
+    sb_bare(s, q.local, null_seen);
+}
+
 static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_flags) {
     int type = stax_ev_type(b, i);
     unsigned flags = stax_ev_flags(b, i);
@@ -330,10 +344,16 @@ static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_fla
             if (af & ~STAX_ATTRF_DEFAULTED) stax_test_buf_printf(s, "?0x%X", af & ~STAX_ATTRF_DEFAULTED);
         }
         if (flags & STAX_EVF_EMPTY) stax_test_buf_puts(s, " /");
+        if ((dump_flags & STAX_DUMP_NS) && b->ev_ns) {
+            dump_qname(s, stax_ev_name(b, i), b->ev_ns[i], &null_seen);
+            for (size_t k = 0; k < stax_ev_attr_count(b, i); k++)
+                dump_qname(s, stax_ev_attr_name(b, i, k), b->attr_ns[b->events[i].attr_first + k], &null_seen);
+        }
         break;
     case STAX_EV_END:
         stax_test_buf_puts(s, "END ");
         sb_bare(s, stax_ev_name(b, i), &null_seen);
+        if ((dump_flags & STAX_DUMP_NS) && b->ev_ns) dump_qname(s, stax_ev_name(b, i), b->ev_ns[i], &null_seen);
         break;
     case STAX_EV_TEXT:
     case STAX_EV_CDATA:
@@ -396,6 +416,10 @@ static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_fla
         break;
     }
     if (flags & ~allowed_flags(type)) stax_test_buf_printf(s, " flags=0x%02X", flags & ~allowed_flags(type));
+    if ((dump_flags & STAX_DUMP_NS) && b->ev_ns && type != STAX_EV_START && type != STAX_EV_END) {
+        stax_qname q = b->ev_ns[i];
+        if (q.prefix.ptr || q.prefix.len || q.local.ptr || q.local.len || q.uri.ptr || q.uri.len) stax_test_buf_puts(s, " NS-SET");
+    }
     if (dump_flags & STAX_DUMP_POS) {
         stax_pos p = stax_ev_pos(b, i);
         stax_test_buf_printf(s, " @%llu:%llu:%llu", (unsigned long long)p.line, (unsigned long long)p.column,

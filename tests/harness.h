@@ -53,6 +53,8 @@
 /* Dump flags. */
 #define STAX_DUMP_POS 0x1u     /* append " @line:col:offset" to every event line */
 #define STAX_DUMP_MESSAGE 0x2u /* the status line of an error ends with ": " and stax_reader_message */
+#define STAX_DUMP_NS 0x4u      /* with namespaces on: each START and END and attribute name's {uri}prefix:local,
+                                  and NS-SET where another event's names are not all empty */
 
 /* The chunk sizes every document is checked at (0 means the whole document in
  * one feed), and how many there are. */
