@@ -176,7 +176,7 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x, int mode) {
 typedef char rd_ev_head_fits[offsetof(stax_event, flags) == 1 && offsetof(stax_event, reserved) == 2 &&
                                      offsetof(stax_event, attr_count) == 4 ? 1 : -1];
 #endif
-RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_t depth) {
+RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_t depth, int mode) {
     stax_event *e = x->ev++;
 #ifdef RD_EV_HEAD_WORD
     uint64_t head = (uint64_t)(unsigned)type | (uint64_t)flags << 8; /* attr_count 0 */
@@ -191,7 +191,7 @@ RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_
     e->pos.offset = x->off;
     e->pos.line = x->line;
     e->pos.column = x->col;
-    if (x->q) { /* no names (a start or end tag writes its own after) */
+    if (mode == RD_FX_ROAD && x->q) { /* no names (a start or end tag writes its own after) */
         stax_qname *q = x->q++;
         q->prefix.ptr = q->local.ptr = q->uri.ptr = NULL;
         q->prefix.len = q->local.len = q->uri.len = 0;
@@ -389,9 +389,9 @@ RD_HOT_INLINE size_t rd_fx_indent(const char *p) {
 
 /* The indentation of k bytes at x->p (rd_fx_indent's): its event in
  * content, unless white space is skipped, and the position after it. */
-RD_HOT_INLINE void rd_fx_put_indent(stax_reader *r, rd_fx *x, size_t k, int content, uint32_t depth) {
+RD_HOT_INLINE void rd_fx_put_indent(stax_reader *r, rd_fx *x, size_t k, int content, uint32_t depth, int mode) {
     if (content && !(r->cfg.opt.flags & STAX_READ_SKIP_WS)) {
-        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, STAX_EVF_WHITESPACE, depth);
+        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, STAX_EVF_WHITESPACE, depth, mode);
         e->text.ptr = x->p;
         e->text.len = k;
     }
@@ -405,9 +405,9 @@ RD_HOT_INLINE void rd_fx_put_indent(stax_reader *r, rd_fx *x, size_t k, int cont
 /* A text in content, read (s): its event unless it is white space to skip,
  * and the position after it. (Only whole texts are skipped: the fast path
  * does not start while a text cut for length goes on, r->doc.text_cont.) */
-RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, uint32_t depth) {
+RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, uint32_t depth, int mode) {
     if (s->nonws || !(r->cfg.opt.flags & STAX_READ_SKIP_WS)) {
-        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, s->nonws ? 0 : STAX_EVF_WHITESPACE, depth);
+        stax_event *e = rd_fx_emit(x, STAX_EV_TEXT, s->nonws ? 0 : STAX_EVF_WHITESPACE, depth, mode);
         e->text.ptr = s->ptr;
         e->text.len = s->len;
     }
@@ -422,7 +422,7 @@ RD_HOT_INLINE void rd_fx_put_text(stax_reader *r, rd_fx *x, const rd_fx_txt *s, 
  * within 16 bytes: those are settled by one block, here. 1: read; 0: the
  * general way takes it (an entity reference, a control, anything to
  * report); -1: an error. */
-RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x) {
+RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x, int mode) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p), lim = rd_fx_lim(r, avail);
     rd_fx_txt s;
@@ -434,7 +434,7 @@ RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x) {
         __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (a register there: deep +0.8%) */
 #endif
         if (q[0] == '\n' && (k = rd_fx_indent(p)) != 0) { /* white space: one line feed, no byte >= 0x80 */
-            rd_fx_put_indent(r, x, k, r->doc.part == DOC_CONTENT, r->doc.depth);
+            rd_fx_put_indent(r, x, k, r->doc.part == DOC_CONTENT, r->doc.depth, mode);
             return 1;
         }
         if (rd_fx_short(p, &s)) goto found;
@@ -451,7 +451,7 @@ found:
         if (s.nonws) return 0; /* text outside the root: an error */
         rd_fx_advance(x, s.end, s.lfs, s.line_at, s.cont);
     } else {
-        rd_fx_put_text(r, x, &s, r->doc.depth);
+        rd_fx_put_text(r, x, &s, r->doc.depth, mode);
     }
     return 1;
 }
@@ -747,7 +747,7 @@ RD_NOINLINE int rd_fx_push(stax_reader *r, const char *name, size_t nl) {
  * the name is ASCII) and its events (the document stays in content:
  * rd_fx_start). -1 after an error. */
 RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, size_t nl, size_t first, size_t count,
-                             unsigned flags, const stax_qname *q) {
+                             unsigned flags, const stax_qname *q, int mode) {
     if (!flags) {
         size_t at = r->buf.stack.len;
         if (STAX_LIKELY(r->doc.depth < r->buf.stack_off_cap && n >= 17 &&
@@ -759,17 +759,17 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
             if (rd_fx_push(r, p + 1, nl)) return -1;
         }
     }
-    stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0)); /* <a/> was not pushed */
+    stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, r->doc.depth + (flags != 0), mode); /* <a/> was not pushed */
     e->flags = (uint8_t)flags;
     e->name.ptr = p + 1;
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)count;
-    if (x->q) x->q[-1] = *q;
+    if (mode == RD_FX_ROAD && x->q) x->q[-1] = *q;
     if (flags) {
-        stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1);
+        stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1, mode);
         end->name = e->name;
-        if (x->q) {
+        if (mode == RD_FX_ROAD && x->q) {
             x->q[-1] = *q;
             if (r->buf.ns.top > r->doc.depth) stax__ns_pop(&r->buf.ns, r->doc.depth + 1);
         }
@@ -788,7 +788,7 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
  * compared with the start tag's in the window). 1: read (a text it does
  * not take is the loop's); -1: an error. */
 RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t avail, size_t n, size_t nl,
-                             size_t first, const stax_qname *qn) {
+                             size_t first, const stax_qname *qn, int mode) {
 #ifdef STAX__V16
     const char *q = p + nl + 2;
     rd_fx_txt s;
@@ -806,45 +806,45 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
         if (x->end - et >= 18 && et[1] == '/' && et[2 + nl] == '>' &&
             (stax__v16_mask(stax__v16_eq(stax__v16_load(et + 2), stax__v16_load(p + 1))) & want) == want) {
             uint32_t depth = r->doc.depth + 1;
-            stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth);
+            stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth, mode);
             e->name.ptr = p + 1;
             e->name.len = nl;
             e->attr_first = (uint32_t)first;
-            if (x->q) x->q[-1] = *qn;
+            if (mode == RD_FX_ROAD && x->q) x->q[-1] = *qn;
             rd_fx_advance(x, nl + 2, 0, 0, 0);
-            rd_fx_put_text(r, x, &s, depth);
-            e = rd_fx_emit(x, STAX_EV_END, 0, depth);
+            rd_fx_put_text(r, x, &s, depth, mode);
+            e = rd_fx_emit(x, STAX_EV_END, 0, depth, mode);
             e->name.ptr = et + 2;
             e->name.len = nl;
-            if (x->q) x->q[-1] = rd_fx_qname_at(qn, et + 2);
+            if (mode == RD_FX_ROAD && x->q) x->q[-1] = rd_fx_qname_at(qn, et + 2);
             rd_fx_advance(x, nl + 3, 0, 0, 0);
             /* the indentation after it, where the batch has room for its
              * event (the loop's rule: two after it) and max_text allows it */
             size_t k;
             if (x->end - x->p >= 16 && x->p[0] == '\n' && x->ev < x->ev_last && (k = rd_fx_indent(x->p)) != 0 &&
                 k <= r->cfg.opt.max_text)
-                rd_fx_put_indent(r, x, k, 1, depth - 1);
+                rd_fx_put_indent(r, x, k, 1, depth - 1, mode);
             return 1;
         }
         /* the open and advance below, written again: one copy after the
          * branch with a flag for the text cost deep 7.6% (GCC's registers) */
-        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn, mode)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
-        rd_fx_put_text(r, x, &s, r->doc.depth);
+        rd_fx_put_text(r, x, &s, r->doc.depth, mode);
         return 1;
     }
     if (STAX_UNLIKELY(got == 2)) { /* a mark: the element, then the rest of its text */
-        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn, mode)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_txt m; /* (not s: its address would keep s in memory) */
         int rc = rd_fx_elem_marks(r, x->p, end, lim, (size_t)(x->end - x->p), &t, &m);
-        if (rc) rd_fx_put_text(r, x, &m, r->doc.depth); /* (else the loop gives the text to the general way) */
+        if (rc) rd_fx_put_text(r, x, &m, r->doc.depth, mode); /* (else the loop gives the text to the general way) */
         return 1;
     }
 #else
     (void)avail;
 #endif
-    if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn)) return -1;
+    if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn, mode)) return -1;
     rd_fx_advance(x, nl + 2, 0, 0, 0);
     return 1;
 }
@@ -883,8 +883,8 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     if (mode == RD_FX_ROAD && r->buf.dtd.n_atts && rd_attlist_of(r, p + 1, nl)) return 0;
     stax_qname q;
     if (p[1 + nl] == '>') { /* no attribute, the common tag */
-        if (x->q && rd_fx_qname(r, p + 1, nl, n >= 17, &q)) return 0;
-        return rd_fx_elem(r, x, p, avail, n, nl, first, &q);
+        if (mode == RD_FX_ROAD && x->q && rd_fx_qname(r, p + 1, nl, n >= 17, &q)) return 0;
+        return rd_fx_elem(r, x, p, avail, n, nl, first, &q, mode);
     }
     if (r->cfg.attr_cap - first < r->cfg.opt.max_attrs) { /* room for the attributes: in an empty batch */
         if (x->ev != r->buf.events) return 0;
@@ -892,19 +892,19 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     }
     rd_tag t;
     if (rd_fx_stag(r, p, n, &t, first, nl)) return 0; /* nothing written: declined */
-    if (x->q && !(t.pending & 1) && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q)) {
+    if (mode == RD_FX_ROAD && x->q && !(t.pending & 1) && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q)) {
         r->doc.attr_len = first;
         return 0;
     }
     if (!t.pending) {
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, 0);
         return 1;
     }
 #ifndef STAX__SMALL /* (where rd_plain_utf8 keeps no value) */
     if (t.pending == 2) { /* values with UTF-8 alone: their continuation bytes (a branch of its
                              own: given to the advance above, deep took 0.6% more instructions) */
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, t.cont);
         return 1;
     }
@@ -917,12 +917,12 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, nl, t.cont);
     if (cont == RD_FX_ERROR) return -1;
     if (cont == RD_FX_DECLINE ||
-        (x->q && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q))) {
+        (mode == RD_FX_ROAD && x->q && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q))) {
         r->doc.attr_len = first; /* the general way takes it: nothing of the tag is kept */
         r->buf.arena.len = arena0;
         return 0;
     }
-    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q)) return -1;
+    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
     if (cont != RD_FX_RECOUNT) {
         rd_fx_advance(x, t.i, t.lfs, t.line_at, cont);
     } else { /* a line feed in a value: count the tag again */
@@ -953,7 +953,7 @@ RD_HOT_INLINE void rd_fx_end_ns(stax_reader *r, stax_qname *q, const char *name,
 }
 
 /* An end tag that matches the open element exactly (</name>). */
-RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x) {
+RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x, int mode) {
     const char *p = x->p;
     size_t avail = (size_t)(x->end - p);
     if (!r->doc.depth) return 0;
@@ -974,10 +974,10 @@ RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x) {
 #else
     if (memcmp(p + 2, open, ol) != 0) return 0;
 #endif
-    stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth);
+    stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth, mode);
     e->name.ptr = p + 2;
     e->name.len = ol;
-    if (x->q) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
+    if (mode == RD_FX_ROAD && x->q) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
     r->doc.depth--;
     r->buf.stack.len = off;
     if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
@@ -1012,9 +1012,9 @@ RD_FOR_EACH_MODE int rd_fx_loop(stax_reader *r, int mode) {
         if (x.end - x.p < 3) break;
         const char *p = x.p;
         if (p[0] != '<') {
-            rc = rd_fx_text(r, &x);
+            rc = rd_fx_text(r, &x, mode);
         } else if (p[1] == '/') {
-            rc = rd_fx_end(r, &x);
+            rc = rd_fx_end(r, &x, mode);
         } else if (p[1] == '!' || p[1] == '?') {
             break;
         } else {
