@@ -4,6 +4,9 @@
 # Always optimised and never sanitized, whatever SAN or OPT say.
 #   make bench-shapes     stax beside the peers on each document shape
 #                         (bench/shapes.sh), results in build/bench-shapes.md
+#   make bench-modes      stax beside expat in each reading mode: namespaces,
+#                         ATTLISTs, entity references (bench/modes.sh),
+#                         results in build/bench-modes.md
 #   make bench-check      the shape documents are exact, repeatable, and the
 #                         four programs count them alike (nothing timed)
 #   make bench-adversarial  stax check at N and 2N of each adversarial shape
@@ -19,11 +22,14 @@ BENCH_CXXFLAGS = -std=c++11 -Wall -Wextra -Wpedantic -Wshadow $(if $(filter 1,$(
 LIBXML2_CFLAGS = $(shell pkg-config --cflags libxml-2.0)
 LIBXML2_LIBS = $(shell pkg-config --libs libxml-2.0)
 
-.PHONY: bench-tools bench-shapes bench-check bench-select bench-adversarial bench-transcode
+.PHONY: bench-tools bench-shapes bench-modes bench-check bench-select bench-adversarial bench-transcode
 bench-tools: $(BUILD)/gen $(BUILD)/expat_count $(BUILD)/libxml2_count $(BUILD)/pugixml_count
 
 bench-shapes:
 	BUILD=$(BUILD) sh bench/shapes.sh
+
+bench-modes:
+	BUILD=$(BUILD) sh bench/modes.sh
 
 bench-check:
 	BUILD=$(BUILD) STAX_BENCH_CHECK=1 STAX_BENCH_MIB=$${STAX_BENCH_MIB:-4} sh bench/shapes.sh
