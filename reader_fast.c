@@ -45,14 +45,17 @@ typedef struct rd_fx {
     uint64_t off, line, col;  /* the position of p */
     stax_event *ev;           /* the next event */
     stax_event *ev_last;      /* no token starts past it: each may give two events */
-    stax_qname *q;            /* the next event's names (ev_ns), or NULL: the plain mode's, a constant */
+    stax_qname *q;            /* the next event's names (ev_ns) in RD_FX_NS, else NULL */
 } rd_fx;
 
-/* The loop's modes: the plain read (no namespaces, no ATTLIST in the DTD),
- * and the road every other document takes (either or both), the same
- * grammar with those steps in. Each is compiled apart (rd_fx_loop): no
- * mode is tested in the plain read's loop. */
-enum { RD_FX_PLAIN, RD_FX_ROAD };
+/* The loop's modes: the plain read (no namespaces, no ATTLIST in the DTD);
+ * the road every other document takes, the same grammar with those steps
+ * in: RD_FX_ROAD without namespaces (the DTD declares attributes),
+ * RD_FX_NS with them (and with or without ATTLISTs). Each is compiled
+ * apart (rd_fx_loop), so that no mode is tested in a loop: one road for
+ * both tested whether names were wanted at every event (ns-on 1.5% more
+ * instructions, one ATTLIST 4.8%). */
+enum { RD_FX_PLAIN, RD_FX_ROAD, RD_FX_NS };
 
 /* v, as a value the optimizer cannot see into. GCC's SLP vectorizer packed
  * the position's three adjacent loads in rd_fx_load into vector registers and
@@ -153,7 +156,7 @@ static inline void rd_fx_save(stax_reader *r, const rd_fx *x) {
 }
 
 static inline void rd_fx_load(const stax_reader *r, rd_fx *x, int mode) {
-    x->q = mode == RD_FX_ROAD && r->buf.ev_ns ? r->buf.ev_ns + r->buf.batch.count : NULL;
+    x->q = mode == RD_FX_NS ? r->buf.ev_ns + r->buf.batch.count : NULL;
     x->p = r->doc.in + r->doc.in_pos;
     x->end = r->doc.in + r->doc.in_len;
     x->off = rd_fx_scalar(r->doc.pos.offset);
@@ -191,10 +194,12 @@ RD_HOT_INLINE stax_event *rd_fx_emit(rd_fx *x, int type, unsigned flags, uint32_
     e->pos.offset = x->off;
     e->pos.line = x->line;
     e->pos.column = x->col;
-    if (mode == RD_FX_ROAD && x->q) { /* no names (a start or end tag writes its own after) */
+    if (mode == RD_FX_NS) { /* names: a start or end tag's are written in place, any other's are none */
         stax_qname *q = x->q++;
-        q->prefix.ptr = q->local.ptr = q->uri.ptr = NULL;
-        q->prefix.len = q->local.len = q->uri.len = 0;
+        if (type != STAX_EV_START && type != STAX_EV_END) {
+            q->prefix.ptr = q->local.ptr = q->uri.ptr = NULL;
+            q->prefix.len = q->local.len = q->uri.len = 0;
+        }
     }
     return e;
 }
@@ -515,6 +520,7 @@ RD_HOT_INLINE int rd_fx_qname(const stax_reader *r, const char *name, size_t nl,
     return 0;
 }
 
+#ifdef STAX__V16 /* (rd_fx_elem's) */
 /* q's names, for the same name at another place (an end tag's). */
 static inline stax_qname rd_fx_qname_at(const stax_qname *q, const char *name) {
     stax_qname e = *q;
@@ -522,6 +528,7 @@ static inline stax_qname rd_fx_qname_at(const stax_qname *q, const char *name) {
     e.prefix.ptr = name;
     return e;
 }
+#endif
 
 /* A start tag's namespaces, after its attributes were read (first: the
  * first of count; nl: the element name's length at p + 1; depth: the
@@ -765,12 +772,11 @@ RD_HOT_INLINE int rd_fx_open(stax_reader *r, rd_fx *x, const char *p, size_t n, 
     e->name.len = nl;
     e->attr_first = (uint32_t)first;
     e->attr_count = (uint32_t)count;
-    if (mode == RD_FX_ROAD && x->q) x->q[-1] = *q;
     if (flags) {
         stax_event *end = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth + 1, mode);
         end->name = e->name;
-        if (mode == RD_FX_ROAD && x->q) {
-            x->q[-1] = *q;
+        if (mode == RD_FX_NS) {
+            x->q[-1] = *q; /* (the start tag's, in place) */
             if (r->buf.ns.top > r->doc.depth) stax__ns_pop(&r->buf.ns, r->doc.depth + 1);
         }
     }
@@ -806,17 +812,16 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
         if (x->end - et >= 18 && et[1] == '/' && et[2 + nl] == '>' &&
             (stax__v16_mask(stax__v16_eq(stax__v16_load(et + 2), stax__v16_load(p + 1))) & want) == want) {
             uint32_t depth = r->doc.depth + 1;
-            stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth, mode);
+            stax_event *e = rd_fx_emit(x, STAX_EV_START, 0, depth, mode); /* (its names in place: qn) */
             e->name.ptr = p + 1;
             e->name.len = nl;
             e->attr_first = (uint32_t)first;
-            if (mode == RD_FX_ROAD && x->q) x->q[-1] = *qn;
             rd_fx_advance(x, nl + 2, 0, 0, 0);
             rd_fx_put_text(r, x, &s, depth, mode);
             e = rd_fx_emit(x, STAX_EV_END, 0, depth, mode);
             e->name.ptr = et + 2;
             e->name.len = nl;
-            if (mode == RD_FX_ROAD && x->q) x->q[-1] = rd_fx_qname_at(qn, et + 2);
+            if (mode == RD_FX_NS) x->q[-1] = rd_fx_qname_at(qn, et + 2);
             rd_fx_advance(x, nl + 3, 0, 0, 0);
             /* the indentation after it, where the batch has room for its
              * event (the loop's rule: two after it) and max_text allows it */
@@ -880,11 +885,11 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     /* on the road: an element the DTD gives attributes goes the general way
      * (rd_attlist_of: one compare for the last element that had them, one
      * bit for a length that none has) */
-    if (mode == RD_FX_ROAD && r->buf.dtd.n_atts && rd_attlist_of(r, p + 1, nl)) return 0;
-    stax_qname q;
+    if (mode != RD_FX_PLAIN && r->buf.dtd.n_atts && rd_attlist_of(r, p + 1, nl)) return 0;
+    stax_qname *const q = x->q; /* the start tag's names, written in place (NULL in the plain read) */
     if (p[1 + nl] == '>') { /* no attribute, the common tag */
-        if (mode == RD_FX_ROAD && x->q && rd_fx_qname(r, p + 1, nl, n >= 17, &q)) return 0;
-        return rd_fx_elem(r, x, p, avail, n, nl, first, &q, mode);
+        if (mode == RD_FX_NS && rd_fx_qname(r, p + 1, nl, n >= 17, q)) return 0;
+        return rd_fx_elem(r, x, p, avail, n, nl, first, q, mode);
     }
     if (r->cfg.attr_cap - first < r->cfg.opt.max_attrs) { /* room for the attributes: in an empty batch */
         if (x->ev != r->buf.events) return 0;
@@ -892,19 +897,19 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     }
     rd_tag t;
     if (rd_fx_stag(r, p, n, &t, first, nl)) return 0; /* nothing written: declined */
-    if (mode == RD_FX_ROAD && x->q && !(t.pending & 1) && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q)) {
+    if (mode == RD_FX_NS && !(t.pending & 1) && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, q)) {
         r->doc.attr_len = first;
         return 0;
     }
     if (!t.pending) {
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, 0);
         return 1;
     }
 #ifndef STAX__SMALL /* (where rd_plain_utf8 keeps no value) */
     if (t.pending == 2) { /* values with UTF-8 alone: their continuation bytes (a branch of its
                              own: given to the advance above, deep took 0.6% more instructions) */
-        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
+        if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, t.cont);
         return 1;
     }
@@ -917,12 +922,12 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     size_t cont = rd_fx_pending(r, p, t.i, t.line_at, r->buf.attrs + first, r->buf.attrs + first + t.count, nl, t.cont);
     if (cont == RD_FX_ERROR) return -1;
     if (cont == RD_FX_DECLINE ||
-        (mode == RD_FX_ROAD && x->q && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, &q))) {
+        (mode == RD_FX_NS && rd_fx_ns(r, p, first, t.count, nl, r->doc.depth + 1, x->ev == r->buf.events, q))) {
         r->doc.attr_len = first; /* the general way takes it: nothing of the tag is kept */
         r->buf.arena.len = arena0;
         return 0;
     }
-    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, &q, mode)) return -1;
+    if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, q, mode)) return -1;
     if (cont != RD_FX_RECOUNT) {
         rd_fx_advance(x, t.i, t.lfs, t.line_at, cont);
     } else { /* a line feed in a value: count the tag again */
@@ -977,7 +982,7 @@ RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x, int mode) {
     stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth, mode);
     e->name.ptr = p + 2;
     e->name.len = ol;
-    if (mode == RD_FX_ROAD && x->q) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
+    if (mode == RD_FX_NS) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
     r->doc.depth--;
     r->buf.stack.len = off;
     if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
@@ -1037,12 +1042,13 @@ declined:
 }
 
 #ifndef STAX__SMALL
-/* The road: namespaces, an ATTLIST in the DTD; and the plain read. Each a
+/* The road (without and with namespaces) and the plain read, each a
  * function of its own, so that each loop has the registers to itself (the
  * plain one inlined into the dispatch below cost records 0.3% more
  * instructions). A build for size reads the road's documents the general
- * way: a second copy of the loop would cost it about 5 KB. */
+ * way: a copy of the loop would cost it about 5 KB. */
 RD_NOINLINE int rd_fx_road(stax_reader *r) { return rd_fx_loop(r, RD_FX_ROAD); }
+RD_NOINLINE int rd_fx_road_ns(stax_reader *r) { return rd_fx_loop(r, RD_FX_NS); }
 RD_NOINLINE int rd_fx_plain(stax_reader *r) { return rd_fx_loop(r, RD_FX_PLAIN); }
 #endif
 
@@ -1052,7 +1058,7 @@ int stax__rd_fast(stax_reader *r) {
 #ifdef STAX__SMALL
     return plain ? rd_fx_loop(r, RD_FX_PLAIN) : 0;
 #else
-    return plain ? rd_fx_plain(r) : rd_fx_road(r);
+    return plain ? rd_fx_plain(r) : r->buf.ev_ns ? rd_fx_road_ns(r) : rd_fx_road(r);
 #endif
 }
 #else
