@@ -309,7 +309,18 @@ static size_t select_json_escape_of(unsigned char b, char out[6]) {
     return 6;
 }
 
-/* The next bytes of a value, into the string (or array) open. */
+/* Whether one of the eight bytes of x may be escaped: a control character,
+ * '"' or '\\' sets its high bit in one of the three differences (a borrow
+ * may set that of a byte after it too: the table decides). A byte from 0x80
+ * has its own set in x. */
+static inline int select_json_word_special(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t d = (x - ones * 0x20) | ((x ^ ones * '"') - ones) | ((x ^ ones * '\\') - ones);
+    return (d & ~x & high) != 0;
+}
+
+/* The next bytes of a value, into the string (or array) open: eight bytes
+ * at a time, the table only for a word that may hold a byte to escape. */
 static void select_json_put(select_cli *c, const char *p, size_t n) {
     const unsigned char *u = (const unsigned char *)p;
     if (n && c->jopen == SELECT_JSON_ARRAY && u[0]) {
@@ -317,18 +328,28 @@ static void select_json_put(select_cli *c, const char *p, size_t n) {
         c->jopen = SELECT_JSON_ARRAY_STRING;
     }
     size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!select_json_escape[u[i]]) continue;
-        if (i > from) select_write(c, p + from, i - from);
-        from = i + 1;
-        if (!u[i] && c->jopen >= SELECT_JSON_ARRAY) { /* a match of the column ends, the next begins */
-            if (c->jopen == SELECT_JSON_ARRAY) select_write(c, "\"\",\"", 4);
-            else select_write(c, "\",\"", 3);
-            c->jopen = SELECT_JSON_ARRAY_STRING;
-            continue;
+    for (size_t i = 0; i < n;) {
+        if (n - i >= 8) {
+            uint64_t x;
+            memcpy(&x, u + i, 8);
+            if (!select_json_word_special(x)) {
+                i += 8;
+                continue;
+            }
         }
-        char esc[6];
-        select_write(c, esc, select_json_escape_of(u[i], esc));
+        for (size_t end = n - i >= 8 ? i + 8 : n; i < end; i++) {
+            if (!select_json_escape[u[i]]) continue;
+            if (i > from) select_write(c, p + from, i - from);
+            from = i + 1;
+            if (!u[i] && c->jopen >= SELECT_JSON_ARRAY) { /* a match of the column ends, the next begins */
+                if (c->jopen == SELECT_JSON_ARRAY) select_write(c, "\"\",\"", 4);
+                else select_write(c, "\",\"", 3);
+                c->jopen = SELECT_JSON_ARRAY_STRING;
+                continue;
+            }
+            char esc[6];
+            select_write(c, esc, select_json_escape_of(u[i], esc));
+        }
     }
     if (n > from) select_write(c, p + from, n - from);
 }

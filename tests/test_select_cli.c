@@ -469,6 +469,35 @@ Test(select_cli, json_lines_parse_with_python_line_by_line) {
         cr_assert_eq(rc, 0, "%s: %s", cases[i].args, out);
         cr_assert_str_eq(out, cases[i].want, "%s\ngot:\n%s\nwant:\n%s", cases[i].args, out, cases[i].want);
     }
+    /* Values of every length up to 40 with a character to escape (or a
+     * multi-byte one) at every place in an eight-byte word: the strings
+     * Python decodes are the values -0 writes. */
+    static const char *const pieces[] = {"a", "\"", "\\", "&#9;", "&#10;", "&#13;", "\x7f", "\xe2\x80\xa8", "\xc3\xa9",
+                                         "\xf0\x9d\x84\x9e", " ", "&amp;", "&lt;"};
+    f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("<r>", f);
+    uint32_t seed = 53;
+    for (int k = 0; k < 2000; k++) {
+        fputs("<a>", f);
+        for (int len = k % 41; len > 0; len--) {
+            seed = seed * 1103515245u + 12345u;
+            fputs(pieces[(seed >> 8) % (sizeof pieces / sizeof pieces[0])], f);
+        }
+        fputs("</a>", f);
+    }
+    fputs("</r>", f);
+    cr_assert_eq(fclose(f), 0);
+    snprintf(cmd, sizeof cmd,
+             "%s select -0 //a '%s' > '%s.0' && %s select --json //a '%s' | %s -c 'import sys, json\n"
+             "want = open(sys.argv[1], \"rb\").read().split(b\"\\0\")[:-1]\n"
+             "got = [json.loads(line).encode() for line in sys.stdin.buffer]\n"
+             "print(len(got), got == want)' '%s.0' 2>&1",
+             stax_test_bin(), path, path, stax_test_bin(), path, python, path);
+    cr_assert_eq(stax_test_shell(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "2000 True\n");
+    snprintf(cmd, sizeof cmd, "%s.0", path);
+    unlink(cmd);
     unlink(path);
     rmdir(dir);
 }
