@@ -360,6 +360,12 @@ Test(select_cli, json_columns_make_an_object_per_record) {
     cr_assert_eq(r.rc, 1, "%s", r.err);
     cr_assert_str_eq(r.out, "");
     free(r.out);
+    /* an error: status 2, the lines before it written, the one open left without its end */
+    r = json_run("<r><b id='1'/><b id='2'>x</c>", "//b", "@id,.", 0, NULL);
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "in.xml:1:"), "%s", r.err);
+    cr_assert_str_eq(r.out, "{\"@id\":\"1\",\".\":\"\"}\n{\"@id\":\"2\",\".\":\"x");
+    free(r.out);
 }
 
 /* --arrays: each column every match in the record, in document order, an
@@ -381,42 +387,30 @@ Test(select_cli, json_arrays_give_every_match_of_a_column) {
 /* What --json cannot go with: exit status 2, nothing read or written. */
 Test(select_cli, json_refuses_what_has_no_meaning_with_it) {
     static const struct {
-        const char *csv, *columns, *names, *join;
-        int count, xml, nul, header, arrays, json;
+        stax_cli_select_opts so;
         const char *says;
     } cases[] = {
-        {"@id", NULL, NULL, NULL, 0, 0, 0, 0, 0, 1, "--count, --csv and --json exclude each other"},
-        {NULL, NULL, NULL, NULL, 1, 0, 0, 0, 0, 1, "--count, --csv and --json exclude each other"},
-        {NULL, "@id", NULL, NULL, 0, 1, 0, 0, 0, 1, "--xml, --count, --csv and --json=COLUMNS exclude each other"},
-        {NULL, NULL, NULL, NULL, 0, 0, 1, 0, 0, 1, "-0 and --json exclude each other"},
-        {NULL, NULL, NULL, NULL, 0, 0, 0, 1, 0, 1, "--header goes with --csv or --json=COLUMNS"},
-        {NULL, "@id", NULL, NULL, 0, 0, 0, 1, 0, 1, "--json=COLUMNS takes the column paths as keys: --header=NAMES"},
-        {NULL, "@id", NULL, ";", 0, 0, 0, 0, 0, 1, "--join goes with --csv (with --json=COLUMNS, --arrays gives"},
-        {NULL, NULL, NULL, NULL, 0, 0, 0, 0, 1, 1, "--arrays goes with --json=COLUMNS"},
-        {"@id", NULL, NULL, NULL, 0, 0, 0, 0, 1, 0, "--arrays goes with --json=COLUMNS"},
-        {NULL, "", NULL, NULL, 0, 0, 0, 0, 0, 1, "--json= needs a column at least"},
-        {NULL, "@id,au,@id", NULL, NULL, 0, 0, 0, 0, 0, 1, "the column '@id' is a key twice (name the columns"},
-        {NULL, "@id,au", "a,a", NULL, 0, 0, 0, 1, 0, 1, "the --header name 'a' is a key twice"},
-        {NULL, "@id,au", "a", NULL, 0, 0, 0, 1, 0, 1, "--header gives 1 name for 2 columns"},
-        {NULL, "@id", "\xc3(", NULL, 0, 0, 0, 1, 0, 1, "is not UTF-8"},
-        {NULL, "@id", "\xed\xa0\x80", NULL, 0, 0, 0, 1, 0, 1, "is not UTF-8"},
-        {NULL, "@id", "\xe0\x80\xaf", NULL, 0, 0, 0, 1, 0, 1, "is not UTF-8"},
-        {NULL, "@id", "\xf4\x90\x80\x80", NULL, 0, 0, 0, 1, 0, 1, "is not UTF-8"},
+        {{.csv = "@id", .json = 1}, "--count, --csv and --json exclude each other"},
+        {{.count = 1, .json = 1}, "--count, --csv and --json exclude each other"},
+        {{.json_columns = "@id", .xml = 1, .json = 1}, "--xml, --count, --csv and --json=COLUMNS exclude each other"},
+        {{.nul = 1, .json = 1}, "-0 and --json exclude each other"},
+        {{.header = 1, .json = 1}, "--header goes with --csv or --json=COLUMNS"},
+        {{.json_columns = "@id", .header = 1, .json = 1}, "--json=COLUMNS takes the column paths as keys: --header=NAMES"},
+        {{.json_columns = "@id", .join = ";", .json = 1}, "--join goes with --csv (with --json=COLUMNS, --arrays gives"},
+        {{.arrays = 1, .json = 1}, "--arrays goes with --json=COLUMNS"},
+        {{.csv = "@id", .arrays = 1}, "--arrays goes with --json=COLUMNS"},
+        {{.json_columns = "", .json = 1}, "--json= needs a column at least"},
+        {{.json_columns = "@id,au,@id", .json = 1}, "the column '@id' is a key twice (name the columns"},
+        {{.json_columns = "@id,au", .header_names = "a,a", .header = 1, .json = 1}, "the --header name 'a' is a key twice"},
+        {{.json_columns = "@id,au", .header_names = "a", .header = 1, .json = 1}, "--header gives 1 name for 2 columns"},
+        {{.json_columns = "@id", .header_names = "\xc3(", .header = 1, .json = 1}, "is not UTF-8"},
+        {{.json_columns = "@id", .header_names = "\xed\xa0\x80", .header = 1, .json = 1}, "is not UTF-8"},
+        {{.json_columns = "@id", .header_names = "\xe0\x80\xaf", .header = 1, .json = 1}, "is not UTF-8"},
+        {{.json_columns = "@id", .header_names = "\xf4\x90\x80\x80", .header = 1, .json = 1}, "is not UTF-8"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        stax_cli_select_opts so;
-        memset(&so, 0, sizeof so);
+        stax_cli_select_opts so = cases[i].so;
         so.path = "//b";
-        so.csv = cases[i].csv;
-        so.json = cases[i].json;
-        so.json_columns = cases[i].columns;
-        so.header = cases[i].header;
-        so.header_names = cases[i].names;
-        so.join = cases[i].join;
-        so.count = cases[i].count;
-        so.xml = cases[i].xml;
-        so.nul = cases[i].nul;
-        so.arrays = cases[i].arrays;
         sel_out r = sel_tool(NULL, &so, books);
         cr_assert_eq(r.rc, 2, "case %zu", i);
         cr_assert_str_eq(r.out, "", "case %zu", i);
