@@ -202,6 +202,9 @@ typedef struct stax_cli_select_opts {
     int header;           /* --header: a first row of column names (--csv) */
     const char *header_names; /* --header=NAMES: those, by commas (NULL: the column paths) */
     const char *join;     /* --join SEP: every match of a column, joined by SEP (NULL: the first) */
+    int json;             /* --json, --json=COLUMNS: JSON Lines */
+    const char *json_columns; /* --json=COLUMNS: a JSON object per match of PATH (NULL: a string) */
+    int arrays;           /* --arrays: with json_columns, each column every match, an array */
 } stax_cli_select_opts;
 int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out);
 

@@ -43,6 +43,10 @@ static void usage(FILE *f) {
           "  --csv COLUMNS   one CSV row per match of PATH; COLUMNS: paths relative to it, by commas\n"
           "  --header[=NAMES] with --csv: a first row of column names: the column paths, or NAMES by commas\n"
           "  --join SEP      with --csv: a column's every match in the row, joined by SEP (not the first)\n"
+          "  --json[=COLUMNS] JSON Lines: each match as a JSON string (with --xml: its XML); with\n"
+          "                  COLUMNS, one object per match of PATH: keys the column paths (or\n"
+          "                  --header=NAMES), values strings: a column's first match, \"\" for none\n"
+          "  --arrays        with --json=COLUMNS: each value an array of the column's every match\n"
           "  -0              end each value (or row) with NUL instead of a newline\n"
           "  -N PREFIX=URI   bind a prefix for PATH (implies --namespaces)\n"
           "  --first N       stop after N matches\n"
@@ -230,6 +234,11 @@ int main(int argc, char **argv) {
             if (a[1] == '0') so.nul = 1;
             else if (a[2] == 'x') so.xml = 1;
             else so.count = 1;
+        } else if (select && (!strcmp(a, "--json") || !strncmp(a, "--json=", 7))) {
+            so.json = 1;
+            if (a[6] == '=') so.json_columns = a + 7;
+        } else if (select && !strcmp(a, "--arrays")) {
+            so.arrays = 1;
         } else if (select && (!strcmp(a, "--header") || !strncmp(a, "--header=", 9))) {
             so.header = 1;
             if (a[8] == '=') so.header_names = a + 9;

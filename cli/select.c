@@ -1,6 +1,6 @@
 /* stax select: the library's path queries (select.c) on a stream, with the
  * output forms of docs/select.md: values one a line (or NUL-separated), XML,
- * counts per path, CSV rows. */
+ * counts per path, CSV rows, JSON Lines (strings or objects). */
 #include "cli.h"
 
 #include <pthread.h>
@@ -18,6 +18,11 @@ typedef struct select_cli {
                           quoted only if it must be: known once it is whole) */
     size_t rlen, fstart, rcap, rmax;
     unsigned fquote;   /* the column since fstart has a byte that makes it quoted */
+    unsigned jopen;    /* --json: what is open, SELECT_JSON_* (none: between values) */
+    char *keys;        /* --json=COLUMNS: what goes before column k's value, keys[key_at[k],
+                          key_at[k + 1]): '{' or ',', the key, ':' (the serial select's, which
+                          the parts' share) */
+    size_t *key_at;
     int status;        /* the select's error */
     stax_pos where;    /* the event it happened at */
     int interactive;   /* out is a terminal: each match goes out when it ends */
@@ -227,30 +232,39 @@ too_long:
     return 1;
 }
 
+/* --header=NAMES: 0 when they are one per column, else 1 (with the message). */
+static int select_header_names_check(const select_cli *c) {
+    const char *names = c->so->header_names;
+    size_t n = stax_select_columns(c->s), given = 1;
+    for (const char *p = names; p && *p; p++) given += *p == ',';
+    if (!names || given == n) return 0;
+    fprintf(stderr, "stax: select: --header gives %zu name%s for %zu column%s\n", given, given == 1 ? "" : "s", n,
+            n == 1 ? "" : "s");
+    return 1;
+}
+
+/* The name of column k: its path as written in the columns, or the k-th of
+ * the --header NAMES (by commas; select_header_names_check passed). */
+static stax_str select_column_name(const select_cli *c, size_t k) {
+    const char *names = c->so->header_names;
+    if (!names) return stax_select_column_text(c->s, k);
+    for (; k; k--) names = strchr(names, ',') + 1;
+    const char *end = strchr(names, ',');
+    stax_str name = {names, end ? (size_t)(end - names) : strlen(names)};
+    return name;
+}
+
 /* --header: the first row, the names of the columns (as written in --csv,
  * or given by commas), quoted as fields are: the pieces of a record, through
  * select_csv_piece (whose END counts a row: not this one). 1 (with the
  * message) when the names given are not one per column. */
 static int select_csv_header(select_cli *c) {
-    const char *names = c->so->header_names;
-    size_t n = stax_select_columns(c->s), given = 1;
-    for (const char *p = names; p && *p; p++) given += *p == ',';
-    if (names && given != n) {
-        fprintf(stderr, "stax: select: --header gives %zu name%s for %zu column%s\n", given, given == 1 ? "" : "s", n,
-                n == 1 ? "" : "s");
-        return 1;
-    }
+    if (select_header_names_check(c)) return 1;
+    size_t n = stax_select_columns(c->s);
     stax_select_piece pc;
     memset(&pc, 0, sizeof pc);
     for (size_t k = 0; k < n; k++) {
-        pc.value = stax_select_column_text(c->s, k);
-        if (names) {
-            const char *end = names;
-            while (*end && *end != ',') end++;
-            pc.value.ptr = names;
-            pc.value.len = (size_t)(end - names);
-            names = end + (*end != '\0');
-        }
+        pc.value = select_column_name(c, k);
         pc.column = (uint32_t)k;
         pc.type = STAX_SELECT_COLUMN;
         select_csv_piece(c, &pc);
@@ -263,6 +277,187 @@ static int select_csv_header(select_cli *c) {
     if (c->status == STAX_OK) return 0;
     fprintf(stderr, "stax: select: the header is longer than twice --max-held\n");
     return 1;
+}
+
+/* ---------------------------------------------------------------- --json
+ *
+ * JSON Lines (RFC 8259 texts, one a line): a match's value is a string,
+ * escaped as it streams; a record is an object, whose values are strings
+ * or, with --arrays, arrays of strings. With --arrays the select joins the
+ * matches of a column with a NUL byte, which no XML value holds (not even
+ * as a character reference): each one ends a string of the array. */
+
+enum { SELECT_JSON_STRING = 1, SELECT_JSON_ARRAY = 2 /* an array, no string open in it */, SELECT_JSON_ARRAY_STRING = 3 };
+
+/* What a byte of a value is in a JSON string: 0 itself, else the character
+ * after the backslash ('u': \u00XX). RFC 8259 asks for '"', '\\' and the
+ * control characters U+0000..U+001F; the rest is UTF-8 as it is. */
+static const unsigned char select_json_escape[256] = {
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+    ['"'] = '"', ['\\'] = '\\'};
+
+/* The escape of byte b (select_json_escape[b] not 0) into out: its length. */
+static size_t select_json_escape_of(unsigned char b, char out[6]) {
+    static const char hex[] = "0123456789abcdef";
+    out[0] = '\\';
+    out[1] = (char)select_json_escape[b];
+    if (out[1] != 'u') return 2;
+    memcpy(out + 2, "00", 2);
+    out[4] = hex[b >> 4];
+    out[5] = hex[b & 15];
+    return 6;
+}
+
+/* Whether one of the eight bytes of x may be escaped: a control character,
+ * '"' or '\\' sets its high bit in one of the three differences (a borrow
+ * may set that of a byte after it too: the table decides). A byte from 0x80
+ * has its own set in x. */
+static inline int select_json_word_special(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t d = (x - ones * 0x20) | ((x ^ ones * '"') - ones) | ((x ^ ones * '\\') - ones);
+    return (d & ~x & high) != 0;
+}
+
+/* The next bytes of a value, into the string (or array) open: eight bytes
+ * at a time, the table only for a word that may hold a byte to escape. */
+static void select_json_put(select_cli *c, const char *p, size_t n) {
+    const unsigned char *u = (const unsigned char *)p;
+    if (n && c->jopen == SELECT_JSON_ARRAY && u[0]) {
+        select_write(c, "\"", 1);
+        c->jopen = SELECT_JSON_ARRAY_STRING;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < n;) {
+        if (n - i >= 8) {
+            uint64_t x;
+            memcpy(&x, u + i, 8);
+            if (!select_json_word_special(x)) {
+                i += 8;
+                continue;
+            }
+        }
+        for (size_t end = n - i >= 8 ? i + 8 : n; i < end; i++) {
+            if (!select_json_escape[u[i]]) continue;
+            if (i > from) select_write(c, p + from, i - from);
+            from = i + 1;
+            if (!u[i] && c->jopen >= SELECT_JSON_ARRAY) { /* a match of the column ends, the next begins */
+                if (c->jopen == SELECT_JSON_ARRAY) select_write(c, "\"\",\"", 4);
+                else select_write(c, "\",\"", 3);
+                c->jopen = SELECT_JSON_ARRAY_STRING;
+                continue;
+            }
+            char esc[6];
+            select_write(c, esc, select_json_escape_of(u[i], esc));
+        }
+    }
+    if (n > from) select_write(c, p + from, n - from);
+}
+
+/* The string or array open ends. */
+static void select_json_close(select_cli *c) {
+    static const char *const end[] = {"", "\"", "]", "\"]"};
+    select_write(c, end[c->jopen], strlen(end[c->jopen]));
+    c->jopen = 0;
+}
+
+/* --json: a line per match, a string or (records) an object. */
+static int select_json_piece(void *ctx, const stax_select_piece *p) {
+    select_cli *c = ctx;
+    if (p->type == STAX_SELECT_VALUE) {
+        if (!c->jopen) {
+            select_write(c, "\"", 1);
+            c->jopen = SELECT_JSON_STRING;
+        }
+        select_json_put(c, p->value.ptr, p->value.len);
+    } else if (p->type == STAX_SELECT_COLUMN) {
+        select_json_close(c);
+        size_t k = p->column;
+        select_write(c, c->keys + c->key_at[k], c->key_at[k + 1] - c->key_at[k]);
+        select_write(c, c->so->arrays ? "[" : "\"", 1);
+        c->jopen = c->so->arrays ? SELECT_JSON_ARRAY : SELECT_JSON_STRING;
+    } else if (p->type == STAX_SELECT_END) {
+        if (!c->keys && !c->jopen) select_write(c, "\"\"\n", 3); /* an empty value */
+        else {
+            select_json_close(c);
+            select_write(c, c->keys ? "}\n" : "\n", c->keys ? 2 : 1);
+        }
+        return select_ended(c) || select_failed(c);
+    }
+    return select_failed(c);
+}
+
+/* Whether p[0, n) is UTF-8 (shortest forms, no surrogate, at most U+10FFFF). */
+static int select_utf8_ok(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n;) {
+        unsigned b = p[i], len = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+        if (!len || len > n - i) return 0;
+        for (unsigned k = 1; k < len; k++)
+            if ((p[i + k] & 0xc0) != 0x80) return 0;
+        if (len == 3 && ((b == 0xe0 && p[i + 1] < 0xa0) || (b == 0xed && p[i + 1] >= 0xa0))) return 0;
+        if (len == 4 && ((b == 0xf0 && p[i + 1] < 0x90) || (b == 0xf4 && p[i + 1] >= 0x90))) return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* --json=COLUMNS: c->keys and c->key_at, for each column '{' (the first) or
+ * ',', its name as a JSON string, ':'. 1 (with the message) when the names
+ * are not one per column, a name is not UTF-8 or is given twice (an object
+ * has each key once), or memory is short. */
+static int select_json_keys(select_cli *c) {
+    if (select_header_names_check(c)) return 1;
+    size_t n = stax_select_columns(c->s), len = 0;
+    for (size_t k = 0; k < n; k++) {
+        stax_str name = select_column_name(c, k);
+        const unsigned char *u = (const unsigned char *)name.ptr;
+        const char *given = c->so->header_names ? "the --header name" : "the column";
+        if (!select_utf8_ok(u, name.len)) {
+            fprintf(stderr, "stax: select: --json: %s '%.*s' is not UTF-8\n", given, (int)name.len, name.ptr);
+            return 1;
+        }
+        for (size_t j = 0; j < k; j++) {
+            stax_str other = select_column_name(c, j);
+            if (other.len == name.len && !memcmp(other.ptr, name.ptr, name.len)) {
+                fprintf(stderr, "stax: select: --json: %s '%.*s' is a key twice%s\n", given, (int)name.len, name.ptr,
+                        c->so->header_names ? "" : " (name the columns with --header=NAMES)");
+                return 1;
+            }
+        }
+        for (size_t i = 0; i < name.len; i++) len += select_json_escape[u[i]] == 'u' ? 6 : select_json_escape[u[i]] ? 2 : 1;
+        len += 4; /* '{' or ',', two quotes, ':' */
+    }
+    char *keys = malloc(len);
+    size_t *at = malloc((n + 1) * sizeof *at);
+    if (!keys || !at) {
+        free(keys);
+        free(at);
+        fprintf(stderr, "stax: select: out of memory\n");
+        return 1;
+    }
+    len = 0;
+    for (size_t k = 0; k < n; k++) {
+        stax_str name = select_column_name(c, k);
+        at[k] = len;
+        keys[len++] = k ? ',' : '{';
+        keys[len++] = '"';
+        for (size_t i = 0; i < name.len; i++) {
+            unsigned char b = (unsigned char)name.ptr[i];
+            if (select_json_escape[b]) len += select_json_escape_of(b, keys + len);
+            else keys[len++] = (char)b;
+        }
+        keys[len++] = '"';
+        keys[len++] = ':';
+    }
+    at[n] = len;
+    c->keys = keys;
+    c->key_at = at;
+    return 0;
+}
+
+/* The output callback of so's form. */
+static stax_select_fn select_output(const stax_cli_select_opts *so) {
+    return so->csv ? select_csv_piece : so->json ? select_json_piece : select_piece;
 }
 
 static int select_batch(void *ctx, stax_reader *r, const stax_batch *b) {
@@ -304,7 +499,7 @@ static stax_str *select_bindings(const stax_cli_select_opts *so) {
 typedef struct select_par {
     select_cli *main;           /* the serial select: the output, the counts */
     const stax_select_options *opt; /* the parts' (a quarter of the held and state limits) */
-    stax_str path, csv;
+    stax_str path, columns;
     select_cli *slots;
     size_t nslots;
     pthread_mutex_t mu;
@@ -353,11 +548,13 @@ static int select_par_setup(void *ud, size_t slots) {
         select_cli *q = &P->slots[k];
         q->so = P->main->so;
         q->rmax = P->main->rmax;
+        q->keys = P->main->keys;
+        q->key_at = P->main->key_at;
         q->count_base = calloc(stax_select_paths(P->main->s) + 1, sizeof *q->count_base);
         if (!q->count_base) return 1;
         q->s = stax_select_new(P->opt);
-        if (!q->s || stax_select_compile(q->s, P->path, P->csv) != STAX_OK ||
-            stax_select_set_output(q->s, q->so->csv ? select_csv_piece : select_piece, q) != STAX_OK)
+        if (!q->s || stax_select_compile(q->s, P->path, P->columns) != STAX_OK ||
+            stax_select_set_output(q->s, select_output(q->so), q) != STAX_OK)
             return 1;
     }
     return 0;
@@ -400,8 +597,8 @@ static void select_par_take_over(select_cli *q, select_cli *f) {
     stax_select *s = q->s;
     q->s = f->s;
     f->s = s;
-    stax_select_set_output(q->s, q->so->csv ? select_csv_piece : select_piece, q);
-    stax_select_set_output(f->s, f->so->csv ? select_csv_piece : select_piece, f);
+    stax_select_set_output(q->s, select_output(q->so), q);
+    stax_select_set_output(f->s, select_output(f->so), f);
     char *row = q->row;
     size_t rcap = q->rcap;
     q->row = f->row;
@@ -409,6 +606,7 @@ static void select_par_take_over(select_cli *q, select_cli *f) {
     q->rlen = f->rlen;
     q->fstart = f->fstart;
     q->fquote = f->fquote;
+    q->jopen = f->jopen;
     f->row = row;
     f->rcap = rcap;
     for (size_t k = 0; k < stax_select_paths(q->s); k++) q->count_base[k] = stax_select_count(q->s, k);
@@ -418,7 +616,7 @@ static int select_par_begin(void *ud, size_t part, size_t slot) {
     select_par *P = ud;
     select_cli *q = &P->slots[slot];
     q->plen = q->olen = q->rlen = q->fstart = q->nends = 0;
-    q->fquote = 0;
+    q->fquote = q->jopen = 0;
     q->done = 0;
     q->status = STAX_OK;
     q->oom = 0;
@@ -509,16 +707,39 @@ static int select_batch_serial(void *ctx, stax_reader *r, const stax_batch *b) {
 
 int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int fd, FILE *out) {
     const char *name = o->name ? o->name : "-";
-    if ((so->xml != 0) + (so->count != 0) + (so->csv != NULL) > 1) {
-        fprintf(stderr, "stax: select: --xml, --count and --csv exclude each other\n");
+    const char *columns = so->csv ? so->csv : so->json_columns; /* records */
+    if ((so->count != 0) + (so->csv != NULL) + (so->json != 0) > 1) {
+        fprintf(stderr, "stax: select: --count, --csv and --json exclude each other\n");
         return 2;
     }
-    if (so->csv && !*so->csv) {
-        fprintf(stderr, "stax: select: --csv needs a column at least ('.' for the record itself)\n");
+    if (so->xml && (so->count || columns)) {
+        fprintf(stderr, "stax: select: --xml, --count, --csv and --json=COLUMNS exclude each other\n");
         return 2;
     }
-    if ((so->header || so->join) && !so->csv) {
-        fprintf(stderr, "stax: select: %s goes with --csv\n", so->header ? "--header" : "--join");
+    if (columns && !*columns) {
+        fprintf(stderr, "stax: select: %s needs a column at least ('.' for the record itself)\n",
+                so->csv ? "--csv" : "--json=");
+        return 2;
+    }
+    if (so->header && !columns) {
+        fprintf(stderr, "stax: select: --header goes with --csv or --json=COLUMNS\n");
+        return 2;
+    }
+    if (so->header && so->json && !so->header_names) {
+        fprintf(stderr, "stax: select: --json=COLUMNS takes the column paths as keys: --header=NAMES names them\n");
+        return 2;
+    }
+    if (so->join && !so->csv) {
+        fprintf(stderr, "stax: select: --join goes with --csv%s\n",
+                so->json_columns ? " (with --json=COLUMNS, --arrays gives a column's every match)" : "");
+        return 2;
+    }
+    if (so->arrays && !so->json_columns) {
+        fprintf(stderr, "stax: select: --arrays goes with --json=COLUMNS\n");
+        return 2;
+    }
+    if (so->nul && so->json) {
+        fprintf(stderr, "stax: select: -0 and --json exclude each other (a JSON line holds no newline)\n");
         return 2;
     }
     for (size_t k = 0; k < so->ns_count; k++) {
@@ -544,6 +765,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     if (so->join) {
         opt.flags |= STAX_SELECT_ALL_MATCHES;
         opt.join = stax_strz(so->join);
+    } else if (so->arrays) { /* the matches joined by NUL (select_json_put) */
+        opt.flags |= STAX_SELECT_ALL_MATCHES;
+        opt.join.ptr = "";
+        opt.join.len = 1;
     }
     stax_str *ns = select_bindings(so);
     void *block = o->memory ? malloc(o->memory) : NULL; /* --memory: the select in a fixed block too */
@@ -561,19 +786,20 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
         goto done;
     }
     c.rmax = 2 * eff.max_held; /* a held record, quoted */
-    int st = stax_select_compile(c.s, stax_strz(so->path), stax_strz(so->csv));
+    int st = stax_select_compile(c.s, stax_strz(so->path), stax_strz(columns));
     if (st != STAX_OK) {
         fprintf(stderr, "stax: select: %s%s\n", stax_select_message(c.s),
                 st == STAX_E_NAMESPACE ? " (bind it with -N prefix=URI)" : "");
         goto done;
     }
-    if (so->header && select_csv_header(&c)) goto done;
-    stax_select_set_output(c.s, so->csv ? select_csv_piece : select_piece, &c);
+    if (so->csv && so->header && select_csv_header(&c)) goto done;
+    if (so->json_columns && select_json_keys(&c)) goto done;
+    stax_select_set_output(c.s, select_output(so), &c);
     select_par P;
     memset(&P, 0, sizeof P);
     P.main = &c;
     P.path = stax_strz(so->path);
-    P.csv = stax_strz(so->csv);
+    P.columns = stax_strz(columns);
     stax_select_options popt = eff; /* a part that needs more than a quarter gives up: the serial read's
                                        buffers, grown over the whole document, stay within the limits */
     popt.max_held = eff.max_held / 4 ? eff.max_held / 4 : 1;
@@ -606,5 +832,7 @@ done:
     free(block);
     free(ns);
     free(c.row);
+    free(c.keys);
+    free(c.key_at);
     return stax_cli_out_end(o, &w, rc);
 }

@@ -786,6 +786,7 @@ Test(cli, a_failed_write_exits_2_with_one_message_for_every_command, .timeout = 
         "count", "canon", "fmt", "fmt --indent 0",
         "select //node/@id", "select -0 //node", "select --xml //node", "select --csv @id,. //node",
         "select --csv @id --header //node", "select --count '//node|//@k'", "select --first 2 //node/@id",
+        "select --json //node", "select --json=@id,. --arrays //node", "-j 2 --part-size 4K select --json=@id //node",
         "-j 2 --part-size 4K count", "-j 2 --part-size 4K canon", "-j 2 --part-size 4K select //node/@id",
         "-j 2 --part-size 4K select --xml //node", "-j 2 --part-size 4K select --csv @id //node",
         "-j 2 --part-size 4K select --count //node", "-j 2 --part-size 4K select --first 3 //node",
@@ -827,7 +828,7 @@ Test(cli, a_failed_write_exits_2_with_one_message_for_every_command, .timeout = 
 /* A failed write stops the command: it does not read on to the end of an
  * input that never ends. */
 Test(cli, a_failed_write_stops_reading, .timeout = 300) {
-    static const char *const commands[] = {"select //a", "select --xml //a", "select --csv . //a", "canon", "fmt",
+    static const char *const commands[] = {"select //a", "select --xml //a", "select --csv . //a", "select --json //a", "canon", "fmt",
                                            "-j 2 --part-size 4K select //a", "-j 2 --part-size 4K canon"};
     char want[256], out[4096], cmdline[1024];
     snprintf(want, sizeof want, "stax: write error: %s\n", strerror(ENOSPC));

@@ -171,6 +171,12 @@ static size_t generic_modes(tool_mode *m) {
     m[n++] = sel("--namespaces --xml /*/*", "/*/*");
     m[n - 1].so.xml = 1;
     m[n - 1].namespaces = 1;
+    m[n++] = sel("--json //* (open across every cut)", "//*");
+    m[n - 1].so.json = 1;
+    m[n++] = sel("--json=@*,text() --arrays /*/*", "/*/*");
+    m[n - 1].so.json = 1;
+    m[n - 1].so.json_columns = "@*,text()";
+    m[n - 1].so.arrays = 1;
     return n;
 }
 
@@ -278,6 +284,10 @@ Test(parallel_cli, records_stay_in_parts) {
     m[n - 1].so.xml = 1;
     m[n++] = sel("--csv @id,name //rec", "//rec");
     m[n - 1].so.csv = "@id,name";
+    m[n++] = sel("--json=@id,name --arrays //rec", "//rec");
+    m[n - 1].so.json = 1;
+    m[n - 1].so.json_columns = "@id,name";
+    m[n - 1].so.arrays = 1;
     m[n++] = sel("--count //v", "//v");
     m[n - 1].so.count = 1;
     m[n++] = sel("--first 7 //rec/@id", "//rec/@id");
@@ -289,6 +299,14 @@ Test(parallel_cli, records_stay_in_parts) {
      * (STAX_CLI_AGAIN), its select going on with that part's, never given up */
     tool_mode open_match = sel("/db", "/db");
     cr_assert_eq(same_as_one(path, &open_match, cuts), 0, "/db was given up for one thread");
+    open_match = sel("--json=.//name|@version --arrays /db", "/db"); /* an array open across the cuts */
+    open_match.so.json = 1;
+    open_match.so.json_columns = ".//name|@version";
+    open_match.so.arrays = 1;
+    cr_assert_eq(same_as_one(path, &open_match, cuts), 0, "%s was given up for one thread", open_match.what);
+    open_match = sel("--json /db", "/db"); /* a string open across the cuts */
+    open_match.so.json = 1;
+    cr_assert_eq(same_as_one(path, &open_match, cuts), 0, "%s was given up for one thread", open_match.what);
     temp_done(dir, path);
 }
 
