@@ -845,6 +845,55 @@ Test(cli, fmt_writes_what_it_read_before_a_read_that_waits, .timeout = 30) {
                 live_rest, all);
 }
 
+/* Output that cannot be written stops the tool while its input stays open:
+ * with SIGPIPE ignored, a closed stdout fails the flush before the read
+ * that would wait, and the tool exits 2 at once, not when the input ends. */
+Test(cli, a_failed_write_stops_the_tool_before_a_read_that_waits, .timeout = 30) {
+    const char *bin = stax_test_bin();
+    int in[2], out[2], err[2];
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    cr_assert_eq(pipe(err), 0);
+    signal(SIGPIPE, SIG_IGN); /* kept across exec: the tool's writes fail with EPIPE */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (int k = 0; k < 2; k++) close(in[k]), close(out[k]), close(err[k]);
+        execl(bin, bin, "select", "//body", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(out[0]); /* nobody reads the output */
+    close(err[1]);
+    write_all(in[1], live_first);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = 0;
+    pid_t done = 0;
+    while ((done = waitpid(pid, &st, WNOHANG)) == 0 && ms_since(&t0) < 10000) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    close(in[1]); /* the tool ends, whatever it did */
+    if (!done) cr_assert_eq(waitpid(pid, &st, 0), pid);
+    char msg[512] = {0};
+    for (size_t len = 0; len < sizeof msg - 1;) {
+        ssize_t n = read(err[0], msg + len, sizeof msg - 1 - len);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    close(err[0]);
+    cr_assert(done == pid, "the tool went on reading after its output failed");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    char want[128];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(EPIPE));
+    cr_assert_str_eq(msg, want);
+}
+
 Test(cli, make_unit_takes_its_jobs_from_make_or_the_machine) {
     char out[65536], want[64];
     /* a make of its own (-n: print the commands only), not the one running these tests */
