@@ -250,7 +250,8 @@ int stax_cmd_canon(const stax_cli_opts *o, int fd, FILE *out) {
     memset(&P, 0, sizeof P);
     P.out = &w;
     stax_cli_parts parts = {&P, canon_par_setup, canon_par_begin, canon_par_batch, canon_par_done};
-    int rc = stax_cli_run_parts(o, fd, canon_batch, &c, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
+    stax_cli_opts live = stax_cli_live(o, &w);
+    int rc = stax_cli_run_parts(&live, fd, canon_batch, &c, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
     for (size_t k = 0; k < P.nslots; k++) canon_part_close(&P.slots[k]);
     free(P.slots);
     return stax_cli_out_end(o, &w, rc);

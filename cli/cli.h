@@ -33,6 +33,10 @@ typedef struct stax_cli_opts {
                                 (cli/part.c) to part_out (NULL: stdout) instead of the result; part_n 0: none */
     FILE *part_out;
     unsigned *rereads;   /* tests: counts the ranges stax merge read again (NULL: not counted) */
+    struct stax_cli_out *live; /* the command's output, flushed whenever the input is a live stream
+                                  (a pipe, a socket, a terminal) that has nothing to read yet, and with
+                                  -j after each part of such an input; a command sets it on its copy of
+                                  the options (stax_cli_live); NULL: none */
 } stax_cli_opts;
 
 /* Called for each batch (r: the reader, for its DTD data); return 0 to go on,
@@ -155,8 +159,15 @@ typedef struct stax_cli_out {
     FILE *f;
     int err;      /* errno of the first failed write (0: none) */
     int reported; /* stax_cli_out_end has said so */
+    /* the command's own buffer (select's, fmt's writer's) written into f,
+     * before stax_cli_out_flush flushes f (NULL: none) */
+    void (*drain)(void *ud);
+    void *drain_ud;
 } stax_cli_out;
 void stax_cli_out_init(stax_cli_out *w, FILE *f);
+/* Everything the command has written so far handed to the system now: its
+ * own buffer (drain), then f's. 0, or -1 once a write failed. */
+int stax_cli_out_flush(stax_cli_out *w);
 /* A write on w->f failed: errno (EIO when none) recorded, unless an
  * earlier failure was; returns -1. */
 int stax_cli_out_failed(stax_cli_out *w);
@@ -179,6 +190,12 @@ int stax_cli_printf(stax_cli_out *w, const char *fmt, ...)
  * through, else 2 and the write error on stderr (unless o is non-NULL and
  * quiet; said once). */
 int stax_cli_out_end(const stax_cli_opts *o, stax_cli_out *w, int rc);
+/* o with live set to w: the options of a command that writes as it reads. */
+static inline stax_cli_opts stax_cli_live(const stax_cli_opts *o, stax_cli_out *w) {
+    stax_cli_opts live = *o;
+    live.live = w;
+    return live;
+}
 
 /* Subcommands. Each returns the process exit code (docs: stax(1), EXIT
  * STATUS) and writes its output to out, through a stax_cli_out. */

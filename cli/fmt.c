@@ -180,6 +180,12 @@ static ptrdiff_t fmt_sink(void *ctx, const void *data, size_t len) {
     return stax_cli_write(&f->out, data, len) ? STAX_E_IO : (ptrdiff_t)len;
 }
 
+/* The writer's buffer into the output (before a read that may wait). */
+static void fmt_drain(void *ctx) {
+    fmt_ctx *f = ctx;
+    stax_writer_flush(f->w);
+}
+
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
     stax_writer_options wo;
     memset(&wo, 0, sizeof wo);
@@ -198,7 +204,10 @@ int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
         free(f.hold);
         return 2;
     }
-    int rc = stax_cli_run(o, fd, fmt_batch, &f, NULL);
+    f.out.drain = fmt_drain;
+    f.out.drain_ud = &f;
+    stax_cli_opts live = stax_cli_live(o, &f.out);
+    int rc = stax_cli_run(&live, fd, fmt_batch, &f, NULL);
     if (rc == 0) {
         /* a final newline, outside the root where it changes nothing */
         fmt_check(&f, stax_writer_text(f.w, stax_strz("\n")));

@@ -9,6 +9,8 @@ void stax_cli_out_init(stax_cli_out *w, FILE *f) {
     w->f = f;
     w->err = 0;
     w->reported = 0;
+    w->drain = NULL;
+    w->drain_ud = NULL;
 }
 
 int stax_cli_out_failed(stax_cli_out *w) {
@@ -23,6 +25,13 @@ int stax_cli_printf(stax_cli_out *w, const char *fmt, ...) {
     int n = vfprintf(w->f, fmt, ap);
     va_end(ap);
     return n >= 0 ? 0 : stax_cli_out_failed(w);
+}
+
+int stax_cli_out_flush(stax_cli_out *w) {
+    if (w->drain && !w->err) w->drain(w->drain_ud);
+    if (w->err) return -1;
+    errno = 0;
+    return fflush(w->f) == 0 ? 0 : stax_cli_out_failed(w);
 }
 
 int stax_cli_out_end(const stax_cli_opts *o, stax_cli_out *w, int rc) {

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,23 @@ static ssize_t cli_read_full(int fd, char *buf, size_t cap) {
         ssize_t n = read(fd, buf, cap);
         if (n >= 0 || errno != EINTR) return n;
     }
+}
+
+/* Whether a read of fd may wait for its writer: fd is not a regular file or
+ * a block device (a pipe, a FIFO, a socket, a terminal). */
+static int cli_input_live(int fd) {
+    struct stat sb;
+    return fstat(fd, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode));
+}
+
+/* Before a read of a live input: unless it has bytes to read (a poll that
+ * does not wait), the output of what was read goes out, so that it is not
+ * held back while the read waits; a fast pipe, which has, is still written
+ * in full buffers. 0, or -1 when the output failed (reading on is no use). */
+static int cli_before_wait(stax_cli_out *live, int fd) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (!live || poll(&p, 1, 0) == 1) return 0;
+    return stax_cli_out_flush(live);
 }
 
 /* The formats a dump usually comes compressed in: the magic bytes at the start
@@ -164,6 +182,7 @@ typedef struct cli_par {
     size_t dropped, page;
     stax_cli_progress progress; /* counts the parts done */
     uint64_t counted;
+    stax_cli_out *live;   /* a live input's output: flushed after each part (NULL: none) */
 } cli_par;
 
 static void *cli_par_slot(cli_par *p, size_t part) { return p->slots + (part % p->nslots) * p->state->len; }
@@ -194,6 +213,7 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
     } else if (p->state->merge) {
         p->state->merge(p->state->data, cli_par_slot(p, part));
     }
+    if (p->live && stax_cli_out_flush(p->live)) return CLI_PAR_RESULT + 2;
     if (!p->map) return again ? STAX_AGAIN : 0; /* a pipe: its reads count the progress */
     /* No reader goes back before the start of a part done: RSS stays that of
      * the parts in flight (a page given back is read again if touched). */
@@ -289,6 +309,7 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     p.state = state;
     p.parts = parts;
     p.map = map;
+    p.live = ring && cli_input_live(fd) ? o->live : NULL;
     long page = sysconf(_SC_PAGESIZE);
     p.page = page > 0 ? (size_t)page : 4096;
     p.nslots = stax_parallel_slots(threads);
@@ -469,6 +490,7 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
     }
     const stax_batch *b;
     int eof = 0, started = 0, ended = 0, f;
+    stax_cli_out *live = o->live && cli_input_live(fd) ? o->live : NULL;
     uint64_t fed = 0, saved = 0; /* input offsets: of the next byte fed, of the last context */
     if (o->resume) {
         if (stax_cli_context_load(o, r, state, &fed)) goto out;
@@ -488,6 +510,10 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
             pre += n;
             pre_len -= (size_t)n;
         } else {
+            if (!ended && cli_before_wait(live, fd)) {
+                rc = 2; /* the command reports the failed write */
+                goto out;
+            }
             n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
         }
         if (n > 0) stax_cli_progress_add(&progress, (size_t)n);

@@ -75,6 +75,8 @@ static void select_flush(select_cli *c) {
     c->olen = 0;
 }
 
+static void select_drain(void *c) { select_flush(c); }
+
 static void select_write(select_cli *c, const void *p, size_t n) {
     if (c->skip) {
         size_t k = c->skip < n ? (size_t)c->skip : n;
@@ -808,7 +810,10 @@ int stax_cmd_select(const stax_cli_opts *o, const stax_cli_select_opts *so, int 
     popt.memory_size = 0;
     P.opt = &popt;
     stax_cli_parts parts = {&P, select_par_setup, select_par_begin, select_par_batch, select_par_done};
-    rc = stax_cli_run_parts(o, fd, select_batch_serial, &P, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
+    w.drain = select_drain;
+    w.drain_ud = &c;
+    stax_cli_opts live = stax_cli_live(o, &w);
+    rc = stax_cli_run_parts(&live, fd, select_batch_serial, &P, NULL, o->jobs && o->jobs != 1 ? &parts : NULL);
     select_flush(&c);
     if (c.status != STAX_OK && !o->quiet) {
         char row[96];

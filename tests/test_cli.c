@@ -10,11 +10,14 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A file descriptor reading doc (a temporary file: any size). */
@@ -728,6 +731,167 @@ Test(cli, stdin_streams_while_the_pipe_stays_open, .timeout = 20) {
     close(p[1]);
     cr_assert_eq(rc, 0);
     cr_assert_str_eq(buf, "x\n");
+}
+
+/* ================================================================ live output */
+
+static void write_all(int fd, const char *s) {
+    for (size_t n = strlen(s); n;) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR) continue;
+        cr_assert_gt(k, 0, "write: %s", strerror(errno));
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+static long ms_since(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The tool itself (args, NULL-ended), its stdin and stdout pipes, as in a
+ * pipeline over a live stream: once first is written, want must come out
+ * (waited for with poll, 10 s at most) while the input stays open; then rest
+ * is written, the input closed, and all the output must be all, exit 0. */
+static void live_output(const char *const *args, const char *first, const char *want, const char *rest,
+                        const char *all) {
+    const char *bin = stax_test_bin();
+    int in[2], out[2];
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    signal(SIGPIPE, SIG_IGN); /* a tool that died early fails the test, not kills it */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        signal(SIGPIPE, SIG_DFL);
+        char *argv[16];
+        size_t n = 0;
+        argv[n++] = (char *)bin;
+        for (; args[n - 1] && n < 15; n++) argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        execv(bin, argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    write_all(in[1], first);
+    char got[4096] = {0};
+    size_t len = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long left;
+    while (!strstr(got, want) && (left = 10000 - ms_since(&t0)) > 0) {
+        struct pollfd p = {.fd = out[0], .events = POLLIN};
+        int r = poll(&p, 1, (int)left);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        ssize_t n = read(out[0], got + len, sizeof got - 1 - len);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    int in_time = strstr(got, want) != NULL;
+    char early[sizeof got];
+    memcpy(early, got, sizeof got);
+    write_all(in[1], rest); /* the tool ends, whatever came out */
+    close(in[1]);
+    for (ssize_t n; len < sizeof got - 1 && (n = read(out[0], got + len, sizeof got - 1 - len)) != 0;)
+        if (n > 0) len += (size_t)n;
+        else if (errno != EINTR) break;
+    close(out[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(in_time, "%s: '%s' did not come out while the input was open (got '%s')", args[0], want, early);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d", args[0], st);
+    cr_assert_str_eq(got, all, "%s", args[0]);
+}
+
+/* What was read is written before the tool waits for more input. */
+static const char live_first[] = "<stream xmlns='jabber:client'><message to='a'><body>hi</body></message>";
+static const char live_rest[] = "<message to='b'><body>there</body></message></stream>";
+static const char live_canon[] = "<stream xmlns=\"jabber:client\"><message to=\"a\"><body>hi</body></message>"
+                                 "<message to=\"b\"><body>there</body></message></stream>";
+
+Test(cli, select_writes_a_match_before_a_read_that_waits, .timeout = 60) {
+    live_output((const char *const[]){"select", "//message/body", NULL}, live_first, "hi\n", live_rest, "hi\nthere\n");
+    live_output((const char *const[]){"select", "--first", "2", "//body", NULL}, live_first, "hi\n", live_rest,
+                "hi\nthere\n");
+    live_output((const char *const[]){"select", "--xml", "//body", NULL}, live_first,
+                "<body xmlns=\"jabber:client\">hi</body>\n", live_rest,
+                "<body xmlns=\"jabber:client\">hi</body>\n<body xmlns=\"jabber:client\">there</body>\n");
+    live_output((const char *const[]){"select", "--csv", "@to,body", "//message", NULL}, live_first, "a,hi\n",
+                live_rest, "a,hi\nb,there\n");
+    /* a header before any match: out as soon as the input waits */
+    live_output((const char *const[]){"select", "--csv", "@to", "--header", "//message", NULL}, "<stream>", "@to\n",
+                "<message to='x'/></stream>", "@to\nx\n");
+}
+
+Test(cli, canon_writes_what_it_read_before_a_read_that_waits, .timeout = 30) {
+    live_output((const char *const[]){"canon", NULL}, live_first,
+                "<stream xmlns=\"jabber:client\"><message to=\"a\"><body>hi</body></message>", live_rest, live_canon);
+}
+
+Test(cli, fmt_writes_what_it_read_before_a_read_that_waits, .timeout = 30) {
+    char all[sizeof live_canon + 1];
+    snprintf(all, sizeof all, "%s\n", live_canon);
+    live_output((const char *const[]){"fmt", "--indent", "0", NULL}, live_first, "<body>hi</body></message>",
+                live_rest, all);
+}
+
+/* Output that cannot be written stops the tool while its input stays open:
+ * with SIGPIPE ignored, a closed stdout fails the flush before the read
+ * that would wait, and the tool exits 2 at once, not when the input ends. */
+Test(cli, a_failed_write_stops_the_tool_before_a_read_that_waits, .timeout = 30) {
+    const char *bin = stax_test_bin();
+    int in[2], out[2], err[2];
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    cr_assert_eq(pipe(err), 0);
+    signal(SIGPIPE, SIG_IGN); /* kept across exec: the tool's writes fail with EPIPE */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (int k = 0; k < 2; k++) close(in[k]), close(out[k]), close(err[k]);
+        execl(bin, bin, "select", "//body", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(out[0]); /* nobody reads the output */
+    close(err[1]);
+    write_all(in[1], live_first);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = 0;
+    pid_t done = 0;
+    while ((done = waitpid(pid, &st, WNOHANG)) == 0 && ms_since(&t0) < 10000) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    close(in[1]); /* the tool ends, whatever it did */
+    if (!done) cr_assert_eq(waitpid(pid, &st, 0), pid);
+    char msg[512] = {0};
+    for (size_t len = 0; len < sizeof msg - 1;) {
+        ssize_t n = read(err[0], msg + len, sizeof msg - 1 - len);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    close(err[0]);
+    cr_assert(done == pid, "the tool went on reading after its output failed");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    char want[128];
+    snprintf(want, sizeof want, "stax: write error: %s\n", strerror(EPIPE));
+    cr_assert_str_eq(msg, want);
 }
 
 Test(cli, make_unit_takes_its_jobs_from_make_or_the_machine) {
