@@ -709,7 +709,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
     size_t len = all.value.len;
     if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
         if (!d->ext) return 0;
-        int rc = stax__ext_open(d->ext, STAX_ENTITY_PARAMETER, e->name, all.pubid, all.sysid, all.base, &xt, d->err);
+        int rc = stax__ext_open(d->ext, STAX_ENTITY_PARAMETER, all.name, all.pubid, all.sysid, all.base, &xt, d->err);
         if (rc == STAX_DECLINE) return 0;
         if (rc) {
             d->err->at = ref;
@@ -817,7 +817,7 @@ static int dtd_decls(dtd_ctx *c) {
                 return c->sections ? dtd_fail(c, c->p, STAX_E_DTD, "a conditional section does not end") : 0;
             stax__dtd_level *l = dtd_lv(c, c->top);
             if (l->kind == DL_DECLSEP && c->sections != l->sections) {
-                stax_str n = l->ent->name;
+                stax_str n = stax__ent_name(l->ent);
                 return dtd_fail(c, c->p, STAX_E_DTD, "conditional sections are not properly nested in parameter entity '%.*s'",
                                 stax__clip(n.len, 64), n.ptr);
             }

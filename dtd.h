@@ -15,11 +15,17 @@
  * STAX__ENT_FAR (a long value) how far from the record's start they are
  * (an int32_t), and for an external entity its public id, system id,
  * notation and base (four stax_str). Nothing in the body is aligned: read it
- * with the functions below. A one-byte entity with a six-byte name takes 32
+ * with the functions below. A one-byte entity with a six-byte name takes 24
  * bytes on 64-bit targets. */
+typedef struct stax__ent_head {
+    const char *ptr;
+    uint32_t len;
+    uint32_t next; /* the entity declared after it (after the last: the first): its offset in the
+                      region + 1 (here, in the room a 64-bit pointer leaves beside len) */
+} stax__ent_head;
+
 typedef struct stax__entity {
-    stax_str name;
-    uint32_t next;       /* the entity declared after it (after the last: the first): its offset in the region + 1 */
+    stax__ent_head name; /* the name: ptr and len (stax__ent_name) */
     unsigned char flags; /* STAX__ENT_* */
 } stax__entity;
 
@@ -58,6 +64,12 @@ static inline stax_str stax__ent_value(const stax__entity *e) {
         v.ptr = (const char *)e + back;
     }
     return v;
+}
+static inline stax_str stax__ent_name(const stax__entity *e) {
+    stax_str s;
+    s.ptr = e->name.ptr;
+    s.len = e->name.len;
+    return s;
 }
 static inline int stax__ent_is(const stax__entity *e, unsigned flag) { return (e->flags & flag) != 0; }
 static inline void stax__ent_busy(stax__entity *e, int busy) {
@@ -129,7 +141,7 @@ typedef struct stax__dtd {
     unsigned char has_external; /* the DOCTYPE names an external subset */
     unsigned char no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
     uint32_t ent_last; /* the entity declared last (its offset in the region + 1; 0: none): the
-                          entities are a ring in declaration order (stax__entity.next), which a
+                          entities are a ring in declaration order (its name.next), which a
                           context saves (chars and this in the room of two ints: the reader is no
                           larger) */
     uint32_t max_depth;   /* entity nesting limit */

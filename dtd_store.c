@@ -288,7 +288,7 @@ stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
     unsigned char *p = dtd_put_uint(rec + STAX__ENT_BODY, vl);
     memcpy(p, e->name.ptr, nl);
     r->name.ptr = (const char *)p;
-    r->name.len = nl;
+    r->name.len = (uint32_t)nl;
     p += nl;
     if (far) { /* in the region, which is at most DTD_MAX_REGION bytes */
         int32_t back = (int32_t)(v - (const char *)rec);
@@ -316,8 +316,8 @@ stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
         return NULL;
     uint32_t self = dtd_off(d, r);
     stax__entity *last = d->ent_last ? (stax__entity *)dtd_at(d, d->ent_last) : r;
-    r->next = last == r ? self : last->next; /* the first (itself, alone) */
-    last->next = self;
+    r->name.next = last == r ? self : last->name.next; /* the first (itself, alone) */
+    last->name.next = self;
     d->ent_last = self;
     d->n_ents++;
     return r;
@@ -326,7 +326,7 @@ stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
 void stax__ent_ids(const stax__entity *e, stax__entity_decl *out) {
     memset(out, 0, sizeof *out);
     out->flags = e->flags;
-    out->name = e->name;
+    out->name = stax__ent_name(e);
     out->value = stax__ent_value(e);
     if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
         stax_str ids[4];
@@ -342,11 +342,11 @@ void stax__ent_ids(const stax__entity *e, stax__entity_decl *out) {
 }
 
 stax__entity *stax__ent_first(const stax__dtd *d) {
-    return d->ent_last ? (stax__entity *)dtd_at(d, ((const stax__entity *)dtd_at(d, d->ent_last))->next) : NULL;
+    return d->ent_last ? (stax__entity *)dtd_at(d, ((const stax__entity *)dtd_at(d, d->ent_last))->name.next) : NULL;
 }
 
 stax__entity *stax__ent_next(const stax__dtd *d, const stax__entity *e) {
-    return dtd_off(d, e) == d->ent_last ? NULL : (stax__entity *)dtd_at(d, e->next);
+    return dtd_off(d, e) == d->ent_last ? NULL : (stax__entity *)dtd_at(d, e->name.next);
 }
 
 /* ================================================================ insertion

@@ -40,7 +40,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, int at_eof, s
     /* text that refers to entities mostly refers to one again and again; a
      * declared entity's name was checked when it was declared */
     stax__entity *e = r->doc.last_ge;
-    if (!e || !rd_str_same(e->name, ref.name)) /* (without a DOCTYPE the table is empty) */
+    if (!e || !rd_str_same(stax__ent_name(e), ref.name)) /* (without a DOCTYPE the table is empty) */
         e = stax__dtd_entity(&r->buf.dtd, ref.name.ptr, ref.name.len, 0);
     if (!e && stax__ref_check_name(&ref, tok + i, &r->doc.err)) return stax__rd_fail_err(r, tok, n);
     *found = e;
@@ -141,7 +141,7 @@ static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
     if (!ids) return r->doc.status;
     stax__entity_decl all;
     stax__ent_ids(e, &all);
-    ev->name = e->name;
+    ev->name = all.name;
     ids->name = all.pubid;
     ids->value = all.sysid;
     return 0;
@@ -980,7 +980,7 @@ int stax__rd_push_entity(stax_reader *r) {
     stax__xtext *xt = NULL;
     if (external) {
         stax__ext_release(&r->buf.ext); /* entities that ended with nothing after them in the batch */
-        int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, e->name, all.pubid, all.sysid, all.base, &xt, &r->doc.err);
+        int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, all.name, all.pubid, all.sysid, all.base, &xt, &r->doc.err);
         if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->doc.push_pos);
         if (rc) return stax__rd_fail_loaded(r, r->doc.push_pos);
         text = xt->text + xt->body;
