@@ -15,8 +15,9 @@
  * STAX__ENT_FAR (a long value) how far from the record's start they are
  * (an int32_t), and for an external entity its public id, system id,
  * notation and base (four stax_str). Nothing in the body is aligned: read it
- * with the functions below. A one-byte entity with a six-byte name takes 24
- * bytes on 64-bit targets. */
+ * with the functions below. A one-byte entity with a six-byte name is 25
+ * bytes on 64-bit targets (21 on 32-bit), and the next record starts at the
+ * next multiple of 8. */
 typedef struct stax__ent_head {
     const char *ptr;
     uint32_t len;

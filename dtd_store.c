@@ -252,8 +252,8 @@ static int dtd_plain_text(const char *s, size_t n) {
  * name, the value (or how far back it is) and an external entity's ids,
  * packed. A short value, the latest string stored (the parser builds it in
  * the region just before), moves into the record; a longer one stays where
- * it is. So an entity keeps its strings and about 25 bytes (on 64-bit
- * targets), nothing twice. */
+ * it is. So an entity keeps its strings and 18 bytes (on 64-bit targets),
+ * and an 8-byte alignment; nothing twice. */
 
 static size_t dtd_uint_len(size_t v) {
     size_t n = 1;

@@ -86,9 +86,10 @@ static size_t smallest_max_dtd(const char *doc, size_t len) {
 
 /* 20,000 short entities, half a megabyte of declarations, fit the default
  * max_dtd, and both ends of the table expand: the store keeps a declaration
- * in about its own size plus a small table (a 24-byte record for the entity,
- * its name inside, and a 4-byte slot), where each one-byte entity took some
- * 135 bytes and the default refused the DTD after 7,792 of them. And the
+ * in about its own size plus a small table (a record of 29 bytes on 64-bit
+ * targets for the entity, its name and value inside, and a 4-byte slot),
+ * where each one-byte entity took some 135 bytes and the default refused the
+ * DTD after 7,792 of them. And the
  * limit still holds: 16 bytes less than the smallest max_dtd that holds the
  * DTD is STAX_E_LIMIT_DTD. */
 Test(dtd_store, twenty_thousand_short_entities_fit_the_default_max_dtd) {
