@@ -77,14 +77,13 @@ static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos
  * and at most max_text bytes: entering it would give one TEXT of its text at
  * the reference's position, so that event is given here, with the same
  * checks and accounting as stax__rd_push_entity makes. */
-static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *tok, size_t i) {
+static int rd_plain_entity(stax_reader *r, stax_str v, const char *tok, size_t i) {
     stax_pos pos = rd_pos_in(r, tok, i);
     r->doc.tok_pos = pos;
     if (r->doc.n_ent >= r->cfg.opt.max_entity_depth)
         return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, pos, tok + i,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->cfg.opt.max_entity_depth);
-    stax_str v = stax__ent_value(e);
     if (stax__rd_expand_account(r, v.len, v.ptr, 0)) return r->doc.status;
     return rd_text_event(r, v.ptr, v.len, pos, 0);
 }
@@ -235,8 +234,10 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
         stax__buf_commit(&r->buf.arena, &o);
         if (rd_text_event(r, dst0, tl, r->doc.tok_pos, 0)) return 0;
-        if (ent && stax__ent_is(ent, STAX__ENT_PLAIN) && stax__ent_value(ent).len <= r->cfg.opt.max_text) /* its one TEXT, without entering it */
-            return rd_plain_entity(r, ent, tok, i) ? 0 : end;
+        if (ent && stax__ent_is(ent, STAX__ENT_PLAIN)) {
+            stax_str v = stax__ent_value(ent);
+            if (v.len <= r->cfg.opt.max_text) return rd_plain_entity(r, v, tok, i) ? 0 : end; /* its one TEXT, without entering it */
+        }
         if (ent || (rep && r->buf.ext.fn)) { /* expanded, or read through the resolver */
             r->doc.push_ent = ent ? ent : rep;
             r->doc.push_pos = rd_pos_in(r, tok, i);
@@ -973,12 +974,13 @@ int stax__rd_push_entity(stax_reader *r) {
         return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, r->doc.push_pos, r->doc.push_ref,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->cfg.opt.max_entity_depth);
-    stax__entity_decl all;
-    stax__ent_ids(e, &all);
-    const char *text = all.value.ptr;
-    size_t len = all.value.len;
+    stax_str value = stax__ent_value(e);
+    const char *text = value.ptr;
+    size_t len = value.len;
     stax__xtext *xt = NULL;
     if (external) {
+        stax__entity_decl all;
+        stax__ent_ids(e, &all);
         stax__ext_release(&r->buf.ext); /* entities that ended with nothing after them in the batch */
         int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, all.name, all.pubid, all.sysid, all.base, &xt, &r->doc.err);
         if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->doc.push_pos);
