@@ -30,7 +30,7 @@ typedef struct stax__entity {
     unsigned char flags; /* STAX__ENT_* */
 } stax__entity;
 
-enum {
+enum { /* (a context holds the first four as they are: reader_context.c) */
     STAX__ENT_PE = 1,
     STAX__ENT_EXTERNAL = 2,
     STAX__ENT_UNPARSED = 4,

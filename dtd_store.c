@@ -267,7 +267,13 @@ static unsigned char *dtd_put_uint(unsigned char *p, size_t v) {
     return p;
 }
 
-#define DTD_ENT_IDS (4 * sizeof(stax_str)) /* an external entity's public id, system id, notation and base */
+/* An external entity's public id, system id, notation and base: the last
+ * four fields of stax__entity_decl, copied as they are. */
+#define DTD_ENT_IDS (4 * sizeof(stax_str))
+typedef char dtd_ent_ids_together[offsetof(stax__entity_decl, base) - offsetof(stax__entity_decl, pubid) == 3 * sizeof(stax_str) &&
+                                          sizeof(stax__entity_decl) >= offsetof(stax__entity_decl, pubid) + DTD_ENT_IDS
+                                      ? 1
+                                      : -1];
 #define DTD_ENT_INLINE 64u                  /* the longest value moved into its record */
 
 stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
@@ -303,14 +309,7 @@ stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
     if (far) flags |= STAX__ENT_FAR;
     if (!(flags & (STAX__ENT_EXTERNAL | STAX__ENT_PE)) && dtd_plain_text(v, vl)) flags |= STAX__ENT_PLAIN;
     r->flags = (unsigned char)flags;
-    if (ext) {
-        stax_str ids[4];
-        ids[0] = e->pubid;
-        ids[1] = e->sysid;
-        ids[2] = e->notation;
-        ids[3] = e->base;
-        memcpy(p, ids, sizeof ids);
-    }
+    if (ext) memcpy(p, &e->pubid, DTD_ENT_IDS); /* pubid, sysid, notation, base */
     if (dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, DTD_FULL_ENTS,
                         dtd_hash(d, r->name.ptr, nl, (flags & STAX__ENT_PE) != 0), dtd_off(d, r), dtd_ent_rehash))
         return NULL;
@@ -329,13 +328,8 @@ void stax__ent_ids(const stax__entity *e, stax__entity_decl *out) {
     out->name = stax__ent_name(e);
     out->value = stax__ent_value(e);
     if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
-        stax_str ids[4];
         size_t after = stax__ent_is(e, STAX__ENT_FAR) ? sizeof(int32_t) : out->value.len;
-        memcpy(ids, e->name.ptr + e->name.len + after, sizeof ids);
-        out->pubid = ids[0];
-        out->sysid = ids[1];
-        out->notation = ids[2];
-        out->base = ids[3];
+        memcpy(&out->pubid, e->name.ptr + e->name.len + after, DTD_ENT_IDS);
     } else {
         out->pubid.ptr = out->sysid.ptr = out->notation.ptr = out->base.ptr = "";
     }

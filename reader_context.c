@@ -79,7 +79,14 @@
 #define CTX_POS_LEN 24u         /* the position after the header: offset, line, column (u64 each) */
 #define CTX_FIXED 192u          /* the header, the fixed fields, the counts and the checksum (132), rounded up */
 #define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
-enum { CTX_E_PE = 1, CTX_E_EXTERNAL = 2, CTX_E_UNPARSED = 4, CTX_E_EXT_DECL = 8 };
+/* An entity's flags in a context: 1 a parameter entity, 2 external, 4
+ * unparsed, 8 declared in external text; dtd.h numbers STAX__ENT_* so, and
+ * they are written as they are. */
+#define CTX_E_BITS 15u
+typedef char ctx_entity_bits[(int)STAX__ENT_PE == 1 && (int)STAX__ENT_EXTERNAL == 2 && (int)STAX__ENT_UNPARSED == 4 &&
+                                     (int)STAX__ENT_EXT_DECL == 8
+                                 ? 1
+                                 : -1];
 
 static const stax__hash_key ctx_key = {0x73746178636f6e74ULL, 0x6578742076657231ULL};
 
@@ -119,8 +126,7 @@ static void ctx_put_dtd(ctx_w *w, const stax__dtd *d) {
     for (const stax__entity *e = stax__ent_first(d); e; e = stax__ent_next(d, e)) { /* in declaration order */
         stax__entity_decl all;
         stax__ent_ids(e, &all);
-        ctx_u8(w, (all.flags & STAX__ENT_PE ? CTX_E_PE : 0) | (all.flags & STAX__ENT_EXTERNAL ? CTX_E_EXTERNAL : 0) |
-                      (all.flags & STAX__ENT_UNPARSED ? CTX_E_UNPARSED : 0) | (all.flags & STAX__ENT_EXT_DECL ? CTX_E_EXT_DECL : 0));
+        ctx_u8(w, all.flags & CTX_E_BITS);
         ctx_str(w, all.name);
         ctx_str(w, all.value);
         ctx_str(w, all.pubid);
@@ -446,8 +452,7 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
         stax__entity_decl e;
         memset(&e, 0, sizeof e);
         unsigned bits = ctx_g8(c);
-        e.flags = (bits & CTX_E_PE ? STAX__ENT_PE : 0u) | (bits & CTX_E_EXTERNAL ? STAX__ENT_EXTERNAL : 0u) |
-                  (bits & CTX_E_UNPARSED ? STAX__ENT_UNPARSED : 0u) | (bits & CTX_E_EXT_DECL ? STAX__ENT_EXT_DECL : 0u);
+        e.flags = bits & CTX_E_BITS; /* (more is refused below) */
         e.name = ctx_gstr(c, lim);
         e.value = ctx_gstr(c, lim);
         e.pubid = ctx_gstr(c, lim);
