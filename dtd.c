@@ -347,11 +347,12 @@ static int dtd_decl_base(dtd_ctx *c, stax_str *base) {
 
 static int dtd_entity_decl(dtd_ctx *c) {
     stax__dtd *d = c->d;
-    stax__entity e;
+    stax__entity_decl e;
     memset(&e, 0, sizeof e);
     if (dtd_need_ws(c, "after <!ENTITY")) return d->status;
-    if (c->p < c->end && *c->p == '%') {
-        e.pe = 1;
+    int pe = c->p < c->end && *c->p == '%';
+    if (pe) {
+        e.flags |= STAX__ENT_PE;
         c->p++;
         if (dtd_need_ws(c, "after '%'")) return d->status;
     }
@@ -367,38 +368,41 @@ static int dtd_entity_decl(dtd_ctx *c) {
     } else {
         int rc = dtd_external_id(c, &e.pubid, &e.sysid, 0);
         if (rc) return rc > 0 ? dtd_fail(c, c->p, STAX_E_DTD, "entity value or external id expected") : rc;
-        e.external = 1;
+        e.flags |= STAX__ENT_EXTERNAL;
         size_t ws = dtd_ws(c);
         if (dtd_lit(c, "NDATA")) {
             if (!ws) return dtd_fail(c, c->p - 5, STAX_E_DTD, "whitespace required before NDATA");
-            if (e.pe) return dtd_fail(c, c->p - 5, STAX_E_DTD, "a parameter entity cannot be unparsed (NDATA)");
+            if (pe) return dtd_fail(c, c->p - 5, STAX_E_DTD, "a parameter entity cannot be unparsed (NDATA)");
             if (dtd_need_ws(c, "after NDATA")) return d->status;
             if (dtd_name(c, &e.notation, 0, "notation name")) return d->status;
-            e.unparsed = 1;
+            e.flags |= STAX__ENT_UNPARSED;
         }
     }
     dtd_ws(c);
     if (c->p >= c->end || *c->p != '>') return dtd_fail(c, c->p, STAX_E_DTD, "'>' expected to end the entity declaration");
     c->p++;
     if (d->skip_decls) return 0;
-    if (stax__dtd_entity(d, e.name.ptr, e.name.len, e.pe)) { /* the first declaration wins */
+    if (stax__dtd_entity(d, e.name.ptr, e.name.len, pe)) { /* the first declaration wins */
         stax__dtd_drop(d, e.value.ptr, e.value.len);
         return 0;
     }
-    e.ext_decl = c->floor > 0 || dtd_lv(c, 0)->kind != DL_INTERNAL;
-    if (e.external && !e.unparsed && dtd_decl_base(c, &e.base)) return dtd_too_big(c, c->p);
-    /* keep copies: the subset text lives in the caller's chunk */
-    e.name.ptr = stax__dtd_store(d, e.name.ptr, e.name.len);
+    if (c->floor > 0 || dtd_lv(c, 0)->kind != DL_INTERNAL) e.flags |= STAX__ENT_EXT_DECL;
+    int external = (e.flags & STAX__ENT_EXTERNAL) != 0, unparsed = (e.flags & STAX__ENT_UNPARSED) != 0;
+    /* keep copies: the subset text lives in the caller's chunk (the name is
+     * copied into the record, which finds the value where it was stored) */
+    if (external && !unparsed && dtd_decl_base(c, &e.base)) return dtd_too_big(c, c->p);
     if (e.pubid.len) e.pubid.ptr = stax__dtd_store_pubid(d, e.pubid.ptr, e.pubid.len, &e.pubid.len);
     if (e.sysid.len) e.sysid.ptr = stax__dtd_store_id(d, e.sysid.ptr, e.sysid.len, &e.sysid.len);
     if (e.notation.len) e.notation.ptr = stax__dtd_store(d, e.notation.ptr, e.notation.len);
-    if (!e.name.ptr || (e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) ||
-        (e.notation.len && !e.notation.ptr))
+    if ((e.pubid.len && !e.pubid.ptr) || (e.sysid.len && !e.sysid.ptr) || (e.notation.len && !e.notation.ptr))
         return dtd_too_big(c, c->p);
     if (!e.pubid.len) e.pubid.ptr = "";
     if (!e.sysid.len) e.sysid.ptr = "";
+    if (!e.notation.len) e.notation.ptr = "";
+    if (!e.base.len) e.base.ptr = "";
     if (!e.value.len) e.value.ptr = "";
-    if (!stax__dtd_add_entity(d, &e) || (e.unparsed && stax__dtd_add_unparsed(d, &e))) return dtd_too_big(c, c->p);
+    stax__entity *rec = stax__dtd_add_entity(d, &e);
+    if (!rec || (unparsed && stax__dtd_add_unparsed(d, rec))) return dtd_too_big(c, c->p);
     return 0;
 }
 
@@ -693,16 +697,19 @@ static int dtd_comment(dtd_ctx *c) {
 static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int *entered) {
     stax__dtd *d = c->d;
     *entered = 0;
-    if (e->busy) return dtd_fail(c, ref, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", stax__clip(e->name.len, 64), e->name.ptr);
+    if (stax__ent_is(e, STAX__ENT_BUSY))
+        return dtd_fail(c, ref, STAX_E_ENTITY, "parameter entity '%.*s' refers to itself", stax__clip(e->name.len, 64), e->name.ptr);
     if (c->top + 1 > d->max_depth)
         return dtd_fail(c, ref, STAX_E_LIMIT_ENTITY, "parameter entities nested deeper than max_entity_depth (%lu)",
                         (unsigned long)d->max_depth);
     stax__xtext *xt = NULL;
-    const char *text = e->value.ptr;
-    size_t len = e->value.len;
-    if (e->external) {
+    stax__entity_decl all;
+    stax__ent_ids(e, &all);
+    const char *text = all.value.ptr;
+    size_t len = all.value.len;
+    if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
         if (!d->ext) return 0;
-        int rc = stax__ext_open(d->ext, STAX_ENTITY_PARAMETER, e->name, e->pubid, e->sysid, e->base, &xt, d->err);
+        int rc = stax__ext_open(d->ext, STAX_ENTITY_PARAMETER, all.name, all.pubid, all.sysid, all.base, &xt, d->err);
         if (rc == STAX_DECLINE) return 0;
         if (rc) {
             d->err->at = ref;
@@ -732,7 +739,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
     l->sections = c->sections;
     c->p = text;
     c->end = text + len;
-    e->busy = 1;
+    stax__ent_busy(e, 1);
     *entered = 1;
     return 0;
 }
@@ -740,7 +747,7 @@ static int dtd_enter(dtd_ctx *c, stax__entity *e, const char *ref, int kind, int
 /* The top level's text is used up: back to the level below. */
 static void dtd_leave(dtd_ctx *c) {
     stax__dtd_level *l = dtd_lv(c, c->top);
-    l->ent->busy = 0;
+    stax__ent_busy(l->ent, 0);
     if (l->xt) stax__ext_close(c->d->ext, l->xt);
     c->top--;
     c->p = dtd_lv(c, c->top)->p;
@@ -810,7 +817,7 @@ static int dtd_decls(dtd_ctx *c) {
                 return c->sections ? dtd_fail(c, c->p, STAX_E_DTD, "a conditional section does not end") : 0;
             stax__dtd_level *l = dtd_lv(c, c->top);
             if (l->kind == DL_DECLSEP && c->sections != l->sections) {
-                stax_str n = l->ent->name;
+                stax_str n = stax__ent_name(l->ent);
                 return dtd_fail(c, c->p, STAX_E_DTD, "conditional sections are not properly nested in parameter entity '%.*s'",
                                 stax__clip(n.len, 64), n.ptr);
             }

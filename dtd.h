@@ -8,13 +8,74 @@
  * The internal subset, parsed whole when the DOCTYPE token is complete. Names
  * and values live in one region of max_dtd bytes (a fixed block of its own)
  * and never move, so events may point into them. */
+/* An entity as the DTD keeps it: a record of its region (dtd_store.c) that
+ * never moves, so that events and frames may point into it. Its head is the
+ * fields below; its body, packed after them, the value's length (LEB128),
+ * the name's bytes (where name points), the value's bytes, or with
+ * STAX__ENT_FAR (a long value) how far from the record's start they are
+ * (an int32_t), and for an external entity its public id, system id,
+ * notation and base (four stax_str). Nothing in the body is aligned: read it
+ * with the functions below. A one-byte entity with a six-byte name is 25
+ * bytes on 64-bit targets (21 on 32-bit), and the next record starts at the
+ * next multiple of 8. */
+typedef struct stax__ent_head {
+    const char *ptr;
+    uint32_t len;
+    uint32_t next; /* the entity declared after it (after the last: the first): its offset in the
+                      region + 1 (here, in the room a 64-bit pointer leaves beside len) */
+} stax__ent_head;
+
 typedef struct stax__entity {
-    stax_str name, value, pubid, sysid, notation;
-    stax_str base;   /* external: where it was declared (stax_entity_request.base) */
-    unsigned char pe, external, unparsed, busy;
-    unsigned char ext_decl; /* declared in the external subset or in a parameter entity */
-    unsigned char plain;    /* internal, and its text is plain: no markup, reference, CR or ']' */
+    stax__ent_head name; /* the name: ptr and len (stax__ent_name) */
+    unsigned char flags; /* STAX__ENT_* */
 } stax__entity;
+
+enum { /* (a context holds the first four as they are: reader_context.c) */
+    STAX__ENT_PE = 1,
+    STAX__ENT_EXTERNAL = 2,
+    STAX__ENT_UNPARSED = 4,
+    STAX__ENT_EXT_DECL = 8, /* declared in the external subset or in a parameter entity */
+    STAX__ENT_PLAIN = 16,   /* internal, and its text is plain: no markup, reference, CR or ']' */
+    STAX__ENT_BUSY = 32,    /* being expanded */
+    STAX__ENT_FAR = 64      /* its value is not in the record */
+};
+#define STAX__ENT_BODY (offsetof(stax__entity, flags) + 1)
+
+/* A declaration to add (stax__dtd_add_entity), or an entity read whole (stax__ent_ids). */
+typedef struct stax__entity_decl {
+    stax_str name, value, pubid, sysid, notation;
+    stax_str base;  /* external: where it was declared (stax_entity_request.base) */
+    unsigned flags; /* STAX__ENT_* */
+} stax__entity_decl;
+
+static inline stax_str stax__ent_value(const stax__entity *e) {
+    const unsigned char *p = (const unsigned char *)e + STAX__ENT_BODY;
+    size_t n = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        n |= (size_t)(*p & 0x7F) << shift;
+        if (!(*p++ & 0x80)) break;
+    }
+    p += e->name.len;
+    stax_str v;
+    v.ptr = (const char *)p;
+    v.len = n;
+    if (e->flags & STAX__ENT_FAR) {
+        int32_t back;
+        memcpy(&back, p, sizeof back);
+        v.ptr = (const char *)e + back;
+    }
+    return v;
+}
+static inline stax_str stax__ent_name(const stax__entity *e) {
+    stax_str s;
+    s.ptr = e->name.ptr;
+    s.len = e->name.len;
+    return s;
+}
+static inline int stax__ent_is(const stax__entity *e, unsigned flag) { return (e->flags & flag) != 0; }
+static inline void stax__ent_busy(stax__entity *e, int busy) {
+    e->flags = (unsigned char)(busy ? e->flags | STAX__ENT_BUSY : e->flags & ~STAX__ENT_BUSY);
+}
 
 enum { STAX__AT_CDATA, STAX__AT_ID, STAX__AT_IDREF, STAX__AT_IDREFS, STAX__AT_ENTITY, STAX__AT_ENTITIES,
        STAX__AT_NMTOKEN, STAX__AT_NMTOKENS, STAX__AT_NOTATION, STAX__AT_ENUM };
@@ -55,13 +116,14 @@ typedef struct stax__dtd {
     char *cur;
     size_t cur_left;
     /* Entities, attdefs and elements are records in the chunks, which never
-     * move; the hash tables (open addressing, NULL = empty) point at them. */
+     * move; the hash tables (open addressing, 0 = empty) hold their offsets
+     * in the region + 1 (the region is at most 4 GiB - 1). */
     size_t n_ents, n_atts, n_elems;
-    void **ent_hash;             /* stax__entity * */
+    uint32_t *ent_hash;          /* stax__entity */
     size_t ent_hash_cap;
-    void **att_hash;             /* stax__attdef *, by element and name */
+    uint32_t *att_hash;          /* stax__attdef, by element and name */
     size_t att_hash_cap;
-    void **elem_hash;            /* stax__dtd_elem_def *: elements with an ATTLIST */
+    uint32_t *elem_hash;         /* stax__dtd_elem_def: elements with an ATTLIST */
     size_t elem_hash_cap;
     stax__dtd_elem_def *elem_list;
     uint64_t elem_lens;          /* bit (length & 63) of every element name with an ATTLIST */
@@ -69,7 +131,7 @@ typedef struct stax__dtd {
     stax_decl *notations, *unparsed;
     size_t n_not, cap_not, n_unp, cap_unp;
 #ifndef STAX__SMALL
-    void **not_hash;             /* notations: index + 1 (the array moves as it grows) */
+    uint32_t *not_hash;          /* notations: index + 1 (the array moves as it grows) */
     size_t not_hash_cap;
 #endif
     stax_dtd_pi *pis;
@@ -77,8 +139,12 @@ typedef struct stax__dtd {
     int has_pe_ref;   /* a parameter-entity reference occurs in the internal subset */
     int skip_decls;   /* an unread parameter entity was referenced: later ENTITY/ATTLIST are not processed (5.1) */
     int standalone;   /* standalone="yes" */
-    int has_external; /* the DOCTYPE names an external subset */
-    int no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
+    unsigned char has_external; /* the DOCTYPE names an external subset */
+    unsigned char no_colons;    /* namespaces on: entity names, notation names and PI targets have no colon */
+    uint32_t ent_last; /* the entity declared last (its offset in the region + 1; 0: none): the
+                          entities are a ring in declaration order (its name.next), which a
+                          context saves (chars and this in the room of two ints: the reader is no
+                          larger) */
     uint32_t max_depth;   /* entity nesting limit */
     uint32_t max_name;
     size_t max_token;     /* a default value's length after expansion */
@@ -120,6 +186,12 @@ STAXINT char *stax__dtd_store_pubid(stax__dtd *d, const char *s, size_t n, size_
 /* Grow the array *arr of *cap elements of elem bytes to hold need: 0 or -1. */
 STAXINT int stax__dtd_grow(stax__dtd *d, void **arr, size_t *cap, size_t elem, size_t need);
 STAXINT stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe);
+/* Every field of entity e (its flags, name, value and ids) into *out. */
+STAXINT void stax__ent_ids(const stax__entity *e, stax__entity_decl *out);
+/* The entities in declaration order: the first (NULL: none), and the one
+ * declared after e (NULL: e is the last). */
+STAXINT stax__entity *stax__ent_first(const stax__dtd *d);
+STAXINT stax__entity *stax__ent_next(const stax__dtd *d, const stax__entity *e);
 /* The element with an ATTLIST named [name, name+len): its index, or -1. */
 STAXINT const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len);
 /* The definition of attribute `name` of element elem: its index in atts, or UINT32_MAX. */
@@ -134,8 +206,11 @@ STAXINT int stax__dtd_has_notation(const stax__dtd *d, const char *name, size_t 
 STAXINT uint32_t stax__dtd_clear_stamps(stax__dtd *d);
 /* Declarations into the tables (the parser's way, also reader_context.c's):
  * strings kept in the region with stax__dtd_store first. NULL or -1 when the
- * region is full. stax__dtd_add_entity works out `plain` itself. */
-STAXINT stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e);
+ * region is full. stax__dtd_add_entity copies the name into the record, and
+ * the value, the ids and the base stay where they are (the value must be in
+ * the region, or empty). It works out STAX__ENT_PLAIN itself (e->flags gives
+ * the others but busy). */
+STAXINT stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e);
 STAXINT int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e);
 STAXINT stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name);
 STAXINT int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attdef *a);

@@ -15,6 +15,9 @@ struct stax__dtd_chunk {
 /* The alignment of the records in the chunks: what their fields need (no
  * record holds anything wider than a pointer, a size_t or a uint64_t). */
 #define DTD_ALIGN 8u
+/* The largest region: the tables hold offsets in it, and an entity the
+ * distance to its value, in 32 bits. */
+#define DTD_MAX_REGION ((size_t)INT32_MAX)
 
 /* ================================================================ storage
  * Everything the DTD keeps lives in one region of max_dtd bytes, a fixed
@@ -164,24 +167,31 @@ static uint32_t dtd_hash(const stax__dtd *d, const char *s, size_t n, int salt) 
     return (uint32_t)(h ^ (h >> 32)) ^ (uint32_t)salt * 0x9e3779b9u;
 }
 
-/* Insert rec into an open-addressing table of records keyed by their names.
- * The table doubles at half full; when the region has no room for the
- * larger table it goes on at up to seven eighths full before it fails, so
- * that growing never refuses what the region still holds. */
-static int dtd_hash_insert(stax__dtd *d, void ***tab, size_t *cap, size_t count, uint32_t h, void *rec,
-                           uint32_t (*rehash)(const stax__dtd *, const void *)) {
-    if ((count + 1) * 2 > *cap) {
+/* A record's slot in a table: its offset in the region + 1; and back. */
+static uint32_t dtd_off(const stax__dtd *d, const void *rec) {
+    return (uint32_t)((const char *)rec - (const char *)d->region) + 1;
+}
+static void *dtd_at(const stax__dtd *d, uint32_t v) { return (char *)d->region + (v - 1); }
+
+/* Insert v (not 0) into an open-addressing table of count values. The table
+ * doubles when count reaches full / 8 of it (a power of two); when the
+ * region has no room for the larger table it goes on at up to seven eighths
+ * full before it fails, so that growing never refuses what the region still
+ * holds. */
+static int dtd_hash_insert(stax__dtd *d, uint32_t **tab, size_t *cap, size_t count, unsigned full, uint32_t h,
+                           uint32_t v, uint32_t (*rehash)(const stax__dtd *, uint32_t)) {
+    if ((count + 1) * 8 > *cap * full) {
         size_t ncap = *cap ? *cap * 2 : 8;
-        void **nt = ncap <= SIZE_MAX / sizeof(void *) ? (void **)dtd_alloc(d, ncap * sizeof(void *)) : NULL;
+        uint32_t *nt = ncap <= SIZE_MAX / sizeof *nt ? (uint32_t *)dtd_alloc(d, ncap * sizeof *nt) : NULL;
         if (nt) {
-            memset(nt, 0, ncap * sizeof(void *));
+            memset(nt, 0, ncap * sizeof *nt);
             for (size_t i = 0; i < *cap; i++) {
                 if (!(*tab)[i]) continue;
                 size_t k = rehash(d, (*tab)[i]) & (ncap - 1);
                 while (nt[k]) k = (k + 1) & (ncap - 1);
                 nt[k] = (*tab)[i];
             }
-            stax__mem_free(&d->mem, *tab, *cap * sizeof(void *));
+            stax__mem_free(&d->mem, *tab, *cap * sizeof **tab);
             *tab = nt;
             *cap = ncap;
         } else if ((count + 1) * 8 > *cap * 7) {
@@ -190,32 +200,38 @@ static int dtd_hash_insert(stax__dtd *d, void ***tab, size_t *cap, size_t count,
     }
     size_t k = h & (*cap - 1);
     while ((*tab)[k]) k = (k + 1) & (*cap - 1);
-    (*tab)[k] = rec;
+    (*tab)[k] = v;
     return 0;
 }
+/* How full the tables go before they double, in eighths: the entities' to
+ * three quarters (a DTD may declare thousands of them, and each slot is 4
+ * bytes of max_dtd), the others, looked up at every start tag with an
+ * ATTLIST, to half. */
+#define DTD_FULL_ENTS 6u
+#define DTD_FULL 4u
 
-static uint32_t dtd_ent_rehash(const stax__dtd *d, const void *rec) {
-    const stax__entity *e = (const stax__entity *)rec;
-    return dtd_hash(d, e->name.ptr, e->name.len, e->pe);
+static uint32_t dtd_ent_rehash(const stax__dtd *d, uint32_t v) {
+    const stax__entity *e = (const stax__entity *)dtd_at(d, v);
+    return dtd_hash(d, e->name.ptr, e->name.len, stax__ent_is(e, STAX__ENT_PE));
 }
-static uint32_t dtd_elem_rehash(const stax__dtd *d, const void *rec) {
-    const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)rec;
+static uint32_t dtd_elem_rehash(const stax__dtd *d, uint32_t v) {
+    const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)dtd_at(d, v);
     return dtd_hash(d, e->name.ptr, e->name.len, 7);
 }
 /* Attribute definitions hash by their name and their element. */
 static uint32_t dtd_att_hash(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
     return dtd_hash(d, name, len, 11) ^ (elem->id * 0x85ebca6bu);
 }
-static uint32_t dtd_att_rehash(const stax__dtd *d, const void *rec) {
-    const stax__attdef *a = (const stax__attdef *)rec;
+static uint32_t dtd_att_rehash(const stax__dtd *d, uint32_t v) {
+    const stax__attdef *a = (const stax__attdef *)dtd_at(d, v);
     return dtd_att_hash(d, a->elem, a->name.ptr, a->name.len);
 }
 
 /* Notations hash by name; the table holds index + 1 into the array (not in
  * builds for size: stax__dtd_has_notation). */
 #ifndef STAX__SMALL
-static uint32_t dtd_not_rehash(const stax__dtd *d, const void *rec) {
-    const stax_decl *n = &d->notations[(uintptr_t)rec - 1];
+static uint32_t dtd_not_rehash(const stax__dtd *d, uint32_t v) {
+    const stax_decl *n = &d->notations[v - 1];
     return dtd_hash(d, n->name.ptr, n->name.len, 13);
 }
 #endif
@@ -231,30 +247,116 @@ static int dtd_plain_text(const char *s, size_t n) {
     return stax__check_chars(s, n, &err) == n;
 }
 
+/* ================================================================ entities
+ * An entity is one record (dtd.h): its head, then the value's length, the
+ * name, the value (or how far back it is) and an external entity's ids,
+ * packed. A short value, the latest string stored (the parser builds it in
+ * the region just before), moves into the record; a longer one stays where
+ * it is. So an entity keeps its strings and 18 bytes (on 64-bit targets),
+ * and an 8-byte alignment; nothing twice. */
+
+static size_t dtd_uint_len(size_t v) {
+    size_t n = 1;
+    while (v >>= 7) n++;
+    return n;
+}
+
+static unsigned char *dtd_put_uint(unsigned char *p, size_t v) {
+    for (; v >= 0x80; v >>= 7) *p++ = (unsigned char)(v | 0x80);
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+/* An external entity's public id, system id, notation and base: the last
+ * four fields of stax__entity_decl, copied as they are. */
+#define DTD_ENT_IDS (4 * sizeof(stax_str))
+typedef char dtd_ent_ids_together[offsetof(stax__entity_decl, base) - offsetof(stax__entity_decl, pubid) == 3 * sizeof(stax_str) &&
+                                          sizeof(stax__entity_decl) >= offsetof(stax__entity_decl, pubid) + DTD_ENT_IDS
+                                      ? 1
+                                      : -1];
+#define DTD_ENT_INLINE 64u                  /* the longest value moved into its record */
+
+stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity_decl *e) {
+    size_t nl = e->name.len, vl = e->value.len, ext = (e->flags & STAX__ENT_EXTERNAL) ? DTD_ENT_IDS : 0;
+    if (nl > d->max || vl > d->max) return NULL;
+    char moved[DTD_ENT_INLINE];
+    const char *v = e->value.ptr;
+    int far = vl > DTD_ENT_INLINE || v + vl != d->cur; /* (an empty value is "inline") */
+    if (!far && vl) {
+        memcpy(moved, v, vl);
+        stax__dtd_unstore(d, vl);
+        v = moved;
+    }
+    size_t body = dtd_uint_len(vl) + nl + (far ? sizeof(int32_t) : vl) + ext;
+    unsigned char *rec = (unsigned char *)stax__dtd_record(d, STAX__ENT_BODY + body);
+    if (!rec) return NULL;
+    stax__entity *r = (stax__entity *)(void *)rec;
+    unsigned char *p = dtd_put_uint(rec + STAX__ENT_BODY, vl);
+    memcpy(p, e->name.ptr, nl);
+    r->name.ptr = (const char *)p;
+    r->name.len = (uint32_t)nl;
+    p += nl;
+    if (far) { /* in the region, which is at most DTD_MAX_REGION bytes */
+        int32_t back = (int32_t)(v - (const char *)rec);
+        memcpy(p, &back, sizeof back);
+        p += sizeof back;
+    } else if (vl) {
+        memcpy(p, v, vl);
+        v = (const char *)p;
+        p += vl;
+    }
+    unsigned flags = e->flags & (STAX__ENT_PE | STAX__ENT_EXTERNAL | STAX__ENT_UNPARSED | STAX__ENT_EXT_DECL);
+    if (far) flags |= STAX__ENT_FAR;
+    if (!(flags & (STAX__ENT_EXTERNAL | STAX__ENT_PE)) && dtd_plain_text(v, vl)) flags |= STAX__ENT_PLAIN;
+    r->flags = (unsigned char)flags;
+    if (ext) memcpy(p, &e->pubid, DTD_ENT_IDS); /* pubid, sysid, notation, base */
+    if (dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, DTD_FULL_ENTS,
+                        dtd_hash(d, r->name.ptr, nl, (flags & STAX__ENT_PE) != 0), dtd_off(d, r), dtd_ent_rehash))
+        return NULL;
+    uint32_t self = dtd_off(d, r);
+    stax__entity *last = d->ent_last ? (stax__entity *)dtd_at(d, d->ent_last) : r;
+    r->name.next = last == r ? self : last->name.next; /* the first (itself, alone) */
+    last->name.next = self;
+    d->ent_last = self;
+    d->n_ents++;
+    return r;
+}
+
+void stax__ent_ids(const stax__entity *e, stax__entity_decl *out) {
+    memset(out, 0, sizeof *out);
+    out->flags = e->flags;
+    out->name = stax__ent_name(e);
+    out->value = stax__ent_value(e);
+    if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
+        size_t after = stax__ent_is(e, STAX__ENT_FAR) ? sizeof(int32_t) : out->value.len;
+        memcpy(&out->pubid, e->name.ptr + e->name.len + after, DTD_ENT_IDS);
+    } else {
+        out->pubid.ptr = out->sysid.ptr = out->notation.ptr = out->base.ptr = "";
+    }
+}
+
+stax__entity *stax__ent_first(const stax__dtd *d) {
+    return d->ent_last ? (stax__entity *)dtd_at(d, ((const stax__entity *)dtd_at(d, d->ent_last))->name.next) : NULL;
+}
+
+stax__entity *stax__ent_next(const stax__dtd *d, const stax__entity *e) {
+    return dtd_off(d, e) == d->ent_last ? NULL : (stax__entity *)dtd_at(d, e->name.next);
+}
+
 /* ================================================================ insertion
  * The one way a declaration enters the tables: from the parser (dtd.c), and
  * from reader_context.c when it rebuilds a saved DTD (its strings already in
  * the region through stax__dtd_store). NULL or -1 when the region is full. */
 
-stax__entity *stax__dtd_add_entity(stax__dtd *d, const stax__entity *e) {
-    stax__entity *rec = (stax__entity *)stax__dtd_record(d, sizeof *rec);
-    if (!rec) return NULL;
-    *rec = *e;
-    rec->busy = 0;
-    rec->plain = !e->external && !e->pe && dtd_plain_text(e->value.ptr, e->value.len);
-    if (dtd_hash_insert(d, &d->ent_hash, &d->ent_hash_cap, d->n_ents, dtd_ent_rehash(d, rec), rec, dtd_ent_rehash))
-        return NULL;
-    d->n_ents++;
-    return rec;
-}
-
 int stax__dtd_add_unparsed(stax__dtd *d, const stax__entity *e) {
     if (stax__dtd_grow(d, (void **)&d->unparsed, &d->cap_unp, sizeof *d->unparsed, d->n_unp + 1)) return -1;
+    stax__entity_decl all;
+    stax__ent_ids(e, &all);
     stax_decl *u = &d->unparsed[d->n_unp++];
-    u->name = e->name;
-    u->pubid = e->pubid;
-    u->sysid = e->sysid;
-    u->notation = e->notation;
+    u->name = all.name;
+    u->pubid = all.pubid;
+    u->sysid = all.sysid;
+    u->notation = all.notation;
     return 0;
 }
 
@@ -267,7 +369,8 @@ stax__dtd_elem_def *stax__dtd_add_elem(stax__dtd *d, stax_str name) {
     el->name.ptr = kept;
     el->name.len = name.len;
     el->id = (uint32_t)d->n_elems;
-    if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, dtd_elem_rehash(d, el), el, dtd_elem_rehash))
+    if (dtd_hash_insert(d, &d->elem_hash, &d->elem_hash_cap, d->n_elems, DTD_FULL, dtd_hash(d, kept, name.len, 7),
+                        dtd_off(d, el), dtd_elem_rehash))
         return NULL;
     el->next = d->elem_list;
     d->elem_list = el;
@@ -284,7 +387,8 @@ int stax__dtd_add_attdef(stax__dtd *d, stax__dtd_elem_def *el, const stax__attde
     rec->next = NULL;
     rec->elem = el;
     rec->stamp = 0;
-    if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, dtd_att_rehash(d, rec), rec, dtd_att_rehash))
+    if (dtd_hash_insert(d, &d->att_hash, &d->att_hash_cap, d->n_atts, DTD_FULL, dtd_att_hash(d, el, rec->name.ptr, rec->name.len),
+                        dtd_off(d, rec), dtd_att_rehash))
         return -1;
     d->n_atts++;
     if (!el->last) el->first = rec;
@@ -297,8 +401,9 @@ int stax__dtd_add_notation(stax__dtd *d, const stax_decl *n) {
     if (stax__dtd_grow(d, (void **)&d->notations, &d->cap_not, sizeof *d->notations, d->n_not + 1)) return -1;
     d->notations[d->n_not] = *n;
 #ifndef STAX__SMALL
-    void *rec = (void *)(uintptr_t)(d->n_not + 1);
-    if (dtd_hash_insert(d, &d->not_hash, &d->not_hash_cap, d->n_not, dtd_not_rehash(d, rec), rec, dtd_not_rehash))
+    if (d->n_not >= UINT32_MAX - 1 ||
+        dtd_hash_insert(d, &d->not_hash, &d->not_hash_cap, d->n_not, DTD_FULL, dtd_hash(d, n->name.ptr, n->name.len, 13),
+                        (uint32_t)(d->n_not + 1), dtd_not_rehash))
         return -1;
 #endif
     d->n_not++;
@@ -318,7 +423,7 @@ void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o
     d->err = err;
     d->frames = frames;
     stax__hash_key_init(&d->key, d);
-    d->max = o->max_dtd;
+    d->max = o->max_dtd < DTD_MAX_REGION ? o->max_dtd : DTD_MAX_REGION; /* (32-bit offsets) */
     d->max_depth = o->max_entity_depth;
     d->amplification = o->entity_amplification;
     d->threshold = o->entity_threshold;
@@ -329,7 +434,7 @@ void stax__dtd_init(stax__dtd *d, stax__mem *outer, const stax_reader_options *o
 
 void stax__dtd_reset(stax__dtd *d, const stax_reader_options *o) {
     stax__dtd keep = *d;
-    int no_colons = d->no_colons;
+    unsigned char no_colons = d->no_colons;
     stax__dtd_init(d, keep.outer, o, keep.frames, keep.err);
     d->no_colons = no_colons;
     d->ext = keep.ext;
@@ -347,9 +452,10 @@ void stax__dtd_free(stax__dtd *d) {
 stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len, int pe) {
     if (!d->ent_hash_cap) return NULL;
     size_t k = dtd_hash(d, name, len, pe) & (d->ent_hash_cap - 1);
-    for (void *v; (v = d->ent_hash[k]) != NULL; k = (k + 1) & (d->ent_hash_cap - 1)) {
-        stax__entity *e = (stax__entity *)v;
-        if (e->pe == pe && e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
+    for (uint32_t v; (v = d->ent_hash[k]) != 0; k = (k + 1) & (d->ent_hash_cap - 1)) {
+        stax__entity *e = (stax__entity *)dtd_at(d, v);
+        if (stax__ent_is(e, STAX__ENT_PE) == (pe != 0) && e->name.len == len && memcmp(e->name.ptr, name, len) == 0)
+            return e;
     }
     return NULL;
 }
@@ -357,8 +463,8 @@ stax__entity *stax__dtd_entity(const stax__dtd *d, const char *name, size_t len,
 const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, size_t len) {
     if (!d->elem_hash_cap) return NULL;
     size_t k = dtd_hash(d, name, len, 7) & (d->elem_hash_cap - 1);
-    for (void *v; (v = d->elem_hash[k]) != NULL; k = (k + 1) & (d->elem_hash_cap - 1)) {
-        const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)v;
+    for (uint32_t v; (v = d->elem_hash[k]) != 0; k = (k + 1) & (d->elem_hash_cap - 1)) {
+        const stax__dtd_elem_def *e = (const stax__dtd_elem_def *)dtd_at(d, v);
         if (e->name.len == len && memcmp(e->name.ptr, name, len) == 0) return e;
     }
     return NULL;
@@ -367,8 +473,8 @@ const stax__dtd_elem_def *stax__dtd_elem(const stax__dtd *d, const char *name, s
 stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *elem, const char *name, size_t len) {
     if (!d->att_hash_cap) return NULL;
     size_t k = dtd_att_hash(d, elem, name, len) & (d->att_hash_cap - 1);
-    for (void *v; (v = d->att_hash[k]) != NULL; k = (k + 1) & (d->att_hash_cap - 1)) {
-        stax__attdef *a = (stax__attdef *)v;
+    for (uint32_t v; (v = d->att_hash[k]) != 0; k = (k + 1) & (d->att_hash_cap - 1)) {
+        stax__attdef *a = (stax__attdef *)dtd_at(d, v);
         if (a->elem == elem && a->name.len == len && memcmp(a->name.ptr, name, len) == 0) return a;
     }
     return NULL;
@@ -378,8 +484,8 @@ stax__attdef *stax__dtd_attdef(const stax__dtd *d, const stax__dtd_elem_def *ele
 int stax__dtd_has_notation(const stax__dtd *d, const char *name, size_t len) {
     if (!d->not_hash_cap) return 0;
     size_t k = dtd_hash(d, name, len, 13) & (d->not_hash_cap - 1);
-    for (void *v; (v = d->not_hash[k]) != NULL; k = (k + 1) & (d->not_hash_cap - 1)) {
-        const stax_decl *n = &d->notations[(uintptr_t)v - 1];
+    for (uint32_t v; (v = d->not_hash[k]) != 0; k = (k + 1) & (d->not_hash_cap - 1)) {
+        const stax_decl *n = &d->notations[v - 1];
         if (n->name.len == len && memcmp(n->name.ptr, name, len) == 0) return 1;
     }
     return 0;

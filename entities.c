@@ -99,19 +99,19 @@ int stax__general_entity(const stax__dtd *d, const char *amp, stax_str name, uns
             return stax__err_set(err, STAX_E_ENTITY, amp, "undefined entity '%.*s'", stax__clip(name.len, 64), name.ptr);
         return STAX__REF_SKIP; /* declared, maybe, where a non-validating reader does not look */
     }
-    if (e->unparsed)
+    if (stax__ent_is(e, STAX__ENT_UNPARSED))
         return stax__err_set(err, STAX_E_ENTITY, amp, "reference to unparsed entity '%.*s'", stax__clip(name.len, 64),
                              name.ptr);
     /* WFC Entity Declared: a standalone document may not rely on declarations
      * it does not hold itself */
-    if (e->ext_decl && d->standalone && !(where & STAX__GE_DTD))
+    if (stax__ent_is(e, STAX__ENT_EXT_DECL) && d->standalone && !(where & STAX__GE_DTD))
         return stax__err_set(err, STAX_E_ENTITY, amp,
                              "entity '%.*s' is declared in the external subset or a parameter entity, "
                              "which a standalone document may not use",
                              stax__clip(name.len, 64), name.ptr);
-    if (e->busy)
+    if (stax__ent_is(e, STAX__ENT_BUSY))
         return stax__err_set(err, STAX_E_ENTITY, amp, "entity '%.*s' refers to itself", stax__clip(name.len, 64), name.ptr);
-    if (e->external) {
+    if (stax__ent_is(e, STAX__ENT_EXTERNAL)) {
         if (where & STAX__GE_ATTR)
             return stax__err_set(err, STAX_E_ENTITY, amp, "reference to external entity '%.*s' in an attribute value",
                                  stax__clip(name.len, 64), name.ptr);
@@ -169,7 +169,7 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
     for (;;) {
         if (i >= len) {
             if (!sp) break;
-            cur->busy = 0;
+            stax__ent_busy(cur, 0);
             const stax__frame *f = &a->frames[--sp];
             p = f->p;
             len = f->n;
@@ -239,26 +239,27 @@ int stax__attr_normalize(const stax__attnorm *a, const char *s, size_t n, stax__
                                    (unsigned long)a->max_depth);
                 break;
             }
-            if ((rc = stax__meter_add(a->meter, e->value.len, a->threshold, a->amplification, err, at)) != 0) break;
+            stax_str value = stax__ent_value(e);
+            if ((rc = stax__meter_add(a->meter, value.len, a->threshold, a->amplification, err, at)) != 0) break;
             stax__frame *f = &a->frames[sp++];
             f->p = p;
             f->n = len;
             f->i = i;
             f->e = cur;
             if (!ref_at) ref_at = p + amp_i;
-            e->busy = 1;
+            stax__ent_busy(e, 1);
             cur = e;
-            p = e->value.ptr;
-            len = e->value.len;
+            p = value.ptr;
+            len = value.len;
             i = 0;
         }
         if (v.o.over) break;
     }
     /* an error or a full window part-way through entity text: clear the marks */
-    if (cur) cur->busy = 0;
+    if (cur) stax__ent_busy(cur, 0);
     while (sp) {
         stax__frame *f = &a->frames[--sp];
-        if (f->e) f->e->busy = 0;
+        if (f->e) stax__ent_busy(f->e, 0);
     }
     if (rc) return rc;
     if (v.o.over) {

@@ -211,6 +211,8 @@ typedef struct par_slot {
     unsigned char *end;  /* the context it ended with, when end_ok */
     size_t end_cap, end_len;
     int end_ok;
+    size_t from, to;     /* in memory: where the part starts and ends (the next part's start) */
+    int empty;           /* in memory: its window holds no cut (it starts at the end of the part before) */
     char *buf;           /* a read through a function: the part's bytes [boff, boff + blen) */
     size_t blen;
     uint64_t boff;
@@ -230,6 +232,7 @@ typedef struct par {
     par_slot *slots;
     size_t nslots;
     size_t next;   /* the next part a worker takes */
+    size_t empty_from, empty_to; /* parts known to be empty (a reader found their windows without a cut) */
     size_t verify; /* the part being verified */
     int stop;
     /* a read through a function: a feeder thread fills the slots' buffers */
@@ -275,7 +278,12 @@ static size_t par_candidate_in(const char *d, size_t n, size_t at) {
     return n;
 }
 
-static size_t par_candidate(const par *p, size_t at) { return par_candidate_in(p->data, p->len, at); }
+/* The first candidate in d[at, stop) of d[0, n) (its name start character
+ * may be at stop): stop when there is none. */
+static size_t par_candidate_upto(const char *d, size_t n, size_t at, size_t stop) {
+    size_t c = par_candidate_in(d, stop < n ? stop + 1 : n, at);
+    return c < stop ? c : stop;
+}
 
 /* Whether the candidate at d[x] opens an element of the first cut's name. */
 static int par_like(const par *p, const char *d, size_t n, size_t x) {
@@ -283,21 +291,29 @@ static int par_like(const par *p, const char *d, size_t n, size_t x) {
     return end < n && memcmp(d + x + 1, p->name, p->first_name) == 0 && !par_name_char((unsigned char)d[end]);
 }
 
-/* The first candidate at or after at that opens an element of the first
- * cut's name (in a record-like document, a record at the guessed depth),
- * looked for in the next part_size bytes; else the first candidate. */
-static size_t par_candidate_like(const par *p, size_t at) {
-    size_t c = par_candidate(p, at), stop = p->len - at > p->psize ? at + p->psize : p->len;
-    for (size_t x = c; x < stop; x = par_candidate(p, x + 1))
-        if (par_like(p, p->data, p->len, x)) return x;
-    return c;
+/* Part k's window, [first + (k - 1) * part_size, + part_size) cut to the
+ * document: *stop its end; its start, len when it starts at the end. */
+static size_t par_window(const par *p, size_t k, size_t *stop) {
+    size_t rest = p->len - p->first, at = k - 1 > rest / p->psize ? p->len : p->first + (k - 1) * p->psize;
+    *stop = p->len - at > p->psize ? at + p->psize : p->len;
+    return at;
 }
 
-/* Where part k (k >= 1) starts; len when there is no part k. */
+/* Where part k starts. Part 1 at the first cut; part k >= 2 at a candidate in
+ * its window, the first that opens an element of the first cut's name (in a
+ * record-like document, a record at the guessed depth), else the first one.
+ * PAR_EMPTY when the window holds none but the document goes on after it
+ * (part k is empty: the part before goes on to the next part's start), len
+ * when there is no part k. Only the window is looked at, never beyond, so
+ * that a reader looks ahead of what it reads by one window at most. */
+#define PAR_EMPTY SIZE_MAX
 static size_t par_cut(const par *p, size_t k) {
     if (k == 1) return p->first;
-    if (k - 1 > (p->len - p->first) / p->psize) return p->len;
-    return par_candidate_like(p, p->first + (k - 1) * p->psize);
+    size_t stop, at = par_window(p, k, &stop), c = par_candidate_upto(p->data, p->len, at, stop);
+    if (c >= stop) return stop < p->len ? PAR_EMPTY : p->len;
+    for (size_t x = c; x < stop; x = par_candidate_upto(p->data, p->len, x + 1, stop))
+        if (par_like(p, p->data, p->len, x)) return x;
+    return c;
 }
 
 static int par_reserve(par_slot *s, unsigned char **buf, size_t *cap, size_t need) {
@@ -352,15 +368,17 @@ static int par_stream(par *p, stax_reader *r, char *buf, size_t k, int *cb) {
     return par_drain(p->o, r, k, cb);
 }
 
-/* Feed s->r part k's bytes from offset from to cut(k + 1) inclusive (to the
- * end, and end it, for the last part), its batches to the callback as part
- * k's. A read through a function has them in s->buf; a part with no cut
- * in its buffer goes on with the rest of the input (on the calling thread
- * only: a worker does not read it). */
+/* Feed s->r part k's bytes from offset from to the next part's start
+ * inclusive (to the end, and end it, for the last part), its batches to the
+ * callback as part k's. A read through a function has them in s->buf; a part
+ * with no cut in its buffer goes on with the rest of the input (on the
+ * calling thread only: a worker does not read it). In memory the next part's
+ * start is looked for a window at a time, each window with no candidate fed
+ * before the next is looked at (an empty part ends where it starts). */
 static void par_read_range(par *p, par_slot *s, size_t k, uint64_t from) {
     const char *d;
     size_t n;
-    int last, open = 0, err = 0;
+    int last, open = 0, err = 0, st = STAX_NEED_INPUT;
     if (p->read) {
         size_t skip = (size_t)(from - s->boff);
         d = s->buf + skip;
@@ -369,13 +387,29 @@ static void par_read_range(par *p, par_slot *s, size_t k, uint64_t from) {
         open = s->bopen;
         err = s->berr;
     } else {
-        size_t e = par_cut(p, k + 1), to = e < p->len ? e + 1 : p->len;
-        d = p->data + from;
-        n = to - (size_t)from;
-        last = e >= p->len;
+        size_t at = (size_t)from, e = s->empty ? s->from : PAR_EMPTY, stop, j = k + 1;
+        for (; e == PAR_EMPTY && !s->cb && st == STAX_NEED_INPUT; j++) {
+            if ((e = par_cut(p, j)) != PAR_EMPTY) break;
+            (void)par_window(p, j, &stop);
+            if (stop > at) {
+                stax_reader_feed(s->r, p->data + at, stop - at);
+                st = par_drain(p->o, s->r, k, &s->cb);
+                at = stop;
+            }
+        }
+        if (j > k + 2) { /* parts k + 1 .. j - 1 are empty: their workers need not look */
+            pthread_mutex_lock(&p->mu);
+            p->empty_from = k + 1;
+            p->empty_to = j;
+            pthread_mutex_unlock(&p->mu);
+        }
+        size_t to = e < p->len ? e + 1 : p->len;
+        s->to = e;
+        d = p->data + at;
+        n = to > at && e != PAR_EMPTY ? to - at : 0;
+        last = e >= p->len && e != PAR_EMPTY;
     }
-    int st = STAX_NEED_INPUT;
-    if (!s->cb && n) {
+    if (!s->cb && st == STAX_NEED_INPUT && n) {
         stax_reader_feed(s->r, d, n);
         st = par_drain(p->o, s->r, k, &s->cb);
     }
@@ -426,11 +460,15 @@ static void *par_worker(void *arg) {
         s->ready = 0;
         while (p->read && !p->stop && k >= p->fed && !p->fed_end) pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop) break;
-        int have = p->read && k < p->fed;
+        int have = p->read && k < p->fed, known_empty = k >= p->empty_from && k < p->empty_to;
         pthread_mutex_unlock(&p->mu);
-        uint64_t c = !p->read ? par_cut(p, k) : have ? s->boff : 0;
-        if (!p->read) have = c < p->len;
-        if (have && p->read && s->bopen) { /* read on the calling thread, with the rest of the input */
+        uint64_t c = p->read ? (have ? s->boff : 0) : known_empty ? PAR_EMPTY : par_cut(p, k);
+        s->empty = !p->read && c == PAR_EMPTY;
+        if (!p->read) {
+            have = s->empty || c < p->len;
+            s->from = (size_t)c;
+        }
+        if (have && ((p->read && s->bopen) || s->empty)) { /* read on the calling thread (with the rest of the input) */
             s->st = STAX_E_INTERNAL;
             s->cb = 0;
         } else if (have) {
@@ -547,12 +585,20 @@ static int par_try_first(par *p, par_slot *s, const char *d, size_t *fed, size_t
 /* Part 0 up to the first cut: 1 when it was found (p->first, p->guess),
  * 0 when part 0 is the whole document (s->st, s->cb say how it ended). */
 static int par_prolog(par *p, par_slot *s) {
-    size_t fed = 0, at = 0;
+    size_t fed = 0, at = 0, w = !p->psize ? PAR_DEFAULT_PART : p->psize < PAR_SLACK ? PAR_SLACK : p->psize;
     s->cb = par_begin(p->o, 0);
     s->st = STAX_NEED_INPUT;
     while (!s->cb && s->st == STAX_NEED_INPUT) {
-        size_t c = par_candidate(p, at);
-        if (c >= p->len) break;
+        /* a window of w bytes at a time: one with no candidate is fed
+         * before the next is looked at (the reader reads what is looked at) */
+        size_t stop = p->len - at > w ? at + w : p->len, c = par_candidate_upto(p->data, p->len, at, stop);
+        if (c >= stop) {
+            if (stop >= p->len) break;
+            stax_reader_feed(s->r, p->data + fed, stop - fed);
+            fed = at = stop;
+            s->st = par_drain(p->o, s->r, 0, &s->cb);
+            continue;
+        }
         int first = par_try_first(p, s, p->data, &fed, c);
         if (first < 0) return 0;
         at = c + 1;
@@ -666,7 +712,8 @@ static int par_verify(par *p, stax_parallel_result *res) {
         pthread_cond_broadcast(&p->cv);
         while (!(s->ready && s->part == k)) pthread_cond_wait(&p->cv, &p->mu);
         pthread_mutex_unlock(&p->mu);
-        uint64_t c = p->read ? s->boff : par_cut(p, k);
+        if (s->empty) s->from = f->to; /* it ends where it starts: where part k - 1 ended */
+        uint64_t c = p->read ? s->boff : s->from;
         stax_pos at;
         int known = f->end_ok && stax_context_position(f->end, f->end_len, &at) == STAX_OK;
         /* a read through a function has part k's bytes only: from an end
@@ -840,9 +887,9 @@ static int par_range_cuts(par *p, const stax_reader_options *ro, size_t n, uint6
             size_t rest = p->len - p->first;
             p->psize = rest / n + (rest % n != 0);
             if (!p->psize) p->psize = 1;
-            for (size_t k = 1; k < n; k++) {
-                uint64_t c = par_cut(p, k + 1);
-                cuts[k] = c > cuts[k - 1] ? c : cuts[k - 1];
+            for (size_t k = n - 1; k >= 1; k--) { /* an empty part: an empty range, the one before goes on */
+                size_t c = par_cut(p, k + 1);
+                cuts[k] = c == PAR_EMPTY ? cuts[k + 1] : c;
             }
         }
     }

@@ -79,7 +79,14 @@
 #define CTX_POS_LEN 24u         /* the position after the header: offset, line, column (u64 each) */
 #define CTX_FIXED 192u          /* the header, the fixed fields, the counts and the checksum (132), rounded up */
 #define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
-enum { CTX_E_PE = 1, CTX_E_EXTERNAL = 2, CTX_E_UNPARSED = 4, CTX_E_EXT_DECL = 8 };
+/* An entity's flags in a context: 1 a parameter entity, 2 external, 4
+ * unparsed, 8 declared in external text; dtd.h numbers STAX__ENT_* so, and
+ * they are written as they are. */
+#define CTX_E_BITS 15u
+typedef char ctx_entity_bits[(int)STAX__ENT_PE == 1 && (int)STAX__ENT_EXTERNAL == 2 && (int)STAX__ENT_UNPARSED == 4 &&
+                                     (int)STAX__ENT_EXT_DECL == 8
+                                 ? 1
+                                 : -1];
 
 static const stax__hash_key ctx_key = {0x73746178636f6e74ULL, 0x6578742076657231ULL};
 
@@ -116,17 +123,16 @@ static void ctx_str(ctx_w *w, stax_str s) {
 #ifndef STAX_NO_DTD
 static void ctx_put_dtd(ctx_w *w, const stax__dtd *d) {
     ctx_u32(w, d->n_ents);
-    for (size_t i = 0; i < d->ent_hash_cap; i++) {
-        const stax__entity *e = (const stax__entity *)d->ent_hash[i];
-        if (!e) continue;
-        ctx_u8(w, (e->pe ? CTX_E_PE : 0) | (e->external ? CTX_E_EXTERNAL : 0) | (e->unparsed ? CTX_E_UNPARSED : 0) |
-                      (e->ext_decl ? CTX_E_EXT_DECL : 0));
-        ctx_str(w, e->name);
-        ctx_str(w, e->value);
-        ctx_str(w, e->pubid);
-        ctx_str(w, e->sysid);
-        ctx_str(w, e->notation);
-        ctx_str(w, e->base);
+    for (const stax__entity *e = stax__ent_first(d); e; e = stax__ent_next(d, e)) { /* in declaration order */
+        stax__entity_decl all;
+        stax__ent_ids(e, &all);
+        ctx_u8(w, all.flags & CTX_E_BITS);
+        ctx_str(w, all.name);
+        ctx_str(w, all.value);
+        ctx_str(w, all.pubid);
+        ctx_str(w, all.sysid);
+        ctx_str(w, all.notation);
+        ctx_str(w, all.base);
     }
     ctx_u32(w, d->n_unp);
     for (size_t i = 0; i < d->n_unp; i++) ctx_str(w, d->unparsed[i].name);
@@ -390,19 +396,21 @@ typedef struct ctx_ents {
 } ctx_ents;
 
 /* One entity record, as the parser makes them (dtd.c, dtd_entity_decl). */
-static int ctx_entity_ok(const stax_reader *r, const stax__dtd *d, unsigned bits, const stax__entity *e) {
+static int ctx_entity_ok(const stax_reader *r, const stax__dtd *d, unsigned bits, const stax__entity_decl *e) {
+    int pe = (e->flags & STAX__ENT_PE) != 0, external = (e->flags & STAX__ENT_EXTERNAL) != 0,
+        unparsed = (e->flags & STAX__ENT_UNPARSED) != 0, ext_decl = (e->flags & STAX__ENT_EXT_DECL) != 0;
     if (bits > 15 || !ctx_is_dtd_name(d, e->name) || !ctx_is_text(e->value) || !ctx_is_pubid(e->pubid) || !ctx_is_sysid(e->sysid) ||
         !ctx_is_text(e->base))
         return 0;
-    if (e->unparsed && (!e->external || e->pe || !ctx_is_name(e->notation))) return 0;
-    if (!e->unparsed && e->notation.len) return 0;
-    if (!e->external && (e->pubid.len || e->sysid.len)) return 0;
-    if (e->external && e->value.len) return 0;
+    if (unparsed && (!external || pe || !ctx_is_name(e->notation))) return 0;
+    if (!unparsed && e->notation.len) return 0;
+    if (!external && (e->pubid.len || e->sysid.len)) return 0;
+    if (external && e->value.len) return 0;
     /* declared in a parameter entity or the external subset: there was one */
-    if (e->ext_decl && !d->has_pe_ref && !d->has_external) return 0;
+    if (ext_decl && !d->has_pe_ref && !d->has_external) return 0;
     /* a base is that of the external text the declaration was read in */
-    if (e->base.len && (!e->external || e->unparsed || !e->ext_decl || !r->cfg.opt.resolve)) return 0;
-    return stax__dtd_entity(d, e->name.ptr, e->name.len, e->pe) == NULL; /* the first declaration is the one kept */
+    if (e->base.len && (!external || unparsed || !ext_decl || !r->cfg.opt.resolve)) return 0;
+    return stax__dtd_entity(d, e->name.ptr, e->name.len, pe) == NULL; /* the first declaration is the one kept */
 }
 
 /* The bases of the entities restored so far, each kept once: the parse
@@ -441,13 +449,10 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
     ctx_bases bases;
     bases.n = bases.next = 0;
     for (uint32_t n = ctx_g32(c); n-- > 0 && !c->bad;) {
-        stax__entity e;
+        stax__entity_decl e;
         memset(&e, 0, sizeof e);
         unsigned bits = ctx_g8(c);
-        e.pe = (bits & CTX_E_PE) != 0;
-        e.external = (bits & CTX_E_EXTERNAL) != 0;
-        e.unparsed = (bits & CTX_E_UNPARSED) != 0;
-        e.ext_decl = (bits & CTX_E_EXT_DECL) != 0;
+        e.flags = bits & CTX_E_BITS; /* (more is refused below) */
         e.name = ctx_gstr(c, lim);
         e.value = ctx_gstr(c, lim);
         e.pubid = ctx_gstr(c, lim);
@@ -455,14 +460,16 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
         e.notation = ctx_gstr(c, lim);
         e.base = ctx_gstr(c, lim);
         if (c->bad || !ctx_entity_ok(r, d, bits, &e)) return 1;
-        /* kept in the order the parse keeps them (dtd.c, dtd_entity_decl), so
-         * that the region's chunks fill alike */
-        if (ctx_keep(d, &e.value) || ctx_keep_base(d, &bases, &e.base) || ctx_keep(d, &e.name) || ctx_keep(d, &e.pubid) ||
-            ctx_keep(d, &e.sysid) || ctx_keep(d, &e.notation) || !stax__dtd_add_entity(d, &e))
+        /* kept in the order the parse keeps them (dtd.c, dtd_entity_decl: the
+         * value, or an external entity's base and ids; the name goes into the
+         * record), and the entities in the order they were declared, so that
+         * the region's chunks fill alike */
+        if (ctx_keep(d, &e.value) || ctx_keep_base(d, &bases, &e.base) || ctx_keep(d, &e.pubid) || ctx_keep(d, &e.sysid) ||
+            ctx_keep(d, &e.notation) || !stax__dtd_add_entity(d, &e))
             return -1;
         n_ents->all++;
-        n_ents->parsed += !e.pe && !e.unparsed;
-        n_ents->unparsed += e.unparsed;
+        n_ents->parsed += !(e.flags & (STAX__ENT_PE | STAX__ENT_UNPARSED));
+        n_ents->unparsed += (e.flags & STAX__ENT_UNPARSED) != 0;
     }
     /* the unparsed entities in declaration order: each of them once */
     uint32_t nu = ctx_g32(c);
@@ -471,11 +478,11 @@ static int ctx_get_entities(ctx_r *c, stax_reader *r, ctx_ents *n_ents) {
     for (uint32_t i = 0; i < nu && !rc; i++) {
         stax_str name = ctx_gstr(c, lim);
         stax__entity *e = c->bad ? NULL : stax__dtd_entity(d, name.ptr, name.len, 0);
-        if (!e || !e->unparsed || e->busy) rc = 1; /* (busy: listed already) */
+        if (!e || !stax__ent_is(e, STAX__ENT_UNPARSED) || stax__ent_is(e, STAX__ENT_BUSY)) rc = 1; /* (busy: listed already) */
         else if (stax__dtd_add_unparsed(d, e)) rc = -1;
-        else e->busy = 1;
+        else stax__ent_busy(e, 1);
     }
-    for (size_t i = 0; i < d->n_unp; i++) stax__dtd_entity(d, d->unparsed[i].name.ptr, d->unparsed[i].name.len, 0)->busy = 0;
+    for (size_t i = 0; i < d->n_unp; i++) stax__ent_busy(stax__dtd_entity(d, d->unparsed[i].name.ptr, d->unparsed[i].name.len, 0), 0);
     return rc ? rc : c->bad;
 }
 
@@ -834,7 +841,7 @@ int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     r->buf.dtd.has_pe_ref = (int)h.pe_ref;
     r->buf.dtd.skip_decls = (int)h.skip;
     r->buf.dtd.standalone = (int)h.standalone;
-    r->buf.dtd.has_external = (int)h.has_external;
+    r->buf.dtd.has_external = (unsigned char)h.has_external;
     r->buf.dtd.meter.expanded = h.dtd_expanded;
     r->buf.dtd.meter.input = h.dtd_input;
     if (ctx_get_stack(&c, r) || ctx_get_dtd(&c, r)) return r->doc.status;

@@ -40,7 +40,7 @@ static int rd_reference(stax_reader *r, const char *tok, size_t n, int at_eof, s
     /* text that refers to entities mostly refers to one again and again; a
      * declared entity's name was checked when it was declared */
     stax__entity *e = r->doc.last_ge;
-    if (!e || !rd_str_same(e->name, ref.name)) /* (without a DOCTYPE the table is empty) */
+    if (!e || !rd_str_same(stax__ent_name(e), ref.name)) /* (without a DOCTYPE the table is empty) */
         e = stax__dtd_entity(&r->buf.dtd, ref.name.ptr, ref.name.len, 0);
     if (!e && stax__ref_check_name(&ref, tok + i, &r->doc.err)) return stax__rd_fail_err(r, tok, n);
     *found = e;
@@ -73,19 +73,19 @@ static stax__entity *rd_general_entity(stax_reader *r, const char *tok, size_t n
 
 static int rd_text_event(stax_reader *r, const char *s, size_t len, stax_pos pos, unsigned flags);
 
-/* A reference to an internal entity whose text is plain (stax__entity.plain)
+/* A reference to an internal entity whose text is plain (STAX__ENT_PLAIN)
  * and at most max_text bytes: entering it would give one TEXT of its text at
  * the reference's position, so that event is given here, with the same
  * checks and accounting as stax__rd_push_entity makes. */
-static int rd_plain_entity(stax_reader *r, const stax__entity *e, const char *tok, size_t i) {
+static int rd_plain_entity(stax_reader *r, stax_str v, const char *tok, size_t i) {
     stax_pos pos = rd_pos_in(r, tok, i);
     r->doc.tok_pos = pos;
     if (r->doc.n_ent >= r->cfg.opt.max_entity_depth)
         return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, pos, tok + i,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->cfg.opt.max_entity_depth);
-    if (stax__rd_expand_account(r, e->value.len, e->value.ptr, 0)) return r->doc.status;
-    return rd_text_event(r, e->value.ptr, e->value.len, pos, 0);
+    if (stax__rd_expand_account(r, v.len, v.ptr, 0)) return r->doc.status;
+    return rd_text_event(r, v.ptr, v.len, pos, 0);
 }
 
 /* Validate one non-ASCII or control byte sequence at tok[i]; returns its length or 0 after failing. */
@@ -138,9 +138,11 @@ static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
     stax_event *ev = rd_emit(r, STAX_EV_ENTITY_REF, pos);
     stax_attr *ids = ev ? rd_emit_ids(r, ev) : NULL;
     if (!ids) return r->doc.status;
-    ev->name = e->name;
-    ids->name = e->pubid;
-    ids->value = e->sysid;
+    stax__entity_decl all;
+    stax__ent_ids(e, &all);
+    ev->name = all.name;
+    ids->name = all.pubid;
+    ids->value = all.sysid;
     return 0;
 }
 
@@ -232,8 +234,10 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
         stax__buf_commit(&r->buf.arena, &o);
         if (rd_text_event(r, dst0, tl, r->doc.tok_pos, 0)) return 0;
-        if (ent && ent->plain && ent->value.len <= r->cfg.opt.max_text) /* its one TEXT, without entering it */
-            return rd_plain_entity(r, ent, tok, i) ? 0 : end;
+        if (ent && stax__ent_is(ent, STAX__ENT_PLAIN)) {
+            stax_str v = stax__ent_value(ent);
+            if (v.len <= r->cfg.opt.max_text) return rd_plain_entity(r, v, tok, i) ? 0 : end; /* its one TEXT, without entering it */
+        }
         if (ent || (rep && r->buf.ext.fn)) { /* expanded, or read through the resolver */
             r->doc.push_ent = ent ? ent : rep;
             r->doc.push_pos = rd_pos_in(r, tok, i);
@@ -962,19 +966,23 @@ size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t
  * the next, since its events may point into them. */
 int stax__rd_push_entity(stax_reader *r) {
     stax__entity *e = r->doc.push_ent;
-    if (e->external && r->buf.batch.count) return 0;
+    int external = stax__ent_is(e, STAX__ENT_EXTERNAL);
+    if (external && r->buf.batch.count) return 0;
     r->doc.push_ent = NULL;
     r->doc.tok_pos = r->doc.push_pos;
     if (r->doc.n_ent >= r->cfg.opt.max_entity_depth)
         return stax__rd_fail_near(r, STAX_E_LIMIT_ENTITY, r->doc.push_pos, r->doc.push_ref,
                           "entity references nested deeper than max_entity_depth (%u)",
                           (unsigned)r->cfg.opt.max_entity_depth);
-    const char *text = e->value.ptr;
-    size_t len = e->value.len;
+    stax_str value = stax__ent_value(e);
+    const char *text = value.ptr;
+    size_t len = value.len;
     stax__xtext *xt = NULL;
-    if (e->external) {
+    if (external) {
+        stax__entity_decl all;
+        stax__ent_ids(e, &all);
         stax__ext_release(&r->buf.ext); /* entities that ended with nothing after them in the batch */
-        int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, e->name, e->pubid, e->sysid, e->base, &xt, &r->doc.err);
+        int rc = stax__ext_open(&r->buf.ext, STAX_ENTITY_GENERAL, all.name, all.pubid, all.sysid, all.base, &xt, &r->doc.err);
         if (rc == STAX_DECLINE) return rd_entity_ref(r, e, r->doc.push_pos);
         if (rc) return stax__rd_fail_loaded(r, r->doc.push_pos);
         text = xt->text + xt->body;
@@ -995,7 +1003,7 @@ int stax__rd_push_entity(stax_reader *r) {
     f->e = e;
     f->xt = xt;
     f->depth = r->doc.depth;
-    e->busy = 1;
+    stax__ent_busy(e, 1);
     r->doc.in = text;
     r->doc.in_len = len;
     r->doc.in_pos = 0;
@@ -1010,7 +1018,7 @@ int stax__rd_pop_entity(stax_reader *r) {
         return stax__rd_fail_at(r, STAX_E_SYNTAX, r->doc.ent_pos, "the replacement text of entity '%.*s' is not well-balanced: %s",
                           stax__clip(f->e->name.len, 64), f->e->name.ptr,
                           r->doc.in_cdata ? "a CDATA section does not end in it" : "an element starts or ends in it but not both");
-    f->e->busy = 0;
+    stax__ent_busy(f->e, 0);
     if (f->xt) stax__ext_close_later(&r->buf.ext, f->xt);
     r->doc.in = f->p;
     r->doc.in_len = f->n;

@@ -180,6 +180,7 @@ typedef struct cli_par {
     size_t nslots;
     char *map;            /* the mapped file: the pages of parts done are given back (NULL: a pipe) */
     size_t dropped, page;
+    uint64_t *behind;     /* per slot, with a map: its part's pages before this are given back */
     stax_cli_progress progress; /* counts the parts done */
     uint64_t counted;
     stax_cli_out *live;   /* a live input's output: flushed after each part (NULL: none) */
@@ -187,9 +188,26 @@ typedef struct cli_par {
 
 static void *cli_par_slot(cli_par *p, size_t part) { return p->slots + (part % p->nslots) * p->state->len; }
 
+/* Pages read are given back CLI_PAR_BEHIND bytes at a time behind each reader. */
+#define CLI_PAR_BEHIND ((uint64_t)256 << 10)
+
+/* The reader of the part in slot has read past offset (the last event of a
+ * batch starts there): the pages it read before, from those of its first
+ * batch on, are given back, so that a part longer than its window (a text
+ * run read on to the next cut, or the whole of a document with no cut) holds
+ * no more of the map than about CLI_PAR_BEHIND. A page given back is read
+ * again from the file if touched (a part read again). */
+static void cli_par_behind(cli_par *p, size_t slot, uint64_t offset) {
+    uint64_t *from = &p->behind[slot], upto = offset / p->page * p->page;
+    if (*from == UINT64_MAX) *from = (offset + p->page - 1) / p->page * p->page;
+    else if (upto >= *from + CLI_PAR_BEHIND && madvise(p->map + *from, (size_t)(upto - *from), MADV_DONTNEED) == 0)
+        *from = upto;
+}
+
 static int cli_par_begin(void *ud, size_t part) {
     cli_par *p = ud;
     int rc = 0;
+    if (p->behind) p->behind[part % p->nslots] = UINT64_MAX;
     if (p->parts) rc = p->parts->begin(p->parts->ud, part, part % p->nslots);
     else memset(cli_par_slot(p, part), 0, p->state->len);
     return rc ? CLI_PAR_RESULT + rc : 0;
@@ -200,6 +218,7 @@ static int cli_par_batch(void *ud, size_t part, const stax_batch *b) {
     int rc = p->parts ? p->parts->batch(p->parts->ud, part, part % p->nslots, b)
              : p->fn  ? p->fn(cli_par_slot(p, part), NULL, b)
                       : 0;
+    if (p->behind && b->count) cli_par_behind(p, part % p->nslots, stax_ev_offset(b, b->count - 1));
     return rc ? CLI_PAR_RESULT + rc : 0;
 }
 
@@ -314,8 +333,10 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     p.page = page > 0 ? (size_t)page : 4096;
     p.nslots = stax_parallel_slots(threads);
     p.slots = calloc(p.nslots, state && state->len ? state->len : 1);
+    if (map) p.behind = calloc(p.nslots, sizeof *p.behind); /* without it, nothing is given back before done */
     if (parts && p.slots && parts->setup(parts->ud, p.nslots)) {
         free(p.slots);
+        free(p.behind);
         return -1;
     }
     stax_parallel_options po;
@@ -359,6 +380,7 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     }
     if (err && rc >= 0) *err = st;
     free(p.slots);
+    free(p.behind);
     return rc;
 }
 

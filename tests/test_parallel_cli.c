@@ -504,6 +504,92 @@ static merged serial_run(const char *path, int count, int ns) {
     return m;
 }
 
+/* ---------------------------------------------------------------- the pages of a mapped file */
+
+/* A field of /proc/self/status in KiB (VmRSS, VmHWM); -1 without it. */
+static long status_kib(const char *field) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':') v = strtol(line + n + 1, NULL, 10);
+    if (f) fclose(f);
+    return v;
+}
+
+/* The high-water mark of the resident set set back to the current one
+ * (Linux: 5 into /proc/self/clear_refs); 0 when it cannot be. */
+static int peak_reset(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return 0;
+    int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+/* stax count -j jobs --part-size part of path, in process: its output in
+ * *m, and the KiB its run added to the resident set at its peak. */
+static long count_peak(const char *path, int jobs, size_t part, merged *m) {
+    memset(m, 0, sizeof *m);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = path;
+    o.jobs = jobs;
+    o.part_size = part;
+    int fd = open(path, O_RDONLY);
+    cr_assert_geq(fd, 0, "%s", path);
+    FILE *out = open_memstream(&m->out, &m->len);
+    cr_assert_not_null(out);
+    cr_assert(peak_reset());
+    long before = status_kib("VmRSS");
+    m->rc = stax_cmd_count(&o, fd, out);
+    long peak = status_kib("VmHWM");
+    fclose(out);
+    close(fd);
+    return peak - before;
+}
+
+/* -j maps a regular file and gives back the pages behind each reader: a
+ * part longer than its window (a text run read on to the next cut, or a
+ * document with no cut at all) holds about a window of the map, never the
+ * whole run, so that the resident set stays about (threads + 2) parts. */
+Test(parallel_cli, mapped_file_pages_given_back, .timeout = 300) {
+#if defined(__SANITIZE_THREAD__)
+    cr_skip_test("ThreadSanitizer's shadow grows with every byte read");
+#endif
+    if (!peak_reset() || status_kib("VmHWM") < 0) cr_skip_test("no /proc/self/clear_refs or VmHWM to measure with");
+    char dir[] = "/tmp/stax-parallel-cli-XXXXXX", path[512];
+    temp_file(dir, path, sizeof path, "text.xml");
+    const size_t mib = (size_t)1 << 20, part = mib, run = 32 * mib;
+    static char text[65536];
+    memset(text, 'a', sizeof text);
+    for (int doc = 0; doc < 2; doc++) {
+        FILE *f = fopen(path, "wb");
+        cr_assert_not_null(f);
+        /* one text node; then records, a text run, records (parts empty in between) */
+        fputs("<r>", f);
+        for (int i = 0; doc && i < 40000; i++) fprintf(f, "<rec id='%d'><v>%d</v></rec>\n", i, i);
+        for (size_t n = 0; n < run; n += sizeof text) cr_assert_eq(fwrite(text, 1, sizeof text, f), sizeof text);
+        for (int i = 0; doc && i < 40000; i++) fprintf(f, "<rec id='%d'><v>%d</v></rec>\n", i, i);
+        fputs("</r>\n", f);
+        cr_assert_eq(fclose(f), 0);
+        merged one = serial_run(path, 1, 0);
+        cr_assert_eq(one.rc, 0, "%s", one.err);
+        for (int jobs = 2; jobs <= 3; jobs++) {
+            merged m;
+            long kib = count_peak(path, jobs, part, &m), bound = (long)((jobs + 2) * part + 6 * mib) / 1024;
+            cr_assert_eq(m.rc, 0);
+            cr_assert(m.len == one.len && !memcmp(m.out, one.out, m.len), "-j %d: %.*s, want %.*s", jobs, (int)m.len, m.out,
+                      (int)one.len, one.out);
+            cr_assert_leq(kib, bound, "document %d, -j %d: %ld KiB at the peak, more than %ld (a text run of %zu MiB)", doc, jobs,
+                          kib, bound, run >> 20);
+            free(m.out);
+        }
+        free(one.out);
+    }
+    temp_done(dir, path);
+}
+
 /* Range k of n of path, as --part k/n writes it, into rec (count 0: check). */
 static void write_part(const char *path, const char *rec, int count, int ns, unsigned k, unsigned n) {
     stax_cli_opts o;
