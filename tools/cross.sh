@@ -50,7 +50,9 @@ root=$(pwd)
 # Each step says how long it took: the cross targets are most of make test's time.
 t0=$(date +%s)
 took() { t1=$(date +%s); echo "$target: $1 took $((t1 - t0)) s"; t0=$t1; }
-# CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD).
+# CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD);
+# CROSS_UNIT_ARGS: more arguments for the unit runner (--verbose: each test's
+# time and CPU time under qemu, from which the lists below are made).
 $MAKE --no-print-directory CC="$triple-gcc" BUILD="$b" CPPFLAGS="-Itests/lite ${CROSS_EXTRA:-}" CFLAGS="$cflags" \
     LDFLAGS=-static WERROR=1 \
     "$b/stax" "$b/conformance" "$b/unit-lite" >"$b.log" 2>&1 || {
@@ -124,7 +126,7 @@ echo "$target: unit tests"
 # $selection is a list of words on purpose, its globs for the runner (set -f).
 set -f
 # shellcheck disable=SC2086
-STAX_LITE_TIMEOUT_SCALE=20 run "$b/qemu/unit-lite" --jobs 1 $selection >"$b/unit.out" 2>&1 || fail=1
+STAX_LITE_TIMEOUT_SCALE=20 run "$b/qemu/unit-lite" --jobs 1 $selection ${CROSS_UNIT_ARGS:-} >"$b/unit.out" 2>&1 || fail=1
 set +f
 if [ $fail -ne 0 ] || grep -q '^\[FAIL\]' "$b/unit.out"; then
     grep -v '^\[INFO\]' "$b/unit.out" >&2
