@@ -346,10 +346,19 @@ test-encodings:
 # STAX_TEST_JOBS=1 for the scripts), so that the two lanes keep the two cores
 # busy without four processes sharing them: a phase run beside another lane
 # that ran two processes of its own took a quarter more CPU time than alone.
-# The lanes are balanced by the phases' CPU time at one process each.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan
+# The lanes are balanced by the phases' CPU time (user and system) at one
+# process each, in seconds on a 2-core AMD EPYC shared with other work:
+# lane 1: conformance 1, unit 58, test-asan 122, test-single 85, test-clang
+# 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
+# test-baremetal 85 (about 630); lane 2: test-cross 460 (the unit tests
+# under qemu three fifths of it), fuzz-regress 58 (the fuzzers' build most
+# of it), fuzz-smoke 80 (eight targets for 10 s of the clock each),
+# test-cmake 46, test-dist 31, the small checks 10 (about 685). The shared
+# build before them is about 45.
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan \
+	test-baremetal
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist test-baremetal
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
@@ -400,9 +409,10 @@ FORCE:
 # W3C suite with --chunk 3 --fixed-sweep, and the tool over fixtures/ and
 # generated documents compared byte for byte with the native build. Two
 # targets at a time (CROSS_JOBS). A sample: the sweeps as the sanitizer
-# builds run them, and each of the slowest tests on one target of aarch64,
-# i686 and s390x (tools/cross.sh says which; CROSS_UNIT_ALL=1 runs all of
-# them everywhere). The unit tests run through tests/lite, a
+# builds run them; i686 and s390x run the tests, each of the slowest on one
+# target of aarch64, i686 and s390x; aarch64, armhf and armhf-neon the
+# suites whose code depends on their CPU, and aarch64 those that run threads
+# (tools/cross.sh says which; CROSS_UNIT_ALL=1 runs all of them everywhere). The unit tests run through tests/lite, a
 # runner of Criterion's interface that needs no library for the target: a
 # cross Criterion would need dpkg multiarch, which a fresh Debian machine
 # does not always take (foreign architectures break `apt-get update` where
