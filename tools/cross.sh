@@ -156,7 +156,7 @@ took "the unit tests"
 # The fixed-block sweep (every document in blocks of growing sizes) where the
 # sizes differ from the native build's: on the two 32-bit ABIs (i686 aligns
 # 64-bit fields to 4 bytes, ARM's EABI to 8). The 64-bit targets have the
-# native build's sizes; the sweep is five sixths of this step under qemu.
+# native build's sizes; the sweep is seven eighths of this step under qemu.
 sweep=""
 case $target in armhf | i686) sweep=--fixed-sweep ;; esac
 echo "$target: W3C suite, --chunk 3 $sweep"
