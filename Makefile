@@ -348,17 +348,17 @@ test-encodings:
 # that ran two processes of its own took a quarter more CPU time than alone.
 # The lanes are balanced by the phases' CPU time (user and system) at one
 # process each, in seconds on a 2-core AMD EPYC shared with other work:
-# lane 1: conformance 1, unit 58, test-asan 122, test-single 85, test-clang
+# lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
 # 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
-# test-baremetal 85 (about 630); lane 2: test-cross 460 (the unit tests
-# under qemu three fifths of it), fuzz-regress 58 (the fuzzers' build most
-# of it), fuzz-smoke 80 (eight targets for 10 s of the clock each),
-# test-cmake 46, test-dist 31, the small checks 10 (about 685). The shared
-# build before them is about 45.
+# test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
+# test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
+# fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
+# clock each), test-cmake 46 (about 635). The shared build before them is
+# about 45.
 TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan \
-	test-baremetal
+	test-baremetal test-dist
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
