@@ -251,22 +251,31 @@ test-usage: lib
 # The same library, tool, unit tests and W3C suite built with clang and with
 # STAX_NO_SIMD, so that the portable loops are tested as well (the suite's
 # results must be those of the SIMD build: every test passes either way).
-# The unit tests through tests/lite's runner, as test-single.
+# The unit tests through tests/lite's runner, as test-single. The static
+# library only: the shared one is the same code built with -fPIC, which the
+# gcc build's test-symbols and test-install check.
 test-clang:
 	$(MAKE) CC=clang BUILD=build/clang CPPFLAGS=-Itests/lite EXTRA='-DSTAX_NO_SIMD -DSTAX_ABORT_ON_INTERNAL' \
-	    all build/clang/unit-lite build/clang/gen conformance CONF_ARGS=--quiet
+	    build/clang/stax build/clang/unit-lite build/clang/gen conformance CONF_ARGS=--quiet
 	STAX_TEST_FULL=0 build/clang/unit-lite --jobs $(UNIT_JOBS)
 
 # ThreadSanitizer over the suites that run threads (the parallel reads from
 # memory and from pipes, the tool's -j, select's saved state, the writer's
 # background thread), through tests/lite: Criterion's own runner does not
 # start under TSan. A report stops the program (halt_on_error), so the test
-# fails; the tool the tests run is the TSan build's too.
+# fails; the tool the tests run is the TSan build's too. Only the test files
+# of those suites are built (unit-threads): the others, two thirds of the
+# build's time, would not run.
+THREAD_TEST_SRC = tests/test_parallel.c tests/test_parallel_cli.c tests/test_select_state.c tests/test_writer_async.c
+THREAD_TEST_OBJ = $(THREAD_TEST_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/harness.o $(BUILD)/obj/tests/lite/runner.o
 TSAN_SUITES = --filter 'parallel*' --filter 'select_state/*' --filter 'writer_async/*'
+$(BUILD)/unit-threads: $(THREAD_TEST_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
+	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(THREAD_TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread
+
 test-tsan:
 	$(MAKE) BUILD=build/tsan CPPFLAGS=-Itests/lite EXTRA=-fsanitize=thread LDFLAGS=-fsanitize=thread \
-	    build/tsan/unit-lite build/tsan/stax
-	TSAN_OPTIONS=halt_on_error=1 build/tsan/unit-lite --jobs $(UNIT_JOBS) $(TSAN_SUITES)
+	    build/tsan/unit-threads build/tsan/stax
+	TSAN_OPTIONS=halt_on_error=1 build/tsan/unit-threads --jobs $(UNIT_JOBS) $(TSAN_SUITES)
 
 # `make install` into a scratch DESTDIR with PREFIX=/usr, then programs built
 # against it with pkg-config (shared and --static), then `make uninstall`.
@@ -337,10 +346,19 @@ test-encodings:
 # STAX_TEST_JOBS=1 for the scripts), so that the two lanes keep the two cores
 # busy without four processes sharing them: a phase run beside another lane
 # that ran two processes of its own took a quarter more CPU time than alone.
-# The lanes are balanced by the phases' CPU time at one process each.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan
+# The lanes are balanced by the phases' CPU time (user and system) at one
+# process each, in seconds on a 2-core AMD EPYC shared with other work:
+# lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
+# 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
+# test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
+# test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
+# fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
+# clock each), test-cmake 46 (about 635). The shared build before them is
+# about 45.
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan \
+	test-baremetal test-dist
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
-	test-cross fuzz-regress fuzz-smoke test-install test-cmake test-dist test-baremetal
+	test-cross fuzz-regress fuzz-smoke test-install test-cmake
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 test:
@@ -391,9 +409,10 @@ FORCE:
 # W3C suite with --chunk 3 --fixed-sweep, and the tool over fixtures/ and
 # generated documents compared byte for byte with the native build. Two
 # targets at a time (CROSS_JOBS). A sample: the sweeps as the sanitizer
-# builds run them, and each of the slowest tests on one target of aarch64,
-# i686 and s390x (tools/cross.sh says which; CROSS_UNIT_ALL=1 runs all of
-# them everywhere). The unit tests run through tests/lite, a
+# builds run them; i686 and s390x run the tests, each of the slowest on one
+# target of aarch64, i686 and s390x; aarch64, armhf and armhf-neon the
+# suites whose code depends on their CPU, and aarch64 those that run threads
+# (tools/cross.sh says which; CROSS_UNIT_ALL=1 runs all of them everywhere). The unit tests run through tests/lite, a
 # runner of Criterion's interface that needs no library for the target: a
 # cross Criterion would need dpkg multiarch, which a fresh Debian machine
 # does not always take (foreign architectures break `apt-get update` where

@@ -400,7 +400,12 @@ Test(hardening, nested_chains_up_to_max_token, .timeout = 120) {
                                      stax_test_status_name(first.status), first.msg);
                         cr_assert(strstr(first.msg, "max_token (1048576 bytes)"), "%s", first.msg);
                     }
+                    /* every chunk size in a full run; a sample (harness.h) has the four
+                     * readings of a chain (in the tag or as a default, allocator or
+                     * block) take turns, each chunk size read by one of them at least:
+                     * the megabyte values of the deep chains are most of the time */
                     for (size_t c = 1; c < stax_test_chunk_count; c++) {
+                        if (!stax_test_sampled(c + (size_t)(as_default * 2 + m))) continue;
                         outcome o = read_doc(d.p, d.len, stax_test_chunk_sizes[c], &opts[m]);
                         cr_assert(same_outcome(&o, &first), "depth %d: chunk size %zu differs", depth,
                                   stax_test_chunk_sizes[c]);

@@ -50,7 +50,9 @@ root=$(pwd)
 # Each step says how long it took: the cross targets are most of make test's time.
 t0=$(date +%s)
 took() { t1=$(date +%s); echo "$target: $1 took $((t1 - t0)) s"; t0=$t1; }
-# CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD).
+# CROSS_EXTRA: more compiler flags for every target (say -DSTAX_NO_SIMD);
+# CROSS_UNIT_ARGS: more arguments for the unit runner (--verbose: each test's
+# time and CPU time under qemu, from which the lists below are made).
 $MAKE --no-print-directory CC="$triple-gcc" BUILD="$b" CPPFLAGS="-Itests/lite ${CROSS_EXTRA:-}" CFLAGS="$cflags" \
     LDFLAGS=-static WERROR=1 \
     "$b/stax" "$b/conformance" "$b/unit-lite" >"$b.log" 2>&1 || {
@@ -71,22 +73,30 @@ run() { "$qemu" "$@"; }
 # (CROSS_UNIT_ALL=1 runs every test on every target). Every target runs them
 # as a sample (tests/harness.h: the long inputs a tenth as long, every 4th
 # case of the big sweeps), as the sanitizer builds do.
-# - aarch64, i686 and s390x run every test that takes under 2 s under qemu
-#   (measured with the runner's --verbose: the whole list took about 410 s a
-#   target, and these 46 tests about 370 s of it). Each of the 46 runs on one of
-#   them, the one whose difference it is most likely to meet:
+# - i686 (32-bit) and s390x (big-endian) run every test that takes under 2 s
+#   under qemu (measured with the runner's --verbose). The slower ones run on
+#   one target each, the one whose difference they are most likely to meet:
 #   - i686 (32-bit: sizes, limits and memory in fixed blocks): the long
 #     inputs in fixed blocks, the fixed-block sweeps, the bounded DTDs, the
 #     hardening limits;
 #   - s390x (big-endian: saved contexts, the carry, the entity windows): save
 #     and resume, the million references, the chunked long inputs, billion
 #     laughs, the writer over the W3C suite;
-#   - aarch64 (threads on a weakly ordered CPU; NEON): the parallel reader and
+#   - aarch64 (threads on a weakly ordered CPU): the parallel reader and
 #     the tool at -j, the writer's background thread, select's random sweeps.
-# - armhf and armhf-neon (32-bit ARM; the portable loops, and NEON on
-#   ARMv7): the suites whose code depends on the CPU: the scanners and
-#   decoders, the reader at every chunk size and its sizes, the carry, the
-#   hash, namespaces, the errors and positions, the writer and its escaper.
+# - aarch64 has the native build's sizes and byte order: beside its list it
+#   runs what depends on its CPU, the suites of armhf below (NEON, and the
+#   AArch64 UTF-8 validation) and those that run threads (parallel*,
+#   select_state, writer_async); the rest (the tool's commands, the DTD, the
+#   external entities, resume, select, the long inputs) runs on i686 and
+#   s390x, whose sizes or byte order differ from the native build's.
+# - armhf (32-bit ARM; the portable loops): the suites whose code depends on
+#   the CPU: the scanners and decoders, the reader at every chunk size and
+#   its sizes, the carry, the hash, namespaces, the errors and positions, the
+#   writer and its escaper.
+# - armhf-neon (armhf's sizes and byte order, with NEON): of those, the suites
+#   whose code reaches the NEON scanners (scan.h): all but the sizes, the
+#   hash, the DTD store, the writer's numbers and its memory.
 on_i686="long_fixed/entity_only long_fixed/text_entity long_fixed/ns_many_elements long_fixed/text_charref
 long_fixed/cdata writer_memory/fixed_block_sweep_is_monotonic parallel/fixed_blocks
 dtd/empty_entities_in_a_default_are_bounded dtd/parameter_entity_bomb_is_bounded
@@ -106,15 +116,24 @@ select/random_records_agree_with_the_tree_walker select/random_paths_agree_with_
 select/random_records_of_attributes_agree_with_the_tree_walker"
 cpu_suites="scan encoding encoding_tables reader reader_encoding reader_examples chunks positions sizing hash
 namespaces errors api limits dtd_store writer writer_numbers writer_errors writer_examples writer_memory"
+neon_suites="scan encoding encoding_tables reader reader_encoding reader_examples chunks positions namespaces
+errors api writer writer_errors writer_examples"
+thread_suites="parallel parallel_cli select_state writer_async"
 selection=""
 if [ "${CROSS_UNIT_ALL:-0}" != 1 ]; then
     case $target in
-    aarch64) for t in $on_i686 $on_s390x; do selection="$selection --exclude $t"; done ;;
+    aarch64)
+        for s in $cpu_suites carry $thread_suites; do selection="$selection --filter $s/*"; done
+        for t in $on_aarch64; do selection="$selection --filter $t"; done
+        for t in $on_i686 $on_s390x; do selection="$selection --exclude $t"; done
+        ;;
     i686) for t in $on_aarch64 $on_s390x; do selection="$selection --exclude $t"; done ;;
     s390x) for t in $on_aarch64 $on_i686; do selection="$selection --exclude $t"; done ;;
     armhf | armhf-neon)
-        for s in $cpu_suites; do selection="$selection --filter $s/*"; done
-        selection="$selection --filter carry/* --exclude carry/a_million_references_stream_at_megabyte_chunks"
+        suites=$cpu_suites
+        [ "$target" = armhf ] || suites=$neon_suites
+        for s in $suites carry; do selection="$selection --filter $s/*"; done
+        selection="$selection --exclude carry/a_million_references_stream_at_megabyte_chunks"
         ;;
     esac
 fi
@@ -124,7 +143,7 @@ echo "$target: unit tests"
 # $selection is a list of words on purpose, its globs for the runner (set -f).
 set -f
 # shellcheck disable=SC2086
-STAX_LITE_TIMEOUT_SCALE=20 run "$b/qemu/unit-lite" --jobs 1 $selection >"$b/unit.out" 2>&1 || fail=1
+STAX_LITE_TIMEOUT_SCALE=20 run "$b/qemu/unit-lite" --jobs 1 $selection ${CROSS_UNIT_ARGS:-} >"$b/unit.out" 2>&1 || fail=1
 set +f
 if [ $fail -ne 0 ] || grep -q '^\[FAIL\]' "$b/unit.out"; then
     grep -v '^\[INFO\]' "$b/unit.out" >&2
@@ -137,7 +156,7 @@ took "the unit tests"
 # The fixed-block sweep (every document in blocks of growing sizes) where the
 # sizes differ from the native build's: on the two 32-bit ABIs (i686 aligns
 # 64-bit fields to 4 bytes, ARM's EABI to 8). The 64-bit targets have the
-# native build's sizes; the sweep is five sixths of this step under qemu.
+# native build's sizes; the sweep is seven eighths of this step under qemu.
 sweep=""
 case $target in armhf | i686) sweep=--fixed-sweep ;; esac
 echo "$target: W3C suite, --chunk 3 $sweep"

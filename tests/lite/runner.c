@@ -11,7 +11,10 @@
  * Each test runs in a child process (its .init, its body, its .fini), N at a
  * time, with its .timeout (or STAX_LITE_TIMEOUT seconds when it has none),
  * scaled by STAX_LITE_TIMEOUT_SCALE (for emulators), as an alarm. --verbose
- * names each test as it starts, and its time when it ends. A child that exits 0 passed, 77 skipped; anything else (a
+ * names each test as it starts, and when it ends its time and the CPU time
+ * (user and system) of its child and what that ran, which another program's
+ * load does not change as it does the time (tools/cross.sh's lists are made
+ * from them). A child that exits 0 passed, 77 skipped; anything else (a
  * failed assertion exits 1, a crash is a signal) failed. The summary line
  * counts them; the exit status is 1 if any failed. Built with AddressSanitizer
  * (`make test-asan`), a test whose child leaks memory fails. */
@@ -22,6 +25,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -131,6 +135,20 @@ static void lite_child(const struct crx_test *t, double scale, double dflt) {
     _exit(0);
 }
 
+static double lite_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* User and system time of the children waited for so far. */
+static double lite_children_cpu(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0) return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int main(int argc, char **argv) {
     long jobs = 1;
     const char *filter[64];
@@ -168,7 +186,7 @@ int main(int argc, char **argv) {
     for (struct crx_test *t = lite_all; t; t = t->next) n++;
     struct crx_test **v = (struct crx_test **)malloc((n ? n : 1) * sizeof *v);
     pid_t *pids = (pid_t *)calloc(n ? n : 1, sizeof *pids);
-    time_t *starts = (time_t *)calloc(n ? n : 1, sizeof *starts);
+    double *starts = (double *)calloc(n ? n : 1, sizeof *starts);
     if (!v || !pids || !starts) return 2;
     size_t m = 0, excluded = 0;
     for (struct crx_test *t = lite_all; t; t = t->next) {
@@ -189,6 +207,7 @@ int main(int argc, char **argv) {
     }
 
     size_t next = 0, running = 0, passed = 0, failed = 0, skipped = 0, disabled = 0;
+    double cpu0 = lite_children_cpu();
     fflush(NULL);
     while (next < m || running) {
         while (next < m && running < (size_t)jobs) {
@@ -205,7 +224,7 @@ int main(int argc, char **argv) {
             }
             if (pid == 0) lite_child(t, scale, dflt);
             if (verbose) fprintf(stderr, "[RUN ] %s/%s\n", t->suite, t->name);
-            starts[next] = time(NULL);
+            starts[next] = lite_seconds();
             pids[next++] = pid;
             running++;
         }
@@ -221,7 +240,12 @@ int main(int argc, char **argv) {
         if (k == next) continue;
         pids[k] = 0;
         running--;
-        if (verbose) fprintf(stderr, "[DONE] %s/%s %lds\n", v[k]->suite, v[k]->name, (long)(time(NULL) - starts[k]));
+        /* The children's times grow by the child just waited for. */
+        double cpu = lite_children_cpu();
+        if (verbose)
+            fprintf(stderr, "[DONE] %s/%s %.2fs, CPU %.2fs\n", v[k]->suite, v[k]->name, lite_seconds() - starts[k],
+                    cpu - cpu0);
+        cpu0 = cpu;
         if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
             passed++;
         } else if (WIFEXITED(st) && WEXITSTATUS(st) == LITE_SKIP) {
