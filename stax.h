@@ -291,7 +291,7 @@ typedef struct stax_reader_options {
 #define STAX_READER_MIN_MEMORY 4975u
 #endif
 #elif defined(__i386__)
-#define STAX_READER_MIN_MEMORY 4015u
+#define STAX_READER_MIN_MEMORY 4031u
 #elif defined(STAX_NO_STDIO)
 #define STAX_READER_MIN_MEMORY 4031u
 #else
