@@ -470,21 +470,6 @@ found:
  * reader_tokens.c), which reports it: the fast path only takes what is
  * right. */
 
-/* Where the first ':' of the ASCII name s[0, nl) is, or nl; 16 bytes
- * readable from s when can16. */
-RD_HOT_INLINE size_t rd_fx_colon(const char *s, size_t nl, int can16) {
-#ifdef STAX__V16
-    if (can16 && nl <= 16) {
-        stax__m16 m = stax__v16_mask(stax__v16_eq(stax__v16_load(s), stax__v16_set(':'))) & stax__m16_low(nl);
-        return m ? stax__m16_first(m) : nl;
-    }
-#else
-    (void)can16;
-#endif
-    const char *c = (const char *)memchr(s, ':', nl);
-    return c ? (size_t)(c - s) : nl;
-}
-
 /* The prefix and local part of the ASCII name[0, nl) whose first colon is
  * name[k]: 0, or 1 where it is no QName (stax__qname_split's rule). */
 static int rd_fx_split(const char *name, size_t nl, size_t k, stax_qname *q) {
@@ -509,7 +494,7 @@ RD_NOINLINE int rd_fx_prefixed(const stax_reader *r, const char *name, size_t nl
 /* An element's names (name[0, nl), ASCII; 16 bytes readable from it when
  * can16): 0 and *q, or 1 (rd_fx_prefixed). */
 RD_HOT_INLINE int rd_fx_qname(const stax_reader *r, const char *name, size_t nl, int can16, stax_qname *q) {
-    size_t k = rd_fx_colon(name, nl, can16);
+    size_t k = rd_colon(name, nl, can16);
     if (STAX_UNLIKELY(k != nl)) return rd_fx_prefixed(r, name, nl, k, q);
     q->prefix.ptr = q->local.ptr = name;
     q->prefix.len = 0;
@@ -557,7 +542,7 @@ RD_NOINLINE int rd_fx_ns(stax_reader *r, const char *p, size_t first, size_t cou
     for (size_t j = 0; j < count; j++) {
         stax_str n = a0[j].name;
         stax_qname *aq = &q0[j];
-        size_t k = rd_fx_colon(n.ptr, n.len, 0);
+        size_t k = rd_colon(n.ptr, n.len, 0);
         if (k == n.len) {
             aq->prefix.ptr = aq->local.ptr = n.ptr;
             aq->prefix.len = 0;
@@ -929,59 +914,23 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     return 1;
 }
 
-/* The names of the end tag of the open element (depth) whose name[0, ol)
- * matched, then the bindings its start tag made dropped. */
-RD_HOT_INLINE void rd_fx_end_ns(stax_reader *r, stax_qname *q, const char *name, size_t ol, int can16, uint32_t depth) {
-    size_t k = rd_fx_colon(name, ol, can16);
-    q->prefix.ptr = q->local.ptr = name;
-    q->prefix.len = 0;
-    q->local.len = ol;
-    if (STAX_UNLIKELY(k != ol)) { /* the start tag's names were right: the same are */
-        q->prefix.len = k;
-        q->local.ptr = name + k + 1;
-        q->local.len = ol - k - 1;
-        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
-    } else {
-        q->uri = stax__ns_default(&r->buf.ns);
-    }
-    if (STAX_UNLIKELY(r->buf.ns.top >= depth)) stax__ns_pop(&r->buf.ns, depth);
-}
-
-/* An end tag that matches the open element exactly (</name>). */
+/* An end tag that matches the open element exactly (</name>): the one
+ * grammar in its plain mode (rd_etag). */
 RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x, int mode) {
     const char *p = x->p;
-    size_t avail = (size_t)(x->end - p);
-    if (!r->doc.depth) return 0;
-    size_t top = r->buf.stack_off[r->doc.depth - 1], off = top >> 1, ol = r->buf.stack.len - off;
-    if (ol + 3 > avail || p[ol + 2] != '>') return 0;
-    const char *open = r->buf.stack.ptr + off;
-    /* the name against the open element's: most names take one 16-byte
-     * compare where 16 bytes may be read from both (a helper returning
-     * whether they match cost two instructions a tag: its result was made
-     * a value and tested again) */
-#ifdef STAX__V16
-    if (ol <= 16 && avail >= 18 && r->buf.stack.cap - off >= 16) {
-        stax__m16 want = stax__m16_low(ol);
-        if ((stax__v16_mask(stax__v16_eq(stax__v16_load(p + 2), stax__v16_load(open))) & want) != want) return 0;
-    } else if (memcmp(p + 2, open, ol) != 0) {
-        return 0;
-    }
-#else
-    if (memcmp(p + 2, open, ol) != 0) return 0;
-#endif
+    size_t avail = (size_t)(x->end - p), top;
+    size_t n = rd_etag(r, p, avail, RD_TAG_PLAIN, &top);
+    if (STAX_UNLIKELY(!n)) return 0;
     stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth, mode);
     e->name.ptr = p + 2;
-    e->name.len = ol;
-    if (mode == RD_FX_NS) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
-    r->doc.depth--;
-    r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
+    e->name.len = n - 3;
+    rd_etag_end(r, top, n - 3, mode == RD_FX_NS ? x->q - 1 : NULL, p + 2, avail >= 18);
     if (STAX_UNLIKELY(top & 1)) { /* a name with bytes >= 0x80: its continuation bytes are no columns */
         size_t cont = 0;
-        for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
-        rd_fx_advance(x, ol + 3, 0, 0, cont);
+        for (size_t k = 0; k < n - 3; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
+        rd_fx_advance(x, n, 0, 0, cont);
     } else {
-        rd_fx_advance(x, ol + 3, 0, 0, 0);
+        rd_fx_advance(x, n, 0, 0, 0);
     }
     return 1;
 }
@@ -1015,8 +964,8 @@ RD_FOR_EACH_MODE int rd_fx_loop(stax_reader *r, int mode) {
         } else {
             rc = rd_fx_start(r, &x, mode);
         }
-        if (rc <= 0) goto declined;
-        if (x.ev > x.ev_last) break;
+        if (STAX_UNLIKELY(rc <= 0)) goto declined;
+        if (STAX_UNLIKELY(x.ev > x.ev_last)) break;
     }
     rd_fx_save(r, &x);
     if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, x.ev);

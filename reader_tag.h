@@ -3,9 +3,10 @@
  * general parser, and limit mode) and reader_fast.c (the fast path) compile
  * it each with its own constant mode (rd_tag_mode), so that no mode is
  * tested on the hot path; what a start tag then does (defaults, namespaces,
- * the element stack, events, positions) stays with its caller. The names,
- * white space and quoted values that the other tokens read are here too,
- * since the tag reads them the same way. */
+ * the element stack, events, positions) stays with its caller. The end
+ * tag's grammar is here too (rd_etag, rd_etag_end), compiled the same way,
+ * and the names, white space and quoted values that the other tokens read,
+ * since the tags read them the same way. */
 #ifndef STAX_READER_TAG_H
 #define STAX_READER_TAG_H
 
@@ -456,6 +457,111 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     t->count = count;
     r->doc.attr_len = first + count;
     return 0;
+}
+
+/* ================================================================ end tags
+ * ETag: '</' Name S? '>', whose name is the open element's. The grammar
+ * reads it against the element stack's top: the name's bytes compared with
+ * the stack's, then what follows them. */
+
+/* Where the first ':' of the name s[0, nl) is, or nl; 16 bytes readable
+ * from s when can16. */
+RD_HOT_INLINE size_t rd_colon(const char *s, size_t nl, int can16) {
+#ifdef STAX__V16
+    if (can16 && nl <= 16) {
+        stax__m16 m = stax__v16_mask(stax__v16_eq(stax__v16_load(s), stax__v16_set(':'))) & stax__m16_low(nl);
+        return m ? stax__m16_first(m) : nl;
+    }
+#else
+    (void)can16;
+#endif
+    const char *c = (const char *)memchr(s, ':', nl);
+    return c ? (size_t)(c - s) : nl;
+}
+
+/* The end tag at tok[0, n) that rd_etag refused, in RD_TAG_FULL: its first
+ * error reported (reader_tokens.c). Returns 0. */
+STAXINT size_t stax__rd_etag_error(stax_reader *r, const char *tok, size_t n);
+
+/* The end tag at tok, '</' at tok[0] (RD_TAG_FULL: the token, its '>' at
+ * tok[n - 1]; RD_TAG_PLAIN: n bytes readable, the tag within them or not).
+ * Returns its length and *top (the open element's stack entry: its name at
+ * stack.ptr + (top >> 1), bit 0 set when the name holds bytes >= 0x80), or
+ * 0: PLAIN declines anything but </name> of the open element; FULL reports
+ * the error (white space before '>' is the one thing it takes beside). */
+RD_FOR_EACH_MODE size_t rd_etag(stax_reader *r, const char *tok, size_t n, int mode, size_t *top) {
+    const int plain = mode == RD_TAG_PLAIN;
+    uint32_t depth = r->doc.depth;
+    if (!depth) goto refused;
+    size_t t = r->buf.stack_off[depth - 1], off = t >> 1, ol = r->buf.stack.len - off;
+    if (ol + 3 > n || (plain && tok[ol + 2] != '>')) goto refused;
+    const char *open = r->buf.stack.ptr + off;
+    /* the name against the open element's: most names take one 16-byte
+     * compare where 16 bytes may be read from both (a helper returning
+     * whether they match cost two instructions a tag: its result was made
+     * a value and tested again) */
+#ifdef STAX__V16
+    if (plain && ol <= 16 && n >= 18 && r->buf.stack.cap - off >= 16) {
+        stax__m16 want = stax__m16_low(ol);
+        if ((stax__v16_mask(stax__v16_eq(stax__v16_load(tok + 2), stax__v16_load(open))) & want) != want) goto refused;
+    } else
+#endif
+        if (memcmp(tok + 2, open, ol) != 0) goto refused;
+    size_t i = ol + 2;
+    if (!plain) { /* the name ends there: white space, then '>' */
+        if (tok[i] != '>') {
+            size_t j = rd_skip_ws(tok, n, i);
+            if (j == i) goto refused;
+            i = j;
+        }
+        if (i != n - 1 || (r->doc.n_ent && depth <= r->buf.ents[r->doc.n_ent - 1].depth)) goto refused;
+    }
+    *top = t;
+    return i + 1;
+refused:
+    return plain ? 0 : stax__rd_etag_error(r, tok, n);
+}
+
+/* The default namespace in scope (kept by the bindings where the fast path
+ * reads namespaces: not in builds for size). */
+static inline stax_str rd_ns_default(const stax_reader *r) {
+#ifdef STAX__SMALL
+    stax_str none = {"", 0}, uri;
+    stax__ns_lookup(&r->buf.ns, none, &uri);
+    return uri;
+#else
+    return stax__ns_default(&r->buf.ns);
+#endif
+}
+
+/* The element an end tag matched ended (top: its stack entry, as rd_etag
+ * gives it; ol its name's length): where namespaces are on, the end tag's
+ * names (name[0, ol) in the event; 16 bytes readable from it when can16) in *q: the start
+ * tag's names were right, so these are; then the bindings its start tag
+ * made dropped, and the element popped. */
+RD_HOT_INLINE void rd_etag_end(stax_reader *r, size_t top, size_t ol, stax_qname *q, const char *name, int can16) {
+    if (q) {
+        uint32_t depth = r->doc.depth;
+        size_t k = rd_colon(name, ol, can16);
+        q->prefix.ptr = q->local.ptr = name;
+        q->prefix.len = 0;
+        q->local.len = ol;
+        if (STAX_UNLIKELY(k != ol)) {
+            q->prefix.len = k;
+            q->local.ptr = name + k + 1;
+            q->local.len = ol - k - 1;
+            stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
+        } else {
+            q->uri = rd_ns_default(r);
+        }
+#ifdef STAX__SMALL
+        stax__ns_pop(&r->buf.ns, depth);
+#else
+        if (STAX_UNLIKELY(r->buf.ns.top >= depth)) stax__ns_pop(&r->buf.ns, depth);
+#endif
+    }
+    r->buf.stack.len = top >> 1;
+    if (--r->doc.depth == 0) r->doc.part = DOC_EPILOG;
 }
 
 #endif /* STAX_READER_TAG_H */

@@ -605,34 +605,33 @@ roll_back:
 
 static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) { return rd_start_tag_in(r, tok, n, copy, RD_TAG_FULL); }
 
-static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+/* The first error of an end tag the grammar refused (rd_etag). */
+size_t stax__rd_etag_error(stax_reader *r, const char *tok, size_t n) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
-    if (!nl) return r->doc.status;
+    if (!nl) return 0;
     size_t i = rd_skip_ws(tok, n, 2 + nl);
-    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2);
-    if (r->doc.depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2);
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2), 0;
+    if (r->doc.depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2), 0;
     if (r->doc.n_ent && r->doc.depth <= r->buf.ents[r->doc.n_ent - 1].depth)
         return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
-                       stax__clip(nl, 64), tok + 2);
+                       stax__clip(nl, 64), tok + 2), 0;
     size_t off = rd_stack_at(r, r->doc.depth - 1), ol = r->buf.stack.len - off;
     const char *open = r->buf.stack.ptr + off;
     if (ol != nl || memcmp(open, tok + 2, nl) != 0)
         return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", stax__clip(nl, 64),
-                       tok + 2, stax__clip(ol, 64), open);
+                       tok + 2, stax__clip(ol, 64), open), 0;
+    return rd_internal(r, "an end tag refused that matches"), 0;
+}
+
+static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t top = 0;
+    if (!rd_etag(r, tok, n, RD_TAG_FULL, &top)) return r->doc.status;
     stax_event *e = rd_emit(r, STAX_EV_END, r->doc.tok_pos);
     if (!e) return r->doc.status;
     e->name.ptr = tok + 2;
-    e->name.len = nl;
+    e->name.len = r->buf.stack.len - (top >> 1);
     if (copy && stax__rd_arena_copy(r, &e->name)) return r->doc.status;
-    if (r->buf.ev_ns) { /* the name matched the start tag's, which was checked */
-        stax_qname *q = &r->buf.ev_ns[r->buf.batch.count - 1];
-        stax__qname_split(e->name, &q->prefix, &q->local);
-        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
-        stax__ns_pop(&r->buf.ns, r->doc.depth);
-    }
-    r->doc.depth--;
-    r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
+    rd_etag_end(r, top, e->name.len, r->buf.ev_ns ? &r->buf.ev_ns[r->buf.batch.count - 1] : NULL, e->name.ptr, 0);
     return 0;
 }
 
