@@ -52,15 +52,14 @@ typedef struct rd_fx {
  * the road every other document takes, the same grammar with those steps
  * in: RD_FX_ROAD without namespaces (the DTD declares attributes),
  * RD_FX_NS with them (and with or without ATTLISTs). Each is compiled
- * apart (rd_fx_loop), so that no mode is tested in a loop: one road for
- * both tested whether names were wanted at every event (ns-on 1.5% more
- * instructions, one ATTLIST 4.8%). */
+ * apart (rd_fx_loop), so that no mode is tested in a loop: a road shared
+ * by both would test at every event whether names are wanted. */
 enum { RD_FX_PLAIN, RD_FX_ROAD, RD_FX_NS };
 
 /* v, as a value the optimizer cannot see into. GCC's SLP vectorizer packed
  * the position's three adjacent loads in rd_fx_load into vector registers and
  * kept x.off and x.line as one, which the loop spilled and copied at every
- * token (docs/benchmarks.md: 5% of a record's instructions); an empty asm on
+ * token; an empty asm on
  * each load keeps them three scalars in registers. Only where the pointers
  * are 64-bit: a 64-bit register operand is a pair on 32-bit targets. */
 static inline uint64_t rd_fx_scalar(uint64_t v) {
@@ -102,8 +101,7 @@ static inline uint64_t rd_fx_units(const char *in, size_t u0, size_t u1, int wid
  * byte is a unit a byte; any other is counted. Called where the loop ends
  * and where its general code may report an error at the position
  * (rd_fx_pending): the loop itself is the same for every encoding (a call
- * in rd_fx_save, at every save, cost UTF-8 up to 6% more instructions: the
- * loop's registers). */
+ * in rd_fx_save, made at every save, would take the loop's registers). */
 RD_NOINLINE void rd_fx_transcoded(stax_reader *r, stax_event *end) {
     const int wide = rd_wide(r);
     const char *in = r->doc.in;
@@ -173,7 +171,7 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x, int mode) {
  * eight bytes (type, flags, reserved, attr_count) are one store where they
  * make one little-endian word: the compiler kept four (and a text's flags a
  * fifth, after the event was made). A start tag writes its flags and count
- * after: given here, attrs cost 0.13% more instructions. */
+ * after, not here: here they would be one more value live in the loop. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RD_EV_HEAD_WORD 1
 typedef char rd_ev_head_fits[offsetof(stax_event, flags) == 1 && offsetof(stax_event, reserved) == 2 &&
@@ -233,8 +231,8 @@ typedef struct rd_fx_txt {
  * predefined references decoded and line ends (CR LF, CR) normalized into
  * the arena as the scan goes on. Its own function so that this state is
  * made only for such a text (set up before every long text's first scan,
- * it cost each ten instructions); inline in the loop's text (out of line it
- * cost deep 1.9%). Of the loop's state it takes p alone: where the arena's
+ * it cost each ten instructions); inline in the loop's text (out of line,
+ * the loop's state would be saved and loaded around it). Of the loop's state it takes p alone: where the arena's
  * free part cannot hold the decoded text, the general way takes the text
  * (and makes the room, or ends the batch, as stax__rd_room decides), and
  * nothing written is kept. 1: *s filled; 0: the general way takes it. */
@@ -346,8 +344,7 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
 
 #ifdef STAX__V16
 /* rd_fx_text_marks for a text after a start tag (rd_fx_elem): out of line,
- * where a second inline copy took the loop's registers (every shape 1-9%
- * more instructions). */
+ * where a second inline copy would take the loop's registers. */
 RD_NOINLINE int rd_fx_elem_marks(stax_reader *r, const char *q, size_t end, size_t lim, size_t avail, stax__tscan *t,
                                  rd_fx_txt *s) {
     return rd_fx_text_marks(r, q, end, lim, avail, t, s);
@@ -436,7 +433,7 @@ RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x, int mode) {
         size_t k;
         const char *q = p;
 #if defined(__GNUC__) || defined(__clang__)
-        __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (a register there: deep +0.8%) */
+        __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (that would hold a register across the loop) */
 #endif
         if (q[0] == '\n' && (k = rd_fx_indent(p)) != 0) { /* white space: one line feed, no byte >= 0x80 */
             rd_fx_put_indent(r, x, k, r->doc.part == DOC_CONTENT, r->doc.depth, mode);
@@ -639,7 +636,7 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
             return 0; /* '<' or a control: reported there */
         }
         stax__out_put(&o, v + run, i - run);
-        if (cp < 0x80) { /* stax__out_cp written out, as in rd_fx_text_marks: through it mixed and text took 0.1-0.2% more (GCC's registers) */
+        if (cp < 0x80) { /* stax__out_cp written out, as in rd_fx_text_marks: its call here takes a register more */
             stax__out_byte(&o, (char)cp);
         } else {
             char u[4];
@@ -715,8 +712,8 @@ RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, s
 /* The push of an element the stack has no room for (it grows, or its name
  * holds bytes >= 0x80), out of the loop, after rd_fx_save: at the tag's
  * start, which an error of the push names (tok_pos: the general way sets
- * it at each token; in input bytes in a transcoded window). Inline, the
- * two steps cost record and deep 0.7% more instructions. */
+ * it at each token; in input bytes in a transcoded window). Out of line:
+ * it is rare, and inline its two steps take the loop's registers. */
 RD_NOINLINE int rd_fx_push(stax_reader *r, const char *name, size_t nl) {
     if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
     r->doc.tok_pos = r->doc.pos;
@@ -807,7 +804,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             return 1;
         }
         /* the open and advance below, written again: one copy after the
-         * branch with a flag for the text cost deep 7.6% (GCC's registers) */
+         * branch, with a flag for the text, keeps one more value live across
+         * the text's scan */
         if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn, mode)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_put_text(r, x, &s, r->doc.depth, mode);
@@ -883,7 +881,7 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     }
 #ifndef STAX__SMALL /* (where rd_plain_utf8 keeps no value) */
     if (t.pending == 2) { /* values with UTF-8 alone: their continuation bytes (a branch of its
-                             own: given to the advance above, deep took 0.6% more instructions) */
+                             own, so that the advance above adds no zero to every tag) */
         if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, t.cont);
         return 1;
@@ -983,8 +981,8 @@ declined:
 #ifndef STAX__SMALL
 /* The road (without and with namespaces) and the plain read, each a
  * function of its own, so that each loop has the registers to itself (the
- * plain one inlined into the dispatch below cost records 0.3% more
- * instructions). A build for size reads the road's documents the general
+ * plain one too: inlined into the dispatch below, it would share them with
+ * the dispatch). A build for size reads the road's documents the general
  * way: a copy of the loop would cost it about what the plain one does,
  * 1.6 KB of the M4's flash (stax__rd_fast there). */
 RD_NOINLINE int rd_fx_road(stax_reader *r) { return rd_fx_loop(r, RD_FX_ROAD); }

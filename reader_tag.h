@@ -167,8 +167,8 @@ RD_FOR_EACH_MODE size_t rd_tag_name(stax_reader *r, const char *tok, size_t n, s
  * once a tag or a value (rd_vscan_init). keep: made in registers and kept
  * there, as the grammar's loop and rd_plain_utf8 want them (made at each
  * value, they cost eight instructions an attribute); without it, GCC folds
- * them into the compares, which suits rd_fx_value (mixed 0.2% fewer
- * instructions). */
+ * them into the compares, which suits rd_fx_value (one value, no loop
+ * around it to keep them for). */
 typedef struct rd_vscan {
 #ifdef STAX__V16
     stax__v16 lt, amp, sp, dq, sq;
@@ -220,8 +220,7 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q, const rd_vsc
 
 /* In an attribute value that holds a byte to look at: the first quote q or
  * '<' from p[0]; n if none. Out of line: most values have no such byte,
- * and inline, its loop took registers from the tag's (attrs 1.3% more
- * instructions); one pass where two memchr calls found the quote, then
+ * and inline, its loop would take registers from the tag's; one pass where two memchr calls found the quote, then
  * looked for a '<' before it. */
 RD_NOINLINE size_t rd_scan_quote(const char *p, size_t n, char q) {
     size_t i = 0;
@@ -343,8 +342,8 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     stax_attr *a0 = r->buf.attrs + first, *a = a0;
     size_t count = 0; /* a - a0, kept apart: a division by sizeof *a where it was computed */
     size_t left = max_attrs; /* PLAIN: max_attrs - count, which one test of a register or the stack
-                                takes (count against max_attrs loaded two values: attrs 0.9% more
-                                instructions); the other modes keep count (less code) */
+                                takes (count against max_attrs loads two values); the other modes
+                                keep count (less code) */
     size_t tag_bytes = nl; /* FULL: the names and values so far, normalized (stax__rd_attr_value) */
     const rd_vscan vscan = rd_vscan_init(1); /* (PLAIN only: unused, the others drop it) */
     if (full && r->buf.dtd.n_atts && (t->el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)

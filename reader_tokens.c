@@ -344,7 +344,6 @@ int stax__rd_push(stax_reader *r, const char *name, size_t len) {
 
 /* ================================================================ attributes */
 
-
 /* The context for stax__attr_normalize at this point of the document. */
 static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tokenized) {
     a->dtd = r->doc.has_doctype ? &r->buf.dtd : NULL;
@@ -426,10 +425,6 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
 }
 
 /* ================================================================ namespaces */
-
-#ifndef STAX_NO_NAMESPACES
-#endif
-
 
 #ifndef STAX_NO_NAMESPACES
 /* Declare the element's namespaces, then resolve its name and attributes.
