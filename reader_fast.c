@@ -16,25 +16,6 @@
  * in a value to normalize, so a CR LF document is read here as its LF twin
  * is, but for the copy. */
 
-/* The character of the reference at p[i] ('&') if it is a character
- * reference or one of the five predefined entities, well formed, and a Char;
- * its end in *end. -1 otherwise (the general way decides what it is). */
-RD_HOT_INLINE long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
-    const char *q = p + i + 1;
-    size_t left = n - i - 1;
-    if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *end = i + 4, '<';
-    if (left >= 3 && q[0] == 'g' && q[1] == 't' && q[2] == ';') return *end = i + 4, '>';
-    if (left >= 4 && q[0] == 'a' && q[1] == 'm' && q[2] == 'p' && q[3] == ';') return *end = i + 5, '&';
-    if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *end = i + 6, '"';
-    if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *end = i + 6, '\'';
-    if (left < 3 || q[0] != '#') return -1;
-    const char *semi = (const char *)memchr(q, ';', left < 12 ? left : 12);
-    if (!semi) return -1;
-    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
-    *end = (size_t)(semi - p) + 1;
-    return v;
-}
-
 /* ================================================================ the loop's state
  * The loop keeps the reader's hot state in a local context, which the
  * compiler holds in registers, and writes it back (rd_fx_save) only before a
@@ -227,73 +208,31 @@ typedef struct rd_fx_txt {
 } rd_fx_txt;
 
 /* The rest of the text at p whose scan (t, so far) stopped at p[end] on a
- * byte other than '<' (lim and avail as rd_fx_text_run's): character and
- * predefined references decoded and line ends (CR LF, CR) normalized into
- * the arena as the scan goes on. Its own function so that this state is
- * made only for such a text (set up before every long text's first scan,
+ * byte other than '<' (lim and avail as rd_fx_text_run's): the text's one
+ * grammar (rd_text_marks) in its plain mode, which decodes character and
+ * predefined references and normalizes line ends into the arena as the scan
+ * goes on, and stops at anything else. Its own function so that this state
+ * is made only for such a text (set up before every long text's first scan,
  * it cost each ten instructions); inline in the loop's text (out of line,
- * the loop's state would be saved and loaded around it). Of the loop's state it takes p alone: where the arena's
- * free part cannot hold the decoded text, the general way takes the text
- * (and makes the room, or ends the batch, as stax__rd_room decides), and
- * nothing written is kept. 1: *s filled; 0: the general way takes it. */
+ * the loop's state would be saved and loaded around it). Of the loop's
+ * state it takes p alone: where the arena's free part cannot hold the
+ * decoded text, the general way takes the text (and makes the room, or ends
+ * the batch, as stax__rd_room decides), and nothing written is kept. 1: *s
+ * filled; 0: the general way takes it. */
 RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, size_t avail,
                                    stax__tscan *t, rd_fx_txt *s) {
-    size_t run = 0;
-    stax__out o = {NULL, NULL, 0};
-    char *d0 = NULL;
-    const stax__text_run_fn scan = r->cfg.text_run;
-    do { /* (p[end] is no '<', end < lim: the caller's scan stopped there) */
-        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
-            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
-            t->nonws = 1;
-            end = scan(p, end + 1, lim, t);
-            continue;
-        }
-        size_t re;
-        long cp;
-        int eol = 0;
-        if (p[end] == '&') {
-            cp = r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
-            t->nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
-        } else if (STAX_UNLIKELY(p[end] == '\r')) { /* CR LF or CR: a line end, LF in the text */
-            if (r->doc.part != DOC_CONTENT || end + 1 >= lim) return 0; /* the last byte: is an LF next? */
-            re = end + 1 + (p[end + 1] == '\n');
-            cp = '\n';
-            eol = 1;
-        } else {
-            return 0; /* a control, anything to report */
-        }
-        if (cp < 0) return 0; /* an entity, anything to report */
-        if (!d0) { /* the text goes to the arena's free part (none before its first use: d0 would be NULL) */
-            if (!r->buf.arena.ptr) return 0;
-            o = stax__buf_out(&r->buf.arena);
-            d0 = o.p;
-        }
-        stax__out_put(&o, p + run, end - run);
-        if (cp < 0x80) { /* a line end, a predefined entity: one byte (stax__out_cp written out: rd_fx_value) */
-            stax__out_byte(&o, (char)cp);
-        } else {
-            char u[4];
-            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
-        }
-        if (STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
-            t->lfs++;
-            t->line_at = re;
-            t->cont = 0;
-        }
-        run = re;
-        end = scan(p, re, lim, t);
-    } while (end < lim && p[end] != '<');
-    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    rd_tdec d = {{NULL, NULL, 0}, NULL, 0};
+    end = rd_text_marks(r, p, end, lim, t, &d, RD_TAG_PLAIN);
+    if (end == SIZE_MAX) return 0; /* a stop to report, or no '<' within max_text: cut, or the window ends */
     if (t->hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
     s->ptr = p;
     s->len = end;
-    if (d0) { /* (references are decoded in content only, where the text is kept) */
-        stax__out_put(&o, p + run, end - run);
-        if (o.over) return 0; /* the arena is short: the general way makes room (or ends the batch) */
-        stax__buf_commit(&r->buf.arena, &o);
-        s->ptr = d0;
-        s->len = (size_t)(o.p - d0);
+    if (d.d0) { /* (references are decoded in content only, where the text is kept) */
+        stax__out_put(&d.o, p + d.run, end - d.run);
+        if (d.o.over) return 0; /* the arena is short: the general way makes room (or ends the batch) */
+        stax__buf_commit(&r->buf.arena, &d.o);
+        s->ptr = d.d0;
+        s->len = (size_t)(d.o.p - d.d0);
     }
     s->end = end;
     s->lfs = t->lfs;

@@ -458,6 +458,116 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     return 0;
 }
 
+/* ================================================================ text
+ * CharData, with the references and line ends in it: the block scan
+ * (r->cfg.text_run) passes over plain bytes, UTF-8 included (checked by the
+ * caller over what it passed, t->hi), and stops at '<', '&', ']', CR and
+ * controls; rd_text_marks goes on from such a stop. The fast path reads a
+ * text with it in RD_TAG_PLAIN, the general parser (stax__rd_text) in
+ * RD_TAG_FULL, which takes what plain declines: entity references and
+ * errors it reports, a CR in entity text, the last byte a CR. */
+
+/* The character of the reference at p[i] ('&') if it is a character
+ * reference or one of the five predefined entities, well formed, and a Char;
+ * its end in *end. -1 otherwise (the general way decides what it is). */
+RD_HOT_INLINE long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
+#ifdef STAX__SMALL
+    (void)p, (void)n, (void)i, (void)end;
+    return -1; /* a build for size leaves every reference to the general parser's (rd_reference) */
+#else
+    const char *q = p + i + 1;
+    size_t left = n - i - 1, pl;
+    long c = stax__predefined_at(q, left, &pl);
+    if (c >= 0) return *end = i + 1 + pl, c;
+    if (left < 3 || q[0] != '#') return -1;
+    const char *semi = (const char *)memchr(q, ';', left < 12 ? left : 12);
+    if (!semi) return -1;
+    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
+    *end = (size_t)(semi - p) + 1;
+    return v;
+#endif
+}
+
+/* A text decoded into the arena: its free part (o), once d0 is set (NULL:
+ * nothing decoded yet), and the first byte of the text not written yet. */
+typedef struct rd_tdec {
+    stax__out o;
+    char *d0;
+    size_t run;
+} rd_tdec;
+
+/* The text at p whose scan stopped at p[end], no '<', end < lim (lim: the
+ * text's bound), read on: "]]>" and each stop the mode does not take end it,
+ * a ']' of no "]]>" is text, character and predefined references (in
+ * content) are decoded and line ends (CR LF, CR; not in entity text, whose
+ * CRs came from references) made LF into d (set up at the first, unless
+ * the caller did). Returns the stop: '<' or lim, where the text ends; or
+ * the ']' of "]]>"; or a byte the mode does not take: an entity reference
+ * or one to report, and a control (CR in entity text). PLAIN returns
+ * SIZE_MAX for every stop but a '<' (any other reference, CR or control, a
+ * CR as the last byte, no '<' within lim are declined). t folds
+ * what the scan passed (line feeds, white space, bytes >= 0x80); PLAIN
+ * counts a CR's line there too. In PLAIN a stop the arena has no room to
+ * start for (NULL) is declined. */
+RD_FOR_EACH_MODE size_t rd_text_marks_in(stax_reader *r, const char *p, size_t end, size_t lim, stax__tscan *t, rd_tdec *d,
+                                         int mode) {
+    const int plain = mode == RD_TAG_PLAIN;
+    const size_t stop = plain ? SIZE_MAX : 0; /* PLAIN: every stop but the text's end is declined */
+    const stax__text_run_fn scan = r->cfg.text_run;
+    do { /* (p[end] is no '<', end < lim) */
+        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
+            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return stop | end;
+            t->nonws = 1;
+            end = scan(p, end + 1, lim, t);
+            continue;
+        }
+        size_t re;
+        long cp;
+        int eol = 0;
+        if (p[end] == '&') {
+            cp = !plain || r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+            t->nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        } else if (STAX_UNLIKELY(p[end] == '\r') && (plain || !r->doc.n_ent)) { /* CR LF or CR: a line end, LF in the text */
+            if (plain && (r->doc.part != DOC_CONTENT || end + 1 >= lim)) return stop | end; /* the last byte: is an LF next? */
+            re = end + 1 + ((plain || end + 1 < lim) && p[end + 1] == '\n'); /* (plain: end + 1 < lim) */
+            cp = '\n';
+            eol = 1;
+        } else {
+            return stop | end; /* a control, anything to report */
+        }
+        if (cp < 0) return stop | end; /* an entity, anything to report */
+        if (!d->d0) { /* the text goes to the arena's free part (none before its first use: d0 would be NULL) */
+            if (plain && !r->buf.arena.ptr) return stop | end;
+            d->o = stax__buf_out(&r->buf.arena);
+            d->d0 = d->o.p;
+        }
+        stax__out_put(&d->o, p + d->run, end - d->run);
+        if (cp < 0x80) { /* a line end, a predefined entity: one byte (stax__out_cp written out: rd_fx_value) */
+            stax__out_byte(&d->o, (char)cp);
+        } else {
+            char u[4];
+            stax__out_put(&d->o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        }
+        if (plain && STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
+            t->lfs++;
+            t->line_at = re;
+            t->cont = 0;
+        }
+        d->run = re;
+        end = scan(p, re, lim, t);
+    } while (end < lim && p[end] != '<');
+    return plain && end >= lim ? SIZE_MAX : end;
+}
+
+/* A build for size has one copy, the mode a value (reader_tokens.c). */
+#ifdef STAX__SMALL
+STAXINT size_t stax__rd_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, stax__tscan *t, rd_tdec *d,
+                                   int mode);
+#define rd_text_marks stax__rd_text_marks
+#else
+#define rd_text_marks rd_text_marks_in
+#endif
+
 /* ================================================================ end tags
  * ETag: '</' Name S? '>', whose name is the open element's. The grammar
  * reads it against the element stack's top: the name's bytes compared with
