@@ -303,9 +303,16 @@ test-dist:
 
 # The shared library exports exactly the STAXDEF functions of stax.h.
 # The library's objects call only down: no cycle in their link graph
-# (tools/check-layers.sh prints the layers; docs/internals.md names them).
-test-layers: lib
+# (tools/check-layers.sh prints the layers; docs/internals.md names them);
+# nor in the tool's objects', nor in the headers' include graph (each check
+# first finds the cycle of a planted pair).
+test-layers: lib $(BUILD)/stax
 	sh tools/check-layers.sh $(LIB_OBJ)
+	sh tools/check-layers.sh $(CLI_OBJ)
+	@mkdir -p $(BUILD)/planted && printf '#include "b.h"\n' >$(BUILD)/planted/a.h && printf '#include "a.h"\n' >$(BUILD)/planted/b.h
+	@! sh tools/check-includes.sh $(BUILD)/planted/a.h $(BUILD)/planted/b.h >/dev/null 2>&1 || \
+	    { echo "test-layers: the include check missed a planted cycle"; exit 1; }
+	sh tools/check-includes.sh $(LIB_HDR) $(wildcard cli/*.h)
 	sh tools/check-simd.sh $(LIB_SRC) $(LIB_HDR)
 
 test-symbols: lib
