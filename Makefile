@@ -23,7 +23,7 @@ CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CF
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
 DEPFLAGS = -MMD -MP
 
-LIB_SRC = stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c reader_context.c parallel.c writer.c select.c
+LIB_SRC = format.c hash.c stax.c scan.c encoding.c namespaces.c dtd_store.c entities.c external.c dtd.c omitted.c reader_core.c reader_input.c reader_frame.c reader_tokens.c reader_fast.c reader_batch.c reader_context.c parallel.c writer.c select.c
 # Private headers, in the order the single file inlines them.
 LIB_HDR = stax_internal.h scan.h encoding.h namespaces.h dtd.h entities.h external.h encoding_tables.h reader.h reader_tag.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
