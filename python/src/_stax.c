@@ -145,10 +145,13 @@ typedef struct src {
 static void src_close(src *s) {
     if (s->kind == SRC_BUF) PyBuffer_Release(&s->view);
     if (s->kind == SRC_FD && s->fd >= 0) close(s->fd);
-    if (s->mv) {
+    if (s->mv) { /* a raised exception stays raised */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
         PyObject *r = PyObject_CallMethod(s->mv, "release", NULL);
         if (!r) PyErr_Clear();
         Py_XDECREF(r);
+        PyErr_Restore(t, v, tb);
     }
     Py_CLEAR(s->mv);
     Py_CLEAR(s->readinto);
@@ -347,10 +350,12 @@ static void core_raise(core *c, int st) {
     }
     stax_pos p = stax_reader_error_pos(c->r);
     const char *msg = stax_reader_message(c->r);
-    PyObject *text = c->s.name ? PyUnicode_FromFormat("%U:%llu:%llu: %s", c->s.name, (unsigned long long)p.line,
-                                                      (unsigned long long)p.column, msg)
-                               : PyUnicode_FromFormat("%llu:%llu: %s", (unsigned long long)p.line,
-                                                      (unsigned long long)p.column, msg);
+    /* the tool's form: FILE:LINE:COL: message (byte OFFSET) */
+    PyObject *text = c->s.name ? PyUnicode_FromFormat("%U:%llu:%llu: %s (byte %llu)", c->s.name,
+                                                      (unsigned long long)p.line, (unsigned long long)p.column, msg,
+                                                      (unsigned long long)p.offset)
+                               : PyUnicode_FromFormat("%llu:%llu: %s (byte %llu)", (unsigned long long)p.line,
+                                                      (unsigned long long)p.column, msg, (unsigned long long)p.offset);
     if (!text) return;
     PyObject *e = PyObject_CallOneArg(XMLError, text);
     Py_DECREF(text);
