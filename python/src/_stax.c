@@ -1133,9 +1133,9 @@ typedef struct builder {
     PyObject *child; /* dict: the name of the child being read */
     gbuf text, own;  /* dict: the child's string value, the record's own text;
                         element: the pending text */
-    PyObject **stack; /* element: the open elements (borrowed from obj's tree) */
+    PyObject **stack; /* element: the open elements (owned: lxml's are proxies its tree does not keep) */
     size_t nstack, capstack;
-    PyObject *target; /* element: where pending text goes (borrowed) */
+    PyObject *target; /* element: where pending text goes (owned) */
     int tail;         /* ...as its tail (else its text) */
 } builder;
 
@@ -1173,8 +1173,10 @@ static void builder_clear(builder *b) {
     Py_CLEAR(b->child);
     gbuf_free(&b->text);
     gbuf_free(&b->own);
+    while (b->nstack) Py_DECREF(b->stack[--b->nstack]);
     PyMem_Free(b->stack);
     b->stack = NULL;
+    Py_CLEAR(b->target);
 }
 
 static void records_free(RecordsIter *it) {
@@ -1342,15 +1344,21 @@ static int builder_event(RecordsIter *it, builder *b, const stax_batch *t, size_
         if (!e) return -1;
         if (b->nstack) {
             PyObject *r = PyObject_CallMethod(b->stack[b->nstack - 1], "append", "O", e);
-            Py_DECREF(e); /* the parent holds it */
-            if (!r) return -1;
+            if (!r) {
+                Py_DECREF(e);
+                return -1;
+            }
             Py_DECREF(r);
         } else {
-            b->obj = e;
+            b->obj = Py_NewRef(e);
         }
-        b->target = e;
+        Py_XSETREF(b->target, Py_NewRef(e));
         b->tail = 0;
-        return builder_push_elem(b, e);
+        if (builder_push_elem(b, e) < 0) {
+            Py_DECREF(e);
+            return -1;
+        }
+        return 0;
     }
     case STAX_EV_TEXT:
     case STAX_EV_CDATA: {
@@ -1360,7 +1368,7 @@ static int builder_event(RecordsIter *it, builder *b, const stax_batch *t, size_
     }
     case STAX_EV_END:
         if (builder_flush_text(b) < 0) return -1;
-        b->target = b->stack[--b->nstack];
+        Py_XSETREF(b->target, b->stack[--b->nstack]); /* the stack's reference moves */
         b->tail = 1;
         return b->nstack == 0;
     }
