@@ -2064,6 +2064,22 @@ static int et_write(stax_writer *w, nsscope *s, PyObject *elem) {
         st = PYERR;
         goto out;
     }
+    /* lxml: the bindings its nsmap holds that are not in scope, declared
+     * here as lxml declares them */
+    PyObject *nsmap = PyObject_GetAttr(elem, s_nsmap);
+    if (!nsmap) PyErr_Clear();
+    else if (PyDict_Check(nsmap)) {
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (st == STAX_OK && PyDict_Next(nsmap, &pos, &k, &v)) {
+            PyObject *p = k == Py_None ? s_empty : k, *u;
+            if (!PyUnicode_Check(p) || !PyUnicode_Check(v) || str_eq(p, s_xml)) continue;
+            if (!((u = scope_uri(s, p)) && str_eq(u, v)) && scope_push(s, p, v) < 0) st = PYERR;
+        }
+    }
+    Py_XDECREF(nsmap);
+    size_t declared = s->n;
+    if (st != STAX_OK) goto out;
     /* the element's prefix: bound in scope, else declared after the start */
     PyObject *bound = uri ? scope_prefix(s, uri, 0) : NULL;
     int need_decl = uri && !bound && !str_eq(uri, s_xml_ns);
@@ -2112,6 +2128,10 @@ static int et_write(stax_writer *w, nsscope *s, PyObject *elem) {
             stax_str q;
             st = !qname || as_str(qname, &q) < 0 ? PYERR : stax_writer_start(w, q);
         }
+    }
+    for (size_t j = frame; st == STAX_OK && j < declared; j++) {
+        stax_str ps, us;
+        st = as_str(s->e[j].prefix, &ps) < 0 || as_str(s->e[j].uri, &us) < 0 ? PYERR : stax_writer_ns(w, ps, us);
     }
     /* attributes */
     if (st == STAX_OK && (attrib = PyObject_GetAttr(elem, s_attrib)) == NULL) st = PYERR;
