@@ -2187,16 +2187,42 @@ typedef struct dstate {
     unsigned counter;
 } dstate;
 
+/* An attribute of a domish element (a new reference): from its instance
+ * dict when it is there (domish keeps them so; GetAttr would look through
+ * the class first, and domish's __getattr__ runs Python for a missing one). */
+static PyObject *d_attr(PyObject *elem, PyObject *name) {
+    PyObject **dp = _PyObject_GetDictPtr(elem);
+    if (dp && *dp) {
+        PyObject *v = PyDict_GetItemWithError(*dp, name);
+        if (v) return Py_NewRef(v);
+        if (PyErr_Occurred()) return NULL;
+    }
+    return PyObject_GetAttr(elem, name);
+}
+
 static int d_in_scope(dstate *d, PyObject *prefix) {
     for (size_t j = 0; j < d->inscope.n; j++)
         if (str_eq(d->inscope.e[j].prefix, prefix)) return 1;
     return 0;
 }
 
+/* The prefix domish's serializer has for uri (borrowed; the XML namespace's
+ * is xml), or NULL (an error set when one was raised). */
+static PyObject *d_known(dstate *d, PyObject *uri) {
+    if (PyUnicode_Check(uri) && str_eq(uri, s_xml_ns)) return s_xml;
+    return d->prefixes ? PyDict_GetItemWithError(d->prefixes, uri) : NULL;
+}
+
+static int d_learn(dstate *d, PyObject *uri, PyObject *prefix) {
+    if (!d->prefixes && !(d->prefixes = PyDict_New())) return -1;
+    return PyDict_SetItem(d->prefixes, uri, prefix);
+}
+
 static PyObject *d_prefix(dstate *d, PyObject *uri) {
-    PyObject *p = PyDict_GetItemWithError(d->prefixes, uri);
+    PyObject *p = d_known(d, uri);
     if (p) return Py_NewRef(p);
     if (PyErr_Occurred()) return NULL;
+    if (!d->prefixes && !(d->prefixes = PyDict_New())) return NULL;
     p = PyUnicode_FromFormat("xn%u", d->counter++);
     if (p && PyDict_SetItem(d->prefixes, uri, p) < 0) Py_CLEAR(p);
     return p;
@@ -2218,9 +2244,9 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
     if (Py_EnterRecursiveCall(" in stax.stanza")) return PYERR;
     int st = STAX_OK;
     size_t frame = d->inscope.n;
-    PyObject *name = PyObject_GetAttr(elem, s_name), *uri = name ? PyObject_GetAttr(elem, s_uri) : NULL;
-    PyObject *dflt = uri ? PyObject_GetAttr(elem, s_defaultUri) : NULL;
-    PyObject *lp = dflt ? PyObject_GetAttr(elem, s_localPrefixes) : NULL;
+    PyObject *name = d_attr(elem, s_name), *uri = name ? d_attr(elem, s_uri) : NULL;
+    PyObject *dflt = uri ? d_attr(elem, s_defaultUri) : NULL;
+    PyObject *lp = dflt ? d_attr(elem, s_localPrefixes) : NULL;
     PyObject *prefix = NULL, *qname = NULL, *attrs = NULL, *children = NULL;
     if (!lp) {
         st = PYERR;
@@ -2230,14 +2256,14 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
     Py_ssize_t pos = 0;
     if (PyDict_Check(lp))
         while (PyDict_Next(lp, &pos, &k, &v))
-            if (PyDict_SetItem(d->prefixes, v, k) < 0 || scope_push(&d->inscope, k, k) < 0) {
+            if (d_learn(d, v, k) < 0 || scope_push(&d->inscope, k, k) < 0) {
                 st = PYERR;
                 goto out;
             }
     if (dflt == Py_None) Py_SETREF(dflt, Py_NewRef(current));
     if (uri == Py_None) Py_SETREF(uri, Py_NewRef(dflt));
     int in_scope = 0;
-    if (d_neq(uri, dflt) || (uri != Py_None && PyDict_Contains(d->prefixes, uri) == 1)) {
+    if (d_neq(uri, dflt) || (uri != Py_None && d_known(d, uri))) {
         if (!(prefix = d_prefix(d, uri))) {
             st = PYERR;
             goto out;
@@ -2264,7 +2290,7 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
     if (st == STAX_OK && PyDict_Check(lp))
         while (st == STAX_OK && PyDict_Next(lp, &pos, &k, &v))
             st = as_str(k, &a) < 0 || as_str(v, &b) < 0 ? PYERR : stax_writer_ns(w, a, b);
-    if (st == STAX_OK && !(attrs = PyObject_GetAttr(elem, s_attributes))) st = PYERR;
+    if (st == STAX_OK && !(attrs = d_attr(elem, s_attributes))) st = PYERR;
     pos = 0;
     if (st == STAX_OK && PyDict_Check(attrs))
         while (st == STAX_OK && PyDict_Next(attrs, &pos, &k, &v)) {
@@ -2293,7 +2319,7 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
                 st = as_str(k, &a) < 0 ? PYERR : stax_writer_attr(w, a, vs);
             }
         }
-    if (st == STAX_OK && !(children = PyObject_GetAttr(elem, s_children))) st = PYERR;
+    if (st == STAX_OK && !(children = d_attr(elem, s_children))) st = PYERR;
     if (st == STAX_OK && PyList_Check(children))
         for (Py_ssize_t i = 0; st == STAX_OK && i < PyList_GET_SIZE(children); i++)
             st = d_write(w, d, PyList_GET_ITEM(children, i), dflt);
@@ -2312,8 +2338,15 @@ out:
     return st;
 }
 
+/* Whether elem has domish's shape: a children attribute, in its instance
+ * dict or its class (asked without raising AttributeError, whose cost would
+ * show in every ElementTree or lxml tostring). */
 static int is_domish(PyObject *elem) {
-    return !PyUnicode_Check(elem) && PyObject_HasAttr(elem, s_children) && PyObject_HasAttr(elem, s_defaultUri);
+    if (PyUnicode_Check(elem)) return 0;
+    PyObject **dp = _PyObject_GetDictPtr(elem);
+    if (dp && *dp && PyDict_GetItemWithError(*dp, s_children)) return 1;
+    PyErr_Clear();
+    return _PyType_Lookup(Py_TYPE(elem), s_children) != NULL;
 }
 
 /* Any tree through w: domish-shaped (default namespace `current`) or an element tree. */
@@ -2322,14 +2355,10 @@ static int tree_write(stax_writer *w, PyObject *elem, PyObject *current) {
     if (is_domish(elem)) {
         dstate d;
         memset(&d, 0, sizeof d);
-        d.prefixes = PyDict_New();
-        if (!d.prefixes || PyDict_SetItem(d.prefixes, s_xml_ns, s_xml) < 0) {
-            Py_XDECREF(d.prefixes);
-            return PYERR;
-        }
         st = d_write(w, &d, elem, current);
+        if (st == STAX_OK && PyErr_Occurred()) st = PYERR;
         scope_free(&d.inscope);
-        Py_DECREF(d.prefixes);
+        Py_XDECREF(d.prefixes);
     } else {
         nsscope s;
         memset(&s, 0, sizeof s);
@@ -2391,42 +2420,50 @@ static PyTypeObject WriterType = {
 
 /* ---------------------------------------------------------------- tostring, stanza */
 
-/* One reused writer block: a tree is written into a writer made in it (no
- * allocation) with a callback sink appending to `out`. */
+/* One long-lived writer for the trees: it stands inside a root element of
+ * its own that is never closed, so that each tree is written as that
+ * root's child, with no writer made or finished per call (a stanza is a
+ * few hundred bytes: making a writer cost a third of it). Its callback sink
+ * appends to tree_out, emptied before each tree. A call that fails leaves
+ * elements open: the writer is dropped and made again. A tree whose str
+ * subclass calls back in gets a writer of its own. */
 static gbuf tree_out;
-static char tree_block[32768] __attribute__((aligned(16)));
+static stax_writer *tree_w;
 static int tree_busy;
 
 static ptrdiff_t tree_sink(void *ctx, const void *data, size_t len) {
     return gbuf_put(ctx, data, len) ? STAX_E_NOMEM : (ptrdiff_t)len;
 }
 
-static PyObject *tree_bytes(PyObject *elem, PyObject *dns, int with_tail, int unicode, int block) {
+static stax_writer *tree_writer(gbuf *out, int shared) {
+    if (shared && tree_w) return tree_w;
     stax_writer_options wo;
     memset(&wo, 0, sizeof wo);
     wo.flags = STAX_WRITE_SELF_CLOSE;
+    wo.buffer_size = 4096;
+    stax_writer *w = stax_writer_new(&wo);
+    if (!w) return NULL;
+    /* the root of its own, its start tag closed (an empty text), flushed away */
+    if (stax_writer_set_sink(w, tree_sink, out) != STAX_OK || stax_writer_start(w, stax_strz("_")) != STAX_OK ||
+        stax_writer_text(w, stax_strz("")) != STAX_OK || stax_writer_flush(w) != STAX_OK) {
+        stax_writer_free(w);
+        return NULL;
+    }
+    if (shared) tree_w = w;
+    return w;
+}
+
+static PyObject *tree_bytes(PyObject *elem, PyObject *dns, int with_tail, int unicode) {
     gbuf local;
     memset(&local, 0, sizeof local);
-    int mine = block && !tree_busy; /* a tree's str subclass may call back in: then its own buffers */
-    gbuf *out = mine ? &tree_out : &local;
-    if (mine) {
-        wo.memory = tree_block;
-        wo.memory_size = sizeof tree_block;
-        wo.buffer_size = 4096;
-    }
-    stax_writer *w = stax_writer_new(&wo);
+    int shared = !tree_busy;
+    gbuf *out = shared ? &tree_out : &local;
+    stax_writer *w = tree_writer(out, shared);
     if (!w) return PyErr_NoMemory();
     out->len = 0;
-    tree_busy += mine;
-    stax_writer_set_sink(w, tree_sink, out);
+    tree_busy += shared;
     int st = tree_write(w, elem, dns);
-    if (st == STAX_E_LIMIT_STACK && mine) { /* deeper than the block holds: with the allocator */
-        stax_writer_free(w);
-        tree_busy--;
-        return tree_bytes(elem, dns, with_tail, unicode, 0);
-    }
-    if (st == STAX_OK) st = stax_writer_finish(w);
-    const char *msg = stax_writer_message(w);
+    if (st == STAX_OK) st = stax_writer_flush(w);
     PyObject *r = NULL;
     if (st == STAX_OK && with_tail && !is_domish(elem)) { /* the root's tail, as ElementTree and lxml write it */
         PyObject *tail = PyObject_GetAttr(elem, s_tail);
@@ -2443,11 +2480,14 @@ static PyObject *tree_bytes(PyObject *elem, PyObject *dns, int with_tail, int un
         r = unicode ? PyUnicode_DecodeUTF8(out->p ? out->p : "", (Py_ssize_t)out->len, "strict")
                     : PyBytes_FromStringAndSize(out->p ? out->p : "", (Py_ssize_t)out->len);
     else if (st == STAX_E_NOMEM) PyErr_NoMemory();
-    else if (st != PYERR) PyErr_SetString(WriterError, msg);
-    stax_writer_free(w);
+    else if (st != PYERR) PyErr_SetString(WriterError, stax_writer_message(w));
+    if (!shared || st != STAX_OK || stax_writer_depth(w) != 1) {
+        if (shared) tree_w = NULL;
+        stax_writer_free(w);
+    }
     gbuf_free(&local);
-    if (out == &tree_out && tree_out.cap > (1u << 20)) gbuf_free(&tree_out); /* keep no big buffer */
-    tree_busy -= mine;
+    if (shared && tree_out.cap > (1u << 20)) gbuf_free(&tree_out); /* keep no big buffer */
+    tree_busy -= shared;
     return r;
 }
 
@@ -2467,16 +2507,19 @@ static PyObject *py_tostring(PyObject *self, PyObject *args, PyObject *kw) {
             return NULL;
         }
     }
-    return tree_bytes(elem, s_empty, with_tail, unicode, 1);
+    return tree_bytes(elem, s_empty, with_tail, unicode);
 }
 
-static PyObject *py_stanza(PyObject *self, PyObject *args, PyObject *kw) {
+/* stanza(element, default_ns=''): positional only, without keyword parsing
+ * (the package's stax.stanza takes the keyword): it runs once per stanza. */
+static PyObject *py_stanza(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     (void)self;
-    static char *kws[] = {"element", "default_ns", NULL};
-    PyObject *elem, *dns = s_empty;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:stanza", kws, &elem, &dns)) return NULL;
-    if (dns == Py_None) dns = s_empty;
-    return tree_bytes(elem, dns, 0, 0, 1);
+    if (n < 1 || n > 2) {
+        PyErr_SetString(PyExc_TypeError, "stanza(element, default_ns='')");
+        return NULL;
+    }
+    PyObject *dns = n > 1 && args[1] != Py_None ? args[1] : s_empty;
+    return tree_bytes(args[0], dns, 0, 0);
 }
 
 static PyObject *py_set_classes(PyObject *self, PyObject *args) {
@@ -2505,7 +2548,7 @@ static PyMethodDef module_methods[] = {
      "records(source, path, factory=None, namespaces=None, **options)"},
     {"tostring", (PyCFunction)(void (*)(void))py_tostring, METH_VARARGS | METH_KEYWORDS,
      "tostring(element, encoding=None, with_tail=True)"},
-    {"stanza", (PyCFunction)(void (*)(void))py_stanza, METH_VARARGS | METH_KEYWORDS, "stanza(element, default_ns='')"},
+    {"stanza", (PyCFunction)(void (*)(void))py_stanza, METH_FASTCALL, "stanza(element, default_ns='')"},
     {"_set_classes", (PyCFunction)py_set_classes, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 

@@ -225,7 +225,7 @@ def test_stanza_is_domishs():
     d = domish()
     m = message(d)
     for dns in ("jabber:client", "", "jabber:server"):
-        got = stax.stanza(m, default_ns=dns)
+        got = stax.stanza(m, dns)
         assert canon_stanza(got, dns) == canon_stanza(m.toXml(defaultUri=dns), dns), dns
     assert stax.stanza(m, "jabber:client").startswith(b'<message to="juliet@example.com/balcony"')
     assert b"xmlns" not in stax.stanza(m, "jabber:client").split(b">")[0]
