@@ -2535,6 +2535,219 @@ static PyObject *py_set_classes(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- ranges */
+
+/* The library's side of stax.dask: a document cut into byte ranges
+ * (stax_parallel_cuts, as `stax --part K/N`), each read apart from a guessed
+ * context, then merged in order where every guess is checked (docs/python.md,
+ * "Many machines"; cli/part.c does the same for the tool). */
+
+static PyObject *py_cuts(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    Py_buffer view;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*n:cuts", &view, &n)) return NULL;
+    opts o;
+    PyObject *res = NULL;
+    uint64_t *cuts = NULL;
+    char *guess = NULL;
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "cuts: n >= 1");
+        goto out;
+    }
+    if (opts_parse(&o, kw, NULL) < 0) goto out;
+    size_t cap = stax_context_max_size(&o.ro), glen = 0;
+    cuts = PyMem_Malloc(((size_t)n + 1) * sizeof *cuts);
+    guess = PyMem_Malloc(cap ? cap : 1);
+    if (!cuts || !guess) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = stax_parallel_cuts(view.buf, (size_t)view.len, &o.ro, (size_t)n, cuts, guess, cap, &glen);
+    Py_END_ALLOW_THREADS
+    if (st != STAX_OK) {
+        PyErr_Format(PyExc_ValueError, "cuts: %s", stax_strerror(st));
+        goto out;
+    }
+    PyObject *l = PyList_New(n + 1);
+    for (Py_ssize_t k = 0; l && k <= n; k++) PyList_SET_ITEM(l, k, PyLong_FromUnsignedLongLong(cuts[k]));
+    if (l) res = Py_BuildValue("(Ny#)", l, guess, (Py_ssize_t)glen);
+out:
+    PyBuffer_Release(&view);
+    PyMem_Free(cuts);
+    PyMem_Free(guess);
+    return res;
+}
+
+static PyObject *py_context_position(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer v;
+    if (PyObject_GetBuffer(arg, &v, PyBUF_SIMPLE) < 0) return NULL;
+    stax_pos p;
+    int st = stax_context_position(v.buf, (size_t)v.len, &p);
+    PyBuffer_Release(&v);
+    if (st != STAX_OK) {
+        PyErr_SetString(PyExc_ValueError, "not an intact context");
+        return NULL;
+    }
+    return Py_BuildValue("(KKK)", (unsigned long long)p.offset, (unsigned long long)p.line,
+                         (unsigned long long)p.column);
+}
+
+static PyObject *py_context_move(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v;
+    unsigned long long off, line, col;
+    if (!PyArg_ParseTuple(args, "y*(KKK):context_move", &v, &off, &line, &col)) return NULL;
+    PyObject *r = PyBytes_FromStringAndSize(v.buf, v.len);
+    PyBuffer_Release(&v);
+    if (!r) return NULL;
+    stax_pos p = {off, line, col};
+    if (stax_context_move(PyBytes_AS_STRING(r), (size_t)PyBytes_GET_SIZE(r), p) != STAX_OK) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ValueError, "not an intact context");
+        return NULL;
+    }
+    return r;
+}
+
+static PyObject *py_context_equal(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer a, b;
+    if (!PyArg_ParseTuple(args, "y*y*:context_equal", &a, &b)) return NULL;
+    int eq = stax_context_equal(a.buf, (size_t)a.len, b.buf, (size_t)b.len);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(eq);
+}
+
+/* A context or select state as bytes, or None when none can be saved here. */
+static PyObject *saved_reader(stax_reader *r) {
+    size_t n = 0;
+    if (stax_reader_save(r, NULL, 0, &n) != STAX_OK) Py_RETURN_NONE;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (b && stax_reader_save(r, PyBytes_AS_STRING(b), n, &n) != STAX_OK) Py_CLEAR(b);
+    return b;
+}
+
+static PyObject *saved_select(stax_select *s) {
+    size_t n = 0;
+    if (stax_select_save(s, NULL, 0, &n) != STAX_OK) Py_RETURN_NONE;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (b && stax_select_save(s, PyBytes_AS_STRING(b), n, &n) != STAX_OK) Py_CLEAR(b);
+    return b;
+}
+
+/* range_read(buf, last, context, command, path=None, columns=None,
+ * namespaces=None, select_state=None, **options): a reader (resumed from
+ * context, if any) fed buf, ended when last; for "count" the counts, for
+ * "select" the values (a select resumed from select_state, if any). A dict:
+ * status (the reader's last status: 1 needs more input, 2 the end, < 0 an
+ * error), message, position, counts or values, context and select_state at
+ * the end (None when none could be saved). */
+static PyObject *py_range_read(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    Py_buffer view;
+    int last;
+    PyObject *ctx, *path = Py_None, *columns = Py_None, *ns = Py_None, *sstate = Py_None;
+    const char *cmd;
+    if (!PyArg_ParseTuple(args, "y*pOs|OOOO:range_read", &view, &last, &ctx, &cmd, &path, &columns, &ns, &sstate))
+        return NULL;
+    opts o;
+    SelectIter *it = NULL;
+    PyObject *res = NULL, *values = NULL;
+    stax_reader *r = NULL;
+    counts c;
+    memset(&c, 0, sizeof c);
+    int selecting = !strcmp(cmd, "select");
+    if (opts_parse(&o, kw, select_extra) < 0) goto out;
+    if (ns != Py_None && PyObject_IsTrue(ns)) o.ro.flags |= STAX_READ_NAMESPACES;
+    if (selecting) { /* the select's queue and output of stax.select */
+        it = PyObject_New(SelectIter, &SelectIterType);
+        if (!it) goto out;
+        memset((char *)it + sizeof(PyObject), 0, sizeof *it - sizeof(PyObject));
+        it->sel = select_make(kw, &o, path, columns, ns, 0, &it->ncols, &it->first);
+        if (!it->sel) goto out;
+        stax_select_set_output(it->sel, sel_piece, it);
+        if (sstate != Py_None) {
+            Py_buffer sv;
+            if (PyObject_GetBuffer(sstate, &sv, PyBUF_SIMPLE) < 0) goto out;
+            int st = stax_select_resume(it->sel, sv.buf, (size_t)sv.len);
+            PyBuffer_Release(&sv);
+            if (st != STAX_OK) {
+                PyErr_Format(SelectError, "select state: %s", stax_select_message(it->sel));
+                goto out;
+            }
+        }
+    }
+    r = stax_reader_new(&o.ro);
+    if (!r) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (ctx != Py_None) {
+        Py_buffer cv;
+        if (PyObject_GetBuffer(ctx, &cv, PyBUF_SIMPLE) < 0) goto out;
+        int st = stax_reader_resume(r, cv.buf, (size_t)cv.len);
+        PyBuffer_Release(&cv);
+        if (st != STAX_OK) {
+            PyErr_Format(PyExc_ValueError, "context: %s", stax_reader_message(r));
+            goto out;
+        }
+    }
+    int st = STAX_NEED_INPUT, sst = STAX_OK;
+    const stax_batch *b = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    for (int round = 0; round < 2 && st == STAX_NEED_INPUT && sst == STAX_OK; round++) {
+        if (round == 0) {
+            if (view.len) stax_reader_feed(r, view.buf, (size_t)view.len);
+            else continue;
+        } else if (last) {
+            stax_reader_end(r);
+        } else {
+            break;
+        }
+        while ((st = stax_reader_next(r, &b)) == STAX_OK) {
+            if (selecting) {
+                if ((sst = stax_select_batch(it->sel, b)) != STAX_OK) break;
+            } else {
+                count_batch(&c, b);
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (sst != STAX_OK) {
+        if (it->out.oom) PyErr_NoMemory();
+        else PyErr_Format(SelectError, "select: %s", stax_select_message(it->sel));
+        goto out;
+    }
+    if (selecting) { /* every queued match */
+        values = PyList_New(0);
+        it->status = STAX_END;
+        PyObject *v;
+        while (values && (v = SelectIter_next(it)) != NULL) {
+            if (PyList_Append(values, v) < 0) Py_CLEAR(values);
+            Py_DECREF(v);
+        }
+        if (!values || PyErr_Occurred()) goto out;
+    }
+    stax_pos p = stax_reader_error_pos(r);
+    PyObject *rctx = st == STAX_NEED_INPUT ? saved_reader(r) : Py_NewRef(Py_None);
+    PyObject *sctx = st == STAX_NEED_INPUT && selecting ? saved_select(it->sel) : Py_NewRef(Py_None);
+    res = Py_BuildValue("{sisss(KKK)sNsNsN}", "status", st, "message", st < 0 ? stax_reader_message(r) : "",
+                        "position", (unsigned long long)p.offset, (unsigned long long)p.line,
+                        (unsigned long long)p.column, "context", rctx, "select_state", sctx, "result",
+                        selecting ? Py_NewRef(values) : counts_dict(&c));
+out:
+    Py_XDECREF(values);
+    stax_reader_free(r);
+    Py_XDECREF(it);
+    PyBuffer_Release(&view);
+    return res;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static PyMethodDef module_methods[] = {
@@ -2550,6 +2763,11 @@ static PyMethodDef module_methods[] = {
      "tostring(element, encoding=None, with_tail=True)"},
     {"stanza", (PyCFunction)(void (*)(void))py_stanza, METH_FASTCALL, "stanza(element, default_ns='')"},
     {"_set_classes", (PyCFunction)py_set_classes, METH_VARARGS, NULL},
+    {"cuts", (PyCFunction)(void (*)(void))py_cuts, METH_VARARGS | METH_KEYWORDS, "cuts(buffer, n, **options)"},
+    {"context_position", (PyCFunction)py_context_position, METH_O, "context_position(context)"},
+    {"context_move", (PyCFunction)py_context_move, METH_VARARGS, "context_move(context, (offset, line, column))"},
+    {"context_equal", (PyCFunction)py_context_equal, METH_VARARGS, "context_equal(a, b)"},
+    {"range_read", (PyCFunction)(void (*)(void))py_range_read, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_stax", "The C part of the stax package.", -1,
@@ -2587,6 +2805,8 @@ PyMODINIT_FUNC PyInit__stax(void) {
         {"HAS_SUBSET", STAX_EVF_HAS_SUBSET}};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (PyModule_AddIntConstant(m, k[i].n, k[i].v) < 0) return NULL;
-    if (PyModule_AddStringConstant(m, "LIBRARY_VERSION", STAX_VERSION) < 0) return NULL;
+    if (PyModule_AddStringConstant(m, "LIBRARY_VERSION", STAX_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "SELECT_STATE_TAIL", STAX_SELECT_STATE_TAIL) < 0)
+        return NULL;
     return m;
 }

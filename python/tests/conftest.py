@@ -18,6 +18,10 @@ def tool(*args, input=None):
     return p.returncode, p.stdout, p.stderr.decode()
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than a few seconds (still run by make test-python)")
+
+
 @pytest.fixture(scope="session")
 def docs(tmp_path_factory):
     """{shape: path} of generated documents, 0.25 MiB each (mixed-dump: 1 MiB)."""
