@@ -1,11 +1,16 @@
 """The Writer, tostring for ElementTree and lxml, stanzas from domish elements."""
 import io
 import os
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import stax
+from conftest import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import python_task  # noqa: E402  (bench/python_task.py)
 
 
 def c14n(b):
@@ -201,18 +206,9 @@ def domish():
 
 
 def message(d):
-    m = d.Element(("jabber:client", "message"))
-    m["to"] = "juliet@example.com/balcony"
-    m["from"] = "romeo@example.net/orchard"
-    m["type"] = "chat"
-    m["id"] = "ktx72v49"
-    m.addElement("body", content="Art thou not Romeo, & a Montague? <yes>")
-    m.addElement(("http://jabber.org/protocol/chatstates", "active"))
-    delay = m.addElement(("urn:xmpp:delay", "delay"))
-    delay["from"] = "capulet.com"
-    delay["stamp"] = "2002-09-10T23:08:25Z"
-    delay.addContent("Offline storage")
-    return m
+    """The typical stanza of the benchmarks (bench/python_task.py): a message
+    with a body, a chat state and a delay."""
+    return python_task.domish_message()
 
 
 def canon_stanza(b, default_ns):
