@@ -2238,7 +2238,8 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
     if (PyUnicode_Check(elem)) {
         stax_str s;
         if (as_str(elem, &s) < 0) return PYERR;
-        if (!strcmp(Py_TYPE(elem)->tp_name, "SerializedXML")) return stax_writer_raw(w, s);
+        if (!PyUnicode_CheckExact(elem) && !strcmp(Py_TYPE(elem)->tp_name, "SerializedXML"))
+            return stax_writer_raw(w, s);
         return s.len ? stax_writer_text(w, s) : STAX_OK;
     }
     if (Py_EnterRecursiveCall(" in stax.stanza")) return PYERR;
