@@ -525,6 +525,7 @@ typedef struct SelectIter {
     stax_pos where;
     unsigned long long first, done;
     PyObject *hold_ns; /* the bindings' dict, alive while compiling */
+    int busy;          /* reading without the GIL: another thread may not */
 } SelectIter;
 
 static int sel_end_field(SelectIter *it) {
@@ -632,7 +633,13 @@ static PyObject *select_field(SelectIter *it, size_t k) {
     return PyUnicode_DecodeUTF8(it->out.p + from, (Py_ssize_t)(it->ends[k] - from), "surrogateescape");
 }
 
+static int busy_refused(int busy) {
+    if (busy) PyErr_SetString(PyExc_RuntimeError, "another thread is reading from this object");
+    return busy;
+}
+
 static PyObject *SelectIter_next(SelectIter *it) {
+    if (busy_refused(it->busy)) return NULL;
     size_t want = it->ncols ? it->ncols : 1;
     if (it->taken + want > it->nends) {
         if (it->status != STAX_OK) return select_raise(it);
@@ -643,7 +650,9 @@ static PyObject *SelectIter_next(SelectIter *it) {
         for (size_t i = 0; i < rest; i++) it->ends[i] = it->ends[it->taken + i] - keep_from;
         it->nends = rest;
         it->taken = 0;
+        it->busy = 1;
         select_pump(it);
+        it->busy = 0;
         if (it->taken + want > it->nends) {
             if (it->status == STAX_END && !it->out.oom) {
                 if (it->open) core_close(&it->c);
@@ -812,6 +821,7 @@ typedef struct Reader {
     int open, status; /* status: STAX_OK while reading, then STAX_END or the error */
     const stax_batch *b;
     unsigned long long gen; /* the batch's number: a Batch of another is stale */
+    int busy;               /* reading without the GIL: another thread may not */
 } Reader;
 
 typedef struct Batch {
@@ -843,6 +853,7 @@ static PyObject *Reader_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Reader_next(Reader *r) {
+    if (busy_refused(r->busy)) return NULL;
     if (r->status != STAX_OK) {
         if (r->status != STAX_END) {
             core_raise(&r->c, r->status);
@@ -854,9 +865,11 @@ static PyObject *Reader_next(Reader *r) {
     int st;
     r->gen++;
     if (core_nogil(&r->c)) {
+        r->busy = 1;
         Py_BEGIN_ALLOW_THREADS
         st = core_next(&r->c, &b);
         Py_END_ALLOW_THREADS
+        r->busy = 0;
     } else {
         st = core_next(&r->c, &b);
     }
@@ -892,6 +905,7 @@ static PyObject *Reader_ns_lookup(Reader *r, PyObject *arg) {
 
 static PyObject *Reader_close(Reader *r, PyObject *unused) {
     (void)unused;
+    if (busy_refused(r->busy)) return NULL;
     if (r->open) core_close(&r->c);
     r->open = 0;
     r->b = NULL;
@@ -1152,6 +1166,7 @@ typedef struct RecordsIter {
     int oom;
     PyObject *done; /* finished records, a list, handed out from `at` */
     Py_ssize_t at;
+    int busy;       /* reading without the GIL: another thread may not */
 } RecordsIter;
 
 static int rec_piece(void *ctx, const stax_select_piece *p) {
@@ -1415,6 +1430,7 @@ static int records_walk(RecordsIter *it, const stax_batch *t) {
 }
 
 static PyObject *RecordsIter_next(RecordsIter *it) {
+    if (busy_refused(it->busy)) return NULL;
     for (;;) {
         if (it->at < PyList_GET_SIZE(it->done)) {
             PyObject *r = PyList_GET_ITEM(it->done, it->at);
@@ -1446,9 +1462,11 @@ static PyObject *RecordsIter_next(RecordsIter *it) {
         if (it->nstarts || it->nb) break; \
     }
         if (core_nogil(&it->c)) {
+            it->busy = 1;
             Py_BEGIN_ALLOW_THREADS
             REC_LOOP
             Py_END_ALLOW_THREADS
+            it->busy = 0;
         } else {
             REC_LOOP
         }

@@ -155,3 +155,26 @@ def test_records_errors():
     assert next(it) == {} and next(it) == {}
     with pytest.raises(stax.XMLError):
         next(it)
+
+
+def test_one_thread_at_a_time():
+    """An object reading without the GIL (a path: here a pipe's) refuses a
+    second thread instead of sharing its reader."""
+    import os
+    import threading
+    import time
+
+    r, w = os.pipe()
+    for make in (lambda p: stax.Reader(p), lambda p: stax.select(p, "//x"), lambda p: stax.records(p, "//x")):
+        obj = make("/dev/fd/%d" % r)
+        got = []
+        t = threading.Thread(target=lambda: got.append(next(obj)))  # blocks in read(2), the GIL released
+        t.start()
+        time.sleep(0.2)
+        with pytest.raises(RuntimeError, match="another thread"):
+            next(obj)
+        os.write(w, b"<r><x>1</x></r>")
+        t.join()
+        assert got
+    os.close(w)
+    os.close(r)
