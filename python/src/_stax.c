@@ -2205,17 +2205,19 @@ typedef struct dstate {
     unsigned counter;
 } dstate;
 
-/* An attribute of a domish element (a new reference): from its instance
- * dict when it is there (domish keeps them so; GetAttr would look through
- * the class first, and domish's __getattr__ runs Python for a missing one). */
-static PyObject *d_attr(PyObject *elem, PyObject *name) {
-    PyObject **dp = _PyObject_GetDictPtr(elem);
-    if (dp && *dp) {
-        PyObject *v = PyDict_GetItemWithError(*dp, name);
-        if (v) return Py_NewRef(v);
-        if (PyErr_Occurred()) return NULL;
+/* name, uri, defaultUri, localPrefixes, attributes, children (new
+ * references) into f; f[5] NULL (an error set) when one is missing. */
+static void d_fields(PyObject *elem, PyObject **f) {
+    PyObject *const names[6] = {s_name, s_uri, s_defaultUri, s_localPrefixes, s_attributes, s_children};
+    PyObject **dp = _PyObject_GetDictPtr(elem), *dict = dp ? *dp : NULL;
+    for (int i = 0; i < 6; i++) {
+        PyObject *v = dict ? PyDict_GetItemWithError(dict, names[i]) : NULL;
+        if (v) f[i] = Py_NewRef(v);
+        else if (PyErr_Occurred() || !(f[i] = PyObject_GetAttr(elem, names[i]))) {
+            for (int j = 0; j < i; j++) Py_CLEAR(f[j]);
+            return;
+        }
     }
-    return PyObject_GetAttr(elem, name);
 }
 
 static int d_in_scope(dstate *d, PyObject *prefix) {
@@ -2263,17 +2265,17 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
     if (Py_EnterRecursiveCall(" in stax.stanza")) return PYERR;
     int st = STAX_OK;
     size_t frame = d->inscope.n;
-    PyObject *name = d_attr(elem, s_name), *uri = name ? d_attr(elem, s_uri) : NULL;
-    PyObject *dflt = uri ? d_attr(elem, s_defaultUri) : NULL;
-    PyObject *lp = dflt ? d_attr(elem, s_localPrefixes) : NULL;
-    PyObject *prefix = NULL, *qname = NULL, *attrs = NULL, *children = NULL;
-    if (!lp) {
+    PyObject *f[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    d_fields(elem, f);
+    PyObject *name = f[0], *uri = f[1], *dflt = f[2], *lp = f[3], *attrs = f[4], *children = f[5];
+    PyObject *prefix = NULL, *qname = NULL;
+    if (!children) {
         st = PYERR;
         goto out;
     }
     PyObject *k, *v;
     Py_ssize_t pos = 0;
-    if (PyDict_Check(lp))
+    if (PyDict_Check(lp) && PyDict_GET_SIZE(lp))
         while (PyDict_Next(lp, &pos, &k, &v))
             if (d_learn(d, v, k) < 0 || scope_push(&d->inscope, k, k) < 0) {
                 st = PYERR;
@@ -2306,10 +2308,9 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
         else st = b.len ? stax_writer_ns(w, stax_strz(""), b) : stax_writer_attr(w, stax_strz("xmlns"), b);
     }
     pos = 0;
-    if (st == STAX_OK && PyDict_Check(lp))
+    if (st == STAX_OK && PyDict_Check(lp) && PyDict_GET_SIZE(lp))
         while (st == STAX_OK && PyDict_Next(lp, &pos, &k, &v))
             st = as_str(k, &a) < 0 || as_str(v, &b) < 0 ? PYERR : stax_writer_ns(w, a, b);
-    if (st == STAX_OK && !(attrs = d_attr(elem, s_attributes))) st = PYERR;
     pos = 0;
     if (st == STAX_OK && PyDict_Check(attrs))
         while (st == STAX_OK && PyDict_Next(attrs, &pos, &k, &v)) {
@@ -2338,7 +2339,6 @@ static int d_write(stax_writer *w, dstate *d, PyObject *elem, PyObject *current)
                 st = as_str(k, &a) < 0 ? PYERR : stax_writer_attr(w, a, vs);
             }
         }
-    if (st == STAX_OK && !(children = d_attr(elem, s_children))) st = PYERR;
     if (st == STAX_OK && PyList_Check(children))
         for (Py_ssize_t i = 0; st == STAX_OK && i < PyList_GET_SIZE(children); i++)
             st = d_write(w, d, PyList_GET_ITEM(children, i), dflt);
