@@ -210,3 +210,22 @@ def test_select_streams_a_pipe(tmp_path):
         os.write(w, b"<e>3</e></log>")
         os.close(w)
         assert list(it) == ["3"]
+
+
+@pytest.mark.parametrize("path", ["//d:page[2]/d:revision", "//d:contributor", "//d:text/@xml:space"])
+def test_select_xml_with_namespaces_is_the_tools(docs, path):
+    doc = docs["mixed-dump"]
+    rc, out, err = tool("select", "-0", "--xml", "-N", "d=urn:stax:bench", path, doc)
+    assert rc == 0, err
+    got = list(stax.select(doc, path, namespaces={"d": "urn:stax:bench"}, xml=True))
+    assert got == lines(out, b"\0")
+
+
+def test_select_limits_are_the_librarys(docs):
+    doc = docs["mixed-dump"]
+    rc, out, err = tool("select", "--max-held", "64", "//page|//title", doc)
+    assert rc == 2
+    it = stax.select(doc, "//page|//title", max_held=64)
+    with pytest.raises(stax.SelectError) as e:
+        list(it)
+    assert err.strip().endswith(str(e.value))  # FILE: before the tool's line
