@@ -1773,7 +1773,54 @@ static PyObject *Writer_start(Writer *W, PyObject *args) {
         return done(W, call(W->w)); \
     }
 
-WRITER_2STR(Writer_attr, stax_writer_attr, "OO:attr")
+static PyObject *Writer_attr(Writer *W, PyObject *args) {
+    PyObject *a, *b;
+    stax_str x, y;
+    WRITER_CHECK(W);
+    if (!PyArg_ParseTuple(args, "OO:attr", &a, &b) || as_str(a, &x) < 0) return NULL;
+    if (PyLong_Check(b)) { /* exact digits: stax_writer_attr_int, or _uint past int64 */
+        int over;
+        long long v = PyLong_AsLongLongAndOverflow(b, &over);
+        if (over > 0) {
+            unsigned long long u = PyLong_AsUnsignedLongLong(b);
+            if (PyErr_Occurred()) return NULL;
+            return done(W, stax_writer_attr_uint(W->w, x, u));
+        }
+        if (over < 0 || (v == -1 && PyErr_Occurred())) return PyErr_Format(PyExc_OverflowError, "integer out of range");
+        return done(W, stax_writer_attr_int(W->w, x, v));
+    }
+    if (as_str(b, &y) < 0) return NULL;
+    return done(W, stax_writer_attr(W->w, x, y));
+}
+
+/* The decimal forms: v / 10^frac with exactly frac digits after the point. */
+static PyObject *Writer_text_dec(Writer *W, PyObject *args) {
+    long long v;
+    unsigned frac;
+    WRITER_CHECK(W);
+    if (!PyArg_ParseTuple(args, "LI:text_dec", &v, &frac)) return NULL;
+    return done(W, stax_writer_text_dec(W->w, v, frac));
+}
+
+static PyObject *Writer_attr_dec(Writer *W, PyObject *args) {
+    PyObject *a;
+    long long v;
+    unsigned frac;
+    stax_str x;
+    WRITER_CHECK(W);
+    if (!PyArg_ParseTuple(args, "OLI:attr_dec", &a, &v, &frac) || as_str(a, &x) < 0) return NULL;
+    return done(W, stax_writer_attr_dec(W->w, x, v, frac));
+}
+
+static PyObject *Writer_element_dec(Writer *W, PyObject *args) {
+    PyObject *a;
+    long long v;
+    unsigned frac;
+    stax_str x;
+    WRITER_CHECK(W);
+    if (!PyArg_ParseTuple(args, "OLI:element_dec", &a, &v, &frac) || as_str(a, &x) < 0) return NULL;
+    return done(W, stax_writer_element_dec(W->w, x, v, frac));
+}
 WRITER_2STR(Writer_ns, stax_writer_ns, "OO:ns")
 WRITER_2STR(Writer_pi, stax_writer_pi, "O|O:pi")
 WRITER_1STR(Writer_cdata, stax_writer_cdata)
@@ -1789,7 +1836,11 @@ static PyObject *Writer_text(Writer *W, PyObject *a) {
     if (PyLong_Check(a)) {
         int over;
         long long v = PyLong_AsLongLongAndOverflow(a, &over);
-        if (over > 0) return done(W, stax_writer_text_uint(W->w, PyLong_AsUnsignedLongLong(a)));
+        if (over > 0) {
+            unsigned long long u = PyLong_AsUnsignedLongLong(a);
+            if (PyErr_Occurred()) return NULL;
+            return done(W, stax_writer_text_uint(W->w, u));
+        }
         if (over < 0 || (v == -1 && PyErr_Occurred())) return PyErr_Format(PyExc_OverflowError, "integer out of range");
         return done(W, stax_writer_text_int(W->w, v));
     }
@@ -1803,8 +1854,14 @@ static PyObject *Writer_element(Writer *W, PyObject *args) {
     WRITER_CHECK(W);
     if (!PyArg_ParseTuple(args, "O|O:element", &name, &text) || as_str(name, &n) < 0) return NULL;
     if (PyLong_Check(text)) {
-        long long v = PyLong_AsLongLong(text);
-        if (v == -1 && PyErr_Occurred()) return NULL;
+        int over;
+        long long v = PyLong_AsLongLongAndOverflow(text, &over);
+        if (over > 0) {
+            unsigned long long u = PyLong_AsUnsignedLongLong(text);
+            if (PyErr_Occurred()) return NULL;
+            return done(W, stax_writer_element_uint(W->w, n, u));
+        }
+        if (over < 0 || (v == -1 && PyErr_Occurred())) return PyErr_Format(PyExc_OverflowError, "integer out of range");
         return done(W, stax_writer_element_int(W->w, n, v));
     }
     if (as_str(text, &t) < 0) return NULL;
@@ -2402,7 +2459,10 @@ static PyMethodDef Writer_methods[] = {
     {"doctype", (PyCFunction)(void (*)(void))Writer_doctype, METH_VARARGS | METH_KEYWORDS,
      "doctype(name, pubid='', sysid='', subset='')"},
     {"start", (PyCFunction)Writer_start, METH_VARARGS, "start(name, attrs=None): a start tag, left open for attr and ns."},
-    {"attr", (PyCFunction)Writer_attr, METH_VARARGS, "attr(name, value)"},
+    {"attr", (PyCFunction)Writer_attr, METH_VARARGS, "attr(name, value): value a str, or an int written exactly."},
+    {"attr_dec", (PyCFunction)Writer_attr_dec, METH_VARARGS, "attr_dec(name, v, frac): v / 10**frac, frac digits."},
+    {"text_dec", (PyCFunction)Writer_text_dec, METH_VARARGS, "text_dec(v, frac): v / 10**frac, frac digits."},
+    {"element_dec", (PyCFunction)Writer_element_dec, METH_VARARGS, "element_dec(name, v, frac)"},
     {"ns", (PyCFunction)Writer_ns, METH_VARARGS, "ns(prefix, uri): a namespace declaration ('' the default)."},
     {"text", (PyCFunction)Writer_text, METH_O, "text(str or int)"},
     {"cdata", (PyCFunction)Writer_cdata, METH_O, "cdata(text)"},

@@ -252,3 +252,22 @@ def test_writer_write_puts_trees_where_it_stands():
     out = w.getvalue()
     assert out.count(b"<message ") == 1 and b"<ns0:x" in out or b'<x xmlns="urn:x"' in out
     stax.check(out, namespaces=True)
+
+
+def test_writer_numbers_are_the_librarys():
+    w = stax.Writer()
+    w.start("r")
+    w.attr("n", -5)
+    w.attr("u", 2 ** 64 - 1)
+    w.attr_dec("p", 1999, 2)
+    w.text_dec(-5, 3)
+    w.element_dec("d", 7, 0)
+    w.element("big", 2 ** 63)
+    w.text(-(2 ** 63))
+    with pytest.raises(OverflowError):
+        w.text(2 ** 64)
+    with pytest.raises(stax.WriterError):
+        w.text_dec(1, 20)  # more than 19 digits after the point
+    w.finish()
+    assert w.getvalue() == (b'<r n="-5" u="18446744073709551615" p="19.99">-0.005<d>7</d>'
+                            b"<big>9223372036854775808</big>-9223372036854775808</r>")
