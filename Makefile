@@ -389,7 +389,7 @@ python: $(BUILD)/stax.h
 	    --build-lib $(PY_BUILD)/python >$(PY_BUILD)/python-build.log 2>&1 || { cat $(PY_BUILD)/python-build.log; exit 1; }
 
 test-python: python $(BUILD)/stax $(BUILD)/gen
-	PYTHONPATH=$(PY_BUILD)/python STAX_TOOL=$(PY_BUILD)/stax STAX_GEN=$(PY_BUILD)/gen \
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(PY_BUILD)/python STAX_TOOL=$(PY_BUILD)/stax STAX_GEN=$(PY_BUILD)/gen \
 	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests $(PYTEST_ARGS)
 
 # The package beside pyexpat, ElementTree, lxml and twisted's domish, one

@@ -36,7 +36,7 @@ whole STAX_BENCH_RUNS "$runs"
 sh tools/deps.sh all
 make --no-print-directory -s BUILD="$build" PYTHON="$py" all python "$build/gen"
 stax=$build/stax
-export PYTHONPATH="$build/python"
+export PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1
 task="$py bench/python_task.py"
 dump=$build/bench-py-dump.xml
 rec=$build/bench-py-record.xml
