@@ -351,7 +351,7 @@ test-encodings:
 # lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
 # 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
 # test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
-# test-python 25 (its build 10, the tests 15, a Dask cluster of two processes among them),
+# test-python 34 (the extension's build 19, the tests 15 with a Dask cluster of two processes),
 # test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
 # fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
 # clock each), test-cmake 46 (about 635). The shared build before them is
