@@ -1697,6 +1697,11 @@ static int as_str(PyObject *o, stax_str *s) {
         s->len = 0;
         return 0;
     }
+    if (PyUnicode_IS_COMPACT_ASCII(o) && PyUnicode_CheckExact(o)) { /* its bytes are its UTF-8 */
+        s->ptr = (const char *)PyUnicode_DATA(o);
+        s->len = (size_t)PyUnicode_GET_LENGTH(o);
+        return 0;
+    }
     if (PyUnicode_Check(o)) {
         Py_ssize_t n;
         s->ptr = PyUnicode_AsUTF8AndSize(o, &n);
@@ -2308,6 +2313,9 @@ static PyObject *d_prefix(dstate *d, PyObject *uri) {
 static int d_neq(PyObject *a, PyObject *b) {
     if (a == b) return 0;
     if (a == Py_None || b == Py_None) return 1;
+    if (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b))
+        return PyUnicode_GET_LENGTH(a) != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b) ||
+               memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)PyUnicode_GET_LENGTH(a) * PyUnicode_KIND(a)) != 0;
     return PyObject_RichCompareBool(a, b, Py_NE);
 }
 
