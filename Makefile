@@ -61,7 +61,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench bench-parallel main FORCE \
-	test-cmake test-cpp test-ranges dist test-dist
+	test-cmake test-cpp test-ranges dist test-dist python test-python bench-python
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -364,13 +364,14 @@ test-encodings:
 # lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
 # 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
 # test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
+# test-python 34 (the extension's build 19, the tests 15 with a Dask cluster of two processes),
 # test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
 # fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
 # clock each), test-cmake 46 (about 635). The shared build before them is
 # about 45.
 TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan \
 	test-baremetal test-dist
-TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings \
+TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings test-python \
 	test-cross fuzz-regress fuzz-smoke test-install test-cmake
 TEST_LANE_ARGS = WERROR=1 UNIT_JOBS=1 CROSS_JOBS=1 NPROC=1
 NPROC := $(shell nproc 2>/dev/null || echo 2)
@@ -388,6 +389,26 @@ test-lane-1 test-lane-2: test-lane-%:
 	  times >$$log.times; cpu=$$(awk 'NR == 2 { split($$1, u, "m"); split($$2, k, "m"); printf "%d", u[1] * 60 + u[2] + k[1] * 60 + k[2] }' $$log.times); \
 	  cat $$log; echo "make test: lane $*: $$t $$r in $$(( $$(date +%s) - s )) s (CPU $$((cpu - cpu0)) s)"; cpu0=$$cpu; \
 	  [ $$r = passed ] || exit 1; done
+
+# ---------------------------------------------------------------- Python
+# The package of python/ (docs/python.md) for $(PYTHON): its extension
+# compiles the single file in. `make python` builds it into $(BUILD)/python
+# (PYTHONPATH=$(BUILD)/python imports it); `make test-python` runs its tests
+# (pytest) against the tool and the generator of this build.
+PYTHON ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PY_BUILD = $(abspath $(BUILD))
+python: $(BUILD)/stax.h
+	cd python && STAX_SINGLE_H=$(PY_BUILD)/stax.h $(PYTHON) setup.py -q build --build-base $(PY_BUILD)/python-build \
+	    --build-lib $(PY_BUILD)/python >$(PY_BUILD)/python-build.log 2>&1 || { cat $(PY_BUILD)/python-build.log; exit 1; }
+
+test-python: python $(BUILD)/stax $(BUILD)/gen
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(PY_BUILD)/python STAX_TOOL=$(PY_BUILD)/stax STAX_GEN=$(PY_BUILD)/gen \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests $(PYTEST_ARGS)
+
+# The package beside pyexpat, ElementTree, lxml and twisted's domish, one
+# process each (bench/python.sh; docs/benchmarks.md, "Python").
+bench-python: python $(BUILD)/stax $(BUILD)/gen
+	PYTHON=$(PYTHON) BUILD=$(BUILD) sh bench/python.sh
 
 # ---------------------------------------------------------------- benchmarks
 main:

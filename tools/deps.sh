@@ -10,7 +10,10 @@
 #          nodejs+npm (npm fetches the W3C suite) if npm is missing, and for
 #          `make test-cross` Debian's cross compilers for aarch64, armhf, i686
 #          and s390x (with their C libraries) and qemu-user, which runs them,
-#          and GNU parallel (`make test-ranges` runs --part K/N's ranges under it)
+#          and GNU parallel (`make test-ranges` runs --part K/N's ranges under it),
+#          and for the Python package (`make test-python`) CPython's headers,
+#          pytest, and the peers and cluster its tests compare with: lxml,
+#          twisted (domish) and Dask's distributed scheduler
 #   bench: hyperfine, valgrind (callgrind counts instructions), expat,
 #          libxml2 and pugixml headers, /usr/bin/time, and the compilers (gcc
 #          and g++ come with build-essential), make and pkg-config that build
@@ -24,6 +27,8 @@ set -eu
 what=${1:-test}
 
 test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm parallel"
+python_pkgs="python3-dev python3-setuptools python3-pytest python3-lxml python3-twisted python3-distributed"
+test_pkgs="$test_pkgs $python_pkgs"
 # The cross targets of `make test-cross`: no multiarch (no foreign architecture
 # is added to dpkg), only the cross toolchains and their own C libraries.
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
