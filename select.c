@@ -67,8 +67,10 @@ typedef struct sel_test { /* [@a], [@a='v'], [@a!='v'] */
 
 typedef struct sel_pred {
     uint32_t pos;          /* [n]: n; 0 for attribute tests */
-    uint32_t slot;         /* [n]: its position counter */
+    uint32_t slot;         /* [n], and an expression that reads the position: its position counter */
     uint32_t first, count; /* attribute tests, joined by 'and' */
+    uint32_t expr;         /* an expression (sel_x index + 1); 0: one of the two forms above */
+    unsigned char num, last, content; /* expr: a number (a position), reads last(), reads content */
 } sel_pred;
 
 typedef struct sel_step {
@@ -79,6 +81,10 @@ typedef struct sel_step {
     uint32_t query;                  /* the query it belongs to */
     uint64_t names;                  /* an element step: its name's bit (sel_name_bit), all for '*' */
     int counted;                     /* it has a [n] predicate: testing it counts (sel_step_ok) */
+    int xpred;                       /* its predicates are expressions (sel_pev) */
+    uint32_t pp_first, pp_count;     /* xpred: the relative paths its predicates read */
+    uint32_t ps_first, ps_count;     /* and their steps (at most 64) */
+    uint32_t cmp_count;              /* comparisons of a path with a constant (at most 64) */
 } sel_step;
 
 typedef struct sel_query {
@@ -91,7 +97,8 @@ typedef struct sel_query {
 
 typedef struct sel_cand {
     uint32_t step;
-    uint64_t ctx; /* 0: the document; else the record's match number + 1 */
+    uint32_t cond; /* 0; or the undecided predicates (sel_pev index + 1) it depends on */
+    uint64_t ctx;  /* 0: the document; else the record's match number + 1 */
 } sel_cand;
 
 /* An open element's candidates, and the subset a child inherits when no
@@ -109,6 +116,8 @@ typedef struct sel_frame {
 
 typedef struct sel_match {
     uint32_t path;
+    uint32_t cond;              /* 0, or the undecided predicates it depends on (sel_pev index + 1) */
+    unsigned char shadow;       /* counts its path once cond holds; no value */
     unsigned char kind, record, begun, closed;
     uint32_t next_col;          /* a begun record: the column that streams (those before it are out) */
     size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
@@ -162,6 +171,7 @@ struct stax_select {
     char *text;
     size_t text_cap;
     stax__buf steps, preds, tests, queries, succ;
+    stax__buf xs, pps, pss;        /* predicate expressions, their relative paths and those paths' steps */
     uint32_t n_steps, n_paths, n_cols, n_slots;
     uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
     uint32_t own_lead;             /* how many of them are columns 0, 1, 2... (sel_own_columns) */
@@ -182,6 +192,11 @@ struct stax_select {
 
     /* output */
     stax__buf queue, colst, held, pend;
+    /* predicates on content: the candidates held (sel_pev), the paths they
+     * follow in the open elements (sel_pact), the nodes of those being read
+     * (sel_pcap), the values kept (sel_prec; ptext the text read inside
+     * them, pattr attribute values and names), counts per path, scratch */
+    stax__buf pevs, pact, pcaps, precs, ptext, pattr, pcnt, xscratch;
     uint32_t next_tag; /* the tag of the next sel_pend (from n_cols) */
     stax__buf colspan; /* the columns as written: {offset in text, length} each */
     size_t q_head;
@@ -401,10 +416,10 @@ static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
             return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the function '%s()'", name);
         }
         if (q + 1 < ps->end && q[0] == ':' && q[1] == ':')
-            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the axis '%s::' (only /, // and @ are)", name);
+            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the axis '%s::' (child, descendant, self, descendant-or-self and attribute are)", name);
         if (ps_keyword(ps, p, "or") || ps_keyword(ps, p, "and") || ps_keyword(ps, p, "div") || ps_keyword(ps, p, "mod"))
-            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the operator '%s' (path|path is supported)", name);
-        if (in_pred) return ps_fail(ps, STAX_E_UNSUPPORTED, p, "a predicate on child content ('%s')", name);
+            return ps_fail(ps, STAX_E_UNSUPPORTED, p, "the operator '%s' outside a predicate", name);
+        if (in_pred) return ps_fail(ps, STAX_E_SYNTAX, p, "unexpected name '%s' in a predicate", name);
         return ps_fail(ps, STAX_E_SYNTAX, p, "unexpected name '%s'", name);
     }
     if (p >= ps->end) return ps_fail(ps, STAX_E_SYNTAX, p, "%s", "unexpected end");
@@ -414,7 +429,7 @@ static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
         if (ps->end - p >= 2 && p[1] >= '0' && p[1] <= '9') break;
         return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "'.' (the self step)");
     case '$': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "variables ('$')");
-    case '(': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "parentheses");
+    case '(': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "parentheses outside a predicate");
     case '"':
     case '\'': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "a string alone in a predicate" : "a string where a step belongs");
     case '<':
@@ -423,11 +438,13 @@ static int ps_refuse(sel_parser *ps, const char *p, int in_pred) {
     case '-':
     case '=':
     case '!':
-    case '*': return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "operators other than = and != (between @name and a string)");
+    case '*':
+        if (in_pred) return ps_fail(ps, STAX_E_SYNTAX, p, "%s", "an operator where an operand belongs");
+        return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", "operators outside a predicate");
     default: break;
     }
     if ((*p >= '0' && *p <= '9') || *p == '.')
-        return ps_fail(ps, STAX_E_UNSUPPORTED, p, "%s", in_pred ? "a position combined with other tests (use [n][@a] or [@a][n])" : "a number where a step belongs");
+        return ps_fail(ps, in_pred ? STAX_E_SYNTAX : STAX_E_UNSUPPORTED, p, "%s", in_pred ? "a number where an operator belongs" : "a number where a step belongs");
     return ps_fail(ps, STAX_E_SYNTAX, p, "%s", "unexpected character");
 }
 
@@ -486,69 +503,549 @@ static int ps_literal(sel_parser *ps, stax_str *v) {
     return 0;
 }
 
-/* A predicate, the '[' taken: [n], or attribute tests joined by 'and'. */
-static int ps_pred(sel_parser *ps, sel_pred *pr) {
-    stax_select *s = ps->s;
-    memset(pr, 0, sizeof *pr);
-    int c = ps_peek(ps);
-    if (c >= '0' && c <= '9') {
-        const char *at = ps->p;
-        uint64_t n = 0;
-        for (; ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9'; ps->p++) {
-            n = n * 10 + (uint64_t)(*ps->p - '0');
-            if (n >= UINT32_MAX) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position above 4294967294");
-        }
-        if (ps->p < ps->end && *ps->p == '.') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position that is not a whole number");
-        if (n == 0) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "[0] (positions start at 1)");
-        c = ps_peek(ps);
-        if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
-        if (ps_keyword(ps, ps->p, "and") || ps_keyword(ps, ps->p, "or"))
-            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a position combined with other tests (use [n][@a] or [@a][n])");
-        if (c != ']') return ps_refuse(ps, ps->p, 1);
+/* ---------------------------------------------------------------- predicate expressions
+ *
+ * A predicate that is not [n] or attribute tests joined by 'and' compiles to
+ * an expression tree (sel_x, in s->xs). Its relative paths (sel_pp, whose
+ * steps are sel_ps) are followed in the candidate's subtree while it streams
+ * (sel_pev). Types are static, as in XPath 1.0: a predicate whose type is a
+ * number compares with the position. */
+
+enum { X_NUM, X_STR, X_PATH, X_OR, X_AND, X_EQ, X_NE, X_LT, X_LE, X_GT, X_GE, X_ADD, X_SUB, X_MUL, X_DIV, X_MOD, X_NEG,
+       X_TRUE, X_FALSE, X_NOT, X_POS, X_LAST, X_CONTAINS, X_STARTS, X_NORM, X_SLEN, X_STRING, X_NUMBER, X_COUNT,
+       X_NAME, X_LNAME, X_NSURI, X_BOOLEAN };
+enum { T_NUM, T_STR, T_BOOL, T_SET };
+enum { PS_CHILD, PS_DESC, PS_SELF, PS_DSELF };
+#define PS_NODE 9 /* node(): any node */
+
+typedef struct sel_x {
+    unsigned char op, type;
+    unsigned char cbit; /* a comparison of a path with a constant: its bit + 1 in sel_pev.hits */
+    uint32_t a, b;      /* operands (indexes in xs); X_PATH: a is the path (in pps) */
+    double num;
+    stax_str str;
+} sel_x;
+
+typedef struct sel_pp {
+    uint32_t first, count;                 /* its steps, in pss */
+    uint32_t local;                        /* its index among its step's paths */
+    unsigned char need_all, need_first;    /* keep every node's value; the first node's value */
+    unsigned char need_name, attr_only;    /* the first node's name; only attributes of the candidate itself */
+    uint64_t cmps;                         /* the bits of the comparisons with a constant that read it */
+} sel_pp;
+
+typedef struct sel_ps {
+    unsigned char axis, type, final;
+    sel_name name;
+    uint32_t pp;
+} sel_ps;
+
+#define SEL_X(s, k) SEL_AT((s)->xs, sel_x, k)
+#define SEL_PP(s, k) SEL_AT((s)->pps, sel_pp, k)
+#define SEL_PS(s, k) SEL_AT((s)->pss, sel_ps, k)
+
+static int px_or(sel_parser *ps, uint32_t *out);
+
+static int px_new(sel_parser *ps, int op, int type, uint32_t a, uint32_t b, uint32_t *out) {
+    sel_x x;
+    memset(&x, 0, sizeof x);
+    x.op = (unsigned char)op;
+    x.type = (unsigned char)type;
+    x.a = a;
+    x.b = b;
+    *out = (uint32_t)SEL_N(ps->s->xs, sel_x);
+    return sel_push(ps->s, &ps->s->xs, &x, sizeof x);
+}
+
+static int px_at(sel_parser *ps, const char *op) { /* the operator op at ps->p (after whitespace) */
+    size_t n = strlen(op);
+    ps_peek(ps);
+    return (size_t)(ps->end - ps->p) >= n && memcmp(ps->p, op, n) == 0;
+}
+
+/* A step of a relative path in a predicate. */
+static int px_step(sel_parser *ps, int axis, sel_ps *st) {
+    memset(st, 0, sizeof *st);
+    st->axis = (unsigned char)axis;
+    st->type = SEL_ELEM;
+    const char *at = ps->p;
+    if (at < ps->end && *at == '@') {
+        ps->p = ps_skip(ps, at + 1);
+        st->type = SEL_ATTR;
+        return ps_name_test(ps, &st->name, 1);
+    }
+    if (at < ps->end && *at == '.') {
+        if (ps->end - at >= 2 && at[1] == '.') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'..' (the parent step)");
         ps->p++;
-        pr->pos = (uint32_t)n;
-        pr->slot = s->n_slots++;
+        st->axis = PS_SELF;
+        st->type = PS_NODE;
+        st->name.any = 1;
         return 0;
     }
-    pr->first = (uint32_t)SEL_N(s->tests, sel_test);
-    for (;;) {
-        sel_test t;
-        memset(&t, 0, sizeof t);
-        c = ps_peek(ps);
-        if (c != '@') {
-            if (c == ']') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "an empty predicate");
-            return ps_refuse(ps, ps->p, 1);
+    size_t n = ps_ncname(ps, at);
+    const char *q = ps_skip(ps, at + n);
+    if (n && q + 1 < ps->end && q[0] == ':' && q[1] == ':') {
+        static const char *const axes[] = {"child", "descendant", "self", "descendant-or-self", "attribute"};
+        int ax = -1;
+        for (int k = 0; k < 5; k++)
+            if (ps_keyword(ps, at, axes[k])) ax = k;
+        if (ax < 0) return ps_refuse(ps, at, 1);
+        if (axis == PS_DESC && ax != 0) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "an axis after '//'");
+        ps->p = ps_skip(ps, q + 2);
+        if (ax == 4) {
+            st->type = SEL_ATTR;
+            return ps_name_test(ps, &st->name, 1);
         }
-        ps->p++;
-        ps->p = ps_skip(ps, ps->p);
-        if (ps_name_test(ps, &t.name, 1)) return s->err.code;
-        c = ps_peek(ps);
-        if (c == '!' && ps->end - ps->p >= 2 && ps->p[1] == '=') {
-            ps->p += 2;
-            t.op = SEL_NE;
-        } else if (c == '=') {
-            ps->p++;
-            t.op = SEL_EQ;
-        } else {
-            t.op = SEL_EXISTS;
-        }
-        if (t.op != SEL_EXISTS && ps_literal(ps, &t.value)) return s->err.code;
-        if (sel_push(s, &s->tests, &t, sizeof t)) return s->err.code;
-        pr->count++;
-        c = ps_peek(ps);
-        if (c == ']') {
-            ps->p++;
+        st->axis = ax == 0 ? (unsigned char)axis : ax == 1 ? PS_DESC : ax == 2 ? PS_SELF : PS_DSELF;
+        at = ps->p;
+        n = ps_ncname(ps, at);
+        q = ps_skip(ps, at + n);
+    }
+    if (n && q < ps->end && *q == '(') {
+        const char *r = ps_skip(ps, q + 1);
+        if (ps_keyword(ps, at, "text") || ps_keyword(ps, at, "node")) {
+            if (r >= ps->end || *r != ')') return ps_fail(ps, STAX_E_SYNTAX, r, "%s", "expected ')'");
+            st->type = ps_keyword(ps, at, "text") ? SEL_TEXT : PS_NODE;
+            st->name.any = 1;
+            ps->p = r + 1;
             return 0;
         }
-        if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
-        if (ps_keyword(ps, ps->p, "and")) {
-            ps->p += 3;
-            continue;
-        }
-        if (ps_keyword(ps, ps->p, "or"))
-            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "'or' in a predicate (path|path is supported)");
-        return ps_refuse(ps, ps->p, 1);
+        return ps_refuse(ps, at, 1);
     }
+    return ps_name_test(ps, &st->name, 0);
+}
+
+/* A relative path in a predicate, at ps->p. */
+static int px_path(sel_parser *ps, uint32_t *out) {
+    stax_select *s = ps->s;
+    sel_pp pp;
+    memset(&pp, 0, sizeof pp);
+    pp.first = (uint32_t)SEL_N(s->pss, sel_ps);
+    uint32_t index = (uint32_t)SEL_N(s->pps, sel_pp);
+    int axis = PS_CHILD;
+    pp.attr_only = 1;
+    for (;;) {
+        sel_ps st;
+        const char *at = ps_skip(ps, ps->p);
+        ps->p = at;
+        if (px_step(ps, axis, &st)) return s->err.code;
+        if (ps_peek(ps) == '[') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a predicate inside a predicate's path");
+        st.pp = index;
+        if (st.type != SEL_ATTR && !(st.axis == PS_SELF && st.type == PS_NODE)) pp.attr_only = 0;
+        if (st.axis == PS_SELF && st.type == PS_NODE && pp.count) {
+            /* a/. is a */
+        } else {
+            if (pp.count && SEL_PS(s, SEL_N(s->pss, sel_ps) - 1).type != SEL_ELEM &&
+                !(SEL_PS(s, SEL_N(s->pss, sel_ps) - 1).type == PS_NODE))
+                return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a step after an attribute or text() in a predicate");
+            if (sel_push(s, &s->pss, &st, sizeof st)) return s->err.code;
+            pp.count++;
+        }
+        if (ps_peek(ps) != '/') break;
+        axis = ps->end - ps->p >= 2 && ps->p[1] == '/' ? PS_DESC : PS_CHILD;
+        ps->p += axis == PS_DESC ? 2 : 1;
+    }
+    /* '.' then more steps: the self step goes */
+    if (pp.count > 1) {
+        sel_ps f = SEL_PS(s, pp.first);
+        if (f.axis == PS_SELF && f.type == PS_NODE) {
+            for (uint32_t k = pp.first; k + 1 < pp.first + pp.count; k++) {
+                sel_ps n = SEL_PS(s, k + 1);
+                if (SEL_PUT(s, s->pss, sel_ps, k, &n)) return s->err.code;
+            }
+            s->pss.len -= sizeof(sel_ps);
+            pp.count--;
+        }
+    }
+    sel_ps last = SEL_PS(s, pp.first + pp.count - 1);
+    last.final = 1;
+    if (SEL_PUT(s, s->pss, sel_ps, pp.first + pp.count - 1, &last)) return s->err.code;
+    if (sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
+    if (px_new(ps, X_PATH, T_SET, index, 0, out)) return s->err.code;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    unsigned char op, type, min, max, arg; /* arg: the argument type wanted (T_SET: a node-set) */
+} px_fns[] = {
+    {"true", X_TRUE, T_BOOL, 0, 0, 0},          {"false", X_FALSE, T_BOOL, 0, 0, 0},
+    {"not", X_NOT, T_BOOL, 1, 1, T_BOOL},       {"boolean", X_BOOLEAN, T_BOOL, 1, 1, T_BOOL},
+    {"position", X_POS, T_NUM, 0, 0, 0},        {"last", X_LAST, T_NUM, 0, 0, 0},
+    {"contains", X_CONTAINS, T_BOOL, 2, 2, T_STR}, {"starts-with", X_STARTS, T_BOOL, 2, 2, T_STR},
+    {"normalize-space", X_NORM, T_STR, 0, 1, T_STR}, {"string-length", X_SLEN, T_NUM, 0, 1, T_STR},
+    {"string", X_STRING, T_STR, 0, 1, T_STR},   {"number", X_NUMBER, T_NUM, 0, 1, T_NUM},
+    {"count", X_COUNT, T_NUM, 1, 1, T_SET},     {"name", X_NAME, T_STR, 0, 1, T_SET},
+    {"local-name", X_LNAME, T_STR, 0, 1, T_SET}, {"namespace-uri", X_NSURI, T_STR, 0, 1, T_SET},
+};
+
+/* The context node as a path ('.'), for a function called without its argument. */
+static int px_self(sel_parser *ps, uint32_t *out) {
+    stax_select *s = ps->s;
+    sel_ps st;
+    memset(&st, 0, sizeof st);
+    st.axis = PS_SELF;
+    st.type = PS_NODE;
+    st.name.any = 1;
+    st.final = 1;
+    st.pp = (uint32_t)SEL_N(s->pps, sel_pp);
+    sel_pp pp;
+    memset(&pp, 0, sizeof pp);
+    pp.first = (uint32_t)SEL_N(s->pss, sel_ps);
+    pp.count = 1;
+    if (sel_push(s, &s->pss, &st, sizeof st) || sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
+    return px_new(ps, X_PATH, T_SET, st.pp, 0, out);
+}
+
+static int px_primary(sel_parser *ps, uint32_t *out) {
+    stax_select *s = ps->s;
+    int c = ps_peek(ps);
+    const char *at = ps->p;
+    if (c == '\'' || c == '"') {
+        stax_str v;
+        if (ps_literal(ps, &v) || px_new(ps, X_STR, T_STR, 0, 0, out)) return s->err.code;
+        SEL_AT(s->xs, sel_x, *out).str = v;
+        return 0;
+    }
+    if ((c >= '0' && c <= '9') || (c == '.' && ps->end - at >= 2 && at[1] >= '0' && at[1] <= '9')) {
+        double v = 0, scale = 1;
+        int frac = 0;
+        for (; ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || (*ps->p == '.' && !frac)); ps->p++) {
+            if (*ps->p == '.') {
+                frac = 1;
+                continue;
+            }
+            v = v * 10 + (*ps->p - '0');
+            if (frac) scale *= 10;
+        }
+        if (px_new(ps, X_NUM, T_NUM, 0, 0, out)) return s->err.code;
+        SEL_AT(s->xs, sel_x, *out).num = v / scale;
+        return 0;
+    }
+    if (c == '(') {
+        ps->p++;
+        if (px_or(ps, out)) return s->err.code;
+        if (ps_peek(ps) != ')') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "expected ')'");
+        ps->p++;
+        if (ps_peek(ps) == '[' || ps_peek(ps) == '/') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a step or predicate after parentheses");
+        return 0;
+    }
+    if (c == '/') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "an absolute path in a predicate");
+    if (c == '$') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "variables ('$')");
+    size_t n = c < 0 ? 0 : ps_ncname(ps, at);
+    const char *q = ps_skip(ps, at + n);
+    if (n && q < ps->end && *q == '(' && !ps_keyword(ps, at, "text") && !ps_keyword(ps, at, "node")) {
+        size_t k = 0, nf = sizeof px_fns / sizeof px_fns[0];
+        while (k < nf && !ps_keyword(ps, at, px_fns[k].name)) k++;
+        if (k == nf) return ps_refuse(ps, at, 1);
+        ps->p = q + 1;
+        uint32_t args[2] = {0, 0}, na = 0;
+        if (ps_peek(ps) != ')') {
+            for (;;) {
+                if (na == 2) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "too many arguments to %s()", px_fns[k].name);
+                if (px_or(ps, &args[na])) return s->err.code;
+                na++;
+                if (ps_peek(ps) != ',') break;
+                ps->p++;
+            }
+            if (ps_peek(ps) != ')') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "expected ')' or ','");
+        }
+        ps->p++;
+        if (na < px_fns[k].min || na > px_fns[k].max)
+            return ps_fail(ps, STAX_E_SYNTAX, at, "the wrong number of arguments to %s()", px_fns[k].name);
+        if (na == 0 && px_fns[k].max == 1 && px_self(ps, &args[0])) return s->err.code;
+        if (px_fns[k].arg == T_SET && SEL_X(s, args[0]).op != X_PATH)
+            return ps_fail(ps, STAX_E_SYNTAX, at, "%s() takes a path", px_fns[k].name);
+        return px_new(ps, px_fns[k].op, px_fns[k].type, args[0], args[1], out);
+    }
+    if (c < 0 || c == ']' || c == ')') return ps_fail(ps, STAX_E_SYNTAX, at, "%s", c == ']' ? "an empty predicate" : "expected an expression");
+    if (c == '@' || c == '.' || c == '*' || n) return px_path(ps, out);
+    return ps_refuse(ps, at, 1);
+}
+
+static int px_unary(sel_parser *ps, uint32_t *out) {
+    if (ps_peek(ps) == '-') {
+        ps->p++;
+        uint32_t a;
+        if (px_unary(ps, &a)) return ps->s->err.code;
+        return px_new(ps, X_NEG, T_NUM, a, 0, out);
+    }
+    if (px_primary(ps, out)) return ps->s->err.code;
+    if (ps_peek(ps) == '|') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "'|' in a predicate");
+    return 0;
+}
+
+static int px_mul(sel_parser *ps, uint32_t *out) {
+    if (px_unary(ps, out)) return ps->s->err.code;
+    for (;;) {
+        int op;
+        ps_peek(ps);
+        if (px_at(ps, "*")) op = X_MUL, ps->p++;
+        else if (ps_keyword(ps, ps->p, "div")) op = X_DIV, ps->p += 3;
+        else if (ps_keyword(ps, ps->p, "mod")) op = X_MOD, ps->p += 3;
+        else return 0;
+        uint32_t b;
+        if (px_unary(ps, &b) || px_new(ps, op, T_NUM, *out, b, out)) return ps->s->err.code;
+    }
+}
+
+static int px_add(sel_parser *ps, uint32_t *out) {
+    if (px_mul(ps, out)) return ps->s->err.code;
+    for (;;) {
+        int op;
+        if (px_at(ps, "+")) op = X_ADD;
+        else if (px_at(ps, "-")) op = X_SUB;
+        else return 0;
+        ps->p++;
+        uint32_t b;
+        if (px_mul(ps, &b) || px_new(ps, op, T_NUM, *out, b, out)) return ps->s->err.code;
+    }
+}
+
+static int px_rel(sel_parser *ps, uint32_t *out) {
+    if (px_add(ps, out)) return ps->s->err.code;
+    for (;;) {
+        int op;
+        if (px_at(ps, "<=")) op = X_LE, ps->p += 2;
+        else if (px_at(ps, ">=")) op = X_GE, ps->p += 2;
+        else if (px_at(ps, "<")) op = X_LT, ps->p++;
+        else if (px_at(ps, ">")) op = X_GT, ps->p++;
+        else return 0;
+        uint32_t b;
+        if (px_add(ps, &b) || px_new(ps, op, T_BOOL, *out, b, out)) return ps->s->err.code;
+    }
+}
+
+static int px_eq(sel_parser *ps, uint32_t *out) {
+    if (px_rel(ps, out)) return ps->s->err.code;
+    for (;;) {
+        int op;
+        if (px_at(ps, "!=")) op = X_NE, ps->p += 2;
+        else if (px_at(ps, "=")) op = X_EQ, ps->p++;
+        else return 0;
+        uint32_t b;
+        if (px_rel(ps, &b) || px_new(ps, op, T_BOOL, *out, b, out)) return ps->s->err.code;
+    }
+}
+
+static int px_and(sel_parser *ps, uint32_t *out) {
+    if (px_eq(ps, out)) return ps->s->err.code;
+    while (ps_peek(ps) >= 0 && ps_keyword(ps, ps->p, "and")) {
+        ps->p += 3;
+        uint32_t b;
+        if (px_eq(ps, &b) || px_new(ps, X_AND, T_BOOL, *out, b, out)) return ps->s->err.code;
+    }
+    return 0;
+}
+
+static int px_or(sel_parser *ps, uint32_t *out) {
+    if (px_and(ps, out)) return ps->s->err.code;
+    while (ps_peek(ps) >= 0 && ps_keyword(ps, ps->p, "or")) {
+        ps->p += 2;
+        uint32_t b;
+        if (px_and(ps, &b) || px_new(ps, X_OR, T_BOOL, *out, b, out)) return ps->s->err.code;
+    }
+    return 0;
+}
+
+/* Whether expression x reads no path, position or last: a constant. */
+static int px_static(const stax_select *s, uint32_t x) {
+    const sel_x *e = &SEL_X(s, x);
+    switch (e->op) {
+    case X_PATH:
+    case X_POS:
+    case X_LAST: return 0;
+    case X_NUM:
+    case X_STR:
+    case X_TRUE:
+    case X_FALSE: return 1;
+    case X_NOT:
+    case X_BOOLEAN:
+    case X_NEG:
+    case X_NORM:
+    case X_SLEN:
+    case X_STRING:
+    case X_NUMBER: return px_static(s, e->a);
+    default: return px_static(s, e->a) && px_static(s, e->b);
+    }
+}
+
+/* Mark what the paths read: in a comparison with a constant, a bit each;
+ * compared with anything else, every value; converted to a string or a
+ * number, the first value; name functions, the first name. The flags of the
+ * predicate: it reads the content, last(), the position. */
+static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int want) {
+    stax_select *s = ps->s;
+    sel_x e = SEL_X(s, x);
+    switch (e.op) {
+    case X_PATH: {
+        sel_pp pp = SEL_PP(s, e.a);
+        if (!pp.attr_only) pr->content = 1;
+        if (want == T_STR || want == T_NUM) pp.need_first = 1;
+        if (want == X_NAME) pp.need_name = 1;
+        return SEL_PUT(s, s->pps, sel_pp, e.a, &pp);
+    }
+    case X_POS: pr->slot = 1; return 0;
+    case X_LAST: pr->slot = 1; pr->last = 1; return 0;
+    case X_EQ:
+    case X_NE:
+    case X_LT:
+    case X_LE:
+    case X_GT:
+    case X_GE: {
+        const sel_x *a = &SEL_X(s, e.a), *b = &SEL_X(s, e.b);
+        int sa = a->op == X_PATH, sb = b->op == X_PATH;
+        if (sa != sb) {
+            uint32_t path = sa ? e.a : e.b, other = sa ? e.b : e.a;
+            if (SEL_X(s, other).type == T_BOOL) return px_mark(ps, st, pr, path, T_BOOL) || px_mark(ps, st, pr, other, T_BOOL);
+            if (px_static(s, other) && st->cmp_count < 64) {
+                e.cbit = (unsigned char)(++st->cmp_count);
+                if (SEL_PUT(s, s->xs, sel_x, x, &e)) return s->err.code;
+                sel_pp pp = SEL_PP(s, SEL_X(s, path).a);
+                pp.cmps |= (uint64_t)1 << (e.cbit - 1);
+                if (!pp.attr_only) pr->content = 1;
+                if (SEL_PUT(s, s->pps, sel_pp, SEL_X(s, path).a, &pp)) return s->err.code;
+                return px_mark(ps, st, pr, other, T_STR);
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            uint32_t y = k ? e.b : e.a;
+            if (SEL_X(s, y).op == X_PATH) {
+                sel_pp pp = SEL_PP(s, SEL_X(s, y).a);
+                pp.need_all = 1;
+                if (!pp.attr_only) pr->content = 1;
+                if (SEL_PUT(s, s->pps, sel_pp, SEL_X(s, y).a, &pp)) return s->err.code;
+            } else if (px_mark(ps, st, pr, y, T_STR)) {
+                return s->err.code;
+            }
+        }
+        return 0;
+    }
+    case X_NUM:
+    case X_STR:
+    case X_TRUE:
+    case X_FALSE: return 0;
+    case X_COUNT:
+    case X_BOOLEAN:
+    case X_NOT: return px_mark(ps, st, pr, e.a, T_BOOL);
+    case X_NAME:
+    case X_LNAME:
+    case X_NSURI: return px_mark(ps, st, pr, e.a, X_NAME);
+    case X_AND:
+    case X_OR: return px_mark(ps, st, pr, e.a, T_BOOL) || px_mark(ps, st, pr, e.b, T_BOOL);
+    case X_CONTAINS:
+    case X_STARTS: return px_mark(ps, st, pr, e.a, T_STR) || px_mark(ps, st, pr, e.b, T_STR);
+    case X_NEG:
+    case X_NORM:
+    case X_SLEN:
+    case X_STRING:
+    case X_NUMBER: return px_mark(ps, st, pr, e.a, e.op == X_NORM || e.op == X_SLEN || e.op == X_STRING ? T_STR : T_NUM);
+    default: return px_mark(ps, st, pr, e.a, T_NUM) || px_mark(ps, st, pr, e.b, T_NUM);
+    }
+}
+
+/* The old forms of a predicate: [n] (pos), or @a, @a='v', @a!='v' joined by
+ * 'and' (tests): whether expression x is one, and (fill) the tests. */
+static int px_lower_tests(sel_parser *ps, uint32_t x, int fill) {
+    stax_select *s = ps->s;
+    const sel_x *e = &SEL_X(s, x);
+    if (e->op == X_AND) return px_lower_tests(ps, e->a, fill) && px_lower_tests(ps, e->b, fill);
+    const sel_x *p = e, *v = NULL;
+    if (e->op == X_EQ || e->op == X_NE) {
+        p = &SEL_X(s, e->a);
+        v = &SEL_X(s, e->b);
+        if (p->op != X_PATH) {
+            const sel_x *t = p;
+            p = v;
+            v = t;
+        }
+        if (v->op != X_STR) return 0;
+    }
+    if (p->op != X_PATH) return 0;
+    const sel_pp *pp = &SEL_PP(s, p->a);
+    if (pp->count != 1 || SEL_PS(s, pp->first).type != SEL_ATTR) return 0;
+    if (!fill) return 1;
+    sel_test t;
+    memset(&t, 0, sizeof t);
+    t.name = SEL_PS(s, pp->first).name;
+    t.op = !v ? SEL_EXISTS : e->op == X_EQ ? SEL_EQ : SEL_NE;
+    if (v) t.value = v->str;
+    return sel_push(s, &s->tests, &t, sizeof t) ? -1 : 1;
+}
+
+/* The predicates of element step st, each an expression; then, when every
+ * one of them is [n] or attribute tests, those forms (tested at the START
+ * with no other state), else st->xpred. */
+static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
+    stax_select *s = ps->s;
+    uint32_t pp0 = (uint32_t)SEL_N(s->pps, sel_pp), ps0 = (uint32_t)SEL_N(s->pss, sel_ps);
+    int lower = 1;
+    while (ps_peek(ps) == '[') {
+        if (st->type != SEL_ELEM)
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s",
+                           st->type == SEL_ATTR ? "a predicate on an attribute" : "a predicate on text()");
+        ps->p++;
+        sel_pred pr;
+        memset(&pr, 0, sizeof pr);
+        uint32_t root;
+        if (px_or(ps, &root)) return s->err.code;
+        int c = ps_peek(ps);
+        if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
+        if (c != ']') return ps_refuse(ps, ps->p, 1);
+        ps->p++;
+        pr.expr = root + 1;
+        const sel_x *e = &SEL_X(s, root);
+        int pos = e->op == X_NUM && e->num >= 1 && e->num < UINT32_MAX && e->num == (double)(uint32_t)e->num;
+        if (!pos && px_lower_tests(ps, root, 0) != 1) lower = 0;
+        if (sel_push(s, &s->preds, &pr, sizeof pr)) return s->err.code;
+        st->pred_count++;
+    }
+    for (uint32_t k = 0; k < st->pred_count; k++) {
+        sel_pred pr = SEL_AT(s->preds, sel_pred, st->pred_first + k);
+        uint32_t root = pr.expr - 1;
+        const sel_x e = SEL_X(s, root);
+        if (lower) {
+            pr.expr = 0;
+            if (e.op == X_NUM) {
+                pr.pos = (uint32_t)e.num;
+                pr.slot = s->n_slots++;
+            } else {
+                pr.first = (uint32_t)SEL_N(s->tests, sel_test);
+                if (px_lower_tests(ps, root, 1) < 0) return s->err.code;
+                pr.count = (uint32_t)SEL_N(s->tests, sel_test) - pr.first;
+            }
+        } else {
+            pr.num = e.type == T_NUM;
+            if (px_mark(ps, st, &pr, root, pr.num ? T_NUM : T_BOOL)) return s->err.code;
+            if (pr.num || pr.slot) {
+                if (explicit_desc)
+                    return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a position on the descendant axis (//x[1] counts among siblings)");
+                pr.pos = 1; /* reads the position: a counter */
+                pr.slot = s->n_slots++;
+            }
+        }
+        st->counted |= pr.pos != 0;
+        if (SEL_PUT(s, s->preds, sel_pred, st->pred_first + k, &pr)) return s->err.code;
+    }
+    if (lower) { /* the expressions' paths are not needed */
+        s->pps.len = pp0 * sizeof(sel_pp);
+        s->pss.len = ps0 * sizeof(sel_ps);
+        return 0;
+    }
+    st->xpred = 1;
+    st->counted = 1;
+    st->pp_first = pp0;
+    st->pp_count = (uint32_t)SEL_N(s->pps, sel_pp) - pp0;
+    st->ps_first = ps0;
+    st->ps_count = (uint32_t)SEL_N(s->pss, sel_ps) - ps0;
+    if (st->ps_count > 64)
+        return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "more than 64 steps in the paths of one step's predicates");
+    for (uint32_t k = 0; k < st->pp_count; k++) {
+        sel_pp pp = SEL_PP(s, pp0 + k);
+        pp.local = k;
+        if (SEL_PUT(s, s->pps, sel_pp, pp0 + k, &pp)) return s->err.code;
+    }
+    return 0;
 }
 
 /* One step, reached by axis. */
@@ -558,8 +1055,31 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
     memset(&st, 0, sizeof st);
     st.axis = axis;
     st.query = query;
-    int c = ps_peek(ps);
-    if (c == '@') {
+    int c = ps_peek(ps), explicit_desc = 0;
+    size_t an = c < 0 ? 0 : ps_ncname(ps, ps->p);
+    const char *aq = ps_skip(ps, ps->p + an);
+    if (an && aq + 1 < ps->end && aq[0] == ':' && aq[1] == ':') {
+        const char *at = ps->p;
+        if (ps_keyword(ps, at, "attribute")) {
+            ps->p = ps_skip(ps, aq + 2);
+            st.type = SEL_ATTR;
+            if (ps_name_test(ps, &st.name, 1)) return s->err.code;
+            c = -2;
+        } else if (ps_keyword(ps, at, "child") || ps_keyword(ps, at, "descendant")) {
+            if (ps_keyword(ps, at, "descendant")) {
+                if (axis == SEL_DESC) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'descendant::' after '//'");
+                st.axis = SEL_DESC;
+                explicit_desc = 1;
+            }
+            ps->p = ps_skip(ps, aq + 2);
+            c = ps_peek(ps);
+            if (c == '@') return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "'@' after an axis");
+        } else {
+            return ps_refuse(ps, at, 0);
+        }
+    }
+    if (c == -2) {
+    } else if (c == '@') {
         ps->p = ps_skip(ps, ps->p + 1);
         st.type = SEL_ATTR;
         if (ps_name_test(ps, &st.name, 1)) return s->err.code;
@@ -568,6 +1088,14 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
         if (q >= ps->end || *q != ')') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected ')' after 'text('");
         ps->p = q + 1;
         st.type = SEL_TEXT;
+    } else if (ps_keyword(ps, ps->p, "node") && ps_skip(ps, ps->p + 4) < ps->end && *ps_skip(ps, ps->p + 4) == '(') {
+        const char *at = ps->p, *q = ps_skip(ps, ps_skip(ps, ps->p + 4) + 1);
+        if (q >= ps->end || *q != ')') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected ')' after 'node('");
+        ps->p = q + 1;
+        if (ps_peek(ps) != '/')
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "node() as the last step (it selects comments and processing instructions)");
+        st.type = SEL_ELEM; /* before a '/': only elements have children */
+        st.name.any = 1;
     } else if (c < 0 || c == '/' || c == '|' || c == ',' || c == '[' || c == ']') {
         return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "expected a step: a name, *, @name or text()");
     } else {
@@ -577,17 +1105,35 @@ static int ps_step(sel_parser *ps, int axis, uint32_t query) {
         if (ps_name_test(ps, &st.name, 0)) return s->err.code;
     }
     st.pred_first = (uint32_t)SEL_N(s->preds, sel_pred);
-    while (ps_peek(ps) == '[') {
-        if (st.type != SEL_ELEM)
-            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s",
-                           st.type == SEL_ATTR ? "a predicate on an attribute" : "a predicate on text()");
-        ps->p++;
-        sel_pred pr;
-        if (ps_pred(ps, &pr) || sel_push(s, &s->preds, &pr, sizeof pr)) return s->err.code;
-        st.pred_count++;
-        st.counted |= pr.pos != 0;
-    }
+    if (ps_preds(ps, &st, explicit_desc)) return s->err.code;
     return sel_push(s, &s->steps, &st, sizeof st);
+}
+
+/* A self step in a path ('.', 'self::node()', or 'descendant-or-self::node()'
+ * before a '/': *desc set), taken when there is one. */
+static int ps_self_step(sel_parser *ps, int *desc) {
+    int c = ps_peek(ps);
+    const char *at = ps->p, *q;
+    if (c == '.' && !(ps->end - at >= 2 && (at[1] == '.' || (at[1] >= '0' && at[1] <= '9')))) {
+        q = at + 1;
+    } else {
+        int ds = ps_keyword(ps, at, "descendant-or-self");
+        if (!ds && !ps_keyword(ps, at, "self")) return 0;
+        q = ps_skip(ps, at + (ds ? 18 : 4));
+        if (q + 1 >= ps->end || q[0] != ':' || q[1] != ':') return 0;
+        q = ps_skip(ps, q + 2);
+        if (!ps_keyword(ps, q, "node")) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a self or descendant-or-self step other than ::node() in a path");
+        q = ps_skip(ps, q + 4);
+        if (q >= ps->end || *q != '(') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected '('");
+        q = ps_skip(ps, q + 1);
+        if (q >= ps->end || *q != ')') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected ')'");
+        q++;
+        if (ds) *desc = 1;
+    }
+    q = ps_skip(ps, q);
+    if (q < ps->end && *q == '[') return ps_fail(ps, STAX_E_UNSUPPORTED, q, "%s", "a predicate on a self step");
+    ps->p = q;
+    return 1;
 }
 
 /* A '.' that starts a path: ./ .// or . alone (not '..', not a number). */
@@ -632,7 +1178,19 @@ static int ps_path(sel_parser *ps) {
         if (axis == SEL_CHILD && (c < 0 || c == '|'))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "'/' alone (the root node; /* is the root element)");
     }
-    for (;;) {
+    for (int first = 1;; first = 0) {
+        int dsc = 0, self = first ? 0 : ps_self_step(ps, &dsc);
+        if (self < 0) return s->err.code;
+        if (self) { /* a/./b is a/b; a//./b and a/descendant-or-self::node()/b are a//b */
+            if (ps_peek(ps) != '/') {
+                if (dsc) return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "descendant-or-self::node() as the last step");
+                break;
+            }
+            int next = ps->end - ps->p >= 2 && ps->p[1] == '/' ? SEL_DESC : SEL_CHILD;
+            ps->p += next == SEL_DESC ? 2 : 1;
+            if (dsc || next == SEL_DESC) axis = SEL_DESC;
+            continue;
+        }
         if (ps_step(ps, axis, query)) return s->err.code;
         int type = SEL_STEP(s, SEL_N(s->steps, sel_step) - 1).type;
         if (ps_peek(ps) != '/') break;
