@@ -982,6 +982,32 @@ static int px_lower_tests(sel_parser *ps, uint32_t x, int fill) {
     return sel_push(s, &s->tests, &t, sizeof t) ? -1 : 1;
 }
 
+/* Whether expression x reads the content or last(): what a column cannot wait for. */
+static int px_reads_content(const stax_select *s, uint32_t x) {
+    const sel_x *e = &SEL_X(s, x);
+    switch (e->op) {
+    case X_PATH: return !SEL_PP(s, e->a).attr_only || SEL_PS(s, SEL_PP(s, e->a).first).axis == PS_SELF;
+    case X_LAST: return 1;
+    case X_NUM:
+    case X_STR:
+    case X_TRUE:
+    case X_FALSE:
+    case X_POS: return 0;
+    case X_NOT:
+    case X_BOOLEAN:
+    case X_NEG:
+    case X_NORM:
+    case X_SLEN:
+    case X_STRING:
+    case X_NUMBER:
+    case X_COUNT:
+    case X_NAME:
+    case X_LNAME:
+    case X_NSURI: return px_reads_content(s, e->a);
+    default: return px_reads_content(s, e->a) || px_reads_content(s, e->b);
+    }
+}
+
 /* The predicates of element step st, each an expression; then, when every
  * one of them is [n] or attribute tests, those forms (tested at the START
  * with no other state), else st->xpred. */
@@ -997,7 +1023,10 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
         sel_pred pr;
         memset(&pr, 0, sizeof pr);
         uint32_t root;
+        const char *at = ps_skip(ps, ps->p);
         if (px_or(ps, &root)) return s->err.code;
+        if (ps->column && px_reads_content(s, root))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a predicate on content or last() in a column");
         int c = ps_peek(ps);
         if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
         if (c != ']') return ps_refuse(ps, ps->p, 1);
@@ -1017,6 +1046,8 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
         if (lower) {
             pr.expr = 0;
             if (e.op == X_NUM) {
+                if (explicit_desc)
+                    return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a position on the descendant axis (//x[1] counts among siblings)");
                 pr.pos = (uint32_t)e.num;
                 pr.slot = s->n_slots++;
             } else {
@@ -3877,9 +3908,10 @@ static size_t sel_budget_cost(size_t max, size_t nbufs) {
     return 3 * max + nbufs * steps * SEL_ALLOC_COST;
 }
 
-/* What the document's buffers may take: the state, the output, the writers. */
-static size_t sel_runtime_cost(const stax_select_options *o) {
-    return sel_budget_cost(o->max_state, 5) + sel_budget_cost(o->max_held, 12) +
+/* What the document's buffers may take: the state, the output, the writers
+ * (xpred: and the eight buffers of predicates on content, under max_held). */
+static size_t sel_runtime_cost(const stax_select_options *o, int xpred) {
+    return sel_budget_cost(o->max_state, 5) + sel_budget_cost(o->max_held, xpred ? 12 : 4) +
            (o->max_held / (STAX_WRITER_MIN_MEMORY + 2048u) + 1) * SEL_ALLOC_COST; /* writers, of any xml_memory */
 }
 
@@ -3929,11 +3961,11 @@ static const char *sel_options(const stax_select_options *opt, stax_select_optio
         o->max_held = set_held ? set_held : held ? held : 1;
         size_t xml = o->max_held / 4 < (size_t)16 << 10 ? o->max_held / 4 : (size_t)16 << 10;
         if (!opt || !opt->xml_memory) o->xml_memory = xml < STAX_WRITER_MIN_MEMORY + 2048u ? STAX_WRITER_MIN_MEMORY + 2048u : xml;
-        if (sel_program_cost(o, 0) + sel_runtime_cost(o) <= room || (state <= 1 && held <= 1)) break;
+        if (sel_program_cost(o, 0) + sel_runtime_cost(o, 0) <= room || (state <= 1 && held <= 1)) break;
         state /= 2;
         held /= 2;
     }
-    if (sel_program_cost(o, 0) + sel_runtime_cost(o) > o->memory_size)
+    if (sel_program_cost(o, 0) + sel_runtime_cost(o, 0) > o->memory_size)
         return "the fixed block is too small for max_state and max_held (see stax_select_memory_size)";
     return NULL;
 }
@@ -3963,14 +3995,20 @@ size_t stax_select_memory_size(const stax_select_options *opt, size_t paths_len)
     else memset(&o, 0, sizeof o);
     o.memory = NULL; /* the allocator mode's defaults */
     if (sel_options(&o, &o, &st) || paths_len > SEL_MAX_LIMIT / 1024) return 0;
-    return sel_program_cost(&o, paths_len) + sel_runtime_cost(&o);
+    return sel_program_cost(&o, paths_len) + sel_runtime_cost(&o, paths_len >= 3); /* (a[b]: 4) */
+}
+
+static int sel_has_xpred(const stax_select *s) {
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        if (SEL_STEP(s, k).xpred) return 1;
+    return 0;
 }
 
 /* A fixed block, once the paths are compiled: whether what they may take
  * next fits (then no later call runs out of memory: every failure is a limit). */
 static int sel_block_check(stax_select *s) {
     if (!s->mem.block) return 0;
-    size_t need = s->mem.peak + sel_runtime_cost(&s->opt), have = s->mem.skip + s->mem.block_size;
+    size_t need = s->mem.peak + sel_runtime_cost(&s->opt, sel_has_xpred(s)), have = s->mem.skip + s->mem.block_size;
     if (need <= have) return 0;
     return sel_fail(s, STAX_E_NOMEM, "the fixed block (%zu bytes) is too small for these paths and limits: %zu bytes needed",
                     s->opt.memory_size, need);

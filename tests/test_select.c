@@ -495,36 +495,31 @@ static void refused(const char *paths, const char *columns, int want, const char
 
 Test(select, constructs_outside_the_subset_are_refused_by_name) {
     const int U = STAX_E_UNSUPPORTED;
-    refused("/child::a", "", U, "the axis 'child::'");
+    refused("//a/ancestor::b", "", U, "the axis 'ancestor::'");
     refused("//a/following-sibling::b", "", U, "the axis 'following-sibling::'");
     refused("//a/@b::c", "", U, "the axis 'b::'");
-    refused("//a[contains(@b,'x')]", "", U, "the function 'contains()'");
+    refused("//a[following::b]", "", U, "the axis 'following::'");
+    refused("//a[concat(@b,'x')]", "", U, "the function 'concat()'");
     refused("count(//a)", "", U, "the function 'count()'");
-    refused("//a[last()]", "", U, "the function 'last()'");
-    refused("//a[position()=1]", "", U, "the function 'position()'");
-    refused("//a[not(@b)]", "", U, "the function 'not()'");
-    refused("//node()", "", U, "the node test 'node()'");
+    refused("//node()", "", U, "node() as the last step");
     refused("//comment()", "", U, "the node test 'comment()'");
     refused("//processing-instruction()", "", U, "the node test 'processing-instruction()'");
+    refused("//a[comment()]", "", U, "the node test 'comment()'");
     refused("//text()/a", "", U, "a step after text()");
     refused("//text()[1]", "", U, "a predicate on text()");
     refused("//@a/b", "", U, "a step after an attribute");
     refused("//@a[1]", "", U, "a predicate on an attribute");
-    refused("//a[b]", "", U, "a predicate on child content ('b')");
-    refused("//a[b='x']", "", U, "a predicate on child content ('b')");
-    refused("//a[@b='x' or @c]", "", U, "'or' in a predicate");
+    refused("//a[b[1]]", "", U, "a predicate inside a predicate's path");
+    refused("//a[//b]", "", U, "an absolute path in a predicate");
+    refused("//a[b|c]", "", U, "'|' in a predicate");
+    refused("//a[../b]", "", U, "'..' (the parent step)");
+    refused("//a[$x]", "", U, "variables");
+    refused("//a/descendant::b[1]", "", U, "a position on the descendant axis");
+    refused("//a/descendant::b[last()]", "", U, "a position on the descendant axis");
+    refused("//a/self::b", "", U, "a self or descendant-or-self step other than ::node()");
+    refused("//a/descendant-or-self::node()", "", U, "descendant-or-self::node() as the last step");
     refused("//a | //b or //c", "", U, "the operator 'or'");
-    refused("//a[@b>1]", "", U, "operators other than = and !=");
-    refused("//a[@b=1]", "", U, "comparing with a number");
-    refused("//a[@b=@c]", "", U, "comparing two attributes");
-    refused("//a[1 and @b]", "", U, "a position combined with other tests");
-    refused("//a[@b and 1]", "", U, "a position combined with other tests");
-    refused("//a[0]", "", U, "positions start at 1");
-    refused("//a[1.5]", "", U, "not a whole number");
-    refused("//a[(@b)]", "", U, "parentheses");
-    refused("//a[.='x']", "", U, "'.' (the self step)");
     refused("//a/..", "", U, "'..' (the parent step)");
-    refused("//a/./b", "", U, "'.' (the self step)");
     refused("/", "", U, "'/' alone");
     refused(".", "", U, "'.' alone");
     refused("$x", "", U, "variables");
@@ -552,7 +547,7 @@ Test(select, malformed_paths_are_syntax_errors) {
 }
 
 Test(select, messages_say_where) {
-    refused("//a/b[@c or @d]", "", STAX_E_UNSUPPORTED, "at character 10 of the path");
+    refused("//a/b[@c | @d]", "", STAX_E_UNSUPPORTED, "at character 10 of the path");
     refused("//a", "@x, b[c]", STAX_E_UNSUPPORTED, "at character 7 of the columns");
 }
 
@@ -910,7 +905,8 @@ Test(select, memory_size_sizes_a_fixed_block) {
         size_t len = strlen(cases[k].path) + strlen(cases[k].columns);
         size_t n = stax_select_memory_size(&so, len);
         cr_assert_gt(n, 3 * (so.max_held + so.max_state));
-        cr_assert_lt(n, 4 * (so.max_held + so.max_state) + 16384, "case %zu: %zu bytes", k, n);
+        /* (with predicates: the expressions, and eight more buffers under max_held) */
+        cr_assert_lt(n, 4 * (so.max_held + so.max_state) + 32768, "case %zu: %zu bytes", k, n);
         unsigned char *block = malloc(n);
         cr_assert_not_null(block);
         so.memory = block;
