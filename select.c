@@ -2981,13 +2981,10 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
     return 0;
 }
 
-/* The END of the element at depth d: its nodes' values complete, the pevs
- * of its children that wait for last(), its own pevs decided; then the pevs
- * nothing refers to any more go. */
-static int pv_end(stax_select *s, uint32_t d) {
-    while (s->pcaps.len && SEL_AT(s->pcaps, sel_pcap, SEL_N(s->pcaps, sel_pcap) - 1).depth >= d)
-        if (pv_cap_end(s)) return s->err.code;
-    /* last(): the children's, predicate by predicate */
+/* The parent at depth d ends: the pevs of its children that wait for
+ * last() are decided, predicate by predicate (the size of the set a
+ * predicate sees is the number of children that passed the ones before). */
+static int pv_lasts(stax_select *s, uint32_t d) {
     for (;;) {
         uint32_t j = UINT32_MAX;
         size_t n = SEL_N(s->pevs, sel_pev);
@@ -2996,7 +2993,7 @@ static int pv_end(stax_select *s, uint32_t d) {
             if (p->depth < d + 1) break;
             if (p->depth == d + 1 && p->kind == PEV_STEP && p->state == PEV_LAST && p->pred < j) j = p->pred;
         }
-        if (j == UINT32_MAX) break;
+        if (j == UINT32_MAX) return 0;
         size_t first = n;
         while (first > 0 && SEL_AT(s->pevs, sel_pev, first - 1).depth >= d + 1) first--;
         for (size_t k = first; k < n; k++) {
@@ -3009,6 +3006,15 @@ static int pv_end(stax_select *s, uint32_t d) {
             if (pv_run(s, (uint32_t)k + 1, j + 1, (double)size)) return s->err.code;
         }
     }
+}
+
+/* The END of the element at depth d: its nodes' values complete, the pevs
+ * of its children that wait for last(), its own pevs decided; then the pevs
+ * nothing refers to any more go. */
+static int pv_end(stax_select *s, uint32_t d) {
+    while (s->pcaps.len && SEL_AT(s->pcaps, sel_pcap, SEL_N(s->pcaps, sel_pcap) - 1).depth >= d)
+        if (pv_cap_end(s)) return s->err.code;
+    if (pv_lasts(s, d)) return s->err.code;
     size_t n = SEL_N(s->pevs, sel_pev);
     for (size_t k = n; k-- > 0;) {
         sel_pev p = SEL_AT(s->pevs, sel_pev, k);
@@ -3017,6 +3023,8 @@ static int pv_end(stax_select *s, uint32_t d) {
         p.ended = 1;
         if (SEL_PUT(s, s->pevs, sel_pev, k, &p) || pv_run(s, (uint32_t)k + 1, 0, -1)) return s->err.code;
     }
+    /* the root element is the document's only child: its END is the document's */
+    if (d == 1 && pv_lasts(s, 0)) return s->err.code;
     while (s->pact.len && SEL_AT(s->pact, sel_pact, SEL_N(s->pact, sel_pact) - 1).depth >= d) s->pact.len -= sizeof(sel_pact);
     if (sel_drain(s)) return s->err.code;
     if (s->q_head != SEL_N(s->queue, sel_match)) return 0; /* matches refer to them */

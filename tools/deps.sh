@@ -5,7 +5,8 @@
 #
 #   test:  compilers, make, cmake, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
-#          encoding tables are regenerated and compared), the bare-metal ARM
+#          encoding tables are regenerated and compared), python3-lxml (the
+#          select oracle compares with lxml's XPath), the bare-metal ARM
 #          compiler with newlib-nano and qemu-system-arm (test-baremetal),
 #          nodejs+npm (npm fetches the W3C suite) if npm is missing, and for
 #          `make test-cross` Debian's cross compilers for aarch64, armhf, i686
@@ -23,7 +24,7 @@ set -eu
 
 what=${1:-test}
 
-test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3 gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm parallel"
+test_pkgs="build-essential clang cmake libcriterion-dev pkg-config libexpat1-dev libxml2-dev libxml2-utils mandoc groff-base python3 python3-lxml gcc-arm-none-eabi binutils-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm parallel"
 # The cross targets of `make test-cross`: no multiarch (no foreign architecture
 # is added to dpkg), only the cross toolchains and their own C libraries.
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
