@@ -176,6 +176,10 @@ struct stax_select {
     stax__buf xs, pps, pss, cmpx;  /* predicate expressions, their relative paths and those paths' steps, the
                                     * comparisons with a constant (sel_x index per bit) */
     size_t ptext_keep;             /* ptext up to there holds values kept */
+    uint64_t pact_ver;             /* changes with pact (pv_group's cache) */
+    uint64_t pg_ver, pg_names;     /* pv_group's cache: the version, the names */
+    uint32_t pg_depth;
+    int pg_text;
     uint32_t n_steps, n_paths, n_cols, n_slots;
     uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
     uint32_t own_lead;             /* how many of them are columns 0, 1, 2... (sel_own_columns) */
@@ -2874,6 +2878,7 @@ static int pv_start(stax_select *s, const stax_batch *b, size_t i, uint32_t d) {
         }
         if (mask) {
             sel_pact n = {a.pev, d, mask};
+            s->pact_ver++;
             if (pv_held(s, &s->pact, sizeof n) || sel_append(s, &s->pact, &n, sizeof n)) return s->err.code;
         }
     }
@@ -2975,6 +2980,7 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
     }
     if (mask) {
         sel_pact a = {id, d, mask};
+        s->pact_ver++;
         if (pv_held(s, &s->pact, sizeof a) || sel_append(s, &s->pact, &a, sizeof a)) return s->err.code;
     }
     *out = id;
@@ -3008,6 +3014,33 @@ static int pv_lasts(stax_select *s, uint32_t d) {
     }
 }
 
+/* What the paths being read look for among the children of the element at
+ * depth (the pact entries of that depth): the bits of the names their steps
+ * may match there (all for *, node() and a descendant step), and whether a
+ * text node there may be one of their nodes. stax_select_batch passes the
+ * others by. Kept until pact changes. */
+static void pv_group(stax_select *s, uint32_t depth) {
+    if (s->pg_ver == s->pact_ver && s->pg_depth == depth) return;
+    s->pg_ver = s->pact_ver;
+    s->pg_depth = depth;
+    s->pg_names = 0;
+    s->pg_text = 0;
+    for (size_t e = SEL_N(s->pact, sel_pact); e-- > 0;) {
+        const sel_pact *a = &SEL_AT(s->pact, sel_pact, e);
+        if (a->depth != depth) break;
+        const sel_step *st = &SEL_STEP(s, SEL_PEV(s, a->pev).step);
+        for (uint32_t j = 0; j < st->ps_count; j++) {
+            if (!(a->mask >> j & 1)) continue;
+            const sel_ps *ps = &SEL_PS(s, st->ps_first + j);
+            if (ps->axis == PS_DESC || ps->axis == PS_DSELF || ps->type == PS_NODE || ps->name.any)
+                s->pg_names = ~(uint64_t)0;
+            else if (ps->type == SEL_ELEM)
+                s->pg_names |= sel_name_bit(s->ns, ps->name.name);
+            if (ps->type == SEL_TEXT || ps->type == PS_NODE) s->pg_text = 1;
+        }
+    }
+}
+
 /* The END of the element at depth d: its nodes' values complete, the pevs
  * of its children that wait for last(), its own pevs decided; then the pevs
  * nothing refers to any more go. */
@@ -3025,7 +3058,10 @@ static int pv_end(stax_select *s, uint32_t d) {
     }
     /* the root element is the document's only child: its END is the document's */
     if (d == 1 && pv_lasts(s, 0)) return s->err.code;
-    while (s->pact.len && SEL_AT(s->pact, sel_pact, SEL_N(s->pact, sel_pact) - 1).depth >= d) s->pact.len -= sizeof(sel_pact);
+    while (s->pact.len && SEL_AT(s->pact, sel_pact, SEL_N(s->pact, sel_pact) - 1).depth >= d) {
+        s->pact.len -= sizeof(sel_pact);
+        s->pact_ver++;
+    }
     if (sel_drain(s)) return s->err.code;
     if (s->q_head != SEL_N(s->queue, sel_match)) return 0; /* matches refer to them */
     while (s->pevs.len) {
@@ -3722,10 +3758,12 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
     int has_text = top->has_text, has_attr = top->has_attr;
     for (size_t i = 0; !st && i < b->count; i++) {
         const stax_event *e = &b->events[i];
-        switch (s->pevs.len ? -1 : e->type) { /* (predicates being decided read every event) */
+        int pvs = s->pevs.len != 0; /* predicates being decided: the events their paths may need go to sel_event */
+        switch (e->type) {
         case STAX_EV_TEXT:
         case STAX_EV_CDATA:
-            if (s->caps_taking == 0 && (in_text || !has_text)) {
+            if (s->caps_taking == 0 && (in_text || !has_text) &&
+                (!pvs || (!s->pcaps.len && (extra || (pv_group(s, depth), !s->pg_text))))) {
                 in_text = 1;
                 continue;
             }
@@ -3734,6 +3772,7 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
             uint32_t d = depth + extra + 1;
             uint64_t bit = sel_name_bit(s->ns, e->name);
             if (d < s->cap_floor || d > s->opt.max_depth) break;
+            if (pvs && !extra && s->pact.len && (pv_group(s, depth), s->pg_names & bit)) break;
             if (names & bit) { /* a step may match: the first that does (sel_start goes on from there) */
                 from_ok = 0;
                 from = sel_first_step(s, top, extra, b, i, bit, &from_ok);
@@ -3772,7 +3811,7 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
                 }
                 continue;
             }
-            if (depth >= s->cap_floor) {
+            if (depth >= s->cap_floor && !pvs) {
                 if (top->owned) s->cands.len = top->cand_off * sizeof(sel_cand);
                 s->depth = --depth;
                 in_text = 0;
