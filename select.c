@@ -71,6 +71,7 @@ typedef struct sel_pred {
     uint32_t first, count; /* attribute tests, joined by 'and' */
     uint32_t expr;         /* an expression (sel_x index + 1); 0: one of the two forms above */
     unsigned char num, last, content; /* expr: a number (a position), reads last(), reads content */
+    unsigned char late;               /* expr: never decided at the START (pv_new does not try) */
 } sel_pred;
 
 typedef struct sel_step {
@@ -180,6 +181,7 @@ struct stax_select {
     uint64_t pg_ver, pg_names;     /* pv_group's cache: the version, the names */
     uint32_t pg_depth;
     int pg_text;
+    int pv_decided;                /* a pev was decided since pv_end last drained */
     uint32_t n_steps, n_paths, n_cols, n_slots;
     uint32_t own_first, own_count; /* in succ: the steps of the columns that are '@a' alone */
     uint32_t own_lead;             /* how many of them are columns 0, 1, 2... (sel_own_columns) */
@@ -541,6 +543,7 @@ typedef struct sel_pp {
     uint32_t local;                        /* its index among its step's paths */
     unsigned char need_all, need_first;    /* keep every node's value; the first node's value */
     unsigned char need_name, attr_only;    /* the first node's name; only attributes of the candidate itself */
+    unsigned char exists;                  /* read as a boolean: a node decides it at its START */
     uint64_t cmps;                         /* the bits of the comparisons with a constant that read it */
 } sel_pp;
 
@@ -894,6 +897,7 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
         if (!pp.attr_only) pr->content = 1;
         if (want == T_STR || want == T_NUM) pp.need_first = 1;
         if (want == X_NAME) pp.need_name = 1;
+        if (want == T_BOOL) pp.exists = 1;
         return SEL_PUT(s, s->pps, sel_pp, e.a, &pp);
     }
     case X_POS: pr->slot = 1; return 0;
@@ -954,6 +958,29 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
         st->n_norm += e.op == X_NORM || e.op == X_STRING;
         return px_mark(ps, st, pr, e.a, e.op == X_NORM || e.op == X_SLEN || e.op == X_STRING ? T_STR : T_NUM);
     default: return px_mark(ps, st, pr, e.a, T_NUM) || px_mark(ps, st, pr, e.b, T_NUM);
+    }
+}
+
+/* Whether expression x cannot be decided at its element's START: a path
+ * below it (not '.', not an attribute) as a boolean, or compared with a
+ * constant; and, or and not of such. */
+static int px_late(const stax_select *s, uint32_t x) {
+    const sel_x *e = &SEL_X(s, x);
+    switch (e->op) {
+    case X_PATH: {
+        const sel_pp *pp = &SEL_PP(s, e->a);
+        return !pp->attr_only && SEL_PS(s, pp->first).axis != PS_SELF && SEL_PS(s, pp->first).axis != PS_DSELF;
+    }
+    case X_EQ:
+    case X_NE:
+    case X_LT:
+    case X_LE:
+    case X_GT:
+    case X_GE: return e->cbit && px_late(s, SEL_X(s, e->a).op == X_PATH ? e->a : e->b);
+    case X_NOT: return px_late(s, e->a);
+    case X_AND:
+    case X_OR: return px_late(s, e->a) && px_late(s, e->b);
+    default: return 0;
     }
 }
 
@@ -1062,6 +1089,7 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
         } else {
             pr.num = e.type == T_NUM;
             if (px_mark(ps, st, &pr, root, pr.num ? T_NUM : T_BOOL)) return s->err.code;
+            pr.late = !pr.num && px_late(s, root);
             if (pr.num || pr.slot) {
                 if (explicit_desc)
                     return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a position on the descendant axis (//x[1] counts among siblings)");
@@ -2687,6 +2715,8 @@ static int pv_scratch(stax_select *s, const sel_step *st) {
  * known decides them. last_for: the predicate (+ 1) whose last() is last. */
 static int pv_run(stax_select *s, uint32_t id, uint32_t last_for, double last) {
     sel_pev pv = SEL_PEV(s, id);
+    int at_start = last_for == UINT32_MAX; /* pv_new: a late predicate waits */
+    if (at_start) last_for = 0;
     const sel_step *st = &SEL_STEP(s, pv.step);
     if (pv.state != PEV_OPEN && !(pv.state == PEV_LAST && last_for == pv.pred + 1)) return 0;
     pv.state = PEV_OPEN;
@@ -2705,6 +2735,7 @@ static int pv_run(stax_select *s, uint32_t id, uint32_t last_for, double last) {
             pv.state = PEV_LAST;
             break;
         }
+        if (at_start && pr->late) break;
         if (pv_scratch(s, st)) return s->err.code;
         sel_ectx c = {s, id, &pv, st, pr->last ? last : -1};
         sel_v v = xe(&c, pr->expr - 1);
@@ -2723,6 +2754,7 @@ static int pv_run(stax_select *s, uint32_t id, uint32_t last_for, double last) {
         last_for = 0;
     }
     if (pv.pred == st->pred_count) pv.state = PEV_TRUE;
+    s->pv_decided |= pv.state == PEV_TRUE || pv.state == PEV_FALSE;
     return SEL_PUT(s, s->pevs, sel_pev, id - 1, &pv);
 }
 
@@ -2737,14 +2769,16 @@ static int pv_hits(stax_select *s, uint32_t id, const sel_pp *pp, stax_str value
     if (!pp->cmps) return 0;
     sel_pev pv = SEL_PEV(s, id);
     const sel_step *st = &SEL_STEP(s, pv.step);
-    if (pv_scratch(s, st)) return s->err.code;
+    if (st->n_norm && pv_scratch(s, st)) return s->err.code; /* (a number to a string: X_STRING, counted there) */
     uint64_t add = 0;
     for (uint32_t k = 0; k < st->cmp_count; k++) {
         if (!(pp->cmps >> k & 1) || (pv.hits >> k & 1)) continue;
         const sel_x *x = &SEL_X(s, SEL_AT(s->cmpx, uint32_t, st->cmp_first + k));
         int left = SEL_X(s, x->a).op == X_PATH;
         sel_ectx c = {s, id, &pv, st, -1};
-        sel_v o = xe(&c, left ? x->b : x->a);
+        const sel_x *ox = &SEL_X(s, left ? x->b : x->a);
+        sel_v o = ox->op == X_NUM ? xv_num(ox->num) : ox->op == X_STR ? xv_str(ox->str.len ? ox->str.ptr : "", ox->str.len)
+                                                                      : xe(&c, left ? x->b : x->a);
         if (xv_node_cmp(&c, left ? x->op : xv_swap(x->op), value, o)) add |= (uint64_t)1 << k;
     }
     if (!add) return 0;
@@ -2834,7 +2868,9 @@ static int pv_matched(stax_select *s, uint32_t id, const sel_step *st, uint32_t 
     if (ps->final) {
         stax_str none = {"", 0};
         if (pv_node(s, id, ps->pp, b->events[i].name, q.uri, 0, none, 0)) return s->err.code;
-        return SEL_PEV(s, id).state == PEV_OPEN ? pv_run(s, id, 0, -1) : 0;
+        const sel_pp *pp = &SEL_PP(s, ps->pp);
+        int may = pp->exists || pp->need_name; /* (a value, compared or kept, decides at its END) */
+        return may && SEL_PEV(s, id).state == PEV_OPEN ? pv_run(s, id, 0, -1) : 0;
     }
     const sel_ps *nx = &SEL_PS(s, st->ps_first + j + 1);
     if (nx->axis == PS_SELF || nx->axis == PS_DSELF) {
@@ -2967,7 +3003,7 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
         }
     }
     s->depth = saved;
-    if (pv_run(s, id, 0, -1)) return s->err.code;
+    if (pv_run(s, id, UINT32_MAX, -1)) return s->err.code;
     int state = SEL_PEV(s, id).state;
     if (state == PEV_TRUE || state == PEV_FALSE) { /* decided at the START: nothing refers to it */
         s->pevs.len -= sizeof(sel_pev);
@@ -3019,8 +3055,11 @@ static int pv_lasts(stax_select *s, uint32_t d) {
  * may match there (all for *, node() and a descendant step), and whether a
  * text node there may be one of their nodes. stax_select_batch passes the
  * others by. Kept until pact changes. */
-static void pv_group(stax_select *s, uint32_t depth) {
-    if (s->pg_ver == s->pact_ver && s->pg_depth == depth) return;
+static SEL_COLD void pv_group_make(stax_select *s, uint32_t depth);
+static inline void pv_group(stax_select *s, uint32_t depth) {
+    if (s->pg_ver != s->pact_ver || s->pg_depth != depth) pv_group_make(s, depth);
+}
+static SEL_COLD void pv_group_make(stax_select *s, uint32_t depth) {
     s->pg_ver = s->pact_ver;
     s->pg_depth = depth;
     s->pg_names = 0;
@@ -3062,7 +3101,10 @@ static int pv_end(stax_select *s, uint32_t d) {
         s->pact.len -= sizeof(sel_pact);
         s->pact_ver++;
     }
-    if (sel_drain(s)) return s->err.code;
+    if (s->pv_decided) {
+        s->pv_decided = 0;
+        if (sel_drain(s)) return s->err.code;
+    }
     if (s->q_head != SEL_N(s->queue, sel_match)) return 0; /* matches refer to them */
     while (s->pevs.len) {
         const sel_pev *p = &SEL_AT(s->pevs, sel_pev, SEL_N(s->pevs, sel_pev) - 1);
