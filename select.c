@@ -212,6 +212,7 @@ struct stax_select {
     stax__buf colspan; /* the columns as written: {offset in text, length} each */
     size_t q_head;
     uint64_t q_base, next_match;
+    uint64_t given; /* the matches handed out (their BEGIN), which number them */
     sel_wctx *wfree;
     size_t wblocks;
     size_t event;
@@ -1537,7 +1538,9 @@ static int sel_emit(stax_select *s, int type, const sel_match *m, uint64_t match
     pc.kind = m->kind;
     pc.path = m->path;
     pc.column = column;
-    pc.match = match;
+    /* the number among the matches given (a candidate that failed is none) */
+    (void)match;
+    pc.match = type == STAX_SELECT_BEGIN ? s->given++ : s->given - 1;
     pc.value.ptr = p;
     pc.value.len = n;
     pc.event = s->event;
@@ -3927,6 +3930,7 @@ static void sel_drop_output(stax_select *s) {
     s->next_tag = s->n_cols;
     s->q_head = 0;
     s->q_base = s->next_match = 0;
+    s->given = 0;
 }
 
 /* The buffers a document grows: the SEL_N_STATE that max_state counts the
