@@ -47,10 +47,15 @@ def fmt(f):
     return ("%d" % f) if f == int(f) else ("%.2f" % f)
 
 
-def facts(doc):
+def facts(doc, ns):
     """Per element name: its child element names, its attribute names, and
-    sample values of its children and attributes."""
+    sample values of its children and attributes. Names in a namespace are
+    written with a prefix of ns (URI -> prefix), which the queries bind."""
     kids, attrs, values, names = {}, {}, {}, []
+
+    def local(el):
+        return qname(el.tag, ns)
+
     for el in doc.iter():
         if not isinstance(el.tag, str):
             continue
@@ -75,15 +80,17 @@ def facts(doc):
     return kids, attrs, values, names
 
 
-def local(el):
-    t = el.tag
-    if t.startswith("{"):
-        return None  # names in a namespace: the queries use unprefixed names only
-    return t
+def qname(t, ns):
+    if not t.startswith("{"):
+        return t
+    uri, name = t[1:].split("}", 1)
+    if uri not in ns:
+        ns[uri] = "p%d" % len(ns)
+    return ns[uri] + ":" + name
 
 
-def queries(doc, rng, limit):
-    kids, attrs, values, names = facts(doc)
+def queries(doc, rng, limit, ns):
+    kids, attrs, values, names = facts(doc, ns)
     freq = {}
     for n in names:
         freq[n] = freq.get(n, 0) + 1
@@ -96,10 +103,13 @@ def queries(doc, rng, limit):
         d = rng.choice(cs) if cs else None
         a = rng.choice(ats) if ats else None
         t = rng.choice(cs) if cs else None
+        uri = next((u for u, p in ns.items() if e.startswith(p + ":")), "")
+        ln = e.split(":")[-1]
         qs = [
             f"//{e}[position()=2]", f"//{e}[last()]", f"//{e}[position()<last()]", f"//{e}[2]",
             f"//{e}[position() mod 2 = 1]", f"//{e}[last()-1]", f"//{e}[true()]", f"//{e}[false()]",
-            f"//{e}[name()='{e}']", f"//{e}[local-name()='{e}']", f"//{e}[namespace-uri()='']",
+            f"//{e}[name()='{e}']", f"//{e}[local-name()='{ln}']", f"//{e}[namespace-uri()='{uri}']",
+            f"//{e}[namespace-uri(*)='{uri}']", f"//{e}[local-name(*)!='{ln}']",
             f"//{e}[text()]", f"//{e}[node()]", f"//{e}[*]", f"//{e}[not(*)]", f"//{e}[count(*)>2]",
             f"//{e}[string-length()>20]", f"//{e}[normalize-space()='']", f"/descendant::{e}",
             f"//{e}[count(.//text())>1]", f"//{e}[starts-with(normalize-space(.),'A')]",
@@ -115,8 +125,11 @@ def queries(doc, rng, limit):
                 f"//{e}[{c}/text()]", f"//{e}[{c}=../{e}]" if False else f"//{e}[{c}={c}]",
                 f"//{e}[{c} != {c}]", f"//{e}/descendant-or-self::node()/{c}", f"//{e}/./{c}",
             ]
+            qs += [f"//{e}[{c}]|//{e}[last()]", f"//{e}[not({c})]|//{e}[2]", f"//{e}[{c}]//text()|//{e}/*[1]"]
+            if a:
+                qs += [f"//{e}[{c}]/@{a}|//{e}[@{a}][1]/@*"]
             if t:
-                qs += [f"//{e}[{c}]/{t}", f"//{e}[not({c})]/{t}", f"//{e}[{c}][1]/{t}", f"//{e}[{c}]/{t}/text()"]
+                qs += [f"//{e}[{c}]/{t}|//{e}[{c}][1]/{t}", f"//{e}[not({c})]/{t}", f"//{e}[{c}][1]/{t}", f"//{e}[{c}]/{t}/text()"]
             if d and d != c:
                 qs += [f"//{e}[{c} and {d}]", f"//{e}[{c} or {d}]", f"//{e}[{c} and not({d})]", f"//{e}[{c}={d}]",
                        f"//{e}[{c}<{d}]", f"//{e}[count({c})=count({d})]"]
@@ -169,9 +182,9 @@ def string_value(r):
     return str(r)
 
 
-def expected(doc, q):
+def expected(doc, q, ns):
     try:
-        res = doc.xpath(q)
+        res = doc.xpath(q, namespaces={p: u for u, p in ns.items()})
     except etree.XPathError:
         return None
     if not isinstance(res, list):
@@ -185,8 +198,11 @@ def expected(doc, q):
     return vals
 
 
-def run_stax(stax, args, q, path):
-    p = subprocess.run([stax, "select", "-0", "--quiet"] + args + [q, path], capture_output=True)
+def run_stax(stax, args, q, path, ns):
+    binds = []
+    for u, p in ns.items():
+        binds += ["-N", "%s=%s" % (p, u)]
+    p = subprocess.run([stax, "select", "-0", "--quiet"] + binds + args + [q, path], capture_output=True)
     if p.returncode == 2:
         return "refused" if b"not supported" in p.stderr else ("error", p.stderr.decode("utf-8", "replace"))
     vals = p.stdout.decode("utf-8").split("\0")
@@ -229,14 +245,15 @@ def main():
                 doc = doc.getroottree()
             except etree.XMLSyntaxError:
                 continue
-            for q in queries(doc, rng, o.per_doc):
-                want = expected(doc, q)
+            ns = {}
+            for q in queries(doc, rng, o.per_doc, ns):
+                want = expected(doc, q, ns)
                 if want is None:
                     skipped += 1
                     continue
                 bad = None
                 for args in ([], ["--chunk", "7"], ["-j", "2"]):
-                    got = run_stax(o.stax, args, q, path)
+                    got = run_stax(o.stax, args, q, path, ns)
                     if got == "refused":
                         refusals[q.split("[")[0]] = refusals.get(q.split("[")[0], 0) + 1
                         if o.v:
