@@ -315,8 +315,10 @@ static size_t sel_held_total(const stax_select *s) {
 static int sel_held_over(stax_select *s) {
     return sel_fail(s, STAX_E_LIMIT_HELD,
                     "held output exceeds max_held (%zu bytes): a match that begins while an earlier one is open "
-                    "waits for it%s",
-                    s->opt.max_held, s->n_cols ? ", and a record's column waits for the columns before it" : "");
+                    "waits for it%s%s",
+                    s->opt.max_held, s->pevs.len ? ", and candidates wait until their predicates are decided (last(): "
+                                                   "when their parent ends)" : "",
+                    s->n_cols ? ", and a record's column waits for the columns before it" : "");
 }
 
 /* Room for n more bytes in one of the output buffers, within max_held for all of them. */
@@ -3091,10 +3093,10 @@ static int pv_end(stax_select *s, uint32_t d) {
         if (pv_cap_end(s)) return s->err.code;
     if (pv_lasts(s, d)) return s->err.code;
     size_t n = SEL_N(s->pevs, sel_pev);
-    for (size_t k = n; k-- > 0;) {
+    for (size_t k = n; k-- > 0;) { /* (its own come after those of the siblings before it, which ended) */
         sel_pev p = SEL_AT(s->pevs, sel_pev, k);
-        if (p.depth < d) break;
-        if (p.depth != d || p.kind != PEV_STEP || p.ended) continue;
+        if (p.depth < d || (p.depth == d && p.kind == PEV_STEP && p.ended)) break;
+        if (p.depth != d || p.kind != PEV_STEP) continue;
         p.ended = 1;
         if (SEL_PUT(s, s->pevs, sel_pev, k, &p) || pv_run(s, (uint32_t)k + 1, 0, -1)) return s->err.code;
     }
