@@ -118,10 +118,8 @@ typedef struct sel_frame {
 
 typedef struct sel_match {
     uint32_t path;
+    unsigned char kind, record, begun, closed; /* kind: STAX_SELECT_*, and SEL_SHADOW_* times 8 */
     uint32_t cond;              /* 0, or the undecided predicates it depends on (sel_pev index + 1) */
-    unsigned char shadow;       /* with cond: 1 counts its path once cond holds, and has no value (a
-                                 * path of a union whose node another match gives); 2 counts it too */
-    unsigned char kind, record, begun, closed;
     uint32_t next_col;          /* a begun record: the column that streams (those before it are out) */
     size_t seg_first, seg_last; /* held segments (offset + 1; 0: none) */
 } sel_match;
@@ -1605,7 +1603,9 @@ static SEL_COLD int sel_front_cond(stax_select *s, uint64_t match) {
     if (e == SEL_PEV_FALSE) return m.closed ? 2 : 0;
     if (e != SEL_PEV_TRUE) return 0;
     uint32_t first = SEL_NONE;
-    if (m.shadow) {
+    int shadow = m.kind >> 3;
+    m.kind &= 7;
+    if (shadow) {
         sel_query q;
         memset(&q, 0, sizeof q);
         q.index = m.path;
@@ -1613,7 +1613,7 @@ static SEL_COLD int sel_front_cond(stax_select *s, uint64_t match) {
     }
     m.cond = 0;
     if (SEL_PUT(s, s->queue, sel_match, match - s->q_base, &m)) return -1;
-    return m.shadow == 1 ? 2 : 1;
+    return shadow == 1 ? 2 : 1;
 }
 
 /* Output what the front of the queue allows. */
@@ -1679,7 +1679,9 @@ static int sel_new_match_if(stax_select *s, int kind, uint32_t path, int record,
     m.path = path;
     m.record = (unsigned char)record;
     m.cond = cond;
-    m.shadow = (unsigned char)shadow;
+    m.kind = (unsigned char)(kind | shadow << 3); /* with cond: shadow 1 counts its path once cond holds, and
+                                                    * has no value (a path of a union whose node another match
+                                                    * gives); 2 counts it too */
     m.closed = !s->values || shadow == 1;
     if (sel_held_reserve(s, &s->queue, sizeof m)) return s->err.code;
     if (record && s->n_cols && s->values && /* SEL_COL_NONE is 0 */
