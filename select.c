@@ -790,78 +790,41 @@ static int px_unary(sel_parser *ps, uint32_t *out) {
     return 0;
 }
 
-static int px_mul(sel_parser *ps, uint32_t *out) {
-    if (px_unary(ps, out)) return ps->s->err.code;
+/* The binary operators, by level from the loosest (all left-associative);
+ * a word is one only where an operator may stand (after an operand). */
+static const struct {
+    const char *tok;
+    unsigned char op, type;
+} px_ops[][4] = {
+    {{"or", X_OR, T_BOOL}},
+    {{"and", X_AND, T_BOOL}},
+    {{"!=", X_NE, T_BOOL}, {"=", X_EQ, T_BOOL}},
+    {{"<=", X_LE, T_BOOL}, {">=", X_GE, T_BOOL}, {"<", X_LT, T_BOOL}, {">", X_GT, T_BOOL}},
+    {{"+", X_ADD, T_NUM}, {"-", X_SUB, T_NUM}},
+    {{"*", X_MUL, T_NUM}, {"div", X_DIV, T_NUM}, {"mod", X_MOD, T_NUM}},
+};
+#define PX_LEVELS (sizeof px_ops / sizeof px_ops[0])
+
+static int px_level(sel_parser *ps, uint32_t *out, size_t level) {
+    if (level == PX_LEVELS) return px_unary(ps, out);
+    if (px_level(ps, out, level + 1)) return ps->s->err.code;
     for (;;) {
-        int op;
-        ps_peek(ps);
-        if (px_at(ps, "*")) op = X_MUL, ps->p++;
-        else if (ps_keyword(ps, ps->p, "div")) op = X_DIV, ps->p += 3;
-        else if (ps_keyword(ps, ps->p, "mod")) op = X_MOD, ps->p += 3;
-        else return 0;
+        if (ps_peek(ps) < 0) return 0;
+        size_t k = 0;
+        while (k < 4 && px_ops[level][k].tok) {
+            const char *t = px_ops[level][k].tok;
+            if (t[0] >= 'a' && t[0] <= 'z' ? ps_keyword(ps, ps->p, t) : px_at(ps, t)) break;
+            k++;
+        }
+        if (k == 4 || !px_ops[level][k].tok) return 0;
+        ps->p += strlen(px_ops[level][k].tok);
         uint32_t b;
-        if (px_unary(ps, &b) || px_new(ps, op, T_NUM, *out, b, out)) return ps->s->err.code;
+        if (px_level(ps, &b, level + 1) || px_new(ps, px_ops[level][k].op, px_ops[level][k].type, *out, b, out))
+            return ps->s->err.code;
     }
 }
 
-static int px_add(sel_parser *ps, uint32_t *out) {
-    if (px_mul(ps, out)) return ps->s->err.code;
-    for (;;) {
-        int op;
-        if (px_at(ps, "+")) op = X_ADD;
-        else if (px_at(ps, "-")) op = X_SUB;
-        else return 0;
-        ps->p++;
-        uint32_t b;
-        if (px_mul(ps, &b) || px_new(ps, op, T_NUM, *out, b, out)) return ps->s->err.code;
-    }
-}
-
-static int px_rel(sel_parser *ps, uint32_t *out) {
-    if (px_add(ps, out)) return ps->s->err.code;
-    for (;;) {
-        int op;
-        if (px_at(ps, "<=")) op = X_LE, ps->p += 2;
-        else if (px_at(ps, ">=")) op = X_GE, ps->p += 2;
-        else if (px_at(ps, "<")) op = X_LT, ps->p++;
-        else if (px_at(ps, ">")) op = X_GT, ps->p++;
-        else return 0;
-        uint32_t b;
-        if (px_add(ps, &b) || px_new(ps, op, T_BOOL, *out, b, out)) return ps->s->err.code;
-    }
-}
-
-static int px_eq(sel_parser *ps, uint32_t *out) {
-    if (px_rel(ps, out)) return ps->s->err.code;
-    for (;;) {
-        int op;
-        if (px_at(ps, "!=")) op = X_NE, ps->p += 2;
-        else if (px_at(ps, "=")) op = X_EQ, ps->p++;
-        else return 0;
-        uint32_t b;
-        if (px_rel(ps, &b) || px_new(ps, op, T_BOOL, *out, b, out)) return ps->s->err.code;
-    }
-}
-
-static int px_and(sel_parser *ps, uint32_t *out) {
-    if (px_eq(ps, out)) return ps->s->err.code;
-    while (ps_peek(ps) >= 0 && ps_keyword(ps, ps->p, "and")) {
-        ps->p += 3;
-        uint32_t b;
-        if (px_eq(ps, &b) || px_new(ps, X_AND, T_BOOL, *out, b, out)) return ps->s->err.code;
-    }
-    return 0;
-}
-
-static int px_or(sel_parser *ps, uint32_t *out) {
-    if (px_and(ps, out)) return ps->s->err.code;
-    while (ps_peek(ps) >= 0 && ps_keyword(ps, ps->p, "or")) {
-        ps->p += 2;
-        uint32_t b;
-        if (px_and(ps, &b) || px_new(ps, X_OR, T_BOOL, *out, b, out)) return ps->s->err.code;
-    }
-    return 0;
-}
+static int px_or(sel_parser *ps, uint32_t *out) { return px_level(ps, out, 0); }
 
 /* Whether expression x reads no path, position or last: a constant. */
 static int px_static(const stax_select *s, uint32_t x) {
