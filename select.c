@@ -2352,37 +2352,21 @@ static size_t px_numstr(double v, char *buf) {
     return n;
 }
 
-static sel_v xv_bool(int b) {
+static sel_v xv_make(int t, int known, int b, double n, const char *p, size_t len) {
     sel_v v;
     memset(&v, 0, sizeof v);
-    v.t = T_BOOL;
-    v.k = 1;
+    v.t = (unsigned char)t;
+    v.k = (unsigned char)known;
     v.b = b;
-    return v;
-}
-static sel_v xv_num(double n) {
-    sel_v v;
-    memset(&v, 0, sizeof v);
-    v.t = T_NUM;
-    v.k = 1;
     v.n = n;
-    return v;
-}
-static sel_v xv_str(const char *p, size_t len) {
-    sel_v v;
-    memset(&v, 0, sizeof v);
-    v.t = T_STR;
-    v.k = 1;
     v.p = p;
     v.len = len;
     return v;
 }
-static sel_v xv_unknown(int t) {
-    sel_v v;
-    memset(&v, 0, sizeof v);
-    v.t = (unsigned char)t;
-    return v;
-}
+static sel_v xv_bool(int b) { return xv_make(T_BOOL, 1, b, 0, NULL, 0); }
+static sel_v xv_num(double n) { return xv_make(T_NUM, 1, 0, n, NULL, 0); }
+static sel_v xv_str(const char *p, size_t len) { return xv_make(T_STR, 1, 0, 0, p, len); }
+static sel_v xv_unknown(int t) { return xv_make(t, 0, 0, 0, NULL, 0); }
 
 static uint32_t pv_count(const stax_select *s, const sel_pev *pv, const sel_pp *pp) {
     uint32_t n;

@@ -482,7 +482,7 @@ Test(select_state, predicates_on_content_save_between_candidates) {
         for (size_t at = 0; at < 40; at++) {
             stax_test_buf whole = {0};
             saved += (size_t)cut_at(doc, preds[p], 0, at, &whole);
-            cr_assert(whole.len == serial.len && memcmp(whole.p, serial.p, whole.len) == 0,
+            cr_assert(whole.len == serial.len && (!whole.len || memcmp(whole.p, serial.p, whole.len) == 0),
                       "%s cut after event %zu:\n%.*s\nwant:\n%.*s", preds[p], at, (int)whole.len, whole.p,
                       (int)serial.len, serial.p);
             stax_test_buf_free(&whole);
