@@ -694,14 +694,16 @@ static const struct {
     {"local-name", X_LNAME, T_STR, 0, 1, T_SET}, {"namespace-uri", X_NSURI, T_STR, 0, 1, T_SET},
 };
 
-/* The context node as a path ('.'), for a function called without its argument. */
-static int px_self(sel_parser *ps, uint32_t *out) {
+/* The context node as a path ('.'), for a function called without its
+ * argument; with name, self::name. */
+static int px_self_named(sel_parser *ps, const sel_name *name, uint32_t *out) {
     stax_select *s = ps->s;
     sel_ps st;
     memset(&st, 0, sizeof st);
     st.axis = PS_SELF;
-    st.type = PS_NODE;
-    st.name.any = 1;
+    st.type = name ? SEL_ELEM : PS_NODE;
+    if (name) st.name = *name;
+    else st.name.any = 1;
     st.final = 1;
     st.pp = (uint32_t)SEL_N(s->pps, sel_pp);
     sel_pp pp;
@@ -711,6 +713,7 @@ static int px_self(sel_parser *ps, uint32_t *out) {
     if (sel_push(s, &s->pss, &st, sizeof st) || sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
     return px_new(ps, X_PATH, T_SET, st.pp, 0, out);
 }
+static int px_self(sel_parser *ps, uint32_t *out) { return px_self_named(ps, NULL, out); }
 
 static int px_primary(sel_parser *ps, uint32_t *out) {
     stax_select *s = ps->s;
@@ -1003,23 +1006,78 @@ static int px_reads_content(const stax_select *s, uint32_t x) {
     }
 }
 
+/* Whether expression x reads the position or last(). */
+static int px_reads_pos(const stax_select *s, uint32_t x) {
+    const sel_x *e = &SEL_X(s, x);
+    switch (e->op) {
+    case X_POS:
+    case X_LAST: return 1;
+    case X_PATH:
+    case X_NUM:
+    case X_STR:
+    case X_TRUE:
+    case X_FALSE: return 0;
+    case X_NOT:
+    case X_BOOLEAN:
+    case X_NEG:
+    case X_NORM:
+    case X_SLEN:
+    case X_STRING:
+    case X_NUMBER:
+    case X_COUNT:
+    case X_NAME:
+    case X_LNAME:
+    case X_NSURI: return px_reads_pos(s, e->a);
+    default: return px_reads_pos(s, e->a) || px_reads_pos(s, e->b);
+    }
+}
+
+/* '/self::name' after an element step (not self::node()): at ps->p, the
+ * length up to the name, or 0. */
+static size_t ps_self_named(const sel_parser *ps) {
+    const char *q = ps_skip(ps, ps->p);
+    if (q >= ps->end || *q != '/' || (q + 1 < ps->end && q[1] == '/')) return 0;
+    q = ps_skip(ps, q + 1);
+    if (!ps_keyword(ps, q, "self")) return 0;
+    q = ps_skip(ps, q + 4);
+    if (q + 1 >= ps->end || q[0] != ':' || q[1] != ':') return 0;
+    q = ps_skip(ps, q + 2);
+    const char *r = ps_skip(ps, q + 4);
+    if ((ps_keyword(ps, q, "node") || ps_keyword(ps, q, "text")) && r < ps->end && *r == '(') return 0;
+    return (size_t)(q - ps->p);
+}
+
 /* The predicates of element step st, each an expression; then, when every
  * one of them is [n] or attribute tests, those forms (tested at the START
  * with no other state), else st->xpred. */
 static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
     stax_select *s = ps->s;
     uint32_t pp0 = (uint32_t)SEL_N(s->pps, sel_pp), ps0 = (uint32_t)SEL_N(s->pss, sel_ps);
-    int lower = 1;
-    while (ps_peek(ps) == '[') {
+    int lower = 1, self_after = 0;
+    size_t self_len = 0;
+    while (ps_peek(ps) == '[' || (st->type == SEL_ELEM && (self_len = ps_self_named(ps)) != 0)) {
+        sel_pred pr;
+        memset(&pr, 0, sizeof pr);
+        uint32_t root;
+        if (ps_peek(ps) == '/') { /* a/self::b is a[self::b]; then b's predicates see position 1 of 1 */
+            sel_name name;
+            ps->p += self_len;
+            if (ps_name_test(ps, &name, 0) || px_self_named(ps, &name, &root)) return s->err.code;
+            self_after = 1;
+            pr.expr = root + 1;
+            lower = 0;
+            if (sel_push(s, &s->preds, &pr, sizeof pr)) return s->err.code;
+            st->pred_count++;
+            continue;
+        }
         if (st->type != SEL_ELEM)
             return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s",
                            st->type == SEL_ATTR ? "a predicate on an attribute" : "a predicate on text()");
         ps->p++;
-        sel_pred pr;
-        memset(&pr, 0, sizeof pr);
-        uint32_t root;
         const char *at = ps_skip(ps, ps->p);
         if (px_or(ps, &root)) return s->err.code;
+        if (self_after && (SEL_X(s, root).type == T_NUM || px_reads_pos(s, root)))
+            return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position on a self:: step");
         if (ps->column && px_reads_content(s, root))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a predicate on content or last() in a column");
         int c = ps_peek(ps);
@@ -1159,7 +1217,8 @@ static int ps_self_step(sel_parser *ps, int *desc) {
         q = ps_skip(ps, at + (ds ? 18 : 4));
         if (q + 1 >= ps->end || q[0] != ':' || q[1] != ':') return 0;
         q = ps_skip(ps, q + 2);
-        if (!ps_keyword(ps, q, "node")) return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a self or descendant-or-self step other than ::node() in a path");
+        const char *r = ps_skip(ps, q + 4);
+        if (!ps_keyword(ps, q, "node") || r >= ps->end || *r != '(') return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a self or descendant-or-self step other than ::node() in a path");
         q = ps_skip(ps, q + 4);
         if (q >= ps->end || *q != '(') return ps_fail(ps, STAX_E_SYNTAX, q, "%s", "expected '('");
         q = ps_skip(ps, q + 1);

@@ -636,7 +636,8 @@ Test(select, constructs_outside_the_subset_are_refused_by_name) {
     refused("//a[$x]", "", U, "variables");
     refused("//a/descendant::b[1]", "", U, "a position on the descendant axis");
     refused("//a/descendant::b[last()]", "", U, "a position on the descendant axis");
-    refused("//a/self::b", "", U, "a self or descendant-or-self step other than ::node()");
+    refused("//a/descendant-or-self::b", "", U, "a self or descendant-or-self step other than ::node()");
+    refused("//a/self::b[1]", "", U, "a position on a self:: step");
     refused("//a/descendant-or-self::node()", "", U, "descendant-or-self::node() as the last step");
     refused("//a | //b or //c", "", U, "the operator 'or'");
     refused("//a/..", "", U, "'..' (the parent step)");

@@ -113,7 +113,7 @@ def queries(doc, rng, limit, ns):
             f"//{e}[text()]", f"//{e}[node()]", f"//{e}[*]", f"//{e}[not(*)]", f"//{e}[count(*)>2]",
             f"//{e}[string-length()>20]", f"//{e}[normalize-space()='']", f"/descendant::{e}",
             f"//{e}[count(.//text())>1]", f"//{e}[starts-with(normalize-space(.),'A')]",
-            f"//{e}/self::node()", f"//{e}[self::{e}]", f"//*[self::{e}][1]",
+            f"//{e}/self::node()", f"//{e}[self::{e}]", f"//*[self::{e}][1]", f"//*/self::{e}",
         ]
         if c:
             qs += [
@@ -124,6 +124,7 @@ def queries(doc, rng, limit, ns):
                 f"//{e}/child::{c}", f"//{e}[descendant::{c}]", f"//{e}[.//{c}]", f"//{e}[./{c}]",
                 f"//{e}[{c}/text()]", f"//{e}[{c}=../{e}]" if False else f"//{e}[{c}={c}]",
                 f"//{e}[{c} != {c}]", f"//{e}/descendant-or-self::node()/{c}", f"//{e}/./{c}",
+                f"//*/self::{e}[{c}]", f"//{e}/*/self::{c}", f"//{e}/self::{e}/{c}[last()]",
             ]
             qs += [f"//{e}[{c}]|//{e}[last()]", f"//{e}[not({c})]|//{e}[2]", f"//{e}[{c}]//text()|//{e}/*[1]"]
             if a:
