@@ -86,7 +86,7 @@ typedef struct sel_step {
     uint32_t pp_first, pp_count;     /* xpred: the relative paths its predicates read */
     uint32_t ps_first, ps_count;     /* and their steps (at most 64) */
     uint32_t cmp_first, cmp_count;   /* comparisons of a path with a constant (in cmpx; at most 64) */
-    uint32_t n_norm;                 /* normalize-space() calls in its predicates (scratch) */
+    uint32_t n_norm;                 /* calls in its predicates that may write a string in the scratch */
 } sel_step;
 
 typedef struct sel_query {
@@ -916,13 +916,15 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
     case X_AND:
     case X_OR: return px_mark(ps, st, pr, e.a, T_BOOL) || px_mark(ps, st, pr, e.b, T_BOOL);
     case X_CONTAINS:
-    case X_STARTS: return px_mark(ps, st, pr, e.a, T_STR) || px_mark(ps, st, pr, e.b, T_STR);
+    case X_STARTS:
+        st->n_norm++; /* (a number argument becomes a string in the scratch) */
+        return px_mark(ps, st, pr, e.a, T_STR) || px_mark(ps, st, pr, e.b, T_STR);
     case X_NEG:
     case X_NORM:
     case X_SLEN:
     case X_STRING:
     case X_NUMBER:
-        st->n_norm += e.op == X_NORM || e.op == X_STRING;
+        st->n_norm += e.op == X_NORM || e.op == X_STRING || e.op == X_SLEN;
         return px_mark(ps, st, pr, e.a, e.op == X_NORM || e.op == X_SLEN || e.op == X_STRING ? T_STR : T_NUM);
     default: return px_mark(ps, st, pr, e.a, T_NUM) || px_mark(ps, st, pr, e.b, T_NUM);
     }
@@ -2727,48 +2729,48 @@ static int pv_scratch(stax_select *s, const sel_step *st) {
 /* Evaluate the predicates of pev id from its next one, as far as what is
  * known decides them. last_for: the predicate (+ 1) whose last() is last. */
 static int pv_run(stax_select *s, uint32_t id, uint32_t last_for, double last) {
-    sel_pev pv = SEL_PEV(s, id);
+    sel_pev *pv = &SEL_PEV(s, id); /* (nothing below grows pevs) */
     int at_start = last_for == UINT32_MAX; /* pv_new: a late predicate waits */
     if (at_start) last_for = 0;
-    const sel_step *st = &SEL_STEP(s, pv.step);
-    if (pv.state != PEV_OPEN && !(pv.state == PEV_LAST && last_for == pv.pred + 1)) return 0;
-    pv.state = PEV_OPEN;
-    while (pv.pred < st->pred_count) {
-        const sel_pred *pr = &SEL_AT(s->preds, sel_pred, st->pred_first + pv.pred);
-        if (pr->pos && pv.pos_pred != pv.pred + 1) { /* reached: it counts */
-            size_t at = ((size_t)(pv.depth - 1) * s->n_slots + pr->slot) * sizeof(uint32_t);
+    const sel_step *st = &SEL_STEP(s, pv->step);
+    if (pv->state != PEV_OPEN && !(pv->state == PEV_LAST && last_for == pv->pred + 1)) return 0;
+    pv->state = PEV_OPEN;
+    while (pv->pred < st->pred_count) {
+        const sel_pred *pr = &SEL_AT(s->preds, sel_pred, st->pred_first + pv->pred);
+        if (pr->pos && pv->pos_pred != pv->pred + 1) { /* reached: it counts */
+            size_t at = ((size_t)(pv->depth - 1) * s->n_slots + pr->slot) * sizeof(uint32_t);
             uint32_t n;
             memcpy(&n, s->counters.ptr + at, sizeof n);
             if (n < UINT32_MAX) n++;
             if (sel_store(s, &s->counters, at, &n, sizeof n)) return s->err.code;
-            pv.pos = n;
-            pv.pos_pred = pv.pred + 1;
+            pv->pos = n;
+            pv->pos_pred = pv->pred + 1;
         }
-        if (pr->last && last_for != pv.pred + 1) {
-            pv.state = PEV_LAST;
+        if (pr->last && last_for != pv->pred + 1) {
+            pv->state = PEV_LAST;
             break;
         }
         if (at_start && pr->late) break;
-        if (pv_scratch(s, st)) return s->err.code;
-        sel_ectx c = {s, id, &pv, st, pr->last ? last : -1};
+        if (st->n_norm && pv_scratch(s, st)) return s->err.code;
+        sel_ectx c = {s, id, pv, st, pr->last ? last : -1};
         sel_v v = xe(&c, pr->expr - 1);
         if (pr->num) {
             v = xv_to_num(&c, v);
-            if (v.k) v = xv_bool(v.n == (double)pv.pos);
+            if (v.k) v = xv_bool(v.n == (double)pv->pos);
         } else {
             v = xv_to_bool(&c, v);
         }
         if (!v.k) break;
         if (!v.b) {
-            pv.state = PEV_FALSE;
+            pv->state = PEV_FALSE;
             break;
         }
-        pv.pred++;
+        pv->pred++;
         last_for = 0;
     }
-    if (pv.pred == st->pred_count) pv.state = PEV_TRUE;
-    s->pv_decided |= pv.state == PEV_TRUE || pv.state == PEV_FALSE;
-    return SEL_PUT(s, s->pevs, sel_pev, id - 1, &pv);
+    if (pv->pred == st->pred_count) pv->state = PEV_TRUE;
+    s->pv_decided |= pv->state == PEV_TRUE || pv->state == PEV_FALSE;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- reading the nodes of the paths */
