@@ -2588,7 +2588,10 @@ static sel_v xv_cmp(sel_ectx *c, const sel_x *x, sel_v a, sel_v b) {
     return xv_bool(xv_numcmp(op, xv_to_num(c, a).n, xv_to_num(c, b).n));
 }
 
-static double xv_trunc(double v) { return v < 0 ? -(double)(int64_t)(-v) : (double)(int64_t)v; }
+static double xv_trunc(double v) {
+    if (v != v || v >= 4503599627370496.0 || v <= -4503599627370496.0) return v; /* (2^52: a whole number already) */
+    return v < 0 ? -(double)(int64_t)(-v) : (double)(int64_t)v;
+}
 
 /* The name of the first node of a path: what (0 name, 1 local name, 2 URI). */
 static sel_v xv_name(sel_ectx *c, sel_v v, int what) {
