@@ -3816,14 +3816,18 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
     const sel_frame *top = sel_frame_at(s, depth);
     uint64_t names = top->names; /* of the frame at depth + extra: the top's own, or what its children inherit */
     int has_text = top->has_text, has_attr = top->has_attr;
+    /* predicates being decided (pvs): the events their paths may need go to
+     * sel_event; quiet: neither they nor a capture takes text; end_floor: the
+     * ENDs from that depth on may skip sel_event */
+    int pvs = s->pevs.len != 0, quiet = !pvs && s->caps_taking == 0;
+    uint32_t end_floor = pvs ? UINT32_MAX : s->cap_floor;
     for (size_t i = 0; !st && i < b->count; i++) {
         const stax_event *e = &b->events[i];
-        int pvs = s->pevs.len != 0; /* predicates being decided: the events their paths may need go to sel_event */
         switch (e->type) {
         case STAX_EV_TEXT:
         case STAX_EV_CDATA:
-            if (s->caps_taking == 0 && (in_text || !has_text) &&
-                (!pvs || (!s->pcaps.len && (extra || (pv_group(s, depth), !s->pg_text))))) {
+            if ((in_text || !has_text) &&
+                (quiet || (s->caps_taking == 0 && pvs && !s->pcaps.len && (extra || (pv_group(s, depth), !s->pg_text))))) {
                 in_text = 1;
                 continue;
             }
@@ -3855,7 +3859,7 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
                     sel_frame f = sel_frame_inherit(top, s->scope.len);
                     s->event = i;
                     s->depth = d;
-                    st = sel_attrs(s, b, i, &f);
+                    st = sel_attrs(s, b, i, &f); /* (no pev begins: pvs holds) */
                 }
                 continue;
             }
@@ -3871,7 +3875,7 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
                 }
                 continue;
             }
-            if (depth >= s->cap_floor && !pvs) {
+            if (depth >= end_floor) {
                 if (top->owned) s->cands.len = top->cand_off * sizeof(sel_cand);
                 s->depth = --depth;
                 in_text = 0;
@@ -3893,6 +3897,9 @@ int stax_select_batch(stax_select *s, const stax_batch *b) {
         s->depth = depth;
         s->in_text = in_text;
         st = sel_event(s, b, i, from, from_ok);
+        pvs = s->pevs.len != 0;
+        quiet = !pvs && s->caps_taking == 0;
+        end_floor = pvs ? UINT32_MAX : s->cap_floor;
         from = 0;
         from_ok = 0;
         depth = s->depth;
