@@ -550,9 +550,12 @@ typedef struct sel_pp {
 
 typedef struct sel_ps {
     unsigned char axis, type, final;
+    unsigned char xdesc, slot; /* written descendant::; [n]: its counter in sel_pact.cnt */
+    uint32_t pos;              /* [n]: n (the n-th child its name test matches), 0: none */
     sel_name name;
     uint32_t pp;
 } sel_ps;
+#define PS_SLOTS 4u /* steps with [n] in the paths of one step's predicates */
 
 #define SEL_X(s, k) SEL_AT((s)->xs, sel_x, k)
 #define SEL_PP(s, k) SEL_AT((s)->pps, sel_pp, k)
@@ -611,6 +614,7 @@ static int px_step(sel_parser *ps, int axis, sel_ps *st) {
             return ps_name_test(ps, &st->name, 1);
         }
         st->axis = ax == 0 ? (unsigned char)axis : ax == 1 ? PS_DESC : ax == 2 ? PS_SELF : PS_DSELF;
+        st->xdesc = ax == 1;
         at = ps->p;
         n = ps_ncname(ps, at);
         q = ps_skip(ps, at + n);
@@ -643,7 +647,20 @@ static int px_path(sel_parser *ps, uint32_t *out) {
         const char *at = ps_skip(ps, ps->p);
         ps->p = at;
         if (px_step(ps, axis, &st)) return s->err.code;
-        if (ps_peek(ps) == '[') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a predicate inside a predicate's path");
+        if (ps_peek(ps) == '[') { /* [n] on an element step: the n-th child (of each parent) it matches */
+            const char *q = ps_skip(ps, ps->p + 1);
+            uint64_t n = 0;
+            size_t digits = 0;
+            while (q + digits < ps->end && q[digits] >= '0' && q[digits] <= '9' && n < UINT32_MAX)
+                n = n * 10 + (uint64_t)(q[digits++] - '0');
+            const char *r = ps_skip(ps, q + digits);
+            if (!digits || n == 0 || n >= UINT32_MAX || r >= ps->end || *r != ']' || st.type != SEL_ELEM ||
+                st.axis == PS_SELF || st.axis == PS_DSELF || st.xdesc)
+                return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a predicate inside a predicate's path other than [n] on a child step");
+            st.pos = (uint32_t)n;
+            ps->p = r + 1;
+            if (ps_peek(ps) == '[') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "a second predicate inside a predicate's path");
+        }
         st.pp = index;
         if (st.type != SEL_ATTR && !(st.axis == PS_SELF && st.type == PS_NODE)) pp.attr_only = 0;
         if (st.axis == PS_SELF && st.type == PS_NODE && pp.count) {
@@ -1137,6 +1154,14 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
     st->ps_count = (uint32_t)SEL_N(s->pss, sel_ps) - ps0;
     if (st->ps_count > 64)
         return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "more than 64 steps in the paths of one step's predicates");
+    for (uint32_t k = 0, slots = 0; k < st->ps_count; k++) {
+        sel_ps p = SEL_PS(s, ps0 + k);
+        if (!p.pos) continue;
+        if (slots == PS_SLOTS)
+            return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "more than 4 steps with [n] in the paths of one step's predicates");
+        p.slot = (unsigned char)slots++;
+        if (SEL_PUT(s, s->pss, sel_ps, ps0 + k, &p)) return s->err.code;
+    }
     for (uint32_t k = 0; k < st->pp_count; k++) {
         sel_pp pp = SEL_PP(s, pp0 + k);
         pp.local = k;
@@ -2248,7 +2273,8 @@ typedef struct sel_pev {
 
 typedef struct sel_pact {
     uint32_t pev, depth;
-    uint64_t mask; /* the steps (of the pev's step's paths) that apply to this element's children */
+    uint64_t mask;          /* the steps (of the pev's step's paths) that apply to this element's children */
+    uint32_t cnt[PS_SLOTS]; /* [n] steps: the children their name test matched so far */
 } sel_pact;
 
 typedef struct sel_pcap {
@@ -2923,15 +2949,26 @@ static int pv_start(stax_select *s, const stax_batch *b, size_t i, uint32_t d) {
         const sel_step *st = &SEL_STEP(s, pv->step);
         uint64_t mask = 0;
         stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
+        int counted = 0;
         for (uint32_t j = 0; j < st->ps_count; j++) {
             if (!(a.mask >> j & 1)) continue;
             const sel_ps *ps = &SEL_PS(s, st->ps_first + j);
             if (ps->axis == PS_DESC || ps->axis == PS_DSELF) mask |= (uint64_t)1 << j;
-            if (ps->type == PS_NODE || (ps->type == SEL_ELEM && pv_name_ok(s, ps, b->events[i].name, &q)))
-                if (pv_matched(s, a.pev, st, j, b, i, &mask)) return s->err.code;
+            if (!(ps->type == PS_NODE || (ps->type == SEL_ELEM && pv_name_ok(s, ps, b->events[i].name, &q)))) continue;
+            if (ps->pos) {
+                counted = 1;
+                if (a.cnt[ps->slot] < UINT32_MAX) a.cnt[ps->slot]++;
+                if (a.cnt[ps->slot] != ps->pos) continue;
+            }
+            if (pv_matched(s, a.pev, st, j, b, i, &mask)) return s->err.code;
         }
+        if (counted && SEL_PUT(s, s->pact, sel_pact, e, &a)) return s->err.code;
         if (mask) {
-            sel_pact n = {a.pev, d, mask};
+            sel_pact n;
+            memset(&n, 0, sizeof n);
+            n.pev = a.pev;
+            n.depth = d;
+            n.mask = mask;
             s->pact_ver++;
             if (pv_held(s, &s->pact, sizeof n) || sel_append(s, &s->pact, &n, sizeof n)) return s->err.code;
         }
@@ -3033,7 +3070,11 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
         return 0;
     }
     if (mask) {
-        sel_pact a = {id, d, mask};
+        sel_pact a;
+        memset(&a, 0, sizeof a);
+        a.pev = id;
+        a.depth = d;
+        a.mask = mask;
         s->pact_ver++;
         if (pv_held(s, &s->pact, sizeof a) || sel_append(s, &s->pact, &a, sizeof a)) return s->err.code;
     }

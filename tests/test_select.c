@@ -382,6 +382,12 @@ Test(select, predicates_on_child_content) {
     expect(lib, "/descendant::book[descendant-or-self::b]/@id", "b2\n");
     expect(lib, "//shelf/descendant-or-self::node()/book[self::book/title='Faust']/@id", "b5\n");
     expect(lib, "//book[./title][./self::node()/@lang='en']/@id", "b1\nb4\n");
+    /* [n] in a predicate's path: the n-th child its name test matches, under each parent */
+    expect(lib, "//book[*[2]]/@id", "b1\nb2\n");
+    expect(lib, "//shelf[book[3]]/@n", "1\n");
+    expect(lib, "//shelf[book[2]/title='Candide']/@n", "1\n");
+    expect(lib, "//shelf[.//book[1]/@lang='de']/@n", "2\n");
+    expect(lib, "//book[local-name(*[2])='note']/@id", "b2\n");
 }
 
 Test(select, positions_and_last_among_the_candidates_left) {
@@ -629,7 +635,9 @@ Test(select, constructs_outside_the_subset_are_refused_by_name) {
     refused("//text()[1]", "", U, "a predicate on text()");
     refused("//@a/b", "", U, "a step after an attribute");
     refused("//@a[1]", "", U, "a predicate on an attribute");
-    refused("//a[b[1]]", "", U, "a predicate inside a predicate's path");
+    refused("//a[b[@x]]", "", U, "a predicate inside a predicate's path");
+    refused("//a[b[1][2]]", "", U, "a second predicate inside a predicate's path");
+    refused("//a[descendant::b[1]]", "", U, "a predicate inside a predicate's path other than [n] on a child step");
     refused("//a[//b]", "", U, "an absolute path in a predicate");
     refused("//a[b|c]", "", U, "'|' in a predicate");
     refused("//a[../b]", "", U, "'..' (the parent step)");

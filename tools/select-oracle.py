@@ -125,6 +125,7 @@ def queries(doc, rng, limit, ns):
                 f"//{e}[{c}/text()]", f"//{e}[{c}=../{e}]" if False else f"//{e}[{c}={c}]",
                 f"//{e}[{c} != {c}]", f"//{e}/descendant-or-self::node()/{c}", f"//{e}/./{c}",
                 f"//*/self::{e}[{c}]", f"//{e}/*/self::{c}", f"//{e}/self::{e}/{c}[last()]",
+                f"//{e}[{c}[2]]", f"//{e}[*[1]/self::{c}]", f"//{e}[count(*[3])=1]", f"//{e}[.//{c}[1]]",
             ]
             qs += [f"//{e}[{c}]|//{e}[last()]", f"//{e}[not({c})]|//{e}[2]", f"//{e}[{c}]//text()|//{e}/*[1]"]
             if a:
