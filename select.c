@@ -690,7 +690,7 @@ static int px_path(sel_parser *ps, uint32_t *out) {
     }
     sel_ps last = SEL_PS(s, pp.first + pp.count - 1);
     last.final = 1;
-    if (last.type != SEL_ATTR) pp.attr_only = 0; /* (@a, ./@a: known at the START) */
+    if (last.type != SEL_ATTR || last.axis == PS_DESC) pp.attr_only = 0; /* (@a, ./@a: known at the START) */
     if (SEL_PUT(s, s->pss, sel_ps, pp.first + pp.count - 1, &last)) return s->err.code;
     if (sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
     if (px_new(ps, X_PATH, T_SET, index, 0, out)) return s->err.code;
@@ -989,7 +989,7 @@ static int px_lower_tests(sel_parser *ps, uint32_t x, int fill) {
     }
     if (p->op != X_PATH) return 0;
     const sel_pp *pp = &SEL_PP(s, p->a);
-    if (pp->count != 1 || SEL_PS(s, pp->first).type != SEL_ATTR) return 0;
+    if (pp->count != 1 || SEL_PS(s, pp->first).type != SEL_ATTR || SEL_PS(s, pp->first).axis != PS_CHILD) return 0;
     if (!fill) return 1;
     sel_test t;
     memset(&t, 0, sizeof t);
@@ -2924,6 +2924,7 @@ static int pv_matched(stax_select *s, uint32_t id, const sel_step *st, uint32_t 
         return 0;
     }
     if (nx->type == SEL_ATTR) {
+        if (nx->axis == PS_DESC) *mask |= (uint64_t)1 << (j + 1); /* a//@x: those of the elements below too */
         for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
             if (!sel_attr_ok(s, &nx->name, b, i, k)) continue;
             stax_qname aq = s->ns ? stax_ev_attr_qname(b, i, k) : stax__plain_qname(stax_ev_attr_name(b, i, k));
@@ -2954,6 +2955,16 @@ static int pv_start(stax_select *s, const stax_batch *b, size_t i, uint32_t d) {
             if (!(a.mask >> j & 1)) continue;
             const sel_ps *ps = &SEL_PS(s, st->ps_first + j);
             if (ps->axis == PS_DESC || ps->axis == PS_DSELF) mask |= (uint64_t)1 << j;
+            if (ps->type == SEL_ATTR) { /* (a descendant one: the child's attributes) */
+                for (size_t k = 0; k < stax_ev_attr_count(b, i); k++) {
+                    if (!sel_attr_ok(s, &ps->name, b, i, k)) continue;
+                    stax_qname aq = s->ns ? stax_ev_attr_qname(b, i, k) : stax__plain_qname(stax_ev_attr_name(b, i, k));
+                    if (pv_node(s, a.pev, ps->pp, stax_ev_attr_name(b, i, k), aq.uri, 1, stax_ev_attr_value(b, i, k), 0))
+                        return s->err.code;
+                }
+                if (SEL_PEV(s, a.pev).state == PEV_OPEN && pv_run(s, a.pev, 0, -1)) return s->err.code;
+                continue;
+            }
             if (!(ps->type == PS_NODE || (ps->type == SEL_ELEM && pv_name_ok(s, ps, b->events[i].name, &q)))) continue;
             if (ps->pos) {
                 counted = 1;
@@ -3046,6 +3057,7 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
                 pv_matched(s, id, st, j, b, i, &mask))
                 return s->err.code;
         } else if (ps->type == SEL_ATTR) {
+            if (ps->axis == PS_DESC) mask |= (uint64_t)1 << j; /* .//@x: those of the elements below too */
             for (size_t a = 0; a < stax_ev_attr_count(b, i); a++) {
                 if (!sel_attr_ok(s, &ps->name, b, i, a)) continue;
                 stax_qname aq = s->ns ? stax_ev_attr_qname(b, i, a) : stax__plain_qname(stax_ev_attr_name(b, i, a));

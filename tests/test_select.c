@@ -388,6 +388,10 @@ Test(select, predicates_on_child_content) {
     expect(lib, "//shelf[book[2]/title='Candide']/@n", "1\n");
     expect(lib, "//shelf[.//book[1]/@lang='de']/@n", "2\n");
     expect(lib, "//book[local-name(*[2])='note']/@id", "b2\n");
+    /* .//@x: the attributes of the context node and of every element below it */
+    expect(lib, "//shelf[.//@lang='de']/@n", "2\n");
+    expect(lib, "/lib[shelf//@lang='fr']/title", "Catalogue\n");
+    expect(lib, "//shelf[count(.//@*)=6]/@n", "1\n");
 }
 
 Test(select, positions_and_last_among_the_candidates_left) {

@@ -167,6 +167,13 @@ def queries(doc, rng, limit, ns):
                 if c:
                     qs += [f"//{e}[@{a}={L} and {c}]", f"//{e}[{c} or @{a}={L}]/@{a}"]
         out += qs
+    if set(els) <= set("rabc"):  # the random trees: candidates inside candidates
+        out += ["//a[b]//c", "//a[.//b=1]", "//a[b][last()]//text()", "//b[not(c)]/a[@x]", "//a[.//a]",
+                "//*[a=b]", "//a[c>1]/b|//b[a<2]/@y", "//a[b[2]]/c", "//b[.//c][1]//a", "//c[../b]" if False else "//c[text()>2]",
+                "//a[b or c][2]/*", "//a[not(.//c)]", "//*[@x=1][.//b]/@y", "//a[count(.//a)>1]", "//b[a][last()]",
+                "//a//b[c]//a", "//*[count(*)=2][position()<3]", "//a[string(b)=string(c)]", "//a[b=1 and c=2]",
+                "//*[.//@x=2]", "//a[b]/b[c]/c", "//b[*][last()-1]", "//c[1][a]", "//a[starts-with(.,'1')]",
+                "//b[sum]" if False else "//b[normalize-space()='']", "//a[b>c]", "//*[self::a or self::b][c]"]
     rng.shuffle(out)
     seen, uniq = set(), []
     for q in out:
@@ -217,6 +224,23 @@ def documents(gen, tmp):
         path = os.path.join(tmp, shape + ".xml")
         with open(path, "wb") as f:
             subprocess.run([gen, "-s", shape, "0.01", str(k + 1)], stdout=f, check=True)
+        docs.append(path)
+    # random trees of a few names nested in each other: candidates inside candidates
+    rng = random.Random(7)
+    for k in range(3):
+        def tree(depth):
+            out = []
+            for _ in range(rng.randint(0, 4 if depth < 5 else 0)):
+                n = rng.choice("abc")
+                attrs = "".join(' %s="%d"' % (a, rng.randint(0, 3)) for a in "xy" if rng.random() < 0.4)
+                text = str(rng.randint(0, 5)) if rng.random() < 0.5 else ""
+                out.append("<%s%s>%s%s</%s>" % (n, attrs, text, tree(depth + 1), n))
+                if rng.random() < 0.3:
+                    out.append(str(rng.randint(0, 9)))
+            return "".join(out)
+        path = os.path.join(tmp, "nested%d.xml" % k)
+        with open(path, "w") as f:
+            f.write("<r>" + tree(0) + tree(0) + "</r>")
         docs.append(path)
     for name in ["osm.xml", "simple.xml", "attrs.xml", "mixed.xml", "cdata.xml", "whitespace.xml", "entity-refs.xml",
                  "unicode.xml", "deep.xml", "comments-pis.xml"]:
