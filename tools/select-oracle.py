@@ -172,7 +172,7 @@ def queries(doc, rng, limit, ns):
                 "//*[a=b]", "//a[c>1]/b|//b[a<2]/@y", "//a[b[2]]/c", "//b[.//c][1]//a", "//c[../b]" if False else "//c[text()>2]",
                 "//a[b or c][2]/*", "//a[not(.//c)]", "//*[@x=1][.//b]/@y", "//a[count(.//a)>1]", "//b[a][last()]",
                 "//a//b[c]//a", "//*[count(*)=2][position()<3]", "//a[string(b)=string(c)]", "//a[b=1 and c=2]",
-                "//*[.//@x=2]", "//a[b]/b[c]/c", "//b[*][last()-1]", "//c[1][a]", "//a[starts-with(.,'1')]",
+                "//*[.//@x=2]", "//*[.//@x='1']", "//a[b//@y]", "//a[b]/b[c]/c", "//b[*][last()-1]", "//c[1][a]", "//a[starts-with(.,'1')]",
                 "//b[sum]" if False else "//b[normalize-space()='']", "//a[b>c]", "//*[self::a or self::b][c]"]
     rng.shuffle(out)
     seen, uniq = set(), []
