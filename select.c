@@ -22,6 +22,17 @@
  * the paths) opens a context of its own, in which the column paths start. A
  * column that is '@a' alone is no candidate: the record's START fills it.
  *
+ * Predicates: [n] and attribute tests are tested at the START as above;
+ * every other predicate is an expression (sel_x). A step with such
+ * predicates makes a sel_pev at each START its name matches: the
+ * predicates are evaluated in order as far as what is known decides them;
+ * one that reads content not seen yet leaves the pev open, its relative
+ * paths followed through the element's subtree (sel_pact, sel_pcap) until
+ * that content decides it (last(): at the parent's END). The candidates
+ * after such a step, and the matches it and they give, carry the pev as
+ * their cond; a match with an undecided cond waits in the queue (held), and
+ * one whose cond fails is dropped. See "predicates on content" below.
+ *
  * Output: matches are numbered in document order and queued. The front of the
  * queue streams (its pieces go to the callback as they arrive); a later match
  * keeps its pieces in segments of one buffer, chained per match, until it
