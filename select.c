@@ -857,27 +857,39 @@ static int px_level(sel_parser *ps, uint32_t *out, size_t level) {
 
 static int px_or(sel_parser *ps, uint32_t *out) { return px_level(ps, out, 0); }
 
-/* Whether expression x reads no path, position or last: a constant. */
-static int px_static(const stax_select *s, uint32_t x) {
+/* What expression x reads: a path (PX_PATH), one below the context node or
+ * its value (PX_CONTENT), position() (PX_POS), last() (PX_LAST). */
+enum { PX_PATH = 1, PX_CONTENT = 2, PX_POS = 4, PX_LAST = 8 };
+static unsigned px_reads(const stax_select *s, uint32_t x) {
     const sel_x *e = &SEL_X(s, x);
     switch (e->op) {
-    case X_PATH:
-    case X_POS:
-    case X_LAST: return 0;
+    case X_PATH: {
+        const sel_pp *pp = &SEL_PP(s, e->a);
+        return PX_PATH | (!pp->attr_only || SEL_PS(s, pp->first).axis == PS_SELF ? PX_CONTENT : 0u);
+    }
+    case X_POS: return PX_POS;
+    case X_LAST: return PX_LAST;
     case X_NUM:
     case X_STR:
     case X_TRUE:
-    case X_FALSE: return 1;
+    case X_FALSE: return 0;
     case X_NOT:
     case X_BOOLEAN:
     case X_NEG:
     case X_NORM:
     case X_SLEN:
     case X_STRING:
-    case X_NUMBER: return px_static(s, e->a);
-    default: return px_static(s, e->a) && px_static(s, e->b);
+    case X_NUMBER:
+    case X_COUNT:
+    case X_NAME:
+    case X_LNAME:
+    case X_NSURI: return px_reads(s, e->a);
+    default: return px_reads(s, e->a) | px_reads(s, e->b);
     }
 }
+
+/* Whether expression x reads no path, position or last: a constant. */
+static int px_static(const stax_select *s, uint32_t x) { return !(px_reads(s, x) & (PX_PATH | PX_POS | PX_LAST)); }
 
 /* Mark what the paths read: in a comparison with a constant, a bit each;
  * compared with anything else, every value; converted to a string or a
@@ -1010,58 +1022,6 @@ static int px_lower_tests(sel_parser *ps, uint32_t x, int fill) {
     return sel_push(s, &s->tests, &t, sizeof t) ? -1 : 1;
 }
 
-/* Whether expression x reads the content or last(): what a column cannot wait for. */
-static int px_reads_content(const stax_select *s, uint32_t x) {
-    const sel_x *e = &SEL_X(s, x);
-    switch (e->op) {
-    case X_PATH: return !SEL_PP(s, e->a).attr_only || SEL_PS(s, SEL_PP(s, e->a).first).axis == PS_SELF;
-    case X_LAST: return 1;
-    case X_NUM:
-    case X_STR:
-    case X_TRUE:
-    case X_FALSE:
-    case X_POS: return 0;
-    case X_NOT:
-    case X_BOOLEAN:
-    case X_NEG:
-    case X_NORM:
-    case X_SLEN:
-    case X_STRING:
-    case X_NUMBER:
-    case X_COUNT:
-    case X_NAME:
-    case X_LNAME:
-    case X_NSURI: return px_reads_content(s, e->a);
-    default: return px_reads_content(s, e->a) || px_reads_content(s, e->b);
-    }
-}
-
-/* Whether expression x reads the position or last(). */
-static int px_reads_pos(const stax_select *s, uint32_t x) {
-    const sel_x *e = &SEL_X(s, x);
-    switch (e->op) {
-    case X_POS:
-    case X_LAST: return 1;
-    case X_PATH:
-    case X_NUM:
-    case X_STR:
-    case X_TRUE:
-    case X_FALSE: return 0;
-    case X_NOT:
-    case X_BOOLEAN:
-    case X_NEG:
-    case X_NORM:
-    case X_SLEN:
-    case X_STRING:
-    case X_NUMBER:
-    case X_COUNT:
-    case X_NAME:
-    case X_LNAME:
-    case X_NSURI: return px_reads_pos(s, e->a);
-    default: return px_reads_pos(s, e->a) || px_reads_pos(s, e->b);
-    }
-}
-
 /* '/self::name' after an element step (not self::node()): at ps->p, the
  * length up to the name, or 0. */
 static size_t ps_self_named(const sel_parser *ps) {
@@ -1106,9 +1066,9 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
         ps->p++;
         const char *at = ps_skip(ps, ps->p);
         if (px_or(ps, &root)) return s->err.code;
-        if (self_after && (SEL_X(s, root).type == T_NUM || px_reads_pos(s, root)))
+        if (self_after && (SEL_X(s, root).type == T_NUM || (px_reads(s, root) & (PX_POS | PX_LAST))))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position on a self:: step");
-        if (ps->column && px_reads_content(s, root))
+        if (ps->column && (px_reads(s, root) & (PX_CONTENT | PX_LAST)))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a predicate on content or last() in a column");
         int c = ps_peek(ps);
         if (c < 0) return ps_fail(ps, STAX_E_SYNTAX, ps->p, "%s", "a predicate without its ']'");
