@@ -355,7 +355,7 @@ test-encodings:
 # The lanes are balanced by the phases' CPU time (user and system) at one
 # process each, in seconds on a 2-core AMD EPYC shared with other work:
 # lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
-# 36, test-parts 94, test-cpp 49, test-ranges 18, test-select-oracle 8, test-tsan 80,
+# 36, test-parts 94, test-cpp 49, test-ranges 18, test-select-oracle 6, test-tsan 80,
 # test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
 # test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
 # fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
