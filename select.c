@@ -3017,12 +3017,12 @@ static int pv_new(stax_select *s, uint32_t k, uint32_t cond, const stax_batch *b
     uint32_t saved = s->depth;
     s->depth = d - 1;
     uint64_t mask = 0;
-    stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
     for (uint32_t p = 0; p < st->pp_count; p++) {
         const sel_pp *pp = &SEL_PP(s, st->pp_first + p);
         uint32_t j = pp->first - st->ps_first;
         const sel_ps *ps = &SEL_PS(s, pp->first);
         if (ps->axis == PS_SELF || ps->axis == PS_DSELF) {
+            stax_qname q = s->ns ? stax_ev_qname(b, i) : stax__plain_qname(b->events[i].name);
             if (ps->axis == PS_DSELF) mask |= (uint64_t)1 << j;
             if ((ps->type == PS_NODE || (ps->type == SEL_ELEM && pv_name_ok(s, ps, b->events[i].name, &q))) &&
                 pv_matched(s, id, st, j, b, i, &mask))
@@ -3246,9 +3246,10 @@ static int sel_step_okc(stax_select *s, sel_cand c, const stax_batch *b, size_t 
     if (sel_name_ok(s, &st->name, b->events[i].name, &q) && pv_new(s, k, cc, b, i, d, &r)) return 0;
     unsigned char ok = r != SEL_NONE;
     if (ok && r != cc) id = r;
-    if (SEL_PUT(s, s->eval_epoch, uint64_t, k, &s->epoch) || SEL_PUT(s, s->eval_ok, unsigned char, k, &ok) ||
-        SEL_PUT(s, s->eval_pev, uint32_t, k, &id))
-        return 0;
+    /* (the tables have a place per step since compiling) */
+    SEL_AT(s->eval_epoch, uint64_t, k) = s->epoch;
+    s->eval_ok.ptr[k] = (char)ok;
+    SEL_AT(s->eval_pev, uint32_t, k) = id;
     if (ok) *cond = r;
     return ok;
 }
