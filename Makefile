@@ -61,7 +61,7 @@ XMLCONF = build/xmlconf
 
 .PHONY: all lib single test test-lane-1 test-lane-2 unit conformance test-asan test-single test-nostdio test-usage test-layers test-clang \
 	test-install test-symbols test-docs test-man test-encodings test-baremetal test-parts install uninstall deps clean bench bench-parallel main FORCE \
-	test-cmake test-cpp test-ranges dist test-dist python test-python bench-python
+	test-cmake test-cpp test-ranges test-select-oracle dist test-dist python test-python bench-python
 all: lib $(BUILD)/stax
 
 lib: $(BUILD)/libstax.a $(BUILD)/libstax.so
@@ -244,6 +244,12 @@ test-parts: $(BUILD)/stax.h
 test-ranges: $(BUILD)/stax $(BUILD)/gen
 	sh tools/check-ranges.sh $(BUILD)
 
+# stax select against lxml's XPath (Debian's python3-lxml): queries with
+# predicates made from each document's names and values, on build/gen shapes
+# and fixtures, at --chunk 7 and -j 2 too; a difference fails.
+test-select-oracle: $(BUILD)/stax $(BUILD)/gen
+	$(or $(PYTHON),/usr/bin/python3) tools/select-oracle.py --stax $(BUILD)/stax --gen $(BUILD)/gen
+
 # The usage block at the top of stax.h compiles and does what it says.
 test-usage: lib
 	sh tools/check-usage.sh $(BUILD)
@@ -362,14 +368,14 @@ test-encodings:
 # The lanes are balanced by the phases' CPU time (user and system) at one
 # process each, in seconds on a 2-core AMD EPYC shared with other work:
 # lane 1: conformance 1, unit 58, test-asan 119, test-single 72, test-clang
-# 36, test-parts 94, test-cpp 49, test-ranges 18, test-tsan 80,
+# 36, test-parts 94, test-cpp 49, test-ranges 18, test-select-oracle 6, test-tsan 80,
 # test-baremetal 85, test-dist 31 (about 645); lane 2: the small checks 10,
 # test-python 34 (the extension's build 19, the tests 15 with a Dask cluster of two processes),
 # test-cross 439 (the unit tests under qemu 265 of it), fuzz-regress 58 (the
 # fuzzers' build most of it), fuzz-smoke 80 (eight targets for 10 s of the
 # clock each), test-cmake 46 (about 635). The shared build before them is
 # about 45.
-TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-tsan \
+TEST_LANE1 = conformance unit test-asan test-single test-clang test-parts test-cpp test-ranges test-select-oracle test-tsan \
 	test-baremetal test-dist
 TEST_LANE2 = test-nostdio test-usage test-layers test-symbols test-docs test-man test-encodings test-python \
 	test-cross fuzz-regress fuzz-smoke test-install test-cmake

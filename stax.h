@@ -798,10 +798,14 @@ static inline int stax_ev_attr_get_ns(const stax_batch *b, size_t i, const char 
 
 /* ---------------------------------------------------------------- select */
 #ifndef STAX_NO_SELECT
-/* Streaming path queries over the reader's batches: the streaming subset of
- * XPath 1.0's abbreviated syntax, evaluated as the events go by, in memory
- * bounded by the depth, the path and the held output, never by the document.
- * docs/select.md is the manual (the language, the values, the order).
+/* Streaming path queries over the reader's batches: a streaming subset of
+ * XPath 1.0 (forward axes, and predicates with paths, comparisons, and/or/not,
+ * arithmetic and the string and node-set functions), evaluated as the events
+ * go by, in memory bounded by the depth, the path and the held output, never
+ * by the document. A candidate whose predicates read content not seen yet
+ * is held (with what depends on it) until that content decides it, within
+ * max_held. docs/select.md is the manual (the language, the values, the
+ * order, held candidates).
  *
  *     stax_select *s = stax_select_new(NULL);         // NULL: default options
  *     if (stax_select_compile(s, stax_strz("//page/title"), stax_strz("")) != STAX_OK)
@@ -827,7 +831,8 @@ typedef struct stax_select_options {
     size_t memory_size;    /* its size in bytes (>= STAX_SELECT_MIN_MEMORY) */
     uint32_t max_depth;    /* [1024] element nesting followed (deeper: STAX_E_LIMIT_DEPTH) */
     size_t max_held;       /* [4 MiB] held output: the values of matches waiting for an earlier
-                              one to end, records, and their bookkeeping (STAX_E_LIMIT_HELD beyond) */
+                              one to end or for a candidate's predicates, records, what undecided
+                              predicates keep, and their bookkeeping (STAX_E_LIMIT_HELD beyond) */
     size_t max_state;      /* [1 MiB] matching state of the open elements: the steps live at
                               each, position counters, namespace declarations in scope
                               (STAX_SELECT_XML) (STAX_E_LIMIT_STATE beyond) */
@@ -893,7 +898,7 @@ typedef struct stax_select_piece {
     int kind;         /* STAX_SELECT_ELEMENT, _ATTRIBUTE or _TEXT */
     uint32_t path;    /* the first path of the union that matched this node (from 0) */
     uint32_t column;  /* records, COLUMN and VALUE: the column (from 0) */
-    uint64_t match;   /* the match's number in document order, from 0 */
+    uint64_t match;   /* the match's number in document order among those given, from 0 */
     stax_str value;   /* VALUE: bytes (not NUL-terminated), valid during the call only */
     size_t event;     /* the index in the batch of the event being processed */
 } stax_select_piece;
@@ -962,7 +967,8 @@ STAXDEF stax_str stax_select_column_text(const stax_select *s, size_t column);
  * it into buf[0, cap) and its length into *len: STAX_OK; with cap 0 (buf may
  * be NULL) only *len; with 0 < cap < that size nothing is written, *len is
  * the size and the result STAX_E_FULL; STAX_E_NOSAVE while a match is open
- * (its value or record not complete, or held). Neither status is sticky;
+ * (its value or record not complete, or held) or a candidate's predicates
+ * are undecided. Neither status is sticky;
  * the select is unchanged. The counts and match numbers are not part of it.
  * A state ends with the capacities of the select's buffers, which max_state
  * and max_held count and which grow (by doubling) with what it has read: its

@@ -495,3 +495,29 @@ Test(select_cli, json_lines_parse_with_python_line_by_line) {
     unlink(path);
     rmdir(dir);
 }
+
+/* Predicates on content in the tool: records chosen by their content, and
+ * a held candidate over --max-held stops with exit status 2 and says why. */
+Test(select_cli, predicates_on_content_choose_records_and_hold_within_max_held) {
+    csv_is(books, "//b[t='U' or au='A']", "@id,t", "1,T\n2,U\n");
+    csv_is(books, "//b[count(au)=2][last()]", "@id,au", "1,A\n");
+    char doc[4096];
+    size_t n = (size_t)sprintf(doc, "<r><a>");
+    for (int k = 0; k < 100; k++) n += (size_t)sprintf(doc + n, "<t>xxxxxxxxxx</t>");
+    sprintf(doc + n, "<k/></a></r>");
+    stax_cli_select_opts so;
+    memset(&so, 0, sizeof so);
+    so.path = "//a[k]/t";
+    so.max_held = 1024;
+    sel_out r = sel_tool(NULL, &so, doc);
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "held output exceeds max_held (1024 bytes)") &&
+                  strstr(r.err, "candidates wait until their predicates are decided"),
+              "%s", r.err);
+    free(r.out);
+    so.max_held = 0;
+    r = sel_tool(NULL, &so, doc);
+    cr_assert_eq(r.rc, 0, "%s", r.err);
+    cr_assert_eq(r.len, 1100);
+    free(r.out);
+}

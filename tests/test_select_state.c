@@ -467,3 +467,28 @@ Test(select_state, a_reset_select_gives_back_the_writers_max_held_counts) {
     stax_select_free(s);
     stax_test_buf_free(&out);
 }
+
+/* Predicates on content: while a candidate is undecided the state cannot be
+ * saved (STAX_E_NOSAVE: its matches and the steps after it wait for it);
+ * between candidates it can, and a select resumed there goes on as the
+ * original, position counters included. */
+Test(select_state, predicates_on_content_save_between_candidates) {
+    static const char *const preds[] = {"//g[a='3']/a", "//g[not(@k=1)][last()]/a", "//a[position()=last()]", "//g[a>1]",
+                                        "//g[count(a)=2][2]/a[.='4']", "//a[text()][2]"};
+    for (size_t p = 0; p < sizeof preds / sizeof preds[0]; p++) {
+        stax_test_buf serial = {0};
+        cut_at(doc, preds[p], 0, (size_t)-1, &serial);
+        size_t saved = 0;
+        for (size_t at = 0; at < 40; at++) {
+            stax_test_buf whole = {0};
+            saved += (size_t)cut_at(doc, preds[p], 0, at, &whole);
+            cr_assert(whole.len == serial.len && (!whole.len || memcmp(whole.p, serial.p, whole.len) == 0),
+                      "%s cut after event %zu:\n%.*s\nwant:\n%.*s", preds[p], at, (int)whole.len, whole.p,
+                      (int)serial.len, serial.p);
+            stax_test_buf_free(&whole);
+        }
+        cr_assert_gt(saved, 1, "%s: saved at %zu points only", preds[p], saved);
+        cr_assert_lt(saved, 40, "%s: saved inside an undecided candidate", preds[p]);
+        stax_test_buf_free(&serial);
+    }
+}

@@ -5,7 +5,8 @@
 #
 #   test:  compilers, make, cmake, Criterion, pkg-config, expat and libxml2 headers,
 #          xmllint, mandoc and groff (the man pages are linted), python3 (the
-#          encoding tables are regenerated and compared), the bare-metal ARM
+#          encoding tables are regenerated and compared), python3-lxml (the
+#          select oracle compares with lxml's XPath), the bare-metal ARM
 #          compiler with newlib-nano and qemu-system-arm (test-baremetal),
 #          nodejs+npm (npm fetches the W3C suite) if npm is missing, and for
 #          `make test-cross` Debian's cross compilers for aarch64, armhf, i686
