@@ -1063,6 +1063,10 @@ typedef struct stax_writer_options {
 #define STAX_WRITE_STICKY 0x4u     /* a refused call (a negative status) stops the writer: every later
                                       call, finish included, returns that status. It still writes
                                       nothing itself. Without it the writer goes on after a refusal */
+#define STAX_WRITE_FRAGMENT 0x8u   /* a fragment, not a document: any number of top-level elements,
+                                      text (escaped), CDATA, comments and PIs, in any order; no DOCTYPE;
+                                      finish accepts zero or several top-level elements. Each element
+                                      is still well-formed inside (an XMPP stanza, a record of a log) */
 
 #define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
 #define STAX_WRITER_MIN_MEMORY 1024u /* a fixed block of this + the buffer(s) always works, with an

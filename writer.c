@@ -240,6 +240,7 @@ struct stax_writer {
     size_t attr_names_len;   /* their name bytes */
     unsigned char started;   /* something was written (no XML declaration any more) */
     unsigned char doctype_done, root_done, tag_open, finished, in_finish;
+    unsigned char top_mixed; /* STAX_WRITE_FRAGMENT: text was written at the top level: never indent there */
 
     /* element stack: names grow up from stack, w_rec entries down from its end */
     unsigned char *stack;
@@ -395,6 +396,7 @@ enum {
     W_E_DECL_LATE,
     W_E_DOCTYPE_TWICE,
     W_E_DOCTYPE_LATE,
+    W_E_DOCTYPE_FRAGMENT,
     W_E_SECOND_ROOT,
     W_E_NO_TAG,
     W_E_TEXT_OUTSIDE,
@@ -441,6 +443,7 @@ static const struct {
     {STAX_E_STATE, "the XML declaration must be the very first output"},
     {STAX_E_STATE, "a second DOCTYPE"},
     {STAX_E_STATE, "a DOCTYPE after the root element started"},
+    {STAX_E_STATE, "a fragment (STAX_WRITE_FRAGMENT) has no DOCTYPE"},
     {STAX_E_STATE, "a second root element"},
     {STAX_E_STATE, "no start tag open: attributes come right after stax_writer_start"},
     {STAX_E_STATE, "outside the root element text may only be spaces, tabs and LFs"},
@@ -1198,7 +1201,20 @@ static inline void w_tag_closed(stax_writer *w) {
 /* Whether markup written now is indented (read by w_markup_indent). */
 static int w_indents_markup(const stax_writer *w) {
     if (!w->indenting) return 0;
-    return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
+    return w->depth == 0 ? w->started && !w->top_mixed : !(w_top(w)->info & W_EL_MIXED);
+}
+
+/* A document has one root: once it closed, the top level takes no other
+ * element. A fragment (STAX_WRITE_FRAGMENT) takes any number. */
+static inline void w_root_closed(stax_writer *w) {
+    if (w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) w->root_done = 1;
+}
+
+/* Text (or raw bytes, which may be text) at the top level, which only a
+ * fragment has beyond whitespace: the top level is mixed content from then
+ * on, and indentation would change it. */
+static inline void w_top_text(stax_writer *w) {
+    if (w->flags & STAX_WRITE_FRAGMENT) w->top_mixed = 1;
 }
 
 /* "\n" and `count` indent strings at o. Short ones (the usual case) are one or
@@ -1546,6 +1562,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
     if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str();
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
+        if (w->flags & STAX_WRITE_FRAGMENT) return W_E_DOCTYPE_FRAGMENT;
         if (w->doctype_done) return W_E_DOCTYPE_TWICE;
         if (w->depth || w->root_done) return W_E_DOCTYPE_LATE;
         if (!w_is_name(name)) return W_E_NAME;
@@ -1719,7 +1736,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
-    if (!r && w->depth == 0) {
+    if (!r && w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return W_E_TEXT_OUTSIDE;
     }
@@ -1728,7 +1745,10 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_text_run(w, call, text, r);
     if (st != STAX_OK) return st;
     w_tag_closed(w);
-    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else if (text.len)
+        w_top_text(w);
     if (text.len) w->started = 1;
     return STAX_OK;
 }
@@ -1737,7 +1757,7 @@ static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
-    if (!r && w->depth == 0) return W_E_CDATA_OUTSIDE;
+    if (!r && w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) return W_E_CDATA_OUTSIDE;
     w_call c;
     w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
@@ -1746,7 +1766,11 @@ static int w_cdata(stax_writer *w, stax_str text) {
     w_add_z(&c, "]]>");
     if ((st = w_run(w, W_CALL_CDATA, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
-    w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else
+        w_top_text(w);
+    w->started = 1;
     return STAX_OK;
 }
 
@@ -1832,7 +1856,7 @@ W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     w_tag_closed(w);
     w->names_len -= w_top(w)->len;
     w->depth--;
-    if (w->depth == 0) w->root_done = 1;
+    w_root_closed(w);
     return STAX_OK;
 }
 
@@ -1853,7 +1877,7 @@ W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str na
 static inline void w_element_done(stax_writer *w, size_t name_len) {
     w_peak(w, name_len + sizeof(w_rec));
     w_markup_done(w);
-    if (w->depth == 0) w->root_done = 1;
+    w_root_closed(w);
 }
 
 /* The call that does not fit in the free buffer, or is being repeated:
@@ -1898,7 +1922,10 @@ static int w_raw(stax_writer *w, stax_str bytes) {
     if ((st = w_run(w, W_CALL_RAW, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     /* raw bytes may be text: never indent next to them */
-    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else if (bytes.len)
+        w_top_text(w);
     if (bytes.len) w->started = 1;
     return STAX_OK;
 }
@@ -2019,7 +2046,7 @@ static int w_finish(stax_writer *w) {
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
         if (w->rs_call != W_CALL_NONE) return W_E_BLOCKED;
-        if (w->depth == 0 && !w->root_done) return W_E_NO_ROOT;
+        if (w->depth == 0 && !w->root_done && !(w->flags & STAX_WRITE_FRAGMENT)) return W_E_NO_ROOT;
         w->in_finish = 1;
         w_regate(w);
     }
@@ -2210,7 +2237,7 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
     if (!why) why = &dummy;
     *why = unused;
     memset(p, 0, sizeof *p);
-    if (o->flags & ~(unsigned)(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND | STAX_WRITE_STICKY))
+    if (o->flags & ~(unsigned)(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND | STAX_WRITE_STICKY | STAX_WRITE_FRAGMENT))
         return *why = "flags holds a bit that is not a STAX_WRITE_* flag", STAX_E_USAGE;
 #ifdef STAX_NO_THREADS
     if (o->flags & STAX_WRITE_BACKGROUND)

@@ -93,7 +93,7 @@ static const char *alpha_name[] = {"a", "b", "c", "d", "e", "x", "y", "z"};
 
 /* A document of roughly `steps` calls that uses every call, with texts up to
  * `max_text` pieces long (longer than small buffers, to block mid-call). */
-static script make_script(uint32_t seed, size_t steps, size_t max_text) {
+static inline script make_script(uint32_t seed, size_t steps, size_t max_text) {
     script sc;
     memset(&sc, 0, sizeof sc);
     sc.pool_cap = steps * (max_text * 6 + 64) + 4096;
@@ -230,7 +230,7 @@ static stax_writer *new_writer(size_t buffer, unsigned indent, unsigned flags) {
 }
 
 /* The reference: the same script into a growable memory sink. */
-static char *reference(const script *sc, unsigned indent, size_t *len) {
+static inline char *reference(const script *sc, unsigned indent, size_t *len) {
     stax_writer *w = new_writer(0, indent, 0);
     cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
     play(w, sc, NULL, NULL, 1);
