@@ -157,7 +157,7 @@ static inline script make_script(uint32_t seed, size_t steps, size_t max_text) {
     return sc;
 }
 
-static void free_script(script *sc) {
+static inline void free_script(script *sc) {
     free(sc->ops);
     free(sc->pool);
 }
