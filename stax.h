@@ -996,6 +996,16 @@ STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
  *     stax_writer_free(w);
  *     // <greeting lang="en">Hello &amp; welcome</greeting>
  *
+ *   A fragment (STAX_WRITE_FRAGMENT): any number of top-level nodes, such as
+ *   the stanzas of an XMPP stream, each flushed when complete. Namespaces:
+ *   stax_writer_start_ns / _attr_ns take a namespace name and a local name
+ *   and declare only what is not in scope (stax_writer_inherit_ns gives the
+ *   scope of a stream written elsewhere):
+ *
+ *     stax_writer_inherit_ns_z(w, "", "jabber:client");
+ *     stax_writer_start_ns_z(w, "jabber:client", "message", NULL); // <message
+ *     stax_writer_start_ns_z(w, "urn:xmpp:delay", "delay", NULL);  // <delay xmlns="urn:xmpp:delay"
+ *
  * RETURNS  Every call returns STAX_OK, STAX_WOULD_BLOCK (see below) or a
  *   negative status, of two kinds:
  *   - Refusals, NOT sticky: STAX_E_STATE (out of order), STAX_E_INVALID (bad
