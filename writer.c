@@ -209,6 +209,7 @@ struct stax_writer {
 
     /* sink */
     int sink;
+    uint32_t attr_bloom; /* a bit per attribute of the open start tag (w_bloom): most names need no search */
     stax_write_fn fn;
     void *ctx;
     int fd;
@@ -1159,6 +1160,19 @@ static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b
     return w_push_name(w, a, an, 0, b, bn, info);
 }
 
+/* The bit of an attribute name (its first and last bytes and its length) in
+ * attr_bloom: a name whose bit is not set is not on the tag, and the search
+ * of the tag's names (w_attr_seen) is skipped. */
+static inline uint32_t w_bloom(unsigned first, unsigned last, size_t len) {
+    return (uint32_t)1 << ((first + last * 3 + len * 7) & 31);
+}
+
+/* An attribute entry of len name bytes was just pushed. */
+static inline void w_attr_pushed(stax_writer *w, size_t len) {
+    const unsigned char *n = w->stack + w->names_len - len;
+    w->attr_bloom |= w_bloom(n[0], n[len - 1], len);
+}
+
 static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < an; i++) h = (h ^ (unsigned char)a[i]) * 16777619u;
@@ -1193,6 +1207,7 @@ static inline void w_tag_closed(stax_writer *w) {
     w->names_len -= w->attr_names_len;
     w->attr_names_len = 0;
     w->nattrs = 0;
+    w->attr_bloom = 0;
 }
 
 /* ================================================================ namespace bindings
@@ -1220,14 +1235,33 @@ static inline const char *w_bind_uri(const stax_writer *w, const w_bind *b) {
     return (const char *)w->ns + b->off + b->plen;
 }
 
-/* Equal bytes (n may be 0 with NULL pointers). */
-static inline int w_same(const char *a, const char *b, size_t n) { return n == 0 || memcmp(a, b, n) == 0; }
+/* Equal bytes (n may be 0 with NULL pointers). Prefixes and namespace names
+ * are short: up to 16 bytes, two overlapping words, no library call. */
+static inline int w_same(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y, u, v;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + n - 8, 8);
+        memcpy(&v, b + n - 8, 8);
+        return x == y && u == v;
+    }
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return 0;
+        return 1;
+    }
+    return memcmp(a, b, n) == 0;
+}
 
 static const char w_ns_xml[] = "http://www.w3.org/XML/1998/namespace";
 static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 
+/* s equals the string literal (or char array) lit: lengths first. */
+#define W_EQ(s, lit) ((s).len == sizeof(lit) - 1 && w_same((s).ptr, (lit), sizeof(lit) - 1))
+
 /* The newest binding of the prefix, or NULL. */
-static const w_bind *w_ns_find(const stax_writer *w, stax_str prefix) {
+static inline const w_bind *w_ns_find(const stax_writer *w, stax_str prefix) {
     for (uint32_t i = w->ns_n; i-- > 0;) {
         const w_bind *b = w_bind_at(w, i);
         if (b->plen == prefix.len && w_same(w_bind_prefix(w, b), prefix.ptr, prefix.len)) return b;
@@ -1237,11 +1271,11 @@ static const w_bind *w_ns_find(const stax_writer *w, stax_str prefix) {
 
 /* Whether the prefix ("" the default) stands for uri here. Unbound, the
  * default stands for no namespace and xml for its own. */
-static int w_ns_is(const stax_writer *w, stax_str prefix, stax_str uri) {
+static inline int w_ns_is(const stax_writer *w, stax_str prefix, stax_str uri) {
     const w_bind *b = w_ns_find(w, prefix);
     if (b) return b->ulen == uri.len && w_same(w_bind_uri(w, b), uri.ptr, uri.len);
     if (prefix.len == 0) return uri.len == 0;
-    return stax_str_eq(prefix, "xml") && stax_str_eq(uri, w_ns_xml);
+    return W_EQ(prefix, "xml") && W_EQ(uri, w_ns_xml);
 }
 
 /* A prefix that stands for uri here (the newest; "" the default, only with
@@ -1750,25 +1784,22 @@ W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece 
     return 4;
 }
 
-static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
+static W_NOINLINE int w_start_run(stax_writer *w, int call, stax_str name, int r) {
     w_call c;
     w_init(&c);
     c.np = w_start_pieces(w, name, c.pc);
-    return w_run(w, W_CALL_START, &c, r);
+    return w_run(w, call, &c, r);
 }
 
-W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
-    int r = w_begin(w, W_CALL_START, 0), st;
-    if (r < 0) return r;
-    if (w_bad(name)) return w_null_str();
-    if (!r) {
-        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
-        if (!w_is_name(name)) return W_E_NAME;
-        if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
-    }
+/* <name, once the call's checks passed (r: repeating a blocked call):
+ * stax_writer_start, and stax_writer_start_ns when it declares nothing and
+ * takes no prefix. */
+W_ALWAYS_INLINE int w_start_checked(stax_writer *w, int call, stax_str name, int r) {
+    int st;
+    if (!r && (st = w_reserve(w, name.len)) != STAX_OK) return st;
     w_piece pc[4];
     int np = w_start_pieces(w, name, pc);
-    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, name, r);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, call, name, r);
     if (st != STAX_OK) return st;
     uint32_t inherit = 0;
     w_peak(w, name.len + sizeof(w_rec));
@@ -1778,6 +1809,17 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     w->depth++;
     w->tag_open = 1;
     return STAX_OK;
+}
+
+W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
+    int r = w_begin(w, W_CALL_START, 0);
+    if (r < 0) return r;
+    if (w_bad(name)) return w_null_str();
+    if (!r) {
+        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
+        if (!w_is_name(name)) return W_E_NAME;
+    }
+    return w_start_checked(w, W_CALL_START, name, r);
 }
 
 /* The kind of a call's value: the digits of a number call need no escaping
@@ -1808,7 +1850,10 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
-        if (w->nattrs && w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
+        /* names are never empty: a (or b) has a first and a last byte */
+        unsigned first = (unsigned char)(an ? a[0] : b.ptr[0]), last = (unsigned char)(b.len ? b.ptr[b.len - 1] : a[an - 1]);
+        if ((w->attr_bloom & w_bloom(first, last, an + b.len)) && w_attr_seen(w, a, an, b.ptr, b.len, h))
+            return STAX_E_DUP_ATTR;
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
     w_piece pc[6];
@@ -1817,6 +1862,7 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     if (st != STAX_OK) return st;
     w_peak(w, an + b.len + sizeof(w_rec));
     if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
+    w_attr_pushed(w, an + b.len);
     w->attr_names_len += an + b.len;
     w->nattrs++;
     return STAX_OK;
@@ -1855,17 +1901,28 @@ W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str
 }
 
 /* NCName: a Name without ':'. */
-static int w_is_ncname(stax_str s) { return w_is_name(s) && !memchr(s.ptr, ':', s.len); }
+static int w_is_ncname(stax_str s) {
+    if (!w_is_name(s)) return 0;
+    size_t i = 0;
+    for (; i + 8 <= s.len; i += 8) {
+        uint64_t v;
+        memcpy(&v, s.ptr + i, 8);
+        if (w_has_byte(v, ':' * W_ONES)) return 0;
+    }
+    for (; i < s.len; i++)
+        if (s.ptr[i] == ':') return 0;
+    return 1;
+}
 
 /* A declaration's prefix ("" the default) and URI: Namespaces 1.0's rules. */
 static int w_ns_check(stax_str prefix, stax_str uri) {
-    int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
-    if (stax_str_eq(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
+    int is_xml_uri = W_EQ(uri, w_ns_xml), is_xml = W_EQ(prefix, "xml");
+    if (W_EQ(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
     if (is_xml_uri != is_xml) return W_E_NS_XML;
     if (prefix.len) {
         /* undeclaring a prefix is not Namespaces 1.0 */
         if (!w_is_ncname(prefix)) return W_E_NS_PREFIX;
-        if (stax_str_eq(prefix, "xmlns")) return W_E_NS_XMLNS;
+        if (W_EQ(prefix, "xmlns")) return W_E_NS_XMLNS;
         if (uri.len == 0) return W_E_NS_EMPTY;
     }
     return STAX_OK;
@@ -1914,15 +1971,15 @@ static int w_ns_choose(const stax_writer *w, int attr, stax_str uri, stax_str hi
     *declare = 0;
     *prefix = hint;
     if (hint.len && !w_is_ncname(hint)) return W_E_NS_PREFIX;
-    if (stax_str_eq(hint, "xmlns")) return W_E_NS_XMLNS;
-    if (stax_str_eq(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
-    if (stax_str_eq(uri, w_ns_xml)) {
-        if (hint.len && !stax_str_eq(hint, "xml")) return W_E_NS_XML;
+    if (W_EQ(hint, "xmlns")) return W_E_NS_XMLNS;
+    if (W_EQ(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
+    if (W_EQ(uri, w_ns_xml)) {
+        if (hint.len && !W_EQ(hint, "xml")) return W_E_NS_XML;
         prefix->ptr = xml;
         prefix->len = 3;
         return STAX_OK;
     }
-    if (stax_str_eq(hint, "xml")) return W_E_NS_XML;
+    if (W_EQ(hint, "xml")) return W_E_NS_XML;
     if (uri.len == 0) {
         if (hint.len) return W_E_NS_EMPTY_PREFIXED;
         /* no namespace: unprefixed, and a default namespace in scope undeclared */
@@ -1945,7 +2002,7 @@ static int w_ns_choose(const stax_writer *w, int attr, stax_str uri, stax_str hi
 }
 
 /* [>][indent]<[prefix:]local[ xmlns[:prefix]="uri"] */
-static int w_start_ns_pieces(const stax_writer *w, stax_str uri, stax_str local, stax_str prefix, int decl,
+W_ALWAYS_INLINE int w_start_ns_pieces(const stax_writer *w, stax_str uri, stax_str local, stax_str prefix, int decl,
                              w_piece *pc) {
     pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
     pc[1] = w_markup_indent(w);
@@ -1962,6 +2019,28 @@ static int w_start_ns_pieces(const stax_writer *w, stax_str uri, stax_str local,
     return 12;
 }
 
+/* [>][indent]<local xmlns="uri": an element that declares the default namespace */
+W_ALWAYS_INLINE int w_start_default_pieces(const stax_writer *w, stax_str uri, stax_str local, w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_markup_indent(w);
+    pc[2] = w_pc(W_P_RAW, "<", 1);
+    pc[3] = w_pc(W_P_RAW, local.ptr, local.len);
+    pc[4] = w_pc(W_P_RAW, " xmlns=\"", 8);
+    pc[5] = w_pc(W_P_ATTR, uri.ptr, uri.len);
+    pc[6] = w_pc(W_P_RAW, "\"", 1);
+    return 7;
+}
+
+static W_NOINLINE int w_start_ns_run(stax_writer *w, stax_str uri, stax_str local, stax_str prefix, int decl, int r) {
+    w_call c;
+    w_init(&c);
+    if (decl && !prefix.len)
+        c.np = w_start_default_pieces(w, uri, local, c.pc);
+    else
+        c.np = w_start_ns_pieces(w, uri, local, prefix, decl, c.pc);
+    return w_run(w, W_CALL_START_NS, &c, r);
+}
+
 static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint) {
     int r = w_begin(w, W_CALL_START_NS, 0), st, decl;
     if (r < 0) return r;
@@ -1974,6 +2053,7 @@ static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hin
         if (!w_is_ncname(local)) return W_E_NS_LOCAL;
     }
     if ((st = w_ns_choose(w, 0, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
+    if (!decl && !prefix.len) return w_start_checked(w, W_CALL_START_NS, local, r); /* <local */
     size_t qlen = prefix.len + (prefix.len ? 1 : 0) + local.len;
     size_t dlen = decl ? 5 + (prefix.len ? 1 : 0) + prefix.len : 0; /* xmlns[:prefix] */
     size_t extra = decl ? dlen + sizeof(w_rec) : 0;
@@ -1981,10 +2061,19 @@ static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hin
         if ((st = w_reserve(w, qlen + extra)) != STAX_OK) return st;
         if (decl && (st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
     }
-    w_call c;
-    w_init(&c);
-    c.np = w_start_ns_pieces(w, uri, local, prefix, decl, c.pc);
-    if (r || (st = w_fast(w, c.pc, c.np)) == W_NO_ROOM) st = w_run(w, W_CALL_START_NS, &c, r);
+    /* the usual shapes with their own fast case: the default namespace
+       declared (a stanza's extension), and a prefix in scope */
+    if (r)
+        st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    else if (decl && !prefix.len) {
+        w_piece pc[7];
+        int np = w_start_default_pieces(w, uri, local, pc);
+        if ((st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    } else {
+        w_piece pc[12];
+        int np = w_start_ns_pieces(w, uri, local, prefix, decl, pc);
+        if ((st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    }
     if (st != STAX_OK) return st;
     w_peak(w, qlen + sizeof(w_rec) + extra);
     w_markup_done(w);
@@ -1995,6 +2084,7 @@ static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hin
     w->tag_open = 1;
     if (!decl) return STAX_OK;
     if ((st = w_push_name(w, "xmlns", 5, prefix.len != 0, prefix.ptr, prefix.len, 0)) != STAX_OK) return st;
+    w_attr_pushed(w, dlen);
     w->attr_names_len += dlen;
     w->nattrs++;
     return w_ns_add(w, prefix, uri, w->depth);
@@ -2015,7 +2105,7 @@ static int w_qattr_seen(const stax_writer *w, stax_str uri, stax_str local) {
             l.len = q.len - p.len - 1;
         }
         if (l.len != local.len || !w_same(l.ptr, local.ptr, local.len)) continue;
-        if (stax_str_eq(p, "xmlns") || (!colon && stax_str_eq(q, "xmlns"))) continue;
+        if (W_EQ(p, "xmlns") || (!colon && W_EQ(q, "xmlns"))) continue;
         if (colon ? w_ns_is(w, p, uri) : uri.len == 0) return 1;
     }
     return 0;
@@ -2050,7 +2140,7 @@ static int w_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint
         if (!w_is_ncname(local)) return W_E_NS_LOCAL;
     }
     if ((st = w_ns_choose(w, 1, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
-    if (!prefix.len && stax_str_eq(local, "xmlns")) return W_E_NS_XMLNS; /* that is a declaration */
+    if (!prefix.len && W_EQ(local, "xmlns")) return W_E_NS_XMLNS; /* that is a declaration */
     size_t qlen = prefix.len + (prefix.len ? 1 : 0) + local.len;
     size_t dlen = decl ? 6 + prefix.len : 0; /* xmlns:prefix */
     size_t extra = decl ? dlen + sizeof(w_rec) : 0;
@@ -2067,11 +2157,13 @@ static int w_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint
     w_peak(w, qlen + sizeof(w_rec) + extra);
     if (decl) {
         if ((st = w_push_name(w, "xmlns", 5, 1, prefix.ptr, prefix.len, 0)) != STAX_OK) return st;
+        w_attr_pushed(w, dlen);
         w->attr_names_len += dlen;
         w->nattrs++;
         if ((st = w_ns_add(w, prefix, uri, w->depth)) != STAX_OK) return st;
     }
     if ((st = w_push_name(w, prefix.ptr, prefix.len, prefix.len != 0, local.ptr, local.len, 0)) != STAX_OK) return st;
+    w_attr_pushed(w, qlen);
     w->attr_names_len += qlen;
     w->nattrs++;
     return STAX_OK;
