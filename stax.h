@@ -1159,7 +1159,8 @@ STAXDEF int stax_writer_attr(stax_writer *w, stax_str name, stax_str value);
  * only with its own URI; uri not empty). No namespace bookkeeping is done. */
 STAXDEF int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri);
 
-/* NAMESPACE-AWARE CALLS  The writer keeps the bindings in scope: those
+#ifndef STAX_NO_WRITER_NS
+/* NAMESPACE-AWARE CALLS (not in STAX_NO_WRITER_NS builds)  The writer keeps the bindings in scope: those
  * declared on the open elements (by these calls, stax_writer_ns or an xmlns
  * attribute) and those given by stax_writer_inherit_ns. */
 
@@ -1186,6 +1187,7 @@ STAXDEF int stax_writer_attr_ns(stax_writer *w, stax_str uri, stax_str local, st
  * written, the namespace-aware calls use it. Only before the first element
  * opens (STAX_E_STATE after); the rules of stax_writer_ns. */
 STAXDEF int stax_writer_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri);
+#endif
 
 /* Character data inside the root (& < > CR escaped). Outside the root only
  * spaces, tabs and LFs are allowed (written as they are). An empty text marks
@@ -1310,6 +1312,7 @@ static inline int stax_writer_attr_z(stax_writer *w, const char *name, const cha
 static inline int stax_writer_ns_z(stax_writer *w, const char *prefix, const char *uri) {
     return stax_writer_ns(w, stax_strz(prefix), stax_strz(uri));
 }
+#ifndef STAX_NO_WRITER_NS
 static inline int stax_writer_start_ns_z(stax_writer *w, const char *uri, const char *local, const char *prefix) {
     return stax_writer_start_ns(w, stax_strz(uri), stax_strz(local), stax_strz(prefix));
 }
@@ -1320,6 +1323,7 @@ static inline int stax_writer_attr_ns_z(stax_writer *w, const char *uri, const c
 static inline int stax_writer_inherit_ns_z(stax_writer *w, const char *prefix, const char *uri) {
     return stax_writer_inherit_ns(w, stax_strz(prefix), stax_strz(uri));
 }
+#endif
 static inline int stax_writer_text_z(stax_writer *w, const char *text) {
     return stax_writer_text(w, stax_strz(text));
 }

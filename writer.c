@@ -1260,6 +1260,8 @@ static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
 /* s equals the string literal (or char array) lit: lengths first. */
 #define W_EQ(s, lit) ((s).len == sizeof(lit) - 1 && w_same((s).ptr, (lit), sizeof(lit) - 1))
 
+#ifndef STAX_NO_WRITER_NS /* the namespace-aware calls (left out of small builds: docs/embedded.md) */
+
 /* The newest binding of the prefix, or NULL. */
 static inline const w_bind *w_ns_find(const stax_writer *w, stax_str prefix) {
     for (uint32_t i = w->ns_n; i-- > 0;) {
@@ -1340,6 +1342,7 @@ static inline void w_ns_pop(stax_writer *w, uint32_t depth) {
         w->ns_n--;
     }
 }
+#endif /* STAX_NO_WRITER_NS */
 
 /* ================================================================ the fast case
  * When no call is being resumed and the worst case of the whole call fits in
@@ -1873,10 +1876,15 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
  * the writer keeps them: ns_max). */
 static W_NOINLINE int w_attr_declaring(stax_writer *w, int call, const char *a, size_t an, stax_str b,
                                        stax_str uri, stax_str prefix, int r) {
+#ifndef STAX_NO_WRITER_NS
     int st;
     if (!r && w->ns_max && (st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
     if ((st = w_attr(w, call, a, an, b, uri, r)) != STAX_OK) return st;
     return w->ns_max ? w_ns_add(w, prefix, uri, w->depth) : STAX_OK;
+#else
+    (void)prefix;
+    return w_attr(w, call, a, an, b, uri, r);
+#endif
 }
 
 /* "xmlns" or "xmlns:..." */
@@ -1893,10 +1901,12 @@ W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str
         if (!w_is_name(name)) return W_E_NAME;
     }
     stax_str none = {NULL, 0};
+#ifndef STAX_NO_WRITER_NS
     if (STAX_UNLIKELY(w->ns_max != 0 && w_is_xmlns_attr(name))) {
         stax_str prefix = {name.ptr + (name.len > 5 ? 6 : 5), name.len > 5 ? name.len - 6 : 0};
         return w_attr_declaring(w, call, name.ptr, name.len, none, value, prefix, r);
     }
+#endif
     return w_attr(w, call, name.ptr, name.len, none, value, r);
 }
 
@@ -1940,6 +1950,7 @@ static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_attr_declaring(w, W_CALL_NS, "xmlns", 5, prefix, uri, prefix, r);
 }
 
+#ifndef STAX_NO_WRITER_NS
 /* A binding in scope that this writer's output did not declare (the open
  * stream's, written elsewhere): kept at depth 0, never written. */
 static int w_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri) {
@@ -2054,8 +2065,8 @@ static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hin
     }
     if ((st = w_ns_choose(w, 0, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
     if (!decl && !prefix.len) return w_start_checked(w, W_CALL_START_NS, local, r); /* <local */
-    size_t qlen = prefix.len + (prefix.len ? 1 : 0) + local.len;
-    size_t dlen = decl ? 5 + (prefix.len ? 1 : 0) + prefix.len : 0; /* xmlns[:prefix] */
+    size_t qlen = prefix.len + (prefix.len ? 1u : 0u) + local.len;
+    size_t dlen = decl ? 5u + (prefix.len ? 1u : 0u) + prefix.len : 0; /* xmlns[:prefix] */
     size_t extra = decl ? dlen + sizeof(w_rec) : 0;
     if (!r) {
         if ((st = w_reserve(w, qlen + extra)) != STAX_OK) return st;
@@ -2141,7 +2152,7 @@ static int w_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint
     }
     if ((st = w_ns_choose(w, 1, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
     if (!prefix.len && W_EQ(local, "xmlns")) return W_E_NS_XMLNS; /* that is a declaration */
-    size_t qlen = prefix.len + (prefix.len ? 1 : 0) + local.len;
+    size_t qlen = prefix.len + (prefix.len ? 1u : 0u) + local.len;
     size_t dlen = decl ? 6 + prefix.len : 0; /* xmlns:prefix */
     size_t extra = decl ? dlen + sizeof(w_rec) : 0;
     if (!r) {
@@ -2168,6 +2179,8 @@ static int w_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint
     w->nattrs++;
     return STAX_OK;
 }
+
+#endif /* STAX_NO_WRITER_NS */
 
 /* [>]text (outside the root, where it is spaces, tabs and LFs, escaping
  * leaves it as it is) */
@@ -2307,7 +2320,9 @@ W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     if (st != STAX_OK) return st;
     w_tag_closed(w);
     w->names_len -= w_top(w)->len;
+#ifndef STAX_NO_WRITER_NS
     if (w->ns_n) w_ns_pop(w, w->depth);
+#endif
     w->depth--;
     w_root_closed(w);
     return STAX_OK;
@@ -2530,6 +2545,7 @@ int stax_writer_attr(stax_writer *w, stax_str name, stax_str value) {
 int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_result(w, W_CALL_NS, w_ns(w, prefix, uri));
 }
+#ifndef STAX_NO_WRITER_NS
 int stax_writer_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str prefix) {
     return w_result(w, W_CALL_START_NS, w_start_ns(w, uri, local, prefix));
 }
@@ -2539,6 +2555,7 @@ int stax_writer_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str p
 int stax_writer_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_result(w, W_CALL_INHERIT_NS, w_inherit_ns(w, prefix, uri));
 }
+#endif
 int stax_writer_text(stax_writer *w, stax_str text) { return w_result(w, W_CALL_TEXT, w_text(w, W_CALL_TEXT, text)); }
 int stax_writer_cdata(stax_writer *w, stax_str text) { return w_result(w, W_CALL_CDATA, w_cdata(w, text)); }
 int stax_writer_comment(stax_writer *w, stax_str text) { return w_result(w, W_CALL_COMMENT, w_comment(w, text)); }
@@ -2725,7 +2742,13 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
     if (o->stack_size && o->stack_size < W_MIN_STACK) return *why = "stack_size is below 64", STAX_E_USAGE;
     if (o->stack_size > W_MAX_STACK) return *why = "stack_size is too large", STAX_E_USAGE;
     if (o->ns_size > W_NS_MAX) return *why = "ns_size is too large", STAX_E_USAGE;
+#ifdef STAX_NO_WRITER_NS
+    if (o->ns_size)
+        return *why = "ns_size: this build has no namespace-aware writer (STAX_NO_WRITER_NS)", STAX_E_USAGE;
+    p->ns_max = 0;
+#else
     p->ns_max = o->ns_size ? o->ns_size / sizeof(w_bind) * sizeof(w_bind) : o->memory ? 0 : W_NS_DEFAULT;
+#endif
     if (o->memory) p->ns = p->ns_max;
     p->nbuf = (o->flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
     p->head = w_head(o->flags, p->indent_len);

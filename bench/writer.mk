@@ -36,7 +36,7 @@ writer-records-check: writer-bench-tools
 # The catalog program (bench/writer_catalog.c): every record formatted by the
 # caller with snprintf; stax, libxml2 and the snprintf + fwrite floor.
 #   make writer-catalog-check      the three write the same bytes
-#   sh bench/writer_catalog_run.sh hyperfine and callgrind (docs/benchmarks.md)
+#   sh bench/writer_catalog_run.sh  hyperfine and callgrind of both (docs/benchmarks.md)
 $(BUILD)/writer_catalog: bench/writer_catalog.c $(BUILD)/libstax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WRITER_BENCH_CFLAGS) -I. $$(pkg-config --cflags libxml-2.0) -o $@ bench/writer_catalog.c $(BUILD)/libstax.a $$(pkg-config --libs libxml-2.0) -lpthread
