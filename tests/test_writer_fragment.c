@@ -117,65 +117,6 @@ Test(writer_fragment, bad_text_still_refused_at_top_level) {
     stax_writer_free(w);
 }
 
-/* A random fragment: top-level text, comments, PIs, CDATA and whole
- * elements (each a few calls deep) in any order. */
-static script make_fragment(uint32_t seed, size_t steps, size_t max_text) {
-    script sc;
-    memset(&sc, 0, sizeof sc);
-    sc.pool_cap = steps * (max_text * 6 + 64) + 4096;
-    sc.pool = malloc(sc.pool_cap);
-    cr_assert_not_null(sc.pool);
-    uint32_t rng = seed * 2654435761u + 7;
-    stax_str none = {NULL, 0};
-    int depth = 0, can_attr = 0;
-    for (size_t i = 0; i < steps; i++) {
-        uint32_t r = rng_next(&rng) % 100;
-        if (can_attr && r < 20) {
-            char name[8];
-            snprintf(name, sizeof name, "a%zu", i);
-            add_op(&sc, O_ATTR, pool_str(&sc, (const char *[]){name}, 1, 1, &rng),
-                   pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
-            continue;
-        }
-        can_attr = 0;
-        if (r < 35 && depth < 6) {
-            add_op(&sc, O_START, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 5, &rng), none);
-            depth++;
-            can_attr = 1;
-        } else if (r < 55 && depth > 0) {
-            add_op(&sc, O_END, none, none);
-            depth--;
-        } else if (r < 70) {
-            add_op(&sc, O_TEXT, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
-        } else if (r < 78) {
-            add_op(&sc, O_ELEMENT, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 5, &rng),
-                   pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
-        } else if (r < 84) {
-            add_op(&sc, O_CDATA, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
-        } else if (r < 90) {
-            add_op(&sc, O_COMMENT, pool_str(&sc, alpha_safe, NSTR(alpha_safe), rng_next(&rng) % max_text, &rng), none);
-        } else if (r < 95) {
-            add_op(&sc, O_PI, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 4, &rng),
-                   pool_str(&sc, (const char *[]){"d", " ", "&"}, 3, rng_next(&rng) % max_text, &rng));
-        } else {
-            add_number(&sc, O_TEXT_INT, none, &rng);
-        }
-    }
-    return sc;
-}
-
-static char *fragment_reference(const script *sc, unsigned indent, size_t *len) {
-    stax_writer *w = fragment_writer(indent, 0);
-    cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
-    play(w, sc, NULL, NULL, 1);
-    stax_str m = stax_writer_memory(w);
-    char *out = malloc(m.len + 1);
-    memcpy(out, m.ptr, m.len);
-    *len = m.len;
-    stax_writer_free(w);
-    return out;
-}
-
 /* The fragment inside <w>...</w> is a document: the reader must accept it. */
 static void expect_well_formed(const char *p, size_t n) {
     char *doc = malloc(n + 7);
@@ -197,10 +138,10 @@ static void expect_well_formed(const char *p, size_t n) {
 
 Test(writer_fragment, random_amounts_many_seeds) {
     for (uint32_t seed = 1; seed <= 200; seed++) {
-        script sc = make_fragment(seed, 40 + seed % 60, 1 + seed % 150);
+        script sc = make_script_in(seed, 40 + seed % 60, 1 + seed % 150, 1);
         unsigned indent = seed % 3;
         size_t want_len;
-        char *want = fragment_reference(&sc, indent, &want_len);
+        char *want = reference_with(&sc, indent, STAX_WRITE_FRAGMENT, &want_len);
         if (indent == 0) expect_well_formed(want, want_len);
         capture c = {0};
         c.random = 1;
