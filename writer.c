@@ -1853,10 +1853,13 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
-        /* names are never empty: a (or b) has a first and a last byte */
-        unsigned first = (unsigned char)(an ? a[0] : b.ptr[0]), last = (unsigned char)(b.len ? b.ptr[b.len - 1] : a[an - 1]);
-        if ((w->attr_bloom & w_bloom(first, last, an + b.len)) && w_attr_seen(w, a, an, b.ptr, b.len, h))
-            return STAX_E_DUP_ATTR;
+        if (w->nattrs) {
+            /* names are never empty: a (or b) has a first and a last byte */
+            unsigned first = (unsigned char)(an ? a[0] : b.ptr[0]);
+            unsigned last = (unsigned char)(b.len ? b.ptr[b.len - 1] : a[an - 1]);
+            if ((w->attr_bloom & w_bloom(first, last, an + b.len)) && w_attr_seen(w, a, an, b.ptr, b.len, h))
+                return STAX_E_DUP_ATTR;
+        }
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
     w_piece pc[6];
@@ -1910,17 +1913,25 @@ W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str
     return w_attr(w, call, name.ptr, name.len, none, value, r);
 }
 
-/* NCName: a Name without ':'. */
-static int w_is_ncname(stax_str s) {
+/* NCName: a Name without ':' (the colon test a word at a time: two
+ * overlapping loads cover up to 8 bytes). */
+static inline int w_is_ncname(stax_str s) {
     if (!w_is_name(s)) return 0;
-    size_t i = 0;
-    for (; i + 8 <= s.len; i += 8) {
+    const char *p = s.ptr;
+    size_t n = s.len, i = 0;
+    if (n >= 4 && n <= 8) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        return !w_has_byte((uint64_t)a | (uint64_t)b << 32, ':' * W_ONES);
+    }
+    for (; i + 8 <= n; i += 8) {
         uint64_t v;
-        memcpy(&v, s.ptr + i, 8);
+        memcpy(&v, p + i, 8);
         if (w_has_byte(v, ':' * W_ONES)) return 0;
     }
-    for (; i < s.len; i++)
-        if (s.ptr[i] == ':') return 0;
+    for (; i < n; i++)
+        if (p[i] == ':') return 0;
     return 1;
 }
 
