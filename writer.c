@@ -2015,10 +2015,15 @@ static int w_ns_choose(const stax_writer *w, int attr, stax_str uri, stax_str hi
     *prefix = hint;
     if (!attr) return STAX_OK; /* the hint, or the default namespace */
     if (hint.len && !w_ns_find(w, hint)) return STAX_OK;
-    for (unsigned k = 1;; k++) {
-        snprintf(gen, 24, "ns%u", k);
+    for (uint32_t k = 1;; k++) { /* "ns" and k's digits (no snprintf: bare-metal builds have none) */
+        char digits[10];
+        size_t n = 0;
+        for (uint32_t v = k; v; v /= 10) digits[n++] = (char)('0' + v % 10);
+        gen[0] = 'n';
+        gen[1] = 's';
+        for (size_t i = 0; i < n; i++) gen[2 + i] = digits[n - 1 - i];
         prefix->ptr = gen;
-        prefix->len = strlen(gen);
+        prefix->len = 2 + n;
         if (!w_ns_find(w, *prefix)) return STAX_OK;
     }
 }
