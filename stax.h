@@ -166,7 +166,8 @@ enum {
     STAX_E_LIMIT_TOKEN = -33,/* a tag, comment, PI or DOCTYPE longer than max_token */
     STAX_E_LIMIT_ENTITY = -34,/* entity expansion over its limits (amplification, nesting) */
     STAX_E_LIMIT_DTD = -35,  /* DTD declarations over max_dtd */
-    STAX_E_LIMIT_NS = -36,   /* more namespace declarations on one element than max_ns */
+    STAX_E_LIMIT_NS = -36,   /* more namespace declarations on one element than max_ns; writer:
+                                the bindings in scope over ns_size */
     STAX_E_LIMIT_STACK = -37,/* writer: the open elements' names over stack_size */
     STAX_E_NAMESPACE = -21,  /* namespace constraint violated (unbound prefix, ...) */
     STAX_E_DTD = -22,        /* malformed markup declaration in the DTD */
@@ -1001,6 +1002,16 @@ STAXDEF int stax_select_resume(stax_select *s, const void *buf, size_t len);
  *     stax_writer_free(w);
  *     // <greeting lang="en">Hello &amp; welcome</greeting>
  *
+ *   A fragment (STAX_WRITE_FRAGMENT): any number of top-level nodes, such as
+ *   the stanzas of an XMPP stream, each flushed when complete. Namespaces:
+ *   stax_writer_start_ns / _attr_ns take a namespace name and a local name
+ *   and declare only what is not in scope (stax_writer_inherit_ns gives the
+ *   scope of a stream written elsewhere):
+ *
+ *     stax_writer_inherit_ns_z(w, "", "jabber:client");
+ *     stax_writer_start_ns_z(w, "jabber:client", "message", NULL); // <message
+ *     stax_writer_start_ns_z(w, "urn:xmpp:delay", "delay", NULL);  // <delay xmlns="urn:xmpp:delay"
+ *
  * RETURNS  Every call returns STAX_OK, STAX_WOULD_BLOCK (see below) or a
  *   negative status, of two kinds:
  *   - Refusals, NOT sticky: STAX_E_STATE (out of order), STAX_E_INVALID (bad
@@ -1056,6 +1067,11 @@ typedef struct stax_writer_options {
                               (spaces and tabs only, at most 64 bytes) */
     unsigned indent_width; /* used when indent is NULL: that many spaces (<= 64) */
     unsigned flags;        /* STAX_WRITE_* */
+    size_t ns_size;        /* [64 KiB; in a fixed block: 0, none] bytes for the namespace bindings
+                              in scope (declared on the open elements, or inherited): each takes
+                              its prefix's and URI's lengths + 16. A declaration that would pass
+                              it: STAX_E_LIMIT_NS. A fixed block gives them ns_size bytes of its
+                              own; without it the namespace-aware calls are refused */
 } stax_writer_options;
 
 #define STAX_WRITE_SELF_CLOSE 0x1u /* an element with no content is written <a/> (default <a></a>) */
@@ -1069,6 +1085,10 @@ typedef struct stax_writer_options {
 #define STAX_WRITE_STICKY 0x4u     /* a refused call (a negative status) stops the writer: every later
                                       call, finish included, returns that status. It still writes
                                       nothing itself. Without it the writer goes on after a refusal */
+#define STAX_WRITE_FRAGMENT 0x8u   /* a fragment, not a document: any number of top-level elements,
+                                      text (escaped), CDATA, comments and PIs, in any order; no DOCTYPE;
+                                      finish accepts zero or several top-level elements. Each element
+                                      is still well-formed inside (an XMPP stanza, a record of a log) */
 
 #define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
 #define STAX_WRITER_MIN_MEMORY 1024u /* a fixed block of this + the buffer(s) always works, with an
@@ -1144,6 +1164,36 @@ STAXDEF int stax_writer_attr(stax_writer *w, stax_str name, stax_str value);
  * empty prefix, else xmlns:prefix="uri" (prefix an NCName, not "xmlns"; "xml"
  * only with its own URI; uri not empty). No namespace bookkeeping is done. */
 STAXDEF int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri);
+
+#ifndef STAX_NO_WRITER_NS
+/* NAMESPACE-AWARE CALLS (not in STAX_NO_WRITER_NS builds)  The writer keeps the bindings in scope: those
+ * declared on the open elements (by these calls, stax_writer_ns or an xmlns
+ * attribute) and those given by stax_writer_inherit_ns. */
+
+/* Start an element named local in the namespace uri ({NULL, 0} or "": none),
+ * prefix a hint ({NULL, 0}: none). A binding in scope for uri is used as it
+ * is (the hint's, else the default namespace, else the newest prefix bound
+ * to uri): nothing is declared. Else the element declares the hint, or the
+ * default namespace without one: <p:local xmlns:p="uri">, <local xmlns="uri">.
+ * No namespace under a default one writes <local xmlns="">. Refused:
+ * STAX_E_INVALID (local not an NCName, a prefix for no namespace, the xml and
+ * xmlns rules), STAX_E_LIMIT_NS (ns_size), and what stax_writer_start refuses. */
+STAXDEF int stax_writer_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str prefix);
+
+/* An attribute named local in the namespace uri on the open start tag.
+ * Namespaced, it takes a prefix: the hint if bound to uri, else one in scope
+ * for uri, else it declares the hint if that is bound to nothing here, else
+ * the first of ns1, ns2, ... bound to nothing (xmlns:ns1="uri" ns1:local="v").
+ * No namespace: the plain name. Refusals as stax_writer_start_ns and
+ * stax_writer_attr. */
+STAXDEF int stax_writer_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str prefix, stax_str value);
+
+/* Bind prefix ("" the default namespace) to uri as if an enclosing element
+ * written elsewhere declared it (an XMPP stream's jabber:client): nothing is
+ * written, the namespace-aware calls use it. Only before the first element
+ * opens (STAX_E_STATE after); the rules of stax_writer_ns. */
+STAXDEF int stax_writer_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri);
+#endif
 
 /* Character data inside the root (& < > CR escaped). Outside the root only
  * spaces, tabs and LFs are allowed (written as they are). An empty text marks
@@ -1268,6 +1318,18 @@ static inline int stax_writer_attr_z(stax_writer *w, const char *name, const cha
 static inline int stax_writer_ns_z(stax_writer *w, const char *prefix, const char *uri) {
     return stax_writer_ns(w, stax_strz(prefix), stax_strz(uri));
 }
+#ifndef STAX_NO_WRITER_NS
+static inline int stax_writer_start_ns_z(stax_writer *w, const char *uri, const char *local, const char *prefix) {
+    return stax_writer_start_ns(w, stax_strz(uri), stax_strz(local), stax_strz(prefix));
+}
+static inline int stax_writer_attr_ns_z(stax_writer *w, const char *uri, const char *local, const char *prefix,
+                                        const char *value) {
+    return stax_writer_attr_ns(w, stax_strz(uri), stax_strz(local), stax_strz(prefix), stax_strz(value));
+}
+static inline int stax_writer_inherit_ns_z(stax_writer *w, const char *prefix, const char *uri) {
+    return stax_writer_inherit_ns(w, stax_strz(prefix), stax_strz(uri));
+}
+#endif
 static inline int stax_writer_text_z(stax_writer *w, const char *text) {
     return stax_writer_text(w, stax_strz(text));
 }

@@ -107,7 +107,10 @@ enum {
     W_CALL_TEXT_DEC,
     W_CALL_ELEMENT_INT,
     W_CALL_ELEMENT_UINT,
-    W_CALL_ELEMENT_DEC
+    W_CALL_ELEMENT_DEC,
+    W_CALL_START_NS, /* the namespace-aware calls */
+    W_CALL_ATTR_NS,
+    W_CALL_INHERIT_NS
 };
 
 static const char *const w_call_names[] = {
@@ -115,9 +118,9 @@ static const char *const w_call_names[] = {
     "attr_int/_uint/_dec", "text_int/_uint/_dec", "element", "element_int/_uint/_dec",
     "flush", "finish", "set_sink", "set_fd", "set_file", "set_memory",
     "attr_int", "attr_uint", "attr_dec", "text_int", "text_uint", "text_dec",
-    "element_int", "element_uint", "element_dec",
+    "element_int", "element_uint", "element_dec", "start_ns", "attr_ns", "inherit_ns",
 };
-typedef char w_call_names_one_per_call[sizeof w_call_names / sizeof w_call_names[0] == W_CALL_ELEMENT_DEC + 1 ? 1
+typedef char w_call_names_one_per_call[sizeof w_call_names / sizeof w_call_names[0] == W_CALL_INHERIT_NS + 1 ? 1
                                                                                                               : -1];
 
 /* Piece kinds. */
@@ -206,6 +209,7 @@ struct stax_writer {
 
     /* sink */
     int sink;
+    uint32_t attr_bloom; /* a bit per attribute of the open start tag (w_bloom): most names need no search */
     stax_write_fn fn;
     void *ctx;
     int fd;
@@ -240,6 +244,8 @@ struct stax_writer {
     size_t attr_names_len;   /* their name bytes */
     unsigned char started;   /* something was written (no XML declaration any more) */
     unsigned char doctype_done, root_done, tag_open, finished, in_finish;
+    unsigned char top_mixed; /* STAX_WRITE_FRAGMENT: text was written at the top level: never indent there */
+    unsigned char ns_block;  /* the namespace area is the ns_size option's (memory_peak counts it) */
 
     /* element stack: names grow up from stack, w_rec entries down from its end */
     unsigned char *stack;
@@ -249,6 +255,11 @@ struct stax_writer {
     size_t stack_peak; /* the most it held (<= stack_cap), counted when an entry is pushed: a call
                           refused after w_reserve never raises it */
     size_t stack_opt;  /* the stack_size option as given (for the limit's message) */
+
+    /* namespace bindings in scope (w_bind): strings grow up from ns, entries
+       down from its end; ns_max 0: none are kept (a fixed block without ns_size) */
+    unsigned char *ns;
+    uint32_t ns_cap, ns_len, ns_max, ns_n; /* ns_max <= W_NS_MAX */
 
     /* where a call that returned STAX_WOULD_BLOCK stopped */
     int rs_call;
@@ -395,6 +406,7 @@ enum {
     W_E_DECL_LATE,
     W_E_DOCTYPE_TWICE,
     W_E_DOCTYPE_LATE,
+    W_E_DOCTYPE_FRAGMENT,
     W_E_SECOND_ROOT,
     W_E_NO_TAG,
     W_E_TEXT_OUTSIDE,
@@ -417,6 +429,10 @@ enum {
     W_E_NS_PREFIX,
     W_E_NS_XMLNS,
     W_E_NS_EMPTY,
+    W_E_NS_LOCAL,
+    W_E_NS_EMPTY_PREFIXED,
+    W_E_NS_NO_MEMORY,
+    W_E_NS_INHERIT_LATE,
     W_E_END
 };
 
@@ -441,6 +457,7 @@ static const struct {
     {STAX_E_STATE, "the XML declaration must be the very first output"},
     {STAX_E_STATE, "a second DOCTYPE"},
     {STAX_E_STATE, "a DOCTYPE after the root element started"},
+    {STAX_E_STATE, "a fragment (STAX_WRITE_FRAGMENT) has no DOCTYPE"},
     {STAX_E_STATE, "a second root element"},
     {STAX_E_STATE, "no start tag open: attributes come right after stax_writer_start"},
     {STAX_E_STATE, "outside the root element text may only be spaces, tabs and LFs"},
@@ -463,6 +480,10 @@ static const struct {
     {STAX_E_INVALID, "the prefix is not an NCName"},
     {STAX_E_INVALID, "the prefix xmlns may not be declared"},
     {STAX_E_INVALID, "an empty URI for a prefix (Namespaces 1.0 cannot undeclare it)"},
+    {STAX_E_INVALID, "the local name is not an NCName"},
+    {STAX_E_INVALID, "a prefix for the empty namespace name (no namespace has no prefix)"},
+    {STAX_E_USAGE, "no namespace memory: a fixed block needs ns_size"},
+    {STAX_E_STATE, "inherited bindings come before the first element opens"},
 };
 typedef char w_reasons_one_per_code[sizeof w_reasons / sizeof w_reasons[0] == W_E_END - W_E_NULL_STR ? 1 : -1];
 
@@ -476,7 +497,7 @@ static const char *w_status_why(int st) {
     case STAX_E_DUP_ATTR: return "the attribute is already on this start tag";
     case STAX_E_ENCODING: return "a string is not valid UTF-8";
     case STAX_E_CHAR: return "a string holds a code point that is not an XML Char";
-    case STAX_E_NOMEM: return "the allocator could not grow the element stack";
+    case STAX_E_NOMEM: return "the allocator could not grow the element stack or the namespace bindings";
     default: return stax_strerror(st);
     }
 }
@@ -488,6 +509,9 @@ static W_COLD void w_describe(stax_writer *w, int call, int why, int st) {
     if (st == STAX_E_LIMIT_STACK)
         w_fail(w, st, 0, "stax_writer_%s: the element stack is full (stack_size %zu%s, %zu bytes)", name, w->stack_opt,
                w->stack_opt ? "" : ": all the fixed block leaves", w->stack_max);
+    else if (st == STAX_E_LIMIT_NS)
+        w_fail(w, st, 0, "stax_writer_%s: the namespace bindings in scope are full (ns_size %zu bytes)", name,
+               (size_t)w->ns_max);
     else if (why == W_WHY(W_E_BLOCKED))
         w_fail(w, st, 0, "stax_writer_%s: repeat the blocked stax_writer_%s first", name, w_call_names[w->rs_call]);
     else
@@ -1108,24 +1132,45 @@ static inline void w_peak(stax_writer *w, size_t extra) {
     if (used > w->stack_peak) w->stack_peak = used;
 }
 
-/* Push an entry (an element, or an attribute of the open tag) named a+b.
+/* Push an entry (an element, or an attribute of the open tag) named a+b, or
+ * a + ':' + b with colon set (a prefixed name).
  * w_reserve made room for it before the call wrote anything, so a miss here
  * is a bug. The name goes at the bottom of the free gap, the entry at its top:
  * one reservation of the gap, checked, for both. */
-static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t info) {
+W_ALWAYS_INLINE int w_push_name(stax_writer *w, const char *a, size_t an, int colon, const char *b, size_t bn,
+                                uint32_t info) {
     /* sizes here are far below PTRDIFF_MAX: the stack is one object */
     ptrdiff_t room = (ptrdiff_t)(w->stack_cap - w->names_len) - (ptrdiff_t)(((size_t)w->depth + w->nattrs) * sizeof(w_rec));
-    ptrdiff_t need = (ptrdiff_t)(an + bn + sizeof(w_rec));
+    size_t c = colon ? 1 : 0;
+    ptrdiff_t need = (ptrdiff_t)(an + c + bn + sizeof(w_rec));
     if (STAX_UNLIKELY(room < need)) return w_internal(w, "element stack");
     unsigned char *gap = w->stack + w->names_len, *gap_end = gap + room;
     w_copy(gap, a, an);
-    if (bn) memcpy(gap + an, b, bn);
+    if (c) gap[an] = ':';
+    if (bn) memcpy(gap + an + c, b, bn);
     w_rec rec;
-    rec.len = (uint32_t)(an + bn);
+    rec.len = (uint32_t)(an + c + bn);
     rec.info = info;
     memcpy(gap_end - sizeof rec, &rec, sizeof rec);
-    w->names_len += an + bn;
+    w->names_len += an + c + bn;
     return STAX_OK;
+}
+
+static inline int w_push(stax_writer *w, const char *a, size_t an, const char *b, size_t bn, uint32_t info) {
+    return w_push_name(w, a, an, 0, b, bn, info);
+}
+
+/* The bit of an attribute name (its first and last bytes and its length) in
+ * attr_bloom: a name whose bit is not set is not on the tag, and the search
+ * of the tag's names (w_attr_seen) is skipped. */
+static inline uint32_t w_bloom(unsigned first, unsigned last, size_t len) {
+    return (uint32_t)1 << ((first + last * 3 + len * 7) & 31);
+}
+
+/* An attribute entry of len name bytes was just pushed. */
+static inline void w_attr_pushed(stax_writer *w, size_t len) {
+    const unsigned char *n = w->stack + w->names_len - len;
+    w->attr_bloom |= w_bloom(n[0], n[len - 1], len);
 }
 
 static uint32_t w_hash(const char *a, size_t an, const char *b, size_t bn) {
@@ -1162,7 +1207,142 @@ static inline void w_tag_closed(stax_writer *w) {
     w->names_len -= w->attr_names_len;
     w->attr_names_len = 0;
     w->nattrs = 0;
+    w->attr_bloom = 0;
 }
+
+/* ================================================================ namespace bindings
+ * The bindings in scope where the writer stands, oldest first: those given by
+ * stax_writer_inherit_ns (depth 0: the open stream's), then those declared on
+ * the open elements, by stax_writer_ns, the namespace-aware calls or an
+ * xmlns attribute. An element's are dropped when it ends. Looked up newest
+ * first: a few bindings is the usual scope, and a lookup is a short scan. */
+typedef struct w_bind {
+    uint32_t depth; /* the element that declared it (0: inherited) */
+    uint32_t plen, ulen;
+    uint32_t off; /* prefix then URI at ns + off */
+} w_bind;
+
+#define W_NS_DEFAULT 65536u /* ns_size with an allocator when none is given */
+#define W_NS_INITIAL 256u   /* the first allocation */
+#define W_NS_MAX UINT32_MAX /* the largest ns_size (offsets are 32 bits) */
+
+static inline w_bind *w_bind_at(const stax_writer *w, uint32_t i) {
+    return (w_bind *)(void *)(w->ns + w->ns_cap) - 1 - i;
+}
+
+static inline const char *w_bind_prefix(const stax_writer *w, const w_bind *b) { return (const char *)w->ns + b->off; }
+static inline const char *w_bind_uri(const stax_writer *w, const w_bind *b) {
+    return (const char *)w->ns + b->off + b->plen;
+}
+
+/* Equal bytes (n may be 0 with NULL pointers). Prefixes and namespace names
+ * are short: up to 16 bytes, two overlapping words, no library call. */
+static inline int w_same(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y, u, v;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + n - 8, 8);
+        memcpy(&v, b + n - 8, 8);
+        return x == y && u == v;
+    }
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return 0;
+        return 1;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
+static const char w_ns_xml[] = "http://www.w3.org/XML/1998/namespace";
+static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
+
+/* s equals the string literal (or char array) lit: lengths first. */
+#define W_EQ(s, lit) ((s).len == sizeof(lit) - 1 && w_same((s).ptr, (lit), sizeof(lit) - 1))
+
+#ifndef STAX_NO_WRITER_NS /* the namespace-aware calls (left out of small builds: docs/embedded.md) */
+
+/* The newest binding of the prefix, or NULL. */
+static inline const w_bind *w_ns_find(const stax_writer *w, stax_str prefix) {
+    for (uint32_t i = w->ns_n; i-- > 0;) {
+        const w_bind *b = w_bind_at(w, i);
+        if (b->plen == prefix.len && w_same(w_bind_prefix(w, b), prefix.ptr, prefix.len)) return b;
+    }
+    return NULL;
+}
+
+/* Whether the prefix ("" the default) stands for uri here. Unbound, the
+ * default stands for no namespace and xml for its own. */
+static inline int w_ns_is(const stax_writer *w, stax_str prefix, stax_str uri) {
+    const w_bind *b = w_ns_find(w, prefix);
+    if (b) return b->ulen == uri.len && w_same(w_bind_uri(w, b), uri.ptr, uri.len);
+    if (prefix.len == 0) return uri.len == 0;
+    return W_EQ(prefix, "xml") && W_EQ(uri, w_ns_xml);
+}
+
+/* A prefix that stands for uri here (the newest; "" the default, only with
+ * allow_default): 1 and *out, or 0. */
+static int w_ns_prefix_for(const stax_writer *w, stax_str uri, int allow_default, stax_str *out) {
+    for (uint32_t i = w->ns_n; i-- > 0;) {
+        const w_bind *b = w_bind_at(w, i);
+        if (b->ulen != uri.len || !w_same(w_bind_uri(w, b), uri.ptr, uri.len)) continue;
+        if (b->plen == 0 && !allow_default) continue;
+        stax_str p;
+        p.ptr = w_bind_prefix(w, b);
+        p.len = b->plen;
+        if (w_ns_find(w, p) != b) continue; /* declared again nearer, for another URI */
+        *out = p;
+        return 1;
+    }
+    return 0;
+}
+
+/* Room for one more binding of `bytes` (prefix and URI): STAX_OK, or
+ * STAX_E_LIMIT_NS past ns_size, STAX_E_NOMEM when the allocator fails. */
+static int w_ns_reserve(stax_writer *w, size_t bytes) {
+    size_t used = (size_t)w->ns_len + ((size_t)w->ns_n + 1) * sizeof(w_bind);
+    if (bytes <= w->ns_cap && used <= w->ns_cap - bytes) return STAX_OK;
+    if (bytes > w->ns_max || used > w->ns_max - bytes) return STAX_E_LIMIT_NS;
+    if (w->fixed) return w_internal(w, "fixed namespace area below its size"); /* ns_cap == ns_max there */
+    size_t need = used + bytes, cap = w->ns_cap ? w->ns_cap : W_NS_INITIAL;
+    while (cap < need) cap = cap > w->ns_max / 2 ? w->ns_max : cap * 2;
+    if (cap > w->ns_max) cap = w->ns_max; /* a multiple of sizeof(w_bind), like ns_cap */
+    size_t rec_bytes = (size_t)w->ns_n * sizeof(w_bind);
+    unsigned char *p = (unsigned char *)stax__mem_realloc(&w->mem, w->ns, w->ns_cap, cap);
+    if (!p) return STAX_E_NOMEM;
+    if (rec_bytes) memmove(p + cap - rec_bytes, p + w->ns_cap - rec_bytes, rec_bytes);
+    w->ns = p;
+    w->ns_cap = (uint32_t)cap;
+    return STAX_OK;
+}
+
+/* Add a binding that w_ns_reserve made room for. */
+static int w_ns_add(stax_writer *w, stax_str prefix, stax_str uri, uint32_t depth) {
+    size_t used = (size_t)w->ns_len + ((size_t)w->ns_n + 1) * sizeof(w_bind);
+    if (STAX_UNLIKELY(used > w->ns_cap || prefix.len + uri.len > w->ns_cap - used))
+        return w_internal(w, "namespace bindings");
+    w_bind b;
+    b.depth = depth;
+    b.plen = (uint32_t)prefix.len;
+    b.ulen = (uint32_t)uri.len;
+    b.off = (uint32_t)w->ns_len;
+    if (prefix.len) memcpy(w->ns + w->ns_len, prefix.ptr, prefix.len);
+    if (uri.len) memcpy(w->ns + w->ns_len + prefix.len, uri.ptr, uri.len);
+    w->ns_len += (uint32_t)(prefix.len + uri.len);
+    memcpy(w_bind_at(w, w->ns_n), &b, sizeof b);
+    w->ns_n++;
+    return STAX_OK;
+}
+
+/* The element at depth `depth` ended: its bindings go out of scope. */
+static inline void w_ns_pop(stax_writer *w, uint32_t depth) {
+    while (w->ns_n && w_bind_at(w, w->ns_n - 1)->depth >= depth) {
+        const w_bind *b = w_bind_at(w, w->ns_n - 1);
+        w->ns_len -= b->plen + b->ulen;
+        w->ns_n--;
+    }
+}
+#endif /* STAX_NO_WRITER_NS */
 
 /* ================================================================ the fast case
  * When no call is being resumed and the worst case of the whole call fits in
@@ -1198,7 +1378,20 @@ static inline void w_tag_closed(stax_writer *w) {
 /* Whether markup written now is indented (read by w_markup_indent). */
 static int w_indents_markup(const stax_writer *w) {
     if (!w->indenting) return 0;
-    return w->depth == 0 ? w->started : !(w_top(w)->info & W_EL_MIXED);
+    return w->depth == 0 ? w->started && !w->top_mixed : !(w_top(w)->info & W_EL_MIXED);
+}
+
+/* A document has one root: once it closed, the top level takes no other
+ * element. A fragment (STAX_WRITE_FRAGMENT) takes any number. */
+static inline void w_root_closed(stax_writer *w) {
+    if (w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) w->root_done = 1;
+}
+
+/* Text (or raw bytes, which may be text) at the top level, which only a
+ * fragment has beyond whitespace: the top level is mixed content from then
+ * on, and indentation would change it. */
+static inline void w_top_text(stax_writer *w) {
+    if (w->flags & STAX_WRITE_FRAGMENT) w->top_mixed = 1;
 }
 
 /* "\n" and `count` indent strings at o. Short ones (the usual case) are one or
@@ -1546,6 +1739,7 @@ static int w_doctype(stax_writer *w, stax_str name, stax_str pubid, stax_str sys
     if (w_bad(name) || w_bad(pubid) || w_bad(sysid) || w_bad(subset)) return w_null_str();
     int apos = sysid.len && memchr(sysid.ptr, '"', sysid.len) != NULL;
     if (!r) {
+        if (w->flags & STAX_WRITE_FRAGMENT) return W_E_DOCTYPE_FRAGMENT;
         if (w->doctype_done) return W_E_DOCTYPE_TWICE;
         if (w->depth || w->root_done) return W_E_DOCTYPE_LATE;
         if (!w_is_name(name)) return W_E_NAME;
@@ -1593,25 +1787,22 @@ W_ALWAYS_INLINE int w_start_pieces(const stax_writer *w, stax_str name, w_piece 
     return 4;
 }
 
-static W_NOINLINE int w_start_run(stax_writer *w, stax_str name, int r) {
+static W_NOINLINE int w_start_run(stax_writer *w, int call, stax_str name, int r) {
     w_call c;
     w_init(&c);
     c.np = w_start_pieces(w, name, c.pc);
-    return w_run(w, W_CALL_START, &c, r);
+    return w_run(w, call, &c, r);
 }
 
-W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
-    int r = w_begin(w, W_CALL_START, 0), st;
-    if (r < 0) return r;
-    if (w_bad(name)) return w_null_str();
-    if (!r) {
-        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
-        if (!w_is_name(name)) return W_E_NAME;
-        if ((st = w_reserve(w, name.len)) != STAX_OK) return st;
-    }
+/* <name, once the call's checks passed (r: repeating a blocked call):
+ * stax_writer_start, and stax_writer_start_ns when it declares nothing and
+ * takes no prefix. */
+W_ALWAYS_INLINE int w_start_checked(stax_writer *w, int call, stax_str name, int r) {
+    int st;
+    if (!r && (st = w_reserve(w, name.len)) != STAX_OK) return st;
     w_piece pc[4];
     int np = w_start_pieces(w, name, pc);
-    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, name, r);
+    if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_run(w, call, name, r);
     if (st != STAX_OK) return st;
     uint32_t inherit = 0;
     w_peak(w, name.len + sizeof(w_rec));
@@ -1621,6 +1812,17 @@ W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
     w->depth++;
     w->tag_open = 1;
     return STAX_OK;
+}
+
+W_ALWAYS_INLINE int w_start(stax_writer *w, stax_str name) {
+    int r = w_begin(w, W_CALL_START, 0);
+    if (r < 0) return r;
+    if (w_bad(name)) return w_null_str();
+    if (!r) {
+        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
+        if (!w_is_name(name)) return W_E_NAME;
+    }
+    return w_start_checked(w, W_CALL_START, name, r);
 }
 
 /* The kind of a call's value: the digits of a number call need no escaping
@@ -1651,7 +1853,13 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     int st;
     uint32_t h = w->nattrs >= W_HASHED_ATTRS ? w_hash(a, an, b.ptr, b.len) : 0; /* 0: not computed yet */
     if (!r) {
-        if (w->nattrs && w_attr_seen(w, a, an, b.ptr, b.len, h)) return STAX_E_DUP_ATTR;
+        if (w->nattrs) {
+            /* names are never empty: a (or b) has a first and a last byte */
+            unsigned first = (unsigned char)(an ? a[0] : b.ptr[0]);
+            unsigned last = (unsigned char)(b.len ? b.ptr[b.len - 1] : a[an - 1]);
+            if ((w->attr_bloom & w_bloom(first, last, an + b.len)) && w_attr_seen(w, a, an, b.ptr, b.len, h))
+                return STAX_E_DUP_ATTR;
+        }
         if ((st = w_reserve(w, an + b.len)) != STAX_OK) return st;
     }
     w_piece pc[6];
@@ -1660,9 +1868,31 @@ W_ALWAYS_INLINE int w_attr(stax_writer *w, int call, const char *a, size_t an, s
     if (st != STAX_OK) return st;
     w_peak(w, an + b.len + sizeof(w_rec));
     if ((st = w_push(w, a, an, b.ptr, b.len, h)) != STAX_OK) return st;
+    w_attr_pushed(w, an + b.len);
     w->attr_names_len += an + b.len;
     w->nattrs++;
     return STAX_OK;
+}
+
+/* An attribute that declares a namespace: an xmlns attribute written by
+ * stax_writer_ns or stax_writer_attr, whose binding is kept in scope (when
+ * the writer keeps them: ns_max). */
+static W_NOINLINE int w_attr_declaring(stax_writer *w, int call, const char *a, size_t an, stax_str b,
+                                       stax_str uri, stax_str prefix, int r) {
+#ifndef STAX_NO_WRITER_NS
+    int st;
+    if (!r && w->ns_max && (st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
+    if ((st = w_attr(w, call, a, an, b, uri, r)) != STAX_OK) return st;
+    return w->ns_max ? w_ns_add(w, prefix, uri, w->depth) : STAX_OK;
+#else
+    (void)prefix;
+    return w_attr(w, call, a, an, b, uri, r);
+#endif
+}
+
+/* "xmlns" or "xmlns:..." */
+static inline int w_is_xmlns_attr(stax_str name) {
+    return name.len >= 5 && name.ptr[0] == 'x' && !memcmp(name.ptr, "xmlns", 5) && (name.len == 5 || name.ptr[5] == ':');
 }
 
 W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str value) {
@@ -1674,31 +1904,299 @@ W_ALWAYS_INLINE int w_attr_str(stax_writer *w, int call, stax_str name, stax_str
         if (!w_is_name(name)) return W_E_NAME;
     }
     stax_str none = {NULL, 0};
+#ifndef STAX_NO_WRITER_NS
+    if (STAX_UNLIKELY(w->ns_max != 0 && w_is_xmlns_attr(name))) {
+        stax_str prefix = {name.ptr + (name.len > 5 ? 6 : 5), name.len > 5 ? name.len - 6 : 0};
+        return w_attr_declaring(w, call, name.ptr, name.len, none, value, prefix, r);
+    }
+#endif
     return w_attr(w, call, name.ptr, name.len, none, value, r);
 }
 
-static const char w_ns_xml[] = "http://www.w3.org/XML/1998/namespace";
-static const char w_ns_xmlns[] = "http://www.w3.org/2000/xmlns/";
+/* NCName: a Name without ':' (the colon test a word at a time: two
+ * overlapping loads cover up to 8 bytes). */
+static inline int w_is_ncname(stax_str s) {
+    if (!w_is_name(s)) return 0;
+    const char *p = s.ptr;
+    size_t n = s.len, i = 0;
+    if (n >= 4 && n <= 8) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        return !w_has_byte((uint64_t)a | (uint64_t)b << 32, ':' * W_ONES);
+    }
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        if (w_has_byte(v, ':' * W_ONES)) return 0;
+    }
+    for (; i < n; i++)
+        if (p[i] == ':') return 0;
+    return 1;
+}
+
+/* A declaration's prefix ("" the default) and URI: Namespaces 1.0's rules. */
+static int w_ns_check(stax_str prefix, stax_str uri) {
+    int is_xml_uri = W_EQ(uri, w_ns_xml), is_xml = W_EQ(prefix, "xml");
+    if (W_EQ(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
+    if (is_xml_uri != is_xml) return W_E_NS_XML;
+    if (prefix.len) {
+        /* undeclaring a prefix is not Namespaces 1.0 */
+        if (!w_is_ncname(prefix)) return W_E_NS_PREFIX;
+        if (W_EQ(prefix, "xmlns")) return W_E_NS_XMLNS;
+        if (uri.len == 0) return W_E_NS_EMPTY;
+    }
+    return STAX_OK;
+}
 
 static int w_ns(stax_writer *w, stax_str prefix, stax_str uri) {
-    int r = w_begin(w, W_CALL_NS, 0);
+    int r = w_begin(w, W_CALL_NS, 0), st;
     if (r < 0) return r;
     if (w_bad(prefix) || w_bad(uri)) return w_null_str();
     if (!r) {
         if (!w->tag_open) return W_E_NO_TAG;
-        int is_xml_uri = stax_str_eq(uri, w_ns_xml), is_xml = stax_str_eq(prefix, "xml");
-        if (stax_str_eq(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
-        if (is_xml_uri != is_xml) return W_E_NS_XML;
-        if (prefix.len) {
-            /* NCName: a Name without ':'; undeclaring a prefix is not Namespaces 1.0 */
-            if (!w_is_name(prefix) || memchr(prefix.ptr, ':', prefix.len)) return W_E_NS_PREFIX;
-            if (stax_str_eq(prefix, "xmlns")) return W_E_NS_XMLNS;
-            if (uri.len == 0) return W_E_NS_EMPTY;
-        }
+        if ((st = w_ns_check(prefix, uri)) != STAX_OK) return st;
     }
-    if (prefix.len) return w_attr(w, W_CALL_NS, "xmlns:", 6, prefix, uri, r);
-    return w_attr(w, W_CALL_NS, "xmlns", 5, prefix, uri, r);
+    if (prefix.len) return w_attr_declaring(w, W_CALL_NS, "xmlns:", 6, prefix, uri, prefix, r);
+    return w_attr_declaring(w, W_CALL_NS, "xmlns", 5, prefix, uri, prefix, r);
 }
+
+#ifndef STAX_NO_WRITER_NS
+/* A binding in scope that this writer's output did not declare (the open
+ * stream's, written elsewhere): kept at depth 0, never written. */
+static int w_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri) {
+    int st;
+    if (!w) return STAX_E_USAGE;
+    if (w->err.status != STAX_OK) return w->err.status;
+    if (w->rs_call != W_CALL_NONE) return W_E_BLOCKED;
+    if (w->finished || w->in_finish) return W_E_FINISHED;
+    if (w_bad(prefix) || w_bad(uri)) return w_null_str();
+    if (w->depth) return W_E_NS_INHERIT_LATE;
+    if (!w->ns_max) return W_E_NS_NO_MEMORY;
+    if ((st = w_ns_check(prefix, uri)) != STAX_OK) return st;
+    if ((st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
+    return w_ns_add(w, prefix, uri, 0);
+}
+
+/* What a namespace-aware call writes for the namespace name uri with the
+ * prefix hint: the prefix (*prefix, "" for none) and whether it declares it
+ * (*declare); gen holds a generated prefix. An element takes a binding in
+ * scope for uri (the hint's, then the default, then the newest prefix), else
+ * declares the hint (or the default namespace). An attribute needs a prefix:
+ * the hint's or the newest in scope for uri, else the hint if it is bound to
+ * nothing here, else the first of ns1, ns2, ... bound to nothing. The choice
+ * depends only on the bindings, which a blocked call does not change: the
+ * repeated call makes the same one. */
+static int w_ns_choose(const stax_writer *w, int attr, stax_str uri, stax_str hint, char gen[24], stax_str *prefix,
+                       int *declare) {
+    static const char xml[] = "xml";
+    *declare = 0;
+    *prefix = hint;
+    if (hint.len && !w_is_ncname(hint)) return W_E_NS_PREFIX;
+    if (W_EQ(hint, "xmlns")) return W_E_NS_XMLNS;
+    if (W_EQ(uri, w_ns_xmlns)) return W_E_NS_XMLNS_URI;
+    if (W_EQ(uri, w_ns_xml)) {
+        if (hint.len && !W_EQ(hint, "xml")) return W_E_NS_XML;
+        prefix->ptr = xml;
+        prefix->len = 3;
+        return STAX_OK;
+    }
+    if (W_EQ(hint, "xml")) return W_E_NS_XML;
+    if (uri.len == 0) {
+        if (hint.len) return W_E_NS_EMPTY_PREFIXED;
+        /* no namespace: unprefixed, and a default namespace in scope undeclared */
+        *declare = !attr && !w_ns_is(w, hint, uri);
+        return STAX_OK;
+    }
+    if (hint.len && w_ns_is(w, hint, uri)) return STAX_OK;
+    if (!attr && !hint.len && w_ns_is(w, hint, uri)) return STAX_OK;
+    if (w_ns_prefix_for(w, uri, !attr, prefix)) return STAX_OK;
+    *declare = 1;
+    *prefix = hint;
+    if (!attr) return STAX_OK; /* the hint, or the default namespace */
+    if (hint.len && !w_ns_find(w, hint)) return STAX_OK;
+    for (uint32_t k = 1;; k++) { /* "ns" and k's digits (no snprintf: bare-metal builds have none) */
+        char digits[10];
+        size_t n = 0;
+        for (uint32_t v = k; v; v /= 10) digits[n++] = (char)('0' + v % 10);
+        gen[0] = 'n';
+        gen[1] = 's';
+        for (size_t i = 0; i < n; i++) gen[2 + i] = digits[n - 1 - i];
+        prefix->ptr = gen;
+        prefix->len = 2 + n;
+        if (!w_ns_find(w, *prefix)) return STAX_OK;
+    }
+}
+
+/* [>][indent]<[prefix:]local[ xmlns[:prefix]="uri"] */
+W_ALWAYS_INLINE int w_start_ns_pieces(const stax_writer *w, stax_str uri, stax_str local, stax_str prefix, int decl,
+                             w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_markup_indent(w);
+    pc[2] = w_pc(W_P_RAW, "<", 1);
+    pc[3] = w_pc(W_P_RAW, prefix.ptr, prefix.len);
+    pc[4] = w_pc(W_P_BYTE, ":", prefix.len != 0);
+    pc[5] = w_pc(W_P_RAW, local.ptr, local.len);
+    pc[6] = w_pc(W_P_RAW, " xmlns", decl ? 6 : 0);
+    pc[7] = w_pc(W_P_BYTE, ":", decl && prefix.len);
+    pc[8] = w_pc(W_P_RAW, prefix.ptr, decl ? prefix.len : 0);
+    pc[9] = w_pc(W_P_RAW, "=\"", decl ? 2 : 0);
+    pc[10] = w_pc(W_P_ATTR, uri.ptr, decl ? uri.len : 0);
+    pc[11] = w_pc(W_P_BYTE, "\"", decl != 0);
+    return 12;
+}
+
+/* [>][indent]<local xmlns="uri": an element that declares the default namespace */
+W_ALWAYS_INLINE int w_start_default_pieces(const stax_writer *w, stax_str uri, stax_str local, w_piece *pc) {
+    pc[0] = w_pc(W_P_BYTE, ">", w->tag_open != 0);
+    pc[1] = w_markup_indent(w);
+    pc[2] = w_pc(W_P_RAW, "<", 1);
+    pc[3] = w_pc(W_P_RAW, local.ptr, local.len);
+    pc[4] = w_pc(W_P_RAW, " xmlns=\"", 8);
+    pc[5] = w_pc(W_P_ATTR, uri.ptr, uri.len);
+    pc[6] = w_pc(W_P_RAW, "\"", 1);
+    return 7;
+}
+
+static W_NOINLINE int w_start_ns_run(stax_writer *w, stax_str uri, stax_str local, stax_str prefix, int decl, int r) {
+    w_call c;
+    w_init(&c);
+    if (decl && !prefix.len)
+        c.np = w_start_default_pieces(w, uri, local, c.pc);
+    else
+        c.np = w_start_ns_pieces(w, uri, local, prefix, decl, c.pc);
+    return w_run(w, W_CALL_START_NS, &c, r);
+}
+
+static int w_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint) {
+    int r = w_begin(w, W_CALL_START_NS, 0), st, decl;
+    if (r < 0) return r;
+    if (w_bad(uri) || w_bad(local) || w_bad(hint)) return w_null_str();
+    char gen[24];
+    stax_str prefix;
+    if (!r) {
+        if (w->depth == 0 && w->root_done) return W_E_SECOND_ROOT;
+        if (!w->ns_max) return W_E_NS_NO_MEMORY;
+        if (!w_is_ncname(local)) return W_E_NS_LOCAL;
+    }
+    if ((st = w_ns_choose(w, 0, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
+    if (!decl && !prefix.len) return w_start_checked(w, W_CALL_START_NS, local, r); /* <local */
+    size_t qlen = prefix.len + (prefix.len ? 1u : 0u) + local.len;
+    size_t dlen = decl ? 5u + (prefix.len ? 1u : 0u) + prefix.len : 0; /* xmlns[:prefix] */
+    size_t extra = decl ? dlen + sizeof(w_rec) : 0;
+    if (!r) {
+        if ((st = w_reserve(w, qlen + extra)) != STAX_OK) return st;
+        if (decl && (st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
+    }
+    /* the usual shapes with their own fast case: the default namespace
+       declared (a stanza's extension), and a prefix in scope */
+    if (r)
+        st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    else if (decl && !prefix.len) {
+        w_piece pc[7];
+        int np = w_start_default_pieces(w, uri, local, pc);
+        if ((st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    } else {
+        w_piece pc[12];
+        int np = w_start_ns_pieces(w, uri, local, prefix, decl, pc);
+        if ((st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_start_ns_run(w, uri, local, prefix, decl, r);
+    }
+    if (st != STAX_OK) return st;
+    w_peak(w, qlen + sizeof(w_rec) + extra);
+    w_markup_done(w);
+    uint32_t inherit = w->depth ? w_top(w)->info & W_EL_MIXED : 0;
+    if ((st = w_push_name(w, prefix.ptr, prefix.len, prefix.len != 0, local.ptr, local.len, inherit)) != STAX_OK)
+        return st;
+    w->depth++;
+    w->tag_open = 1;
+    if (!decl) return STAX_OK;
+    if ((st = w_push_name(w, "xmlns", 5, prefix.len != 0, prefix.ptr, prefix.len, 0)) != STAX_OK) return st;
+    w_attr_pushed(w, dlen);
+    w->attr_names_len += dlen;
+    w->nattrs++;
+    return w_ns_add(w, prefix, uri, w->depth);
+}
+
+/* Is an attribute of the expanded name {uri}local already on the open start
+ * tag, whatever its prefix? (Declarations are not attributes here.) */
+static int w_qattr_seen(const stax_writer *w, stax_str uri, stax_str local) {
+    const char *name = (const char *)w->stack + w->names_len - w->attr_names_len;
+    for (uint32_t k = 0; k < w->nattrs; k++) {
+        const w_rec *r = w_rec_at(w, (size_t)w->depth + k);
+        stax_str q = {name, r->len}, p = {name, 0}, l = q;
+        name += r->len;
+        const char *colon = (const char *)memchr(q.ptr, ':', q.len);
+        if (colon) {
+            p.len = (size_t)(colon - q.ptr);
+            l.ptr = colon + 1;
+            l.len = q.len - p.len - 1;
+        }
+        if (l.len != local.len || !w_same(l.ptr, local.ptr, local.len)) continue;
+        if (W_EQ(p, "xmlns") || (!colon && W_EQ(q, "xmlns"))) continue;
+        if (colon ? w_ns_is(w, p, uri) : uri.len == 0) return 1;
+    }
+    return 0;
+}
+
+/* [ xmlns:prefix="uri"] [prefix:]local="value" */
+static int w_attr_ns_pieces(stax_str uri, stax_str local, stax_str prefix, int decl, stax_str value, w_piece *pc) {
+    pc[0] = w_pc(W_P_RAW, " xmlns:", decl ? 7 : 0);
+    pc[1] = w_pc(W_P_RAW, prefix.ptr, decl ? prefix.len : 0);
+    pc[2] = w_pc(W_P_RAW, "=\"", decl ? 2 : 0);
+    pc[3] = w_pc(W_P_ATTR, uri.ptr, decl ? uri.len : 0);
+    pc[4] = w_pc(W_P_BYTE, "\"", decl != 0);
+    pc[5] = w_pc(W_P_RAW, " ", 1);
+    pc[6] = w_pc(W_P_RAW, prefix.ptr, prefix.len);
+    pc[7] = w_pc(W_P_BYTE, ":", prefix.len != 0);
+    pc[8] = w_pc(W_P_RAW, local.ptr, local.len);
+    pc[9] = w_pc(W_P_RAW, "=\"", 2);
+    pc[10] = w_pc(W_P_ATTR, value.ptr, value.len);
+    pc[11] = w_pc(W_P_RAW, "\"", 1);
+    return 12;
+}
+
+static int w_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str hint, stax_str value) {
+    int r = w_begin(w, W_CALL_ATTR_NS, 0), st, decl;
+    if (r < 0) return r;
+    if (w_bad(uri) || w_bad(local) || w_bad(hint) || w_bad(value)) return w_null_str();
+    char gen[24];
+    stax_str prefix;
+    if (!r) {
+        if (!w->tag_open) return W_E_NO_TAG;
+        if (!w->ns_max) return W_E_NS_NO_MEMORY;
+        if (!w_is_ncname(local)) return W_E_NS_LOCAL;
+    }
+    if ((st = w_ns_choose(w, 1, uri, hint, gen, &prefix, &decl)) != STAX_OK) return st;
+    if (!prefix.len && W_EQ(local, "xmlns")) return W_E_NS_XMLNS; /* that is a declaration */
+    size_t qlen = prefix.len + (prefix.len ? 1u : 0u) + local.len;
+    size_t dlen = decl ? 6 + prefix.len : 0; /* xmlns:prefix */
+    size_t extra = decl ? dlen + sizeof(w_rec) : 0;
+    if (!r) {
+        if (w_qattr_seen(w, uri, local)) return STAX_E_DUP_ATTR;
+        if ((st = w_reserve(w, qlen + extra)) != STAX_OK) return st;
+        if (decl && (st = w_ns_reserve(w, prefix.len + uri.len)) != STAX_OK) return st;
+    }
+    w_call c;
+    w_init(&c);
+    c.np = w_attr_ns_pieces(uri, local, prefix, decl, value, c.pc);
+    if (r || (st = w_fast(w, c.pc, c.np)) == W_NO_ROOM) st = w_run(w, W_CALL_ATTR_NS, &c, r);
+    if (st != STAX_OK) return st;
+    w_peak(w, qlen + sizeof(w_rec) + extra);
+    if (decl) {
+        if ((st = w_push_name(w, "xmlns", 5, 1, prefix.ptr, prefix.len, 0)) != STAX_OK) return st;
+        w_attr_pushed(w, dlen);
+        w->attr_names_len += dlen;
+        w->nattrs++;
+        if ((st = w_ns_add(w, prefix, uri, w->depth)) != STAX_OK) return st;
+    }
+    if ((st = w_push_name(w, prefix.ptr, prefix.len, prefix.len != 0, local.ptr, local.len, 0)) != STAX_OK) return st;
+    w_attr_pushed(w, qlen);
+    w->attr_names_len += qlen;
+    w->nattrs++;
+    return STAX_OK;
+}
+
+#endif /* STAX_NO_WRITER_NS */
 
 /* [>]text (outside the root, where it is spaces, tabs and LFs, escaping
  * leaves it as it is) */
@@ -1719,7 +2217,7 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     int r = w_begin(w, call, 0), st;
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
-    if (!r && w->depth == 0) {
+    if (!r && w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) {
         for (size_t i = 0; i < text.len; i++)
             if (text.ptr[i] != ' ' && text.ptr[i] != '\t' && text.ptr[i] != '\n') return W_E_TEXT_OUTSIDE;
     }
@@ -1728,7 +2226,10 @@ W_ALWAYS_INLINE int w_text(stax_writer *w, int call, stax_str text) {
     if (r || (st = w_fast(w, pc, np)) == W_NO_ROOM) st = w_text_run(w, call, text, r);
     if (st != STAX_OK) return st;
     w_tag_closed(w);
-    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else if (text.len)
+        w_top_text(w);
     if (text.len) w->started = 1;
     return STAX_OK;
 }
@@ -1737,7 +2238,7 @@ static int w_cdata(stax_writer *w, stax_str text) {
     int r = w_begin(w, W_CALL_CDATA, 0), st;
     if (r < 0) return r;
     if (w_bad(text)) return w_null_str();
-    if (!r && w->depth == 0) return W_E_CDATA_OUTSIDE;
+    if (!r && w->depth == 0 && !(w->flags & STAX_WRITE_FRAGMENT)) return W_E_CDATA_OUTSIDE;
     w_call c;
     w_init(&c);
     if (w->tag_open) w_add(&c, W_P_RAW, ">", 1);
@@ -1746,7 +2247,11 @@ static int w_cdata(stax_writer *w, stax_str text) {
     w_add_z(&c, "]]>");
     if ((st = w_run(w, W_CALL_CDATA, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
-    w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else
+        w_top_text(w);
+    w->started = 1;
     return STAX_OK;
 }
 
@@ -1831,8 +2336,11 @@ W_ALWAYS_INLINE int w_end(stax_writer *w, int internal) {
     if (st != STAX_OK) return st;
     w_tag_closed(w);
     w->names_len -= w_top(w)->len;
+#ifndef STAX_NO_WRITER_NS
+    if (w->ns_n) w_ns_pop(w, w->depth);
+#endif
     w->depth--;
-    if (w->depth == 0) w->root_done = 1;
+    w_root_closed(w);
     return STAX_OK;
 }
 
@@ -1853,7 +2361,7 @@ W_ALWAYS_INLINE int w_element_pieces(const stax_writer *w, int call, stax_str na
 static inline void w_element_done(stax_writer *w, size_t name_len) {
     w_peak(w, name_len + sizeof(w_rec));
     w_markup_done(w);
-    if (w->depth == 0) w->root_done = 1;
+    w_root_closed(w);
 }
 
 /* The call that does not fit in the free buffer, or is being repeated:
@@ -1898,7 +2406,10 @@ static int w_raw(stax_writer *w, stax_str bytes) {
     if ((st = w_run(w, W_CALL_RAW, &c, r)) != STAX_OK) return st;
     w_tag_closed(w);
     /* raw bytes may be text: never indent next to them */
-    if (w->depth) w_top(w)->info |= W_EL_MIXED;
+    if (w->depth)
+        w_top(w)->info |= W_EL_MIXED;
+    else if (bytes.len)
+        w_top_text(w);
     if (bytes.len) w->started = 1;
     return STAX_OK;
 }
@@ -2019,7 +2530,7 @@ static int w_finish(stax_writer *w) {
     if (w->finished) return STAX_OK;
     if (!w->in_finish) {
         if (w->rs_call != W_CALL_NONE) return W_E_BLOCKED;
-        if (w->depth == 0 && !w->root_done) return W_E_NO_ROOT;
+        if (w->depth == 0 && !w->root_done && !(w->flags & STAX_WRITE_FRAGMENT)) return W_E_NO_ROOT;
         w->in_finish = 1;
         w_regate(w);
     }
@@ -2050,6 +2561,17 @@ int stax_writer_attr(stax_writer *w, stax_str name, stax_str value) {
 int stax_writer_ns(stax_writer *w, stax_str prefix, stax_str uri) {
     return w_result(w, W_CALL_NS, w_ns(w, prefix, uri));
 }
+#ifndef STAX_NO_WRITER_NS
+int stax_writer_start_ns(stax_writer *w, stax_str uri, stax_str local, stax_str prefix) {
+    return w_result(w, W_CALL_START_NS, w_start_ns(w, uri, local, prefix));
+}
+int stax_writer_attr_ns(stax_writer *w, stax_str uri, stax_str local, stax_str prefix, stax_str value) {
+    return w_result(w, W_CALL_ATTR_NS, w_attr_ns(w, uri, local, prefix, value));
+}
+int stax_writer_inherit_ns(stax_writer *w, stax_str prefix, stax_str uri) {
+    return w_result(w, W_CALL_INHERIT_NS, w_inherit_ns(w, prefix, uri));
+}
+#endif
 int stax_writer_text(stax_writer *w, stax_str text) { return w_result(w, W_CALL_TEXT, w_text(w, W_CALL_TEXT, text)); }
 int stax_writer_cdata(stax_writer *w, stax_str text) { return w_result(w, W_CALL_CDATA, w_cdata(w, text)); }
 int stax_writer_comment(stax_writer *w, stax_str text) { return w_result(w, W_CALL_COMMENT, w_comment(w, text)); }
@@ -2183,6 +2705,8 @@ typedef struct w_plan {
     size_t head;      /* the writer, and the thread's state, rounded */
     size_t stack;     /* fixed block: the stack's size; allocator: its first allocation */
     size_t stack_max; /* the most it may hold (W_STACK_UNLIMITED: no stack_size) */
+    size_t ns;        /* fixed block: the namespace area (ns_size, rounded; 0: none) */
+    size_t ns_max;    /* the most the bindings may take (0: none are kept) */
     size_t indent_len;
     char indent[W_MAX_INDENT];
 } w_plan;
@@ -2210,7 +2734,7 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
     if (!why) why = &dummy;
     *why = unused;
     memset(p, 0, sizeof *p);
-    if (o->flags & ~(unsigned)(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND | STAX_WRITE_STICKY))
+    if (o->flags & ~(unsigned)(STAX_WRITE_SELF_CLOSE | STAX_WRITE_BACKGROUND | STAX_WRITE_STICKY | STAX_WRITE_FRAGMENT))
         return *why = "flags holds a bit that is not a STAX_WRITE_* flag", STAX_E_USAGE;
 #ifdef STAX_NO_THREADS
     if (o->flags & STAX_WRITE_BACKGROUND)
@@ -2233,6 +2757,15 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
     if (o->buffer_size > W_MAX_BUFFER) return *why = "buffer_size is too large", STAX_E_USAGE;
     if (o->stack_size && o->stack_size < W_MIN_STACK) return *why = "stack_size is below 64", STAX_E_USAGE;
     if (o->stack_size > W_MAX_STACK) return *why = "stack_size is too large", STAX_E_USAGE;
+    if (o->ns_size > W_NS_MAX) return *why = "ns_size is too large", STAX_E_USAGE;
+#ifdef STAX_NO_WRITER_NS
+    if (o->ns_size)
+        return *why = "ns_size: this build has no namespace-aware writer (STAX_NO_WRITER_NS)", STAX_E_USAGE;
+    p->ns_max = 0;
+#else
+    p->ns_max = o->ns_size ? o->ns_size / sizeof(w_bind) * sizeof(w_bind) : o->memory ? 0 : W_NS_DEFAULT;
+#endif
+    if (o->memory) p->ns = p->ns_max;
     p->nbuf = (o->flags & STAX_WRITE_BACKGROUND) ? 2 : 1;
     p->head = w_head(o->flags, p->indent_len);
     if (!o->memory) {
@@ -2245,7 +2778,8 @@ static int w_plan_options(const stax_writer_options *o, w_plan *p, const char **
      * share what the block holds; the stack never shrinks as the block grows. */
     static const char *const small = "memory_size is smaller than these options need (see stax_writer_memory_size)";
     if (o->memory_size < (W_ALIGN - 1) + p->head) return *why = small, STAX_E_NOMEM;
-    size_t room = o->memory_size - (W_ALIGN - 1) - p->head, s;
+    if (o->memory_size - (W_ALIGN - 1) - p->head < p->ns) return *why = small, STAX_E_NOMEM;
+    size_t room = o->memory_size - (W_ALIGN - 1) - p->head - p->ns, s;
     size_t most = p->nbuf * W_DEFAULT_BUFFER; /* buffers when buffer_size is 0 */
     if (o->buffer_size) {
         if (room / p->nbuf < o->buffer_size) return *why = small, STAX_E_NOMEM;
@@ -2293,6 +2827,7 @@ int stax_writer_effective_options(const stax_writer_options *opt, stax_writer_op
     if (st != STAX_OK || !out) return st;
     o.buffer_size = p.cap;
     if (p.stack_max != W_STACK_UNLIMITED) o.stack_size = p.stack_max; /* else 0: no limit */
+    o.ns_size = p.ns_max;
     *out = o;
     return STAX_OK;
 }
@@ -2302,14 +2837,16 @@ size_t stax_writer_memory_size(const stax_writer_options *opt) {
     w_plan p;
     o.memory = NULL; /* the other options decide */
     if (w_plan_options(&o, &p, NULL) != STAX_OK) return 0;
-    return w_block_bytes(p.head, o.stack_size ? p.stack_max : W_STACK_INITIAL, p.nbuf, p.cap);
+    size_t ns = o.ns_size ? p.ns_max : 0; /* a block has no namespace area without ns_size */
+    return w_block_bytes(p.head + ns, o.stack_size ? p.stack_max : W_STACK_INITIAL, p.nbuf, p.cap);
 }
 
 size_t stax_writer_memory_peak(const stax_writer *w) {
     if (!w) return 0;
     size_t s = w->stack_peak < W_MIN_STACK ? W_MIN_STACK : w->stack_peak;
-    return w_block_bytes(w_head(w->flags, w->indent_len), (s + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec),
-                         w->bg ? 2 : 1, w->out.cap);
+    size_t ns = w->ns_block ? w->ns_max : 0; /* the area ns_size gives a block */
+    return w_block_bytes(w_head(w->flags, w->indent_len) + ns,
+                         (s + sizeof(w_rec) - 1) / sizeof(w_rec) * sizeof(w_rec), w->bg ? 2 : 1, w->out.cap);
 }
 
 /* ================================================================ creation and sinks */
@@ -2321,7 +2858,7 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
 
     stax_writer *w;
     w_bg *bg = NULL;
-    unsigned char *b1, *b2 = NULL, *stack;
+    unsigned char *b1, *b2 = NULL, *stack, *ns = NULL;
     stax__mem mem;
     if (o.memory) {
         /* Carve the block: writer | thread state | stack | buffer(s), as planned. */
@@ -2330,7 +2867,8 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
         w = (stax_writer *)(void *)base;
         if (p.nbuf == 2) bg = (w_bg *)(void *)(base + w_round_up(w_self_size(p.indent_len)));
         stack = base + p.head;
-        b1 = stack + p.stack;
+        ns = p.ns ? stack + p.stack : NULL; /* 8-aligned, enough for w_bind */
+        b1 = stack + p.stack + p.ns;
         if (p.nbuf == 2) b2 = b1 + p.cap;
         memset(&mem, 0, sizeof mem);
     } else {
@@ -2359,6 +2897,10 @@ stax_writer *stax_writer_new(const stax_writer_options *opt) {
     w->stack_cap = p.stack;
     w->stack_max = p.stack_max;
     w->stack_opt = o.stack_size;
+    w->ns = ns;
+    w->ns_cap = (uint32_t)p.ns;
+    w->ns_max = (uint32_t)p.ns_max;
+    w->ns_block = o.ns_size != 0;
     w->flags = o.flags;
     w->indent_len = p.indent_len;
     w->indenting = p.indent_len > 0;
@@ -2394,6 +2936,7 @@ void stax_writer_free(stax_writer *w) {
     stax__mem mem = w->mem;
     if (w->sink == W_SINK_MEM_GROW) stax__buf_free(&mem, &w->msink);
     stax__mem_free(&mem, w->stack, w->stack_cap);
+    stax__mem_free(&mem, w->ns, w->ns_cap);
     if (bg) {
         stax__mem_free(&mem, bg->buf, w->out.cap);
         stax__mem_free(&mem, bg, sizeof *bg);

@@ -32,3 +32,35 @@ writer-records-check: writer-bench-tools
 	cmp $(BUILD)/records-stax.xml $(BUILD)/records-snprintf.xml
 	cmp $(BUILD)/records-stax.xml $(BUILD)/records-libxml2.xml
 	xmllint --noout $(BUILD)/records-stax.xml
+
+# The catalog program (bench/writer_catalog.c): every record formatted by the
+# caller with snprintf; stax, libxml2 and the snprintf + fwrite floor.
+#   make writer-catalog-check      the three write the same bytes
+#   sh bench/writer_catalog_run.sh  hyperfine and callgrind of both (docs/benchmarks.md)
+$(BUILD)/writer_catalog: bench/writer_catalog.c $(BUILD)/libstax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WRITER_BENCH_CFLAGS) -I. $$(pkg-config --cflags libxml-2.0) -o $@ bench/writer_catalog.c $(BUILD)/libstax.a $$(pkg-config --libs libxml-2.0) -lpthread
+
+.PHONY: writer-catalog-check
+writer-catalog-check: $(BUILD)/writer_catalog
+	$(BUILD)/writer_catalog stax 4M $(BUILD)/catalog-stax.xml
+	$(BUILD)/writer_catalog libxml2 4M $(BUILD)/catalog-libxml2.xml
+	$(BUILD)/writer_catalog floor 4M $(BUILD)/catalog-floor.xml
+	cmp $(BUILD)/catalog-stax.xml $(BUILD)/catalog-libxml2.xml
+	cmp $(BUILD)/catalog-stax.xml $(BUILD)/catalog-floor.xml
+	xmllint --noout $(BUILD)/catalog-stax.xml
+
+# The stanza program (bench/writer_stanza.c): XMPP messages one at a time,
+# each flushed; stax's namespace-aware calls in fragment mode, and libxml2.
+#   make writer-stanza-check       both write the same bytes
+$(BUILD)/writer_stanza: bench/writer_stanza.c $(BUILD)/libstax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WRITER_BENCH_CFLAGS) -I. $$(pkg-config --cflags libxml-2.0) -o $@ bench/writer_stanza.c $(BUILD)/libstax.a $$(pkg-config --libs libxml-2.0) -lpthread
+
+.PHONY: writer-stanza-check
+writer-stanza-check: $(BUILD)/writer_stanza
+	$(BUILD)/writer_stanza stax 20000 $(BUILD)/stanza-stax.xml
+	$(BUILD)/writer_stanza libxml2 20000 $(BUILD)/stanza-libxml2.xml
+	cmp $(BUILD)/stanza-stax.xml $(BUILD)/stanza-libxml2.xml
+	{ printf '<stream:stream xmlns="jabber:client" xmlns:stream="http://etherx.jabber.org/streams">'; \
+	  cat $(BUILD)/stanza-stax.xml; printf '</stream:stream>'; } | xmllint --noout -

@@ -32,6 +32,9 @@
 #define main example_sticky_main
 #include "examples/writer_sticky.c"
 #undef main
+#define main example_xmpp_main
+#include "examples/writer_xmpp.c"
+#undef main
 
 /* Run fn with stdout going to a temporary file; return what it printed. */
 static char *run_example(int (*fn)(void), int *rc) {
@@ -125,5 +128,22 @@ Test(writer_examples, sticky) {
                           "first error: invalid byte sequence for the encoding\n"
                           "message: stax_writer_element: a string is not valid UTF-8\n"
                           "<log><entry>started</entry>\n");
+    free(out);
+}
+
+Test(writer_examples, xmpp) {
+    int rc;
+    char *out = run_example(example_xmpp_main, &rc);
+    cr_assert_eq(rc, 0);
+    const char *stanza = "<message to=\"juliet@example.com\"><body>Neither, fair saint, if either thee dislike.</body>"
+                         "<active xmlns=\"http://jabber.org/protocol/chatstates\"/></message>";
+    char want[2048];
+    snprintf(want, sizeof want,
+             "juliet@example.com: Art thou not Romeo,\n"
+             "juliet@example.com: & a Montague?\n"
+             "sent: <stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>%s%s"
+             "</stream:stream>\n",
+             stanza, stanza);
+    cr_assert_str_eq(out, want);
     free(out);
 }

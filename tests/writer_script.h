@@ -91,9 +91,19 @@ static const char *alpha_name[] = {"a", "b", "c", "d", "e", "x", "y", "z"};
 
 #define NSTR(p) (sizeof(p) / sizeof(p[0]))
 
+/* A random text of up to max_text pieces, and a name of 1 to most letters. */
+static inline stax_str random_text(script *sc, size_t max_text, uint32_t *rng) {
+    return pool_str(sc, alpha_text, NSTR(alpha_text), rng_next(rng) % max_text, rng);
+}
+static inline stax_str random_name(script *sc, uint32_t most, uint32_t *rng) {
+    return pool_str(sc, alpha_name, NSTR(alpha_name), 1 + rng_next(rng) % most, rng);
+}
+
 /* A document of roughly `steps` calls that uses every call, with texts up to
- * `max_text` pieces long (longer than small buffers, to block mid-call). */
-static script make_script(uint32_t seed, size_t steps, size_t max_text) {
+ * `max_text` pieces long (longer than small buffers, to block mid-call); or,
+ * with fragment set, a fragment (STAX_WRITE_FRAGMENT): the same calls from
+ * the top level on, with no prolog. */
+static inline script make_script_in(uint32_t seed, size_t steps, size_t max_text, int fragment) {
     script sc;
     memset(&sc, 0, sizeof sc);
     sc.pool_cap = steps * (max_text * 6 + 64) + 4096;
@@ -101,11 +111,14 @@ static script make_script(uint32_t seed, size_t steps, size_t max_text) {
     cr_assert_not_null(sc.pool);
     uint32_t rng = seed * 2654435761u + 1;
     stax_str none = {NULL, 0};
-    add_op(&sc, O_DECL, none, stax_strz("UTF-8"));
-    add_op(&sc, O_DOCTYPE, stax_strz("root"), stax_strz("root.dtd"));
-    add_op(&sc, O_COMMENT, stax_strz(" generated "), none);
-    add_op(&sc, O_START, stax_strz("root"), none);
-    int depth = 1, can_attr = 1, attrs = 0;
+    int top = fragment ? 0 : 1; /* the least depth: a fragment has any number of top-level nodes */
+    if (!fragment) {
+        add_op(&sc, O_DECL, none, stax_strz("UTF-8"));
+        add_op(&sc, O_DOCTYPE, stax_strz("root"), stax_strz("root.dtd"));
+        add_op(&sc, O_COMMENT, stax_strz(" generated "), none);
+        add_op(&sc, O_START, stax_strz("root"), none);
+    }
+    int depth = top, can_attr = !fragment, attrs = 0;
     for (size_t i = 0; i < steps; i++) {
         uint32_t r = rng_next(&rng) % 100;
         if (can_attr && r < 25) {
@@ -113,42 +126,42 @@ static script make_script(uint32_t seed, size_t steps, size_t max_text) {
             snprintf(name, sizeof name, "a%d", attrs++ % 1000);
             stax_str nm = pool_str(&sc, (const char *[]){name}, 1, 1, &rng);
             if (r < 3)
-                add_op(&sc, O_NS, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 3, &rng),
+                add_op(&sc, O_NS, random_name(&sc, 3, &rng),
                        stax_strz("urn:x"));
             else if (r < 6)
                 add_number(&sc, O_ATTR_DEC, nm, &rng);
             else
-                add_op(&sc, O_ATTR, nm, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
+                add_op(&sc, O_ATTR, nm, random_text(&sc, max_text, &rng));
             if (r < 3) can_attr = 0; /* a second xmlns:same would be a duplicate */
             continue;
         }
         can_attr = 0;
         if (r < 40 && depth < 12) {
-            add_op(&sc, O_START, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 6, &rng), none);
+            add_op(&sc, O_START, random_name(&sc, 6, &rng), none);
             depth++;
             can_attr = 1;
             attrs = 0;
-        } else if (r < 55 && depth > 1) {
+        } else if (r < 55 && depth > top) {
             add_op(&sc, O_END, none, none);
             depth--;
         } else if (r < 64) {
-            add_op(&sc, O_TEXT, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
+            add_op(&sc, O_TEXT, random_text(&sc, max_text, &rng), none);
         } else if (r < 70) {
-            add_op(&sc, O_ELEMENT, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 6, &rng),
-                   pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng));
+            add_op(&sc, O_ELEMENT, random_name(&sc, 6, &rng),
+                   random_text(&sc, max_text, &rng));
         } else if (r < 73) {
             add_number(&sc, O_ELEMENT_INT + (int)(rng_next(&rng) % 3),
-                       pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 6, &rng), &rng);
+                       random_name(&sc, 6, &rng), &rng);
         } else if (r < 75) {
             add_number(&sc, O_TEXT_INT, (stax_str){NULL, 0}, &rng);
         } else if (r < 82) {
-            add_op(&sc, O_CDATA, pool_str(&sc, alpha_text, NSTR(alpha_text), rng_next(&rng) % max_text, &rng), none);
+            add_op(&sc, O_CDATA, random_text(&sc, max_text, &rng), none);
         } else if (r < 88) {
             stax_str c = pool_str(&sc, alpha_safe, NSTR(alpha_safe), rng_next(&rng) % max_text, &rng);
             add_op(&sc, O_COMMENT, c, none); /* alpha_safe has no "--" and no trailing '-' */
         } else if (r < 94) {
             stax_str d = pool_str(&sc, (const char *[]){"d", " ", "<", "&", "\xc3\xa9"}, 5, rng_next(&rng) % max_text, &rng);
-            add_op(&sc, O_PI, pool_str(&sc, alpha_name, NSTR(alpha_name), 1 + rng_next(&rng) % 4, &rng), d);
+            add_op(&sc, O_PI, random_name(&sc, 4, &rng), d);
         } else {
             add_op(&sc, O_RAW, stax_strz("<raw/>"), none);
         }
@@ -157,7 +170,11 @@ static script make_script(uint32_t seed, size_t steps, size_t max_text) {
     return sc;
 }
 
-static void free_script(script *sc) {
+static inline script make_script(uint32_t seed, size_t steps, size_t max_text) {
+    return make_script_in(seed, steps, max_text, 0);
+}
+
+static inline void free_script(script *sc) {
     free(sc->ops);
     free(sc->pool);
 }
@@ -229,9 +246,10 @@ static stax_writer *new_writer(size_t buffer, unsigned indent, unsigned flags) {
     return w;
 }
 
-/* The reference: the same script into a growable memory sink. */
-static char *reference(const script *sc, unsigned indent, size_t *len) {
-    stax_writer *w = new_writer(0, indent, 0);
+/* The reference: the same script into a growable memory sink (a writer
+ * with those flags). */
+static inline char *reference_with(const script *sc, unsigned indent, unsigned flags, size_t *len) {
+    stax_writer *w = new_writer(0, indent, flags);
     cr_assert_eq(stax_writer_set_memory(w, NULL, 0), STAX_OK);
     play(w, sc, NULL, NULL, 1);
     stax_str m = stax_writer_memory(w);
@@ -240,6 +258,10 @@ static char *reference(const script *sc, unsigned indent, size_t *len) {
     *len = m.len;
     stax_writer_free(w);
     return out;
+}
+
+static inline char *reference(const script *sc, unsigned indent, size_t *len) {
+    return reference_with(sc, indent, 0, len);
 }
 
 /* ================================================================ a capturing sink */

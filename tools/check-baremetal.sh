@@ -50,7 +50,7 @@ allowed='memcpy|memmove|memset|memcmp|memchr|strlen|__aeabi_[a-z0-9_]+|__gnu_[a-
 configs='tiny|24 KiB|the reader, every part left out|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_WRITER -DSTAX_NO_DTD -DSTAX_NO_NAMESPACES -DSTAX_NO_MESSAGES -DSTAX_NO_FAST_PATH
 no-messages|48 KiB|the full reader (DTD, external entities, namespaces), short messages|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_WRITER -DSTAX_NO_SELECT -DSTAX_NO_MESSAGES
 reader||the full reader with its messages|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_WRITER -DSTAX_NO_SELECT
-writer-short|60 KiB|reader and writer, short messages (the writer keeps its own)|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_SELECT -DSTAX_NO_MESSAGES
+writer-short|60 KiB|reader and writer, short messages (the writer keeps its own), no namespace-aware writer calls|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_SELECT -DSTAX_NO_MESSAGES -DSTAX_NO_WRITER_NS
 writer||reader and writer|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_SELECT
 full||everything: reader, writer, select, every encoding|
 no-dtd||the full reader without the DTD (so without external entities)|-DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_WRITER -DSTAX_NO_SELECT -DSTAX_NO_DTD

@@ -7,7 +7,7 @@
 #   - STAX_SMALL (the code built for size, as -Os gives it): the Latin-1
 #     table is gone;
 #   - STAX_NO_WRITER / STAX_NO_SELECT: no stax_writer_ / stax_select_ function
-#     is left in it; STAX_NO_FAST_PATH: no stax__rd_fast; STAX_NO_RESUME: no
+#     is left in it; STAX_NO_WRITER_NS: no namespace-aware writer call; STAX_NO_FAST_PATH: no stax__rd_fast; STAX_NO_RESUME: no
 #     save or resume function; STAX_NO_DTD,
 #     STAX_NO_EXTERNAL, STAX_NO_NAMESPACES, STAX_NO_MESSAGES: the part's
 #     messages are gone with its code (omitted.c stands in for the functions
@@ -27,7 +27,7 @@ allowed='memcpy|memmove|memset|memcmp|memchr|strlen|stax_test_realloc|stax_test_
 
 rm -rf "$out"
 n=0
-for macros in "" "-DSTAX_NO_DTD" "-DSTAX_NO_EXTERNAL" "-DSTAX_NO_NAMESPACES" "-DSTAX_NO_MESSAGES" "-DSTAX_NO_WRITER" \
+for macros in "" "-DSTAX_NO_DTD" "-DSTAX_NO_EXTERNAL" "-DSTAX_NO_NAMESPACES" "-DSTAX_NO_MESSAGES" "-DSTAX_NO_WRITER" "-DSTAX_NO_WRITER_NS" \
     "-DSTAX_NO_SELECT" "-DSTAX_NO_FAST_PATH" "-DSTAX_NO_RESUME" "-DSTAX_SMALL" \
     "-DSTAX_NO_DTD -DSTAX_NO_NAMESPACES -DSTAX_NO_MESSAGES -DSTAX_NO_WRITER -DSTAX_NO_EXTRA_ENCODINGS -DSTAX_NO_FAST_PATH -DSTAX_NO_RESUME -DSTAX_SMALL"; do
     n=$((n + 1))
@@ -52,6 +52,7 @@ for macros in "" "-DSTAX_NO_DTD" "-DSTAX_NO_EXTERNAL" "-DSTAX_NO_NAMESPACES" "-D
     }
     gone -DSTAX_NO_WRITER defined '^stax_(writer|select)_'
     gone -DSTAX_NO_SELECT defined '^stax_select_'
+    gone -DSTAX_NO_WRITER_NS defined '^stax_writer_(start_ns|attr_ns|inherit_ns)$'
     gone -DSTAX_NO_DTD strings 'DTD larger than max_dtd|ATTLIST'
     gone -DSTAX_NO_EXTERNAL strings 'the resolver could not give it'
     gone -DSTAX_NO_NAMESPACES strings 'is not a QName|unbound prefix'
