@@ -2437,10 +2437,8 @@ static int pv_complete(const sel_pev *pv, const sel_pp *pp) { return pv->ended |
 
 /* The value of a record. */
 static stax_str pv_rec_value(const stax_select *s, const sel_prec *r) {
-    stax_str v;
-    v.ptr = (r->attr ? s->pattr.ptr : s->ptext.ptr) + r->off;
-    v.len = r->len;
-    if (!r->len) v.ptr = "";
+    stax_str v = {"", 0}; /* (an empty value may have no buffer: no offset from NULL) */
+    if (r->len) v.ptr = (r->attr ? s->pattr.ptr : s->ptext.ptr) + r->off, v.len = r->len;
     return v;
 }
 
@@ -2856,8 +2854,8 @@ static int pv_node(stax_select *s, uint32_t id, uint32_t ppi, stax_str name, sta
 static int pv_cap_end(stax_select *s) {
     s->pcaps.len -= sizeof(sel_pcap);
     sel_pcap c = SEL_AT(s->pcaps, sel_pcap, SEL_N(s->pcaps, sel_pcap));
-    stax_str v = {s->ptext.ptr + c.off, s->ptext.len - c.off};
-    if (!v.len) v.ptr = "";
+    stax_str v = {"", 0}; /* (ptext has no buffer before its first byte: no offset from NULL) */
+    if (s->ptext.len > c.off) v.ptr = s->ptext.ptr + c.off, v.len = s->ptext.len - c.off;
     if (c.rec != SIZE_MAX) {
         sel_prec r = SEL_AT(s->precs, sel_prec, c.rec);
         r.off = c.off;
