@@ -185,6 +185,10 @@ typedef struct rd_doc {
                            but for a few tokens is never searched) */
 
     int part;           /* enum rd_part: where in the document */
+    int after_root;     /* the part when the depth falls back to 0: DOC_EPILOG, or DOC_CONTENT in a
+                           fragment (STAX_READ_FRAGMENT), whose top level is content */
+    int doc_first;      /* STAX_READ_DOCUMENTS: the next token is the first of a document after
+                           the first one (its XML declaration is allowed there) */
     int has_doctype;
     int in_cdata;       /* a CDATA section was cut; the next token continues it */
     int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
@@ -501,6 +505,11 @@ static inline int rd_behind(const stax_reader *r) {
 STAXINT int stax__rd_room(stax_reader *r, size_t n);
 STAXINT void stax__rd_arena_grow(stax_reader *r);
 STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
+
+/* The first part of a document: DOC_START, or in a fragment DOC_CONTENT. */
+static inline int rd_first_part(const stax_reader *r) {
+    return (r->cfg.opt.flags & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_START;
+}
 
 /* reader_tokens.c */
 STAXINT size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);

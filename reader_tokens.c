@@ -591,7 +591,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
             r->buf.ev_ns[r->buf.batch.count - 1] = q;
             stax__ns_pop(&r->buf.ns, ns_depth);
         }
-        r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
+        r->doc.part = r->doc.depth ? DOC_CONTENT : r->doc.after_root;
     } else {
         r->doc.part = DOC_CONTENT;
     }
@@ -632,7 +632,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     r->doc.depth--;
     r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = DOC_EPILOG;
+    if (r->doc.depth == 0) r->doc.part = r->doc.after_root;
     return 0;
 }
 
@@ -685,6 +685,10 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
+    if (STAX_UNLIKELY(r->doc.doc_first) && res != r->doc.enc)
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
+                       "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
+                       "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->doc.switch_enc = res;
         r->doc.switch_table = table;
@@ -702,22 +706,27 @@ static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at
                    stax__encoding_name(r->doc.detected));
 }
 
+/* The XML declaration, or in a fragment the text declaration (4.3.1: the
+ * version optional, the encoding required, no standalone). */
 static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t end = n - 2, i = 5, ws;
     stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
     unsigned flags = 0;
+    int text_decl = (r->cfg.opt.flags & STAX_READ_FRAGMENT) != 0;
     ws = i;
     i = rd_skip_ws(tok, end, i);
     int rc = i > ws ? rd_decl_attr(r, tok, end, &i, "version", &ver) : 1;
     if (rc < 0) return rc;
-    if (rc) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
-    if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
-        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
-                       stax__clip(ver.len, 64), ver.ptr);
-    for (size_t k = 2; k < ver.len; k++)
-        if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
-            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
-    ws = i;
+    if (rc && !text_decl) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
+    if (!rc) {
+        if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
+                           stax__clip(ver.len, 64), ver.ptr);
+        for (size_t k = 2; k < ver.len; k++)
+            if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
+                return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
+        ws = i;
+    }
     i = rd_skip_ws(tok, end, i);
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "encoding", &enc)) < 0) return rc;
     if (enc.ptr) {
@@ -731,10 +740,14 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
         if (!r->cfg.forced && rd_declared_encoding(r, tok, enc)) return r->doc.status;
         ws = i;
         i = rd_skip_ws(tok, end, i);
+    } else if (text_decl) {
+        return rd_fail(r, STAX_E_SYNTAX, tok, i, "the text declaration of a fragment must declare the encoding");
     } else if (rd_utf16_needs_declaration(r, tok, 0)) {
         return r->doc.status;
     }
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
+    if (sa.ptr && text_decl)
+        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "a text declaration has no standalone");
     if (sa.ptr) {
         if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->buf.dtd.standalone = 1;
         else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
@@ -807,6 +820,8 @@ static int rd_pubid_char(unsigned char c) {
 
 /* The DOCTYPE's name, from *i on (after "<!DOCTYPE"): its length, or 0 after failing. */
 static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i) {
+    if (r->cfg.opt.flags & STAX_READ_FRAGMENT)
+        return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT)"), 0;
     if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype)
         return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
                        r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
@@ -889,11 +904,44 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
 
 /* ================================================================ token dispatch */
 
+/* STAX_READ_DOCUMENTS: whether the token f at tok, in the epilog, starts the
+ * next document: an XML declaration, a DOCTYPE or a start tag (comments,
+ * PIs and white space there are the epilog of the document before). */
+static int rd_starts_document(const rd_frame *f, const char *tok, size_t n) {
+    if (f->kind == K_STAG || f->kind == K_DOCTYPE) return 1;
+    return f->kind == K_PI && n > 5 && memcmp(tok, "<?xml", 5) == 0 && (stax__is_ws((unsigned char)tok[5]) || tok[5] == '?');
+}
+
+/* The document before ended at the token being parsed: on an empty batch,
+ * STAX_EV_DOCUMENT_END there, alone in its batch, and the document state
+ * made new (the DTD, whose strings earlier events of a batch may point
+ * into, is emptied only there); the token is then parsed again, as the
+ * first of the next document. The position, the encoding, the expansion
+ * meters and the external bytes read go on across the documents (the
+ * limits hold for the stream). Returns RD_RETRY, or 0 after an error. */
+static size_t rd_next_document(stax_reader *r) {
+    if (r->buf.batch.count) return RD_RETRY;
+    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.tok_pos)) return 0;
+    stax__dtd_reset(&r->buf.dtd, &r->cfg.opt);
+    r->doc.has_doctype = 0;
+    r->doc.last_ge = NULL;
+    r->doc.last_el = NULL;
+    r->doc.part = DOC_START;
+    r->doc.doc_first = 1;
+    return RD_RETRY;
+}
+
 /* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
  * (n, or less for a text ended early by an entity reference), 0 on error, or
  * RD_RETRY: a start tag needed more room than the batch had left. */
 size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
+    if (STAX_UNLIKELY(r->doc.part == DOC_EPILOG) && (r->cfg.opt.flags & STAX_READ_DOCUMENTS) && rd_starts_document(f, tok, n))
+        return rd_next_document(r);
     int at_start = r->doc.part == DOC_START;
+    /* where an XML declaration may stand: the very start of the input (in a
+     * fragment, its text declaration), or of a later document of a sequence */
+    int decl_ok = ((at_start || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 &&
+                   r->doc.tok_pos.line == 1) || r->doc.doc_first;
     int rc = 0;
     size_t used = n;
     switch (f->kind) {
@@ -907,7 +955,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
         break;
     case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
     case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
-    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, decl_ok); break;
     case K_CDATA:
     case K_CDATA_CONT: {
         size_t cs = f->kind == K_CDATA ? 9 : 0;
@@ -918,8 +966,11 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
     default: rc = rd_internal(r, "no such token kind");
     }
+    r->doc.doc_first = 0;
     if (rc) return 0;
-    if (r->doc.part == DOC_START) r->doc.part = DOC_PROLOG;
+    /* (white space before a sequence's first document leaves it unstarted:
+     * an input of nothing else holds no document) */
+    if (r->doc.part == DOC_START && !(f->kind == K_TEXT && (r->cfg.opt.flags & STAX_READ_DOCUMENTS))) r->doc.part = DOC_PROLOG;
     return used;
 }
 

@@ -276,6 +276,13 @@ typedef struct stax_reader_options {
 
 #define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only texts (never a piece of a longer text) */
 #define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
+/* The input's shape (at most one of the two; docs/api.md, "Fragments and
+ * document sequences"). Neither: one document. */
+#define STAX_READ_FRAGMENT 0x4u  /* the content of an external parsed entity: elements, text,
+                                    comments, PIs, CDATA and references in any sequence at the
+                                    top level, an optional text declaration, no DOCTYPE */
+#define STAX_READ_DOCUMENTS 0x8u /* whole documents one after another, each with its own prolog,
+                                    DTD and epilog; STAX_EV_DOCUMENT_END after each */
 
 /* Fixed block: with opt->memory set, stax_reader_new takes everything the
  * options can need from the block at once, so that reading never runs out of
@@ -327,8 +334,10 @@ typedef enum stax_event_type {
     STAX_EV_PI = 6,      /* name = target, text = data (after the whitespace) */
     STAX_EV_DOCTYPE = 7, /* name = root name, pubid, sysid, text = raw internal subset */
     STAX_EV_XMLDECL = 8, /* name = version, text = encoding (may be empty); STAX_EVF_STANDALONE_* */
-    STAX_EV_ENTITY_REF = 9 /* a reference the reader does not expand (external, or declared
+    STAX_EV_ENTITY_REF = 9, /* a reference the reader does not expand (external, or declared
                               where the reader does not read): name, pubid, sysid */
+    STAX_EV_DOCUMENT_END = 10 /* STAX_READ_DOCUMENTS: a document and its epilog ended; at the
+                                 next document's first byte, or at the end of the input */
 } stax_event_type;
 
 #define STAX_EVF_EMPTY 0x01u          /* START: the tag was self-closing (<a/>) */
