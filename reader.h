@@ -185,10 +185,6 @@ typedef struct rd_doc {
                            but for a few tokens is never searched) */
 
     int part;           /* enum rd_part: where in the document */
-    int after_root;     /* the part when the depth falls back to 0: DOC_EPILOG, or DOC_CONTENT in a
-                           fragment (STAX_READ_FRAGMENT), whose top level is content */
-    int doc_first;      /* STAX_READ_DOCUMENTS: the next token is the first of a document after
-                           the first one (its XML declaration is allowed there) */
     int has_doctype;
     int in_cdata;       /* a CDATA section was cut; the next token continues it */
     int text_cont;      /* the last TEXT was cut for length: the next piece continues it */
@@ -228,6 +224,12 @@ typedef struct rd_doc {
     size_t fx_u, fx_ev;
     unsigned char head[4];
     size_t head_len;
+
+    /* the input's shape (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS) */
+    int after_root;     /* the part when the depth falls back to 0: DOC_EPILOG, or DOC_CONTENT in a
+                           fragment, whose top level is content */
+    int later;          /* a document after the first of a sequence is read (its XML
+                           declaration, at its start, is not at the start of the input) */
 
     /* pull source */
     stax_read_fn src;

@@ -10,6 +10,18 @@
 #include <unistd.h>
 #endif
 
+/* The end of input in a fragment or a sequence of documents
+ * (rd_finish); out of line: the driver's code stays as it is for one
+ * document. */
+RD_NOINLINE int rd_finish_shape(stax_reader *r) {
+    if (r->cfg.opt.flags & STAX_READ_FRAGMENT) return r->doc.mode = RM_DONE, STAX_END;
+    if (r->doc.part == DOC_START) return r->doc.mode = RM_DONE, STAX_END; /* no document: nothing but white space */
+    if (r->doc.part != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
+    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.pos)) return r->doc.status;
+    r->doc.mode = RM_DONE;
+    return STAX_END;
+}
+
 /* End of input: the document must be complete (a fragment: its elements
  * closed). A sequence of documents (STAX_READ_DOCUMENTS) ends its last one
  * with STAX_EV_DOCUMENT_END; one of none (an empty input, or white space)
@@ -20,10 +32,8 @@ static int rd_finish(stax_reader *r) {
         return stax__rd_fail_at(r, STAX_E_TRUNCATED, r->doc.pos, "the input ends inside element '%.*s'",
                                 stax__clip(r->buf.stack.len - at, 64), r->buf.stack.ptr + at);
     }
-    int docs = (r->cfg.opt.flags & STAX_READ_DOCUMENTS) != 0;
-    if (r->doc.part != r->doc.after_root && !(docs && r->doc.part == DOC_START))
-        return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
-    if (docs && r->doc.part == DOC_EPILOG && !rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.pos)) return r->doc.status;
+    if (STAX_UNLIKELY(r->cfg.opt.flags & (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS))) return rd_finish_shape(r);
+    if (r->doc.part != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
     r->doc.mode = RM_DONE;
     return STAX_END;
 }

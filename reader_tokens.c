@@ -16,6 +16,44 @@ int stax__rd_arena_copy(stax_reader *r, stax_str *s) {
     return 0;
 }
 
+/* ================================================================ a sequence of documents */
+
+/* STAX_READ_DOCUMENTS: an XML declaration, a DOCTYPE or a start tag in the
+ * epilog starts the next document (comments, PIs and white space there are
+ * the epilog of the one before); the parsers of those tokens call this
+ * where they would refuse them. On an empty batch, STAX_EV_DOCUMENT_END at
+ * the token, alone in its batch, and the document state made new (the
+ * DTD, whose strings the events before it in a batch may point into, is
+ * emptied only there). The position, the encoding, the expansion meter
+ * and the external bytes read go on across the documents: the limits hold
+ * for the stream. Returns STAX__ROOM (the token is parsed again, the first
+ * of the next document), or an error. */
+static int rd_next_document(stax_reader *r) {
+    if (r->buf.batch.count) return STAX__ROOM;
+    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.tok_pos)) return r->doc.status;
+    stax__dtd_reset(&r->buf.dtd, &r->cfg.opt);
+    r->doc.has_doctype = 0;
+    r->doc.last_ge = NULL;
+    r->doc.last_el = NULL;
+    r->doc.part = DOC_START;
+    r->doc.later = 1;
+    return STAX__ROOM;
+}
+
+/* Whether the token in the epilog starts the next document of a sequence. */
+static inline int rd_sequence_goes_on(const stax_reader *r) {
+    return r->doc.part == DOC_EPILOG && (r->cfg.opt.flags & STAX_READ_DOCUMENTS);
+}
+
+/* Whether an XML declaration may stand at the token (at_start: in the
+ * prolog, before any other token): at the start of the input (in a
+ * fragment, its text declaration), or of a document of a sequence after
+ * the first (whose first token it then is). */
+static int rd_decl_ok(const stax_reader *r, int at_start) {
+    if (at_start && r->doc.later) return 1;
+    return (at_start || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1;
+}
+
 /* ================================================================ references */
 
 static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
@@ -543,7 +581,10 @@ static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const 
  * tag runs out too (what the reference means is the expansion's to say).
  * It returns the error it meets, or 0 where it runs out. */
 RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, int copy, int mode) {
-    if (r->doc.part == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+    if (r->doc.part == DOC_EPILOG) {
+        if (!rd_sequence_goes_on(r)) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+        if (mode != RD_TAG_LIMIT) return rd_next_document(r); /* (a tag over the limit is one however it starts) */
+    }
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
     uint64_t expanded0 = r->doc.meter.expanded;
     rd_tag t;
@@ -685,7 +726,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
-    if (STAX_UNLIKELY(r->doc.doc_first) && res != r->doc.enc)
+    if (STAX_UNLIKELY(r->doc.later) && res != r->doc.enc)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
                        "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
                        "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
@@ -773,6 +814,7 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     const char *t = tok + 2;
     if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
         if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
+        if (rd_sequence_goes_on(r) && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_next_document(r);
         return rd_fail(r, STAX_E_SYNTAX, tok, 0,
                        at_start ? "the XML declaration must be written in lower case"
                                 : "the XML declaration is only allowed at the very start of the document");
@@ -819,12 +861,18 @@ static int rd_pubid_char(unsigned char c) {
 }
 
 /* The DOCTYPE's name, from *i on (after "<!DOCTYPE"): its length, or 0 after failing. */
-static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i) {
-    if (r->cfg.opt.flags & STAX_READ_FRAGMENT)
-        return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT)"), 0;
-    if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype)
-        return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
-                       r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
+/* limit: for stax__rd_over_limit (a DOCTYPE that starts a document of a
+ * sequence is over the limit as any other). 0 also when a document of a
+ * sequence began (r->doc.status is then 0: rd_doctype parses it again). */
+static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i, int limit) {
+    if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype) {
+        if (r->cfg.opt.flags & STAX_READ_FRAGMENT)
+            return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT)"), 0;
+        if (!rd_sequence_goes_on(r))
+            return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
+                           r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
+        if (!limit) return 0;
+    }
     if (*i >= n || !stax__is_ws((unsigned char)tok[*i]))
         return rd_fail(r, STAX_E_SYNTAX, tok, *i, "whitespace expected after DOCTYPE"), 0;
     *i = rd_skip_ws(tok, n, *i);
@@ -832,8 +880,8 @@ static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t 
 }
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
-    size_t i = 9, nl = rd_doctype_name(r, tok, n, &i);
-    if (!nl) return r->doc.status;
+    size_t i = 9, nl = rd_doctype_name(r, tok, n, &i, 0);
+    if (!nl) return r->doc.status ? r->doc.status : rd_next_document(r);
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
     stax_str np, nlocal;
@@ -904,44 +952,11 @@ static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
 
 /* ================================================================ token dispatch */
 
-/* STAX_READ_DOCUMENTS: whether the token f at tok, in the epilog, starts the
- * next document: an XML declaration, a DOCTYPE or a start tag (comments,
- * PIs and white space there are the epilog of the document before). */
-static int rd_starts_document(const rd_frame *f, const char *tok, size_t n) {
-    if (f->kind == K_STAG || f->kind == K_DOCTYPE) return 1;
-    return f->kind == K_PI && n > 5 && memcmp(tok, "<?xml", 5) == 0 && (stax__is_ws((unsigned char)tok[5]) || tok[5] == '?');
-}
-
-/* The document before ended at the token being parsed: on an empty batch,
- * STAX_EV_DOCUMENT_END there, alone in its batch, and the document state
- * made new (the DTD, whose strings earlier events of a batch may point
- * into, is emptied only there); the token is then parsed again, as the
- * first of the next document. The position, the encoding, the expansion
- * meters and the external bytes read go on across the documents (the
- * limits hold for the stream). Returns RD_RETRY, or 0 after an error. */
-static size_t rd_next_document(stax_reader *r) {
-    if (r->buf.batch.count) return RD_RETRY;
-    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.tok_pos)) return 0;
-    stax__dtd_reset(&r->buf.dtd, &r->cfg.opt);
-    r->doc.has_doctype = 0;
-    r->doc.last_ge = NULL;
-    r->doc.last_el = NULL;
-    r->doc.part = DOC_START;
-    r->doc.doc_first = 1;
-    return RD_RETRY;
-}
-
 /* Parse the complete token [tok, tok+n) framed as f. Returns bytes consumed
  * (n, or less for a text ended early by an entity reference), 0 on error, or
  * RD_RETRY: a start tag needed more room than the batch had left. */
 size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
-    if (STAX_UNLIKELY(r->doc.part == DOC_EPILOG) && (r->cfg.opt.flags & STAX_READ_DOCUMENTS) && rd_starts_document(f, tok, n))
-        return rd_next_document(r);
     int at_start = r->doc.part == DOC_START;
-    /* where an XML declaration may stand: the very start of the input (in a
-     * fragment, its text declaration), or of a later document of a sequence */
-    int decl_ok = ((at_start || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 &&
-                   r->doc.tok_pos.line == 1) || r->doc.doc_first;
     int rc = 0;
     size_t used = n;
     switch (f->kind) {
@@ -955,7 +970,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
         break;
     case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
     case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
-    case K_PI: rc = rd_pi(r, tok, n, copy, decl_ok); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, rd_decl_ok(r, at_start)); break;
     case K_CDATA:
     case K_CDATA_CONT: {
         size_t cs = f->kind == K_CDATA ? 9 : 0;
@@ -966,8 +981,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
     default: rc = rd_internal(r, "no such token kind");
     }
-    r->doc.doc_first = 0;
-    if (rc) return 0;
+    if (rc) return rc == STAX__ROOM ? RD_RETRY : 0; /* (a document of a sequence began: rd_next_document) */
     /* (white space before a sequence's first document leaves it unstarted:
      * an input of nothing else holds no document) */
     if (r->doc.part == DOC_START && !(f->kind == K_TEXT && (r->cfg.opt.flags & STAX_READ_DOCUMENTS))) r->doc.part = DOC_PROLOG;
@@ -986,7 +1000,7 @@ int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size
     if (f->kind == K_STAG) rc = rd_start_tag_in(r, tok, lim, 0, RD_TAG_LIMIT);
     else if (f->kind == K_ETAG || f->kind == K_PI)
         rc = rd_name(r, tok, lim, 2, f->kind == K_ETAG ? "end tag" : "processing instruction target") ? 0 : r->doc.status;
-    else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at) ? 0 : r->doc.status;
+    else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at, 1) ? 0 : r->doc.status;
     if (rc == STAX_E_LIMIT_NAME || rc == STAX_E_LIMIT_ATTRS) return rc;
     r->doc.status = 0; /* what else it met is not the error: the token's size is */
     return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0, "%s longer than max_token (%zu bytes)",

@@ -628,9 +628,16 @@ static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     c->cdata += n[STAX_EV_CDATA];
     c->comments += n[STAX_EV_COMMENT];
     c->pis += n[STAX_EV_PI];
-    c->documents += n[STAX_EV_DOCUMENT_END];
     c->bytes_text += text;
     return 0;
+}
+
+/* --documents: the counts, and the documents (a pass of their own: the
+ * loop above stays as it is for one document) */
+static int cli_count_batch_documents(void *ctx, stax_reader *r, const stax_batch *b) {
+    cli_counts *c = ctx;
+    for (size_t i = 0; i < b->count; i++) c->documents += stax_ev_type(b, i) == STAX_EV_DOCUMENT_END;
+    return cli_count_batch(ctx, r, b);
 }
 
 static void cli_count_merge(void *data, const void *part) {
@@ -658,11 +665,12 @@ int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     cli_counts c;
     memset(&c, 0, sizeof c);
     stax_cli_state st = {"count", &c, sizeof c, cli_count_merge};
-    int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
+    int documents = o->shape == STAX_READ_DOCUMENTS;
+    int rc = stax_cli_run_state(o, fd, documents ? cli_count_batch_documents : cli_count_batch, &c, NULL, &st);
     if (o->part_n) return rc; /* the part record is the output (cli/part.c) */
     stax_cli_out w;
     stax_cli_out_init(&w, out);
-    if (rc == 0) cli_count_print(&w, &c, o->shape == STAX_READ_DOCUMENTS);
+    if (rc == 0) cli_count_print(&w, &c, documents);
     return stax_cli_out_end(o, &w, rc);
 }
 
