@@ -639,9 +639,10 @@ STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
  * done, so state kept per part can live in slot k % stax_parallel_slots().
  *
  * One thread (threads 1 and part_size 0), a reader in a fixed block
- * (reader->memory; give blocks instead to read in parts), or a build without
- * threads or save and resume (STAX_NO_THREADS, STAX_NO_RESUME) reads the whole
- * document as part 0 on the calling thread. */
+ * (reader->memory; give blocks instead to read in parts), a fragment or a
+ * sequence of documents (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS), or a
+ * build without threads or save and resume (STAX_NO_THREADS,
+ * STAX_NO_RESUME) reads the whole input as part 0 on the calling thread. */
 typedef struct stax_parallel_options {
     const stax_reader_options *reader; /* every part's reader (NULL: defaults); memory must be NULL */
     unsigned threads;                  /* [1] worker threads; 0: one per online core */
@@ -712,7 +713,8 @@ STAXDEF int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, s
  * STAX_OK; STAX_E_FULL when cap is less than the guess (*guess_len says how
  * much: stax_context_max_size(ro) is always enough), with every cut at len;
  * STAX_E_NOMEM; STAX_E_USAGE (ro->memory set, n 0, NULL pointers). Builds
- * without threads or save and resume give one range: every cut at len. */
+ * without threads or save and resume, and a fragment or a sequence of
+ * documents, give one range: every cut at len. */
 STAXDEF int stax_parallel_cuts(const void *data, size_t len, const stax_reader_options *ro, size_t n, uint64_t *cuts,
                                void *guess, size_t cap, size_t *guess_len);
 /* The size of each of those buffers for this part_size (0: the default). */
