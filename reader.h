@@ -55,7 +55,10 @@
 /* ================================================================ state */
 
 enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE };
-enum rd_part { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+/* DOC_NEXT: a document after the first of a sequence (STAX_READ_DOCUMENTS)
+ * before its first token, which may be its XML declaration: DOC_START but
+ * for the start of the input. */
+enum rd_part { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG, DOC_NEXT };
 
 /* Where the driver (rd_fill, a switch over it) stands: rd_doc.mode, set by
  * each step for the next. A new document starts in RM_DETECT. */
@@ -224,12 +227,6 @@ typedef struct rd_doc {
     size_t fx_u, fx_ev;
     unsigned char head[4];
     size_t head_len;
-
-    /* the input's shape (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS) */
-    int after_root;     /* the part when the depth falls back to 0: DOC_EPILOG, or DOC_CONTENT in a
-                           fragment, whose top level is content */
-    int later;          /* a document after the first of a sequence is read (its XML
-                           declaration, at its start, is not at the start of the input) */
 
     /* pull source */
     stax_read_fn src;
@@ -508,9 +505,14 @@ STAXINT int stax__rd_room(stax_reader *r, size_t n);
 STAXINT void stax__rd_arena_grow(stax_reader *r);
 STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
 
-/* The first part of a document: DOC_START, or in a fragment DOC_CONTENT. */
+/* The first part of the input: DOC_START, or in a fragment DOC_CONTENT;
+ * and the part when the depth falls back to 0: DOC_EPILOG, or in a
+ * fragment, whose top level is content, DOC_CONTENT. */
 static inline int rd_first_part(const stax_reader *r) {
     return (r->cfg.opt.flags & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_START;
+}
+static inline int rd_after_root(const stax_reader *r) {
+    return (r->cfg.opt.flags & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_EPILOG;
 }
 
 /* reader_tokens.c */

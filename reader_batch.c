@@ -497,7 +497,6 @@ static void rd_doc_init(stax_reader *r) {
     r->doc.pos.line = r->doc.pos.column = 1;
     r->doc.tok_pos = r->doc.pos; /* errors before the first token are at 1:1 */
     r->doc.part = rd_first_part(r);
-    r->doc.after_root = r->doc.part == DOC_CONTENT ? DOC_CONTENT : DOC_EPILOG;
 #ifndef STAX_NO_STDIO
     r->doc.fd = -1;
 #endif

@@ -975,7 +975,7 @@ RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x, int mode) {
     if (mode == RD_FX_NS) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
     r->doc.depth--;
     r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = r->doc.after_root;
+    if (r->doc.depth == 0) r->doc.part = rd_after_root(r);
     if (STAX_UNLIKELY(top & 1)) { /* a name with bytes >= 0x80: its continuation bytes are no columns */
         size_t cont = 0;
         for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;

@@ -35,8 +35,7 @@ static int rd_next_document(stax_reader *r) {
     r->doc.has_doctype = 0;
     r->doc.last_ge = NULL;
     r->doc.last_el = NULL;
-    r->doc.part = DOC_START;
-    r->doc.later = 1;
+    r->doc.part = DOC_NEXT;
     return STAX__ROOM;
 }
 
@@ -50,7 +49,7 @@ static inline int rd_sequence_goes_on(const stax_reader *r) {
  * fragment, its text declaration), or of a document of a sequence after
  * the first (whose first token it then is). */
 static int rd_decl_ok(const stax_reader *r, int at_start) {
-    if (at_start && r->doc.later) return 1;
+    if (r->doc.part == DOC_NEXT) return 1;
     return (at_start || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1;
 }
 
@@ -632,7 +631,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
             r->buf.ev_ns[r->buf.batch.count - 1] = q;
             stax__ns_pop(&r->buf.ns, ns_depth);
         }
-        r->doc.part = r->doc.depth ? DOC_CONTENT : r->doc.after_root;
+        r->doc.part = r->doc.depth ? DOC_CONTENT : rd_after_root(r);
     } else {
         r->doc.part = DOC_CONTENT;
     }
@@ -673,7 +672,7 @@ static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
     }
     r->doc.depth--;
     r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = r->doc.after_root;
+    if (r->doc.depth == 0) r->doc.part = rd_after_root(r);
     return 0;
 }
 
@@ -726,7 +725,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
-    if (STAX_UNLIKELY(r->doc.later) && res != r->doc.enc)
+    if (STAX_UNLIKELY(r->doc.part == DOC_NEXT) && res != r->doc.enc)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
                        "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
                        "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
@@ -813,7 +812,11 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     if (!tl) return r->doc.status;
     const char *t = tok + 2;
     if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
-        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
+        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') {
+            int rc = rd_xmldecl(r, tok, n, copy);
+            if (!rc && r->doc.part == DOC_NEXT) r->doc.part = DOC_PROLOG; /* (DOC_START: stax__rd_token) */
+            return rc;
+        }
         if (rd_sequence_goes_on(r) && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_next_document(r);
         return rd_fail(r, STAX_E_SYNTAX, tok, 0,
                        at_start ? "the XML declaration must be written in lower case"
