@@ -600,7 +600,8 @@ static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
     }
     if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->cfg.opt.max_dtd);
     if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
-    if ((r->doc.meter.expanded && !n.parsed) || (r->buf.dtd.meter.expanded && !n.all))
+    int seq = (r->cfg.opt.flags & STAX_READ_DOCUMENTS) != 0; /* (content's meter counts the documents before too) */
+    if ((r->doc.meter.expanded && !n.parsed && !seq) || (r->buf.dtd.meter.expanded && !n.all))
         return ctx_refuse(r, "resume: the context's expansion meter counts entities its DTD does not declare");
     return 0;
 #else
@@ -773,8 +774,9 @@ static int ctx_is_utf16(unsigned enc) { return enc == STAX__ENC_UTF16LE || enc =
  *   - the encoding: a BOM of 3 bytes is UTF-8's, of 2 UTF-16's, and then,
  *     as with UTF-16 either way, the input's encoding is the detected one;
  *   - the external bytes: none without a resolver, at most max_external;
- *   - without a DOCTYPE, no DTD state and nothing expanded; an unread
- *     parameter entity was a parameter-entity reference;
+ *   - without a DOCTYPE, no DTD state and nothing expanded (but in a
+ *     sequence of documents, whose content meter counts the documents
+ *     before); an unread parameter entity was a parameter-entity reference;
  *   - the meters: the DTD's input is the internal subset and external text
  *     read, both before the offset; each meter within the limits of its own
  *     input (stax__meter_add's test when it last counted), content's input
@@ -802,7 +804,9 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
     if (h->ext_bytes > o->max_external)
         return ctx_refuse(r, "resume: the context counts %llu external bytes, over max_external (%zu)", (unsigned long long)h->ext_bytes,
                           o->max_external);
-    if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input || h->expanded))
+    /* (in a sequence of documents, content's meter counts the documents before too) */
+    if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input ||
+                            (h->expanded && !(o->flags & STAX_READ_DOCUMENTS))))
         return ctx_refuse(r, "resume: the context has DTD state and no DOCTYPE");
     if (h->skip && !h->pe_ref) return ctx_refuse(r, "resume: the context's DTD state is malformed");
     uint64_t input = p->offset + h->ext_bytes; /* (no overflow: both at most 2^63 - 1) */

@@ -237,3 +237,176 @@ Test(modes, documents_with_namespaces) {
                             "END-OF-DOCUMENT\n");
     stax_test_expect_status(STAX_DOC("<p:a xmlns:p='u'/><p:b/>"), &o, "ERROR NAMESPACE @1:20:19");
 }
+
+/* ================================================================ a fixed block */
+
+/* The shapes take no memory of their own: the smallest block reads them,
+ * and nothing is allocated (the sequence's DTDs are emptied in the block). */
+Test(modes, in_a_fixed_block) {
+    static const struct {
+        unsigned flags;
+        const char *doc, *want;
+    } cases[] = {
+        {FRAG, "t<a>&lt;</a><!--c-->u", "TEXT \"t\"\nSTART a\nTEXT \"<\"\nEND a\nCOMMENT \"c\"\nTEXT \"u\"\nEND-OF-DOCUMENT\n"},
+        {DOCS, "<!DOCTYPE a [<!ENTITY e 'E'>]><a>&e;</a><!DOCTYPE b [<!ENTITY f 'F'>]><b>&f;</b>",
+         "DOCTYPE a pub=\"\" sys=\"\" subset=\"<!ENTITY e 'E'>\"\nSTART a\nTEXT \"E\"\nEND a\nDOCUMENT_END\n"
+         "DOCTYPE b pub=\"\" sys=\"\" subset=\"<!ENTITY f 'F'>\"\nSTART b\nTEXT \"F\"\nEND b\nDOCUMENT_END\nEND-OF-DOCUMENT\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        stax_reader_options o = shape(cases[k].flags);
+        size_t need = stax_reader_memory_min(&o);
+        cr_assert_eq(need, stax_reader_memory_min(NULL), "a shape takes %zu bytes more", need - stax_reader_memory_min(NULL));
+        void *blk = malloc(need);
+        cr_assert_not_null(blk);
+        o.memory = blk;
+        o.memory_size = need;
+        stax_test_forbid_malloc = 1;
+        char *d = stax_test_events_all(cases[k].doc, strlen(cases[k].doc), &o, 0);
+        stax_test_forbid_malloc = 0;
+        cr_assert_eq(stax_test_forbidden_calls, 0);
+        cr_assert_str_eq(d, cases[k].want);
+        free(d);
+        free(blk);
+    }
+}
+
+/* ================================================================ several threads */
+
+static int count_events(void *ud, size_t part, const stax_batch *b) {
+    (void)part;
+    *(size_t *)ud += b->count;
+    return 0;
+}
+
+/* A fragment or a sequence is read as one part (a cut's guessed context is
+ * one document's), with the serial result. */
+Test(modes, a_parallel_read_is_one_part) {
+    stax_test_buf docs = {0}, frag = {0};
+    for (int i = 0; i < 2000; i++) stax_test_buf_printf(&docs, "<?xml version='1.0'?><r n='%d'><x>text</x></r>\n", i);
+    for (int i = 0; i < 2000; i++) stax_test_buf_printf(&frag, "<r n='%d'><x>text</x></r>\n", i);
+    for (int k = 0; k < 2; k++) {
+        const stax_test_buf *doc = k ? &docs : &frag;
+        stax_reader_options o = shape(k ? DOCS : FRAG);
+        stax_parallel_options po;
+        memset(&po, 0, sizeof po);
+        po.reader = &o;
+        po.threads = 4;
+        po.part_size = 4096;
+        size_t n = 0;
+        po.ud = &n;
+        po.batch = count_events;
+        stax_parallel_result res;
+        int st = stax_parallel_read(doc->p, doc->len, &po, &res);
+        cr_assert_eq(st, STAX_OK, "%d %s", st, res.message);
+        /* a document: XMLDECL START START TEXT END END DOCUMENT_END; a
+         * record of the fragment: START START TEXT END END TEXT */
+        cr_assert_eq(n, 2000u * (k ? 7 : 6), "%zu events", n);
+        cr_assert_eq(res.parts, 1);
+        uint64_t cuts[5];
+        size_t glen = 1;
+        cr_assert_eq(stax_parallel_cuts(doc->p, doc->len, &o, 4, cuts, NULL, 0, &glen), STAX_OK);
+        cr_assert_eq(glen, 0);
+        for (int c = 1; c <= 4; c++) cr_assert_eq(cuts[c], doc->len);
+    }
+    stax_test_buf_free(&docs);
+    stax_test_buf_free(&frag);
+}
+
+/* ================================================================ the tool */
+
+/* `stax ARGS` with stdin from printf's rendering of input: output (stdout
+ * and stderr) and exit status. */
+static int tool(const char *input, const char *args, char *out, size_t cap) {
+    char line[4096];
+    snprintf(line, sizeof line, "printf '%s' | %s %s 2>&1", input, stax_test_bin(), args);
+    return stax_test_shell(line, out, cap);
+}
+
+#define SEQ "<a><b>1</b></a>\\n<?xml version=\"1.0\"?><a><b>2</b></a><!--e--><a><b>3</b></a>"
+#define FRAGMENT "t<b x=\"1\">u</b>v<!--c--><b/>&amp;"
+
+Test(modes_cli, every_command_reads_both_shapes) {
+    char out[8192];
+    static const char *const chunks[] = {"", "--chunk 1", "--chunk 3", "--chunk 7"};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "count --documents %s", chunks[c]);
+        cr_assert_eq(tool(SEQ, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "elements=6 attributes=0 text=3 cdata=0 comments=1 pis=0 text_bytes=3 documents=3\n");
+        snprintf(args, sizeof args, "count --fragment %s", chunks[c]);
+        cr_assert_eq(tool(FRAGMENT, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "elements=2 attributes=1 text=4 cdata=0 comments=1 pis=0 text_bytes=4\n");
+        snprintf(args, sizeof args, "canon --documents %s", chunks[c]);
+        cr_assert_eq(tool(SEQ, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "<a><b>1</b></a><a><b>2</b></a><a><b>3</b></a>");
+        snprintf(args, sizeof args, "canon --fragment %s", chunks[c]);
+        cr_assert_eq(tool(FRAGMENT, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "t<b x=\"1\">u</b>v<b></b>&amp;");
+        snprintf(args, sizeof args, "select --documents %s '/a[1]/b'", chunks[c]);
+        cr_assert_eq(tool(SEQ, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "1\n2\n3\n"); /* each document's root is its first a */
+        snprintf(args, sizeof args, "select --fragment %s '/b/@x|/b[2]'", chunks[c]);
+        cr_assert_eq(tool(FRAGMENT, args, out, sizeof out), 0, "%s", out);
+        cr_assert_str_eq(out, "1\n\n");
+    }
+    cr_assert_eq(tool(SEQ, "check --documents", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(tool(FRAGMENT, "check --fragment", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(tool(SEQ, "select --documents --count //b", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "3\n");
+    cr_assert_eq(tool(SEQ, "--documents fmt --indent 0", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "<a><b>1</b></a>\n<?xml version=\"1.0\"?><a><b>2</b></a><!--e-->\n<a><b>3</b></a>\n");
+    cr_assert_eq(tool("", "count --documents", out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "elements=0 attributes=0 text=0 cdata=0 comments=0 pis=0 text_bytes=0 documents=0\n");
+}
+
+Test(modes_cli, errors_and_refusals) {
+    char out[8192];
+    cr_assert_eq(tool(SEQ, "check", out, sizeof out), 1);
+    cr_assert_str_eq(out, "-:2:1: the XML declaration is only allowed at the very start of the document (byte 16)\n");
+    cr_assert_eq(tool("<a/>\\n<b>\\n<?xml version=\"1.0\"?></b>", "check --documents", out, sizeof out), 1);
+    cr_assert_str_eq(out, "-:3:1: the XML declaration is only allowed at the very start of the document (byte 9)\n");
+    cr_assert_eq(tool("x\\n<!DOCTYPE a>", "check --fragment", out, sizeof out), 1);
+    cr_assert_str_eq(out, "-:2:1: a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT) (byte 2)\n");
+    cr_assert_eq(tool("t]]>", "count --fragment", out, sizeof out), 1);
+    cr_assert_str_eq(out, "-:1:2: ']]>' is not allowed in text (byte 1)\n");
+    cr_assert_eq(tool("<a>", "count --fragment", out, sizeof out), 1);
+    cr_assert_eq(tool("<a/>", "check --fragment --documents", out, sizeof out), 2);
+    cr_assert(strstr(out, "exclude each other"), "%s", out);
+    cr_assert_eq(tool("<a/>", "fmt --fragment", out, sizeof out), 2);
+    cr_assert(strstr(out, "fmt: --fragment is refused"), "%s", out);
+    cr_assert_eq(tool("<a/>", "--part 0/2 count --documents", out, sizeof out), 2);
+    cr_assert(strstr(out, "not --fragment or --documents"), "%s", out);
+}
+
+/* -j reads a fragment or a sequence on one thread: the output of -j 1;
+ * --save-every and --resume go on in the same shape (the context says
+ * which: another shape's is refused). */
+Test(modes_cli, threads_and_resume) {
+    char path[] = "/tmp/stax-modes-XXXXXX", ctx[64], line[1024], out[8192], want[8192];
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < 3000; i++) fprintf(f, "<?xml version='1.0'?>\n<r n='%d'><x>some text %d</x></r>\n<!--e-->\n", i, i);
+    fclose(f);
+    snprintf(ctx, sizeof ctx, "%s.ctx", path);
+    snprintf(line, sizeof line, "%s count --documents %s 2>&1", stax_test_bin(), path);
+    cr_assert_eq(stax_test_shell(line, want, sizeof want), 0, "%s", want);
+    cr_assert_str_eq(want, "elements=6000 attributes=3000 text=3000 cdata=0 comments=3000 pis=0 text_bytes=40890 documents=3000\n");
+    snprintf(line, sizeof line, "%s count -j 4 --part-size 4096 --documents %s 2>&1", stax_test_bin(), path);
+    cr_assert_eq(stax_test_shell(line, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    snprintf(line, sizeof line, "%s select -j 4 --part-size 4096 --documents --count '/r[1]/x' %s 2>&1", stax_test_bin(), path);
+    cr_assert_eq(stax_test_shell(line, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "3000\n");
+    snprintf(line, sizeof line, "%s count --documents --save-every 20000 --context %s %s 2>&1", stax_test_bin(), ctx, path);
+    cr_assert_eq(stax_test_shell(line, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    snprintf(line, sizeof line, "%s count --documents --resume %s %s 2>&1", stax_test_bin(), ctx, path);
+    cr_assert_eq(stax_test_shell(line, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, want);
+    snprintf(line, sizeof line, "%s count --resume %s %s 2>&1", stax_test_bin(), ctx, path);
+    cr_assert_eq(stax_test_shell(line, out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "saved with other flags"), "%s", out);
+    unlink(ctx);
+    unlink(path);
+}
