@@ -45,6 +45,11 @@
  *   Namespaces 1.0 (STAX_READ_NAMESPACES) and many input encodings
  *   (docs/encodings.md). It reads nothing external unless the caller gives
  *   it a resolver (docs/api.md, "External entities").
+ *   The input is one document, or with STAX_READ_FRAGMENT the content of an
+ *   external parsed entity (any sequence of elements and text at the top
+ *   level), or with STAX_READ_DOCUMENTS whole documents one after another,
+ *   each ended by STAX_EV_DOCUMENT_END (docs/api.md, "Fragments and document
+ *   sequences").
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
