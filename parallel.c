@@ -130,12 +130,14 @@ static int par_blocks_ok(const stax_parallel_options *o) {
     return 1;
 }
 
+#ifdef PAR_THREADS
 /* Whether the input is read as one part: a fragment or a sequence of
  * documents (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS), whose cuts the
  * guess of one document's context does not describe. */
 static int par_one_part(const stax_reader_options *ro) {
     return ro && (ro->flags & (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS));
 }
+#endif
 
 /* The whole document as part 0. */
 static int par_serial(const stax_parallel_options *o, const char *data, size_t len, stax_parallel_result *res) {
