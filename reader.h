@@ -505,14 +505,25 @@ STAXINT int stax__rd_room(stax_reader *r, size_t n);
 STAXINT void stax__rd_arena_grow(stax_reader *r);
 STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
 
+/* The input's shapes other than one document (STAX_READ_FRAGMENT,
+ * STAX_READ_DOCUMENTS), which builds for size leave out: their reader
+ * refuses the flags, and the code for them is never compiled in
+ * (docs/embedded.md). rd_shape: the reader's, as a constant 0 there. */
+#ifdef STAX__SMALL
+#define RD_SHAPES 0u
+#else
+#define RD_SHAPES (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS)
+#endif
+static inline unsigned rd_shape(const stax_reader *r) { return r->cfg.opt.flags & RD_SHAPES; }
+
 /* The first part of the input: DOC_START, or in a fragment DOC_CONTENT;
  * and the part when the depth falls back to 0: DOC_EPILOG, or in a
  * fragment, whose top level is content, DOC_CONTENT. */
 static inline int rd_first_part(const stax_reader *r) {
-    return (r->cfg.opt.flags & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_START;
+    return (rd_shape(r) & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_START;
 }
 static inline int rd_after_root(const stax_reader *r) {
-    return (r->cfg.opt.flags & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_EPILOG;
+    return (rd_shape(r) & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_EPILOG;
 }
 
 /* reader_tokens.c */

@@ -600,7 +600,7 @@ static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
     }
     if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->cfg.opt.max_dtd);
     if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
-    int seq = (r->cfg.opt.flags & STAX_READ_DOCUMENTS) != 0; /* (content's meter counts the documents before too) */
+    int seq = (rd_shape(r) & STAX_READ_DOCUMENTS) != 0; /* (content's meter counts the documents before too) */
     if ((r->doc.meter.expanded && !n.parsed && !seq) || (r->buf.dtd.meter.expanded && !n.all))
         return ctx_refuse(r, "resume: the context's expansion meter counts entities its DTD does not declare");
     return 0;
@@ -649,7 +649,7 @@ static int ctx_get_stack(ctx_r *c, stax_reader *r) {
     if (c->bad || depth > r->cfg.opt.max_depth)
         return ctx_refuse(r, "resume: %u open elements, over max_depth (%u)", (unsigned)depth, (unsigned)r->cfg.opt.max_depth);
     /* (a fragment's top level is content: DOC_CONTENT at every depth) */
-    if ((depth > 0 || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) != (r->doc.part == DOC_CONTENT))
+    if ((depth > 0 || (rd_shape(r) & STAX_READ_FRAGMENT)) != (r->doc.part == DOC_CONTENT))
         return ctx_refuse(r, "resume: the context's element stack is malformed");
     for (uint32_t d = 0; d < depth; d++) {
         stax_str name = ctx_gstr(c, r->cfg.opt.max_name);
@@ -789,8 +789,7 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
         (h->flags & ~(unsigned)CTX_FLAGS))
         return ctx_refuse(r, "resume: the context is malformed");
     if (h->flags != (o->flags & CTX_FLAGS))
-        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS, "
-                             "STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS)");
+        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_*)");
     if (h->resolver != (o->resolve != NULL))
         return ctx_refuse(r, "resume: the context was saved %s a resolver", h->resolver ? "with" : "without");
     if (p->offset > CTX_MAX_OFFSET || p->line < 1 || p->column < 1 || p->line - 1 > p->offset ||
@@ -806,7 +805,7 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
                           o->max_external);
     /* (in a sequence of documents, content's meter counts the documents before too) */
     if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input ||
-                            (h->expanded && !(o->flags & STAX_READ_DOCUMENTS))))
+                            (h->expanded && !(rd_shape(r) & STAX_READ_DOCUMENTS))))
         return ctx_refuse(r, "resume: the context has DTD state and no DOCTYPE");
     if (h->skip && !h->pe_ref) return ctx_refuse(r, "resume: the context's DTD state is malformed");
     uint64_t input = p->offset + h->ext_bytes; /* (no overflow: both at most 2^63 - 1) */

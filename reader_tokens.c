@@ -41,16 +41,16 @@ static int rd_next_document(stax_reader *r) {
 
 /* Whether the token in the epilog starts the next document of a sequence. */
 static inline int rd_sequence_goes_on(const stax_reader *r) {
-    return r->doc.part == DOC_EPILOG && (r->cfg.opt.flags & STAX_READ_DOCUMENTS);
+    return r->doc.part == DOC_EPILOG && (rd_shape(r) & STAX_READ_DOCUMENTS);
 }
 
 /* Whether an XML declaration may stand at the token (at_start: in the
  * prolog, before any other token): at the start of the input (in a
  * fragment, its text declaration), or of a document of a sequence after
  * the first (whose first token it then is). */
-static int rd_decl_ok(const stax_reader *r, int at_start) {
-    if (r->doc.part == DOC_NEXT) return 1;
-    return (at_start || (r->cfg.opt.flags & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1;
+static inline int rd_decl_ok(const stax_reader *r, int at_start) {
+    if (RD_SHAPES && r->doc.part == DOC_NEXT) return 1;
+    return (at_start || (rd_shape(r) & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1;
 }
 
 /* ================================================================ references */
@@ -725,7 +725,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
-    if (STAX_UNLIKELY(r->doc.part == DOC_NEXT) && res != r->doc.enc)
+    if (RD_SHAPES && STAX_UNLIKELY(r->doc.part == DOC_NEXT) && res != r->doc.enc)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
                        "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
                        "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
@@ -752,7 +752,7 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t end = n - 2, i = 5, ws;
     stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
     unsigned flags = 0;
-    int text_decl = (r->cfg.opt.flags & STAX_READ_FRAGMENT) != 0;
+    int text_decl = (rd_shape(r) & STAX_READ_FRAGMENT) != 0;
     ws = i;
     i = rd_skip_ws(tok, end, i);
     int rc = i > ws ? rd_decl_attr(r, tok, end, &i, "version", &ver) : 1;
@@ -814,7 +814,7 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
         if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') {
             int rc = rd_xmldecl(r, tok, n, copy);
-            if (!rc && r->doc.part == DOC_NEXT) r->doc.part = DOC_PROLOG; /* (DOC_START: stax__rd_token) */
+            if (RD_SHAPES && !rc && r->doc.part == DOC_NEXT) r->doc.part = DOC_PROLOG; /* (DOC_START: stax__rd_token) */
             return rc;
         }
         if (rd_sequence_goes_on(r) && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_next_document(r);
@@ -869,7 +869,7 @@ static int rd_pubid_char(unsigned char c) {
  * sequence began (r->doc.status is then 0: rd_doctype parses it again). */
 static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i, int limit) {
     if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype) {
-        if (r->cfg.opt.flags & STAX_READ_FRAGMENT)
+        if (rd_shape(r) & STAX_READ_FRAGMENT)
             return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT)"), 0;
         if (!rd_sequence_goes_on(r))
             return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
@@ -884,7 +884,7 @@ static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t 
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t i = 9, nl = rd_doctype_name(r, tok, n, &i, 0);
-    if (!nl) return r->doc.status ? r->doc.status : rd_next_document(r);
+    if (!nl) return RD_SHAPES && !r->doc.status ? rd_next_document(r) : r->doc.status;
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
     stax_str np, nlocal;
@@ -984,10 +984,10 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
     default: rc = rd_internal(r, "no such token kind");
     }
-    if (rc) return rc == STAX__ROOM ? RD_RETRY : 0; /* (a document of a sequence began: rd_next_document) */
+    if (rc) return RD_SHAPES && rc == STAX__ROOM ? RD_RETRY : 0; /* (a document of a sequence began: rd_next_document) */
     /* (white space before a sequence's first document leaves it unstarted:
      * an input of nothing else holds no document) */
-    if (r->doc.part == DOC_START && !(f->kind == K_TEXT && (r->cfg.opt.flags & STAX_READ_DOCUMENTS))) r->doc.part = DOC_PROLOG;
+    if (r->doc.part == DOC_START && !(f->kind == K_TEXT && (rd_shape(r) & STAX_READ_DOCUMENTS))) r->doc.part = DOC_PROLOG;
     return used;
 }
 

@@ -1999,10 +1999,12 @@ static int sel_event(stax_select *s, const stax_batch *b, size_t i, size_t from,
         if (s->in_text && sel_text_boundary(s)) return s->err.code;
         return s->xml ? sel_other(s, b, i) : 0;
     case STAX_EV_ENTITY_REF: return s->xml ? sel_other(s, b, i) : 0;
+#ifndef STAX__SMALL /* (whose reader reads one document: reader.h, RD_SHAPES) */
     /* a sequence of documents (STAX_READ_DOCUMENTS), at depth 0: the next
      * document's paths start again at its root node (its [n] count afresh);
      * the counts of STAX_SELECT_NO_VALUES go on */
     case STAX_EV_DOCUMENT_END: return s->depth ? 0 : sel_root(s);
+#endif
     default: return 0;
     }
 }
