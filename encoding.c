@@ -251,8 +251,8 @@ static int enc_latin1(const unsigned char *s, size_t n, size_t *consumed, unsign
 #ifdef STAX__V16
     for (;;) {
         /* the blocks from i: 16 bytes of the input each, with 32 of room (a
-         * count, so that the all-ASCII loop tests one register: with the
-         * two bounds, text took 14% more instructions in this loop) */
+         * count, so that the all-ASCII loop tests one register, where the
+         * two bounds would be two compares a block) */
         size_t m = (n - i) / 16, room = cap - k >= 32 ? (cap - k - 16) / 16 : 0;
         if (room < m) m = room;
         for (; m && enc_block_is_ascii(s + i); m--) {

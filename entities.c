@@ -75,7 +75,9 @@ int stax__ref_parse(const char *p, size_t n, size_t i, uint32_t max_name, unsign
     }
     const char *nm = p + i + 1;
     size_t nl = j - i - 1;
-    int c = stax__predefined_entity(nm, nl); /* no name to keep: never over max_name */
+    size_t pl = 0;
+    long c = stax__predefined_at(nm, nl + 1, &pl); /* (nm[nl] is the ';') no name to keep: never over max_name */
+    if (pl != nl + 1) c = -1;
     if (nl > max_name && c < 0)
         return stax__err_set(err, STAX_E_LIMIT_NAME, nm, "entity name longer than max_name (%lu bytes)",
                              (unsigned long)max_name);

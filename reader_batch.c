@@ -523,9 +523,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     rd_doc_init(r);
     if (o.encoding) r->cfg.forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
     r->cfg.simd = stax__simd_level();
-#ifndef STAX_NO_FAST_PATH
-    r->cfg.text_run = stax__scan_text_run_at(r->cfg.simd); /* (the fast path's alone) */
-#endif
+    r->cfg.text_run = stax__scan_text_run_at(r->cfg.simd);
     r->cfg.attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
     r->cfg.carry_max = sz[L_CARRY];
     r->cfg.arena_max = sz[L_ARENA];

@@ -235,8 +235,8 @@ void stax__rd_arena_grow(stax_reader *r) {
  * one without a CR advances the position by the LF-only count here (1);
  * the next one has the whole window searched (0: rd_advance counts). A
  * window the fast path reads but for a few tokens is never searched whole
- * (for one token, a memchr of all of it: 1.2% of mixed-dump's
- * instructions). Builds for size search the window at once. */
+ * (a memchr of all of it for one token would cost more than the token).
+ * Builds for size search the window at once. */
 RD_NOINLINE int rd_search_window(stax_reader *r, const char *tok, size_t n) {
     if (!rd_in_window(r, tok, n)) return 0;
     if (RD_WIN_PROBES == 0 || r->doc.win_nocr == -1) {

@@ -16,25 +16,6 @@
  * in a value to normalize, so a CR LF document is read here as its LF twin
  * is, but for the copy. */
 
-/* The character of the reference at p[i] ('&') if it is a character
- * reference or one of the five predefined entities, well formed, and a Char;
- * its end in *end. -1 otherwise (the general way decides what it is). */
-RD_HOT_INLINE long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
-    const char *q = p + i + 1;
-    size_t left = n - i - 1;
-    if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *end = i + 4, '<';
-    if (left >= 3 && q[0] == 'g' && q[1] == 't' && q[2] == ';') return *end = i + 4, '>';
-    if (left >= 4 && q[0] == 'a' && q[1] == 'm' && q[2] == 'p' && q[3] == ';') return *end = i + 5, '&';
-    if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *end = i + 6, '"';
-    if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *end = i + 6, '\'';
-    if (left < 3 || q[0] != '#') return -1;
-    const char *semi = (const char *)memchr(q, ';', left < 12 ? left : 12);
-    if (!semi) return -1;
-    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
-    *end = (size_t)(semi - p) + 1;
-    return v;
-}
-
 /* ================================================================ the loop's state
  * The loop keeps the reader's hot state in a local context, which the
  * compiler holds in registers, and writes it back (rd_fx_save) only before a
@@ -52,15 +33,14 @@ typedef struct rd_fx {
  * the road every other document takes, the same grammar with those steps
  * in: RD_FX_ROAD without namespaces (the DTD declares attributes),
  * RD_FX_NS with them (and with or without ATTLISTs). Each is compiled
- * apart (rd_fx_loop), so that no mode is tested in a loop: one road for
- * both tested whether names were wanted at every event (ns-on 1.5% more
- * instructions, one ATTLIST 4.8%). */
+ * apart (rd_fx_loop), so that no mode is tested in a loop: a road shared
+ * by both would test at every event whether names are wanted. */
 enum { RD_FX_PLAIN, RD_FX_ROAD, RD_FX_NS };
 
 /* v, as a value the optimizer cannot see into. GCC's SLP vectorizer packed
  * the position's three adjacent loads in rd_fx_load into vector registers and
  * kept x.off and x.line as one, which the loop spilled and copied at every
- * token (docs/benchmarks.md: 5% of a record's instructions); an empty asm on
+ * token; an empty asm on
  * each load keeps them three scalars in registers. Only where the pointers
  * are 64-bit: a 64-bit register operand is a pair on 32-bit targets. */
 static inline uint64_t rd_fx_scalar(uint64_t v) {
@@ -102,8 +82,7 @@ static inline uint64_t rd_fx_units(const char *in, size_t u0, size_t u1, int wid
  * byte is a unit a byte; any other is counted. Called where the loop ends
  * and where its general code may report an error at the position
  * (rd_fx_pending): the loop itself is the same for every encoding (a call
- * in rd_fx_save, at every save, cost UTF-8 up to 6% more instructions: the
- * loop's registers). */
+ * in rd_fx_save, made at every save, would take the loop's registers). */
 RD_NOINLINE void rd_fx_transcoded(stax_reader *r, stax_event *end) {
     const int wide = rd_wide(r);
     const char *in = r->doc.in;
@@ -173,7 +152,7 @@ static inline void rd_fx_load(const stax_reader *r, rd_fx *x, int mode) {
  * eight bytes (type, flags, reserved, attr_count) are one store where they
  * make one little-endian word: the compiler kept four (and a text's flags a
  * fifth, after the event was made). A start tag writes its flags and count
- * after: given here, attrs cost 0.13% more instructions. */
+ * after, not here: here they would be one more value live in the loop. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define RD_EV_HEAD_WORD 1
 typedef char rd_ev_head_fits[offsetof(stax_event, flags) == 1 && offsetof(stax_event, reserved) == 2 &&
@@ -229,73 +208,31 @@ typedef struct rd_fx_txt {
 } rd_fx_txt;
 
 /* The rest of the text at p whose scan (t, so far) stopped at p[end] on a
- * byte other than '<' (lim and avail as rd_fx_text_run's): character and
- * predefined references decoded and line ends (CR LF, CR) normalized into
- * the arena as the scan goes on. Its own function so that this state is
- * made only for such a text (set up before every long text's first scan,
- * it cost each ten instructions); inline in the loop's text (out of line it
- * cost deep 1.9%). Of the loop's state it takes p alone: where the arena's
- * free part cannot hold the decoded text, the general way takes the text
- * (and makes the room, or ends the batch, as stax__rd_room decides), and
- * nothing written is kept. 1: *s filled; 0: the general way takes it. */
+ * byte other than '<' (lim and avail as rd_fx_text_run's): the text's one
+ * grammar (rd_text_marks) in its plain mode, which decodes character and
+ * predefined references and normalizes line ends into the arena as the scan
+ * goes on, and stops at anything else. Its own function so that this state
+ * is made only for such a text (set up before every long text's first scan,
+ * it cost each ten instructions); inline in the loop's text (out of line,
+ * the loop's state would be saved and loaded around it). Of the loop's
+ * state it takes p alone: where the arena's free part cannot hold the
+ * decoded text, the general way takes the text (and makes the room, or ends
+ * the batch, as stax__rd_room decides), and nothing written is kept. 1: *s
+ * filled; 0: the general way takes it. */
 RD_HOT_INLINE int rd_fx_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, size_t avail,
                                    stax__tscan *t, rd_fx_txt *s) {
-    size_t run = 0;
-    stax__out o = {NULL, NULL, 0};
-    char *d0 = NULL;
-    const stax__text_run_fn scan = r->cfg.text_run;
-    do { /* (p[end] is no '<', end < lim: the caller's scan stopped there) */
-        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
-            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return 0;
-            t->nonws = 1;
-            end = scan(p, end + 1, lim, t);
-            continue;
-        }
-        size_t re;
-        long cp;
-        int eol = 0;
-        if (p[end] == '&') {
-            cp = r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
-            t->nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
-        } else if (STAX_UNLIKELY(p[end] == '\r')) { /* CR LF or CR: a line end, LF in the text */
-            if (r->doc.part != DOC_CONTENT || end + 1 >= lim) return 0; /* the last byte: is an LF next? */
-            re = end + 1 + (p[end + 1] == '\n');
-            cp = '\n';
-            eol = 1;
-        } else {
-            return 0; /* a control, anything to report */
-        }
-        if (cp < 0) return 0; /* an entity, anything to report */
-        if (!d0) { /* the text goes to the arena's free part (none before its first use: d0 would be NULL) */
-            if (!r->buf.arena.ptr) return 0;
-            o = stax__buf_out(&r->buf.arena);
-            d0 = o.p;
-        }
-        stax__out_put(&o, p + run, end - run);
-        if (cp < 0x80) { /* a line end, a predefined entity: one byte (stax__out_cp written out: rd_fx_value) */
-            stax__out_byte(&o, (char)cp);
-        } else {
-            char u[4];
-            stax__out_put(&o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
-        }
-        if (STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
-            t->lfs++;
-            t->line_at = re;
-            t->cont = 0;
-        }
-        run = re;
-        end = scan(p, re, lim, t);
-    } while (end < lim && p[end] != '<');
-    if (end >= lim) return 0; /* no '<' within max_text: cut, or the window ends */
+    rd_tdec d = {{NULL, NULL, 0}, NULL, 0};
+    end = rd_text_marks(r, p, end, lim, t, &d, RD_TAG_PLAIN);
+    if (end == SIZE_MAX) return 0; /* a stop to report, or no '<' within max_text: cut, or the window ends */
     if (t->hi && stax__scan_utf8(r->cfg.simd, p, end, avail) != end) return 0; /* the general way reports it */
     s->ptr = p;
     s->len = end;
-    if (d0) { /* (references are decoded in content only, where the text is kept) */
-        stax__out_put(&o, p + run, end - run);
-        if (o.over) return 0; /* the arena is short: the general way makes room (or ends the batch) */
-        stax__buf_commit(&r->buf.arena, &o);
-        s->ptr = d0;
-        s->len = (size_t)(o.p - d0);
+    if (d.d0) { /* (references are decoded in content only, where the text is kept) */
+        stax__out_put(&d.o, p + d.run, end - d.run);
+        if (d.o.over) return 0; /* the arena is short: the general way makes room (or ends the batch) */
+        stax__buf_commit(&r->buf.arena, &d.o);
+        s->ptr = d.d0;
+        s->len = (size_t)(d.o.p - d.d0);
     }
     s->end = end;
     s->lfs = t->lfs;
@@ -346,8 +283,7 @@ RD_HOT_INLINE int rd_fx_text_run(stax_reader *r, rd_fx *x, size_t lim, size_t av
 
 #ifdef STAX__V16
 /* rd_fx_text_marks for a text after a start tag (rd_fx_elem): out of line,
- * where a second inline copy took the loop's registers (every shape 1-9%
- * more instructions). */
+ * where a second inline copy would take the loop's registers. */
 RD_NOINLINE int rd_fx_elem_marks(stax_reader *r, const char *q, size_t end, size_t lim, size_t avail, stax__tscan *t,
                                  rd_fx_txt *s) {
     return rd_fx_text_marks(r, q, end, lim, avail, t, s);
@@ -436,7 +372,7 @@ RD_FOR_EACH_MODE int rd_fx_text(stax_reader *r, rd_fx *x, int mode) {
         size_t k;
         const char *q = p;
 #if defined(__GNUC__) || defined(__clang__)
-        __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (a register there: deep +0.8%) */
+        __asm__("" : "+r"(q)); /* p[0] read again, not kept from the loop's '<' test (that would hold a register across the loop) */
 #endif
         if (q[0] == '\n' && (k = rd_fx_indent(p)) != 0) { /* white space: one line feed, no byte >= 0x80 */
             rd_fx_put_indent(r, x, k, r->doc.part == DOC_CONTENT, r->doc.depth, mode);
@@ -470,21 +406,6 @@ found:
  * reader_tokens.c), which reports it: the fast path only takes what is
  * right. */
 
-/* Where the first ':' of the ASCII name s[0, nl) is, or nl; 16 bytes
- * readable from s when can16. */
-RD_HOT_INLINE size_t rd_fx_colon(const char *s, size_t nl, int can16) {
-#ifdef STAX__V16
-    if (can16 && nl <= 16) {
-        stax__m16 m = stax__v16_mask(stax__v16_eq(stax__v16_load(s), stax__v16_set(':'))) & stax__m16_low(nl);
-        return m ? stax__m16_first(m) : nl;
-    }
-#else
-    (void)can16;
-#endif
-    const char *c = (const char *)memchr(s, ':', nl);
-    return c ? (size_t)(c - s) : nl;
-}
-
 /* The prefix and local part of the ASCII name[0, nl) whose first colon is
  * name[k]: 0, or 1 where it is no QName (stax__qname_split's rule). */
 static int rd_fx_split(const char *name, size_t nl, size_t k, stax_qname *q) {
@@ -509,7 +430,7 @@ RD_NOINLINE int rd_fx_prefixed(const stax_reader *r, const char *name, size_t nl
 /* An element's names (name[0, nl), ASCII; 16 bytes readable from it when
  * can16): 0 and *q, or 1 (rd_fx_prefixed). */
 RD_HOT_INLINE int rd_fx_qname(const stax_reader *r, const char *name, size_t nl, int can16, stax_qname *q) {
-    size_t k = rd_fx_colon(name, nl, can16);
+    size_t k = rd_colon(name, nl, can16);
     if (STAX_UNLIKELY(k != nl)) return rd_fx_prefixed(r, name, nl, k, q);
     q->prefix.ptr = q->local.ptr = name;
     q->prefix.len = 0;
@@ -557,7 +478,7 @@ RD_NOINLINE int rd_fx_ns(stax_reader *r, const char *p, size_t first, size_t cou
     for (size_t j = 0; j < count; j++) {
         stax_str n = a0[j].name;
         stax_qname *aq = &q0[j];
-        size_t k = rd_fx_colon(n.ptr, n.len, 0);
+        size_t k = rd_colon(n.ptr, n.len, 0);
         if (k == n.len) {
             aq->prefix.ptr = aq->local.ptr = n.ptr;
             aq->prefix.len = 0;
@@ -654,7 +575,7 @@ static int rd_fx_value(stax_reader *r, const char *v, size_t len, size_t room, s
             return 0; /* '<' or a control: reported there */
         }
         stax__out_put(&o, v + run, i - run);
-        if (cp < 0x80) { /* stax__out_cp written out, as in rd_fx_text_marks: through it mixed and text took 0.1-0.2% more (GCC's registers) */
+        if (cp < 0x80) { /* stax__out_cp written out, as in rd_fx_text_marks: its call here takes a register more */
             stax__out_byte(&o, (char)cp);
         } else {
             char u[4];
@@ -730,8 +651,8 @@ RD_NOINLINE int rd_fx_stag(stax_reader *r, const char *p, size_t n, rd_tag *t, s
 /* The push of an element the stack has no room for (it grows, or its name
  * holds bytes >= 0x80), out of the loop, after rd_fx_save: at the tag's
  * start, which an error of the push names (tok_pos: the general way sets
- * it at each token; in input bytes in a transcoded window). Inline, the
- * two steps cost record and deep 0.7% more instructions. */
+ * it at each token; in input bytes in a transcoded window). Out of line:
+ * it is rare, and inline its two steps take the loop's registers. */
 RD_NOINLINE int rd_fx_push(stax_reader *r, const char *name, size_t nl) {
     if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, r->buf.events + r->buf.batch.count);
     r->doc.tok_pos = r->doc.pos;
@@ -822,7 +743,8 @@ RD_HOT_INLINE int rd_fx_elem(stax_reader *r, rd_fx *x, const char *p, size_t ava
             return 1;
         }
         /* the open and advance below, written again: one copy after the
-         * branch with a flag for the text cost deep 7.6% (GCC's registers) */
+         * branch, with a flag for the text, keeps one more value live across
+         * the text's scan */
         if (rd_fx_open(r, x, p, n, nl, first, 0, 0, qn, mode)) return -1;
         rd_fx_advance(x, nl + 2, 0, 0, 0);
         rd_fx_put_text(r, x, &s, r->doc.depth, mode);
@@ -898,7 +820,7 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     }
 #ifndef STAX__SMALL /* (where rd_plain_utf8 keeps no value) */
     if (t.pending == 2) { /* values with UTF-8 alone: their continuation bytes (a branch of its
-                             own: given to the advance above, deep took 0.6% more instructions) */
+                             own, so that the advance above adds no zero to every tag) */
         if (rd_fx_open(r, x, p, n, nl, first, t.count, t.flags, q, mode)) return -1;
         rd_fx_advance(x, t.i, t.lfs, t.line_at, t.cont);
         return 1;
@@ -929,59 +851,23 @@ RD_FOR_EACH_MODE int rd_fx_start(stax_reader *r, rd_fx *x, int mode) {
     return 1;
 }
 
-/* The names of the end tag of the open element (depth) whose name[0, ol)
- * matched, then the bindings its start tag made dropped. */
-RD_HOT_INLINE void rd_fx_end_ns(stax_reader *r, stax_qname *q, const char *name, size_t ol, int can16, uint32_t depth) {
-    size_t k = rd_fx_colon(name, ol, can16);
-    q->prefix.ptr = q->local.ptr = name;
-    q->prefix.len = 0;
-    q->local.len = ol;
-    if (STAX_UNLIKELY(k != ol)) { /* the start tag's names were right: the same are */
-        q->prefix.len = k;
-        q->local.ptr = name + k + 1;
-        q->local.len = ol - k - 1;
-        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
-    } else {
-        q->uri = stax__ns_default(&r->buf.ns);
-    }
-    if (STAX_UNLIKELY(r->buf.ns.top >= depth)) stax__ns_pop(&r->buf.ns, depth);
-}
-
-/* An end tag that matches the open element exactly (</name>). */
+/* An end tag that matches the open element exactly (</name>): the one
+ * grammar in its plain mode (rd_etag). */
 RD_FOR_EACH_MODE int rd_fx_end(stax_reader *r, rd_fx *x, int mode) {
     const char *p = x->p;
-    size_t avail = (size_t)(x->end - p);
-    if (!r->doc.depth) return 0;
-    size_t top = r->buf.stack_off[r->doc.depth - 1], off = top >> 1, ol = r->buf.stack.len - off;
-    if (ol + 3 > avail || p[ol + 2] != '>') return 0;
-    const char *open = r->buf.stack.ptr + off;
-    /* the name against the open element's: most names take one 16-byte
-     * compare where 16 bytes may be read from both (a helper returning
-     * whether they match cost two instructions a tag: its result was made
-     * a value and tested again) */
-#ifdef STAX__V16
-    if (ol <= 16 && avail >= 18 && r->buf.stack.cap - off >= 16) {
-        stax__m16 want = stax__m16_low(ol);
-        if ((stax__v16_mask(stax__v16_eq(stax__v16_load(p + 2), stax__v16_load(open))) & want) != want) return 0;
-    } else if (memcmp(p + 2, open, ol) != 0) {
-        return 0;
-    }
-#else
-    if (memcmp(p + 2, open, ol) != 0) return 0;
-#endif
+    size_t avail = (size_t)(x->end - p), top;
+    size_t n = rd_etag(r, p, avail, RD_TAG_PLAIN, &top);
+    if (STAX_UNLIKELY(!n)) return 0;
     stax_event *e = rd_fx_emit(x, STAX_EV_END, 0, r->doc.depth, mode);
     e->name.ptr = p + 2;
-    e->name.len = ol;
-    if (mode == RD_FX_NS) rd_fx_end_ns(r, x->q - 1, p + 2, ol, avail >= 18, r->doc.depth);
-    r->doc.depth--;
-    r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = rd_after_root(r);
+    e->name.len = n - 3;
+    rd_etag_end(r, top, n - 3, mode == RD_FX_NS ? x->q - 1 : NULL, p + 2, avail >= 18);
     if (STAX_UNLIKELY(top & 1)) { /* a name with bytes >= 0x80: its continuation bytes are no columns */
         size_t cont = 0;
-        for (size_t k = 0; k < ol; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
-        rd_fx_advance(x, ol + 3, 0, 0, cont);
+        for (size_t k = 0; k < n - 3; k++) cont += ((unsigned char)p[2 + k] & 0xC0) == 0x80;
+        rd_fx_advance(x, n, 0, 0, cont);
     } else {
-        rd_fx_advance(x, ol + 3, 0, 0, 0);
+        rd_fx_advance(x, n, 0, 0, 0);
     }
     return 1;
 }
@@ -1015,8 +901,8 @@ RD_FOR_EACH_MODE int rd_fx_loop(stax_reader *r, int mode) {
         } else {
             rc = rd_fx_start(r, &x, mode);
         }
-        if (rc <= 0) goto declined;
-        if (x.ev > x.ev_last) break;
+        if (STAX_UNLIKELY(rc <= 0)) goto declined;
+        if (STAX_UNLIKELY(x.ev > x.ev_last)) break;
     }
     rd_fx_save(r, &x);
     if (rd_fx_transcoded_on(r)) rd_fx_transcoded(r, x.ev);
@@ -1034,8 +920,8 @@ declined:
 #ifndef STAX__SMALL
 /* The road (without and with namespaces) and the plain read, each a
  * function of its own, so that each loop has the registers to itself (the
- * plain one inlined into the dispatch below cost records 0.3% more
- * instructions). A build for size reads the road's documents the general
+ * plain one too: inlined into the dispatch below, it would share them with
+ * the dispatch). A build for size reads the road's documents the general
  * way: a copy of the loop would cost it about what the plain one does,
  * 1.6 KB of the M4's flash (stax__rd_fast there). */
 RD_NOINLINE int rd_fx_road(stax_reader *r) { return rd_fx_loop(r, RD_FX_ROAD); }

@@ -3,9 +3,10 @@
  * general parser, and limit mode) and reader_fast.c (the fast path) compile
  * it each with its own constant mode (rd_tag_mode), so that no mode is
  * tested on the hot path; what a start tag then does (defaults, namespaces,
- * the element stack, events, positions) stays with its caller. The names,
- * white space and quoted values that the other tokens read are here too,
- * since the tag reads them the same way. */
+ * the element stack, events, positions) stays with its caller. The end
+ * tag's grammar is here too (rd_etag, rd_etag_end), compiled the same way,
+ * and the names, white space and quoted values that the other tokens read,
+ * since the tags read them the same way. */
 #ifndef STAX_READER_TAG_H
 #define STAX_READER_TAG_H
 
@@ -166,8 +167,8 @@ RD_FOR_EACH_MODE size_t rd_tag_name(stax_reader *r, const char *tok, size_t n, s
  * once a tag or a value (rd_vscan_init). keep: made in registers and kept
  * there, as the grammar's loop and rd_plain_utf8 want them (made at each
  * value, they cost eight instructions an attribute); without it, GCC folds
- * them into the compares, which suits rd_fx_value (mixed 0.2% fewer
- * instructions). */
+ * them into the compares, which suits rd_fx_value (one value, no loop
+ * around it to keep them for). */
 typedef struct rd_vscan {
 #ifdef STAX__V16
     stax__v16 lt, amp, sp, dq, sq;
@@ -219,8 +220,7 @@ static inline size_t rd_scan_value(const char *p, size_t n, char q, const rd_vsc
 
 /* In an attribute value that holds a byte to look at: the first quote q or
  * '<' from p[0]; n if none. Out of line: most values have no such byte,
- * and inline, its loop took registers from the tag's (attrs 1.3% more
- * instructions); one pass where two memchr calls found the quote, then
+ * and inline, its loop would take registers from the tag's; one pass where two memchr calls found the quote, then
  * looked for a '<' before it. */
 RD_NOINLINE size_t rd_scan_quote(const char *p, size_t n, char q) {
     size_t i = 0;
@@ -342,8 +342,8 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     stax_attr *a0 = r->buf.attrs + first, *a = a0;
     size_t count = 0; /* a - a0, kept apart: a division by sizeof *a where it was computed */
     size_t left = max_attrs; /* PLAIN: max_attrs - count, which one test of a register or the stack
-                                takes (count against max_attrs loaded two values: attrs 0.9% more
-                                instructions); the other modes keep count (less code) */
+                                takes (count against max_attrs loads two values); the other modes
+                                keep count (less code) */
     size_t tag_bytes = nl; /* FULL: the names and values so far, normalized (stax__rd_attr_value) */
     const rd_vscan vscan = rd_vscan_init(1); /* (PLAIN only: unused, the others drop it) */
     if (full && r->buf.dtd.n_atts && (t->el = rd_attlist_of(r, tok + 1, nl)) != NULL && ++r->doc.tag_stamp == 0)
@@ -456,6 +456,221 @@ RD_FOR_EACH_MODE int rd_stag(stax_reader *r, const char *tok, size_t n, rd_tag *
     t->count = count;
     r->doc.attr_len = first + count;
     return 0;
+}
+
+/* ================================================================ text
+ * CharData, with the references and line ends in it: the block scan
+ * (r->cfg.text_run) passes over plain bytes, UTF-8 included (checked by the
+ * caller over what it passed, t->hi), and stops at '<', '&', ']', CR and
+ * controls; rd_text_marks goes on from such a stop. The fast path reads a
+ * text with it in RD_TAG_PLAIN, the general parser (stax__rd_text) in
+ * RD_TAG_FULL, which takes what plain declines: entity references and
+ * errors it reports, a CR in entity text, the last byte a CR. */
+
+/* The character of the reference at p[i] ('&') if it is a character
+ * reference or one of the five predefined entities, well formed, and a Char;
+ * its end in *end. -1 otherwise (the general way decides what it is). */
+RD_HOT_INLINE long rd_quick_ref(const char *p, size_t n, size_t i, size_t *end) {
+#ifdef STAX__SMALL
+    (void)p, (void)n, (void)i, (void)end;
+    return -1; /* a build for size leaves every reference to the general parser's (rd_reference) */
+#else
+    const char *q = p + i + 1;
+    size_t left = n - i - 1, pl;
+    long c = stax__predefined_at(q, left, &pl);
+    if (c >= 0) return *end = i + 1 + pl, c;
+    if (left < 3 || q[0] != '#') return -1;
+    const char *semi = (const char *)memchr(q, ';', left < 12 ? left : 12);
+    if (!semi) return -1;
+    long v = stax__charref_value(p + i, (size_t)(semi - (p + i)) + 1);
+    *end = (size_t)(semi - p) + 1;
+    return v;
+#endif
+}
+
+/* A text decoded into the arena: its free part (o), once d0 is set (NULL:
+ * nothing decoded yet), and the first byte of the text not written yet. */
+typedef struct rd_tdec {
+    stax__out o;
+    char *d0;
+    size_t run;
+} rd_tdec;
+
+/* The text at p whose scan stopped at p[end], no '<', end < lim (lim: the
+ * text's bound), read on: "]]>" and each stop the mode does not take end it,
+ * a ']' of no "]]>" is text, character and predefined references (in
+ * content) are decoded and line ends (CR LF, CR; not in entity text, whose
+ * CRs came from references) made LF into d (set up at the first, unless
+ * the caller did). Returns the stop: '<' or lim, where the text ends; or
+ * the ']' of "]]>"; or a byte the mode does not take: an entity reference
+ * or one to report, and a control (CR in entity text). PLAIN returns
+ * SIZE_MAX for every stop but a '<' (any other reference, CR or control, a
+ * CR as the last byte, no '<' within lim are declined). t folds
+ * what the scan passed (line feeds, white space, bytes >= 0x80); PLAIN
+ * counts a CR's line there too. In PLAIN a stop the arena has no room to
+ * start for (NULL) is declined. */
+RD_FOR_EACH_MODE size_t rd_text_marks_in(stax_reader *r, const char *p, size_t end, size_t lim, stax__tscan *t, rd_tdec *d,
+                                         int mode) {
+    const int plain = mode == RD_TAG_PLAIN;
+    const size_t stop = plain ? SIZE_MAX : 0; /* PLAIN: every stop but the text's end is declined */
+    const stax__text_run_fn scan = r->cfg.text_run;
+    do { /* (p[end] is no '<', end < lim) */
+        if (p[end] == ']') { /* "]]>" is an error; any other ']' is text */
+            if (end + 2 < lim && p[end + 1] == ']' && p[end + 2] == '>') return stop | end;
+            t->nonws = 1;
+            end = scan(p, end + 1, lim, t);
+            continue;
+        }
+        size_t re;
+        long cp;
+        int eol = 0;
+        if (p[end] == '&') {
+            cp = !plain || r->doc.part == DOC_CONTENT ? rd_quick_ref(p, lim, end, &re) : -1;
+            t->nonws |= !(cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r');
+        } else if (STAX_UNLIKELY(p[end] == '\r') && (plain || !r->doc.n_ent)) { /* CR LF or CR: a line end, LF in the text */
+            if (plain && (r->doc.part != DOC_CONTENT || end + 1 >= lim)) return stop | end; /* the last byte: is an LF next? */
+            re = end + 1 + ((plain || end + 1 < lim) && p[end + 1] == '\n'); /* (plain: end + 1 < lim) */
+            cp = '\n';
+            eol = 1;
+        } else {
+            return stop | end; /* a control, anything to report */
+        }
+        if (cp < 0) return stop | end; /* an entity, anything to report */
+        if (!d->d0) { /* the text goes to the arena's free part (none before its first use: d0 would be NULL) */
+            if (plain && !r->buf.arena.ptr) return stop | end;
+            d->o = stax__buf_out(&r->buf.arena);
+            d->d0 = d->o.p;
+        }
+        stax__out_put(&d->o, p + d->run, end - d->run);
+        if (cp < 0x80) { /* a line end, a predefined entity: one byte (stax__out_cp written out: rd_fx_value) */
+            stax__out_byte(&d->o, (char)cp);
+        } else {
+            char u[4];
+            stax__out_put(&d->o, u, (size_t)stax__utf8_encode((uint32_t)cp, u));
+        }
+        if (plain && STAX_UNLIKELY(eol)) { /* the scan did not see it: the line is counted here */
+            t->lfs++;
+            t->line_at = re;
+            t->cont = 0;
+        }
+        d->run = re;
+        end = scan(p, re, lim, t);
+    } while (end < lim && p[end] != '<');
+    return plain && end >= lim ? SIZE_MAX : end;
+}
+
+/* A build for size has one copy, the mode a value (reader_tokens.c). */
+#ifdef STAX__SMALL
+STAXINT size_t stax__rd_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, stax__tscan *t, rd_tdec *d,
+                                   int mode);
+#define rd_text_marks stax__rd_text_marks
+#else
+#define rd_text_marks rd_text_marks_in
+#endif
+
+/* ================================================================ end tags
+ * ETag: '</' Name S? '>', whose name is the open element's. The grammar
+ * reads it against the element stack's top: the name's bytes compared with
+ * the stack's, then what follows them. */
+
+/* Where the first ':' of the name s[0, nl) is, or nl; 16 bytes readable
+ * from s when can16. */
+RD_HOT_INLINE size_t rd_colon(const char *s, size_t nl, int can16) {
+#ifdef STAX__V16
+    if (can16 && nl <= 16) {
+        stax__m16 m = stax__v16_mask(stax__v16_eq(stax__v16_load(s), stax__v16_set(':'))) & stax__m16_low(nl);
+        return m ? stax__m16_first(m) : nl;
+    }
+#else
+    (void)can16;
+#endif
+    const char *c = (const char *)memchr(s, ':', nl);
+    return c ? (size_t)(c - s) : nl;
+}
+
+/* The end tag at tok[0, n) that rd_etag refused, in RD_TAG_FULL: its first
+ * error reported (reader_tokens.c). Returns 0. */
+STAXINT size_t stax__rd_etag_error(stax_reader *r, const char *tok, size_t n);
+
+/* The end tag at tok, '</' at tok[0] (RD_TAG_FULL: the token, its '>' at
+ * tok[n - 1]; RD_TAG_PLAIN: n bytes readable, the tag within them or not).
+ * Returns its length and *top (the open element's stack entry: its name at
+ * stack.ptr + (top >> 1), bit 0 set when the name holds bytes >= 0x80), or
+ * 0: PLAIN declines anything but </name> of the open element; FULL reports
+ * the error (white space before '>' is the one thing it takes beside). */
+RD_FOR_EACH_MODE size_t rd_etag(stax_reader *r, const char *tok, size_t n, int mode, size_t *top) {
+    const int plain = mode == RD_TAG_PLAIN;
+    uint32_t depth = r->doc.depth;
+    if (!depth) goto refused;
+    size_t t = r->buf.stack_off[depth - 1], off = t >> 1, ol = r->buf.stack.len - off;
+    if (ol + 3 > n || (plain && tok[ol + 2] != '>')) goto refused;
+    const char *open = r->buf.stack.ptr + off;
+    /* the name against the open element's: most names take one 16-byte
+     * compare where 16 bytes may be read from both (a helper returning
+     * whether they match cost two instructions a tag: its result was made
+     * a value and tested again) */
+#ifdef STAX__V16
+    if (plain && ol <= 16 && n >= 18 && r->buf.stack.cap - off >= 16) {
+        stax__m16 want = stax__m16_low(ol);
+        if ((stax__v16_mask(stax__v16_eq(stax__v16_load(tok + 2), stax__v16_load(open))) & want) != want) goto refused;
+    } else
+#endif
+        if (memcmp(tok + 2, open, ol) != 0) goto refused;
+    size_t i = ol + 2;
+    if (!plain) { /* the name ends there: white space, then '>' */
+        if (tok[i] != '>') {
+            size_t j = rd_skip_ws(tok, n, i);
+            if (j == i) goto refused;
+            i = j;
+        }
+        if (i != n - 1 || (r->doc.n_ent && depth <= r->buf.ents[r->doc.n_ent - 1].depth)) goto refused;
+    }
+    *top = t;
+    return i + 1;
+refused:
+    return plain ? 0 : stax__rd_etag_error(r, tok, n);
+}
+
+/* The default namespace in scope (kept by the bindings where the fast path
+ * reads namespaces: not in builds for size). */
+static inline stax_str rd_ns_default(const stax_reader *r) {
+#ifdef STAX__SMALL
+    stax_str none = {"", 0}, uri;
+    stax__ns_lookup(&r->buf.ns, none, &uri);
+    return uri;
+#else
+    return stax__ns_default(&r->buf.ns);
+#endif
+}
+
+/* The element an end tag matched ended (top: its stack entry, as rd_etag
+ * gives it; ol its name's length): where namespaces are on, the end tag's
+ * names (name[0, ol) in the event; 16 bytes readable from it when can16) in *q: the start
+ * tag's names were right, so these are; then the bindings its start tag
+ * made dropped, and the element popped. */
+RD_HOT_INLINE void rd_etag_end(stax_reader *r, size_t top, size_t ol, stax_qname *q, const char *name, int can16) {
+    if (q) {
+        uint32_t depth = r->doc.depth;
+        size_t k = rd_colon(name, ol, can16);
+        q->prefix.ptr = q->local.ptr = name;
+        q->prefix.len = 0;
+        q->local.len = ol;
+        if (STAX_UNLIKELY(k != ol)) {
+            q->prefix.len = k;
+            q->local.ptr = name + k + 1;
+            q->local.len = ol - k - 1;
+            stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
+        } else {
+            q->uri = rd_ns_default(r);
+        }
+#ifdef STAX__SMALL
+        stax__ns_pop(&r->buf.ns, depth);
+#else
+        if (STAX_UNLIKELY(r->buf.ns.top >= depth)) stax__ns_pop(&r->buf.ns, depth);
+#endif
+    }
+    r->buf.stack.len = top >> 1;
+    if (--r->doc.depth == 0) r->doc.part = rd_after_root(r);
 }
 
 #endif /* STAX_READER_TAG_H */

@@ -189,74 +189,78 @@ static int rd_entity_ref(stax_reader *r, const stax__entity *e, stax_pos pos) {
  * then lives in the carry); the decoded text is never longer than the token,
  * and stax__rd_room made that much room. Returns the number of bytes consumed
  * (< n when an entity reference ends the token early), or 0 after an error. */
+#ifdef STAX__SMALL
+size_t stax__rd_text_marks(stax_reader *r, const char *p, size_t end, size_t lim, stax__tscan *t, rd_tdec *d, int mode) {
+#ifdef STAX_NO_FAST_PATH
+    (void)mode;
+    return rd_text_marks_in(r, p, end, lim, t, d, RD_TAG_FULL); /* (the general parser's alone) */
+#else
+    return rd_text_marks_in(r, p, end, lim, t, d, mode);
+#endif
+}
+#endif
+
+/* The UTF-8 of tok[from, to), which the text scan passed over: 0, or an
+ * error at its first bad sequence (found one sequence at a time where the
+ * check by blocks fails; builds for size check that way alone). */
+static int rd_text_utf8(stax_reader *r, const char *tok, size_t n, size_t from, size_t to) {
+#ifndef STAX__SMALL
+    if (stax__scan_utf8(r->cfg.simd, tok + from, to - from, n - from) == to - from) return 0;
+#endif
+    for (size_t i = from; i < to;) {
+        size_t l = 1;
+        if ((unsigned char)tok[i] >= 0x80 && !(l = stax__rd_char_at(r, tok, n, i))) return r->doc.status;
+        i += l;
+    }
+    return 0;
+}
+
 size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy) {
     if (r->doc.part != DOC_CONTENT) return rd_text_outside(r, tok, n) ? 0 : n;
-    stax__out o = stax__buf_out(&r->buf.arena);
-    char *dst0 = o.p;
-    int decoding = copy; /* the text goes to the arena */
-    size_t i = 0, run = 0; /* run: start of bytes not yet copied to the arena */
-    /* Bytes >= 0x80: the scan passes over them to the next byte other than
-     * text, and the bytes it passed are then checked by blocks; where that
-     * check fails (bad), they are checked one sequence at a time, and the
-     * first bad one is reported in its order among the text's errors. Each
-     * byte is checked once, in the call that reads it (a check of the rest
-     * of the token at the first such byte was quadratic in a long text with
-     * many references that end the call early: entities to expand or
-     * skipped). Builds for size (STAX__SMALL) keep the second way alone. */
-    int bad = 0;
-    while (i < n) {
-        /* bulk skip over plain bytes */
-        i += stax__scan_text(tok + i, n - i);
+    /* The text's grammar is rd_text_marks' (reader_tag.h), run from each
+     * stop of the block scan; what it does not take is taken here: an
+     * entity reference (or a reference to report), a control (CR in entity
+     * text is a Char), "]]>". The bytes >= 0x80 the scan passed are checked
+     * at each stop, before it is looked at, so the first error is the
+     * first in the text. The text goes to the arena when a byte is decoded,
+     * and always when copy is set (the token lives in the carry). */
+    rd_tdec d = {{NULL, NULL, 0}, NULL, 0};
+    if (copy) {
+        d.o = stax__buf_out(&r->buf.arena);
+        d.d0 = d.o.p;
+    }
+    stax__tscan t = {0, 0, 0, 0, 0};
+    size_t i = 0, checked = 0;
+    for (;;) {
+        i = r->cfg.text_run(tok, i, n, &t);
+        if (i < n) i = rd_text_marks(r, tok, i, n, &t, &d, RD_TAG_FULL);
+        if (t.hi) {
+            if (rd_text_utf8(r, tok, n, checked, i)) return 0;
+            t.hi = 0;
+        }
+        checked = i;
         if (i >= n) break;
         unsigned char c = (unsigned char)tok[i];
-        if (c == ']') {
-            if (i + 2 < n && tok[i + 1] == ']' && tok[i + 2] == '>')
-                return rd_fail(r, STAX_E_SYNTAX, tok, i, "']]>' is not allowed in text"), 0;
-            i++;
-            continue;
-        }
-        if (c >= 0x80) {
-#ifndef STAX__SMALL
-            if (!bad) { /* to the next byte other than text (an ASCII byte, or n) */
-                stax__tscan ts = {0, 0, 0, 0, 0};
-                size_t e = stax__scan_text_run(r->cfg.simd, tok, i, n, &ts);
-                if (stax__scan_utf8(r->cfg.simd, tok + i, e - i, n - i) == e - i) {
-                    i = e;
-                    continue;
-                }
-                bad = 1;
-            }
-#else
-            (void)bad;
-#endif
-            size_t k = rd_utf8_run(tok, n, i);
-            if (k > i) {
-                i = k;
-                continue;
-            }
-        }
-        if (c != '&' && (c != '\r' || r->doc.n_ent)) {
+        if (c == ']') return rd_fail(r, STAX_E_SYNTAX, tok, i, "']]>' is not allowed in text"), 0;
+        if (c != '&') {
             size_t l = stax__rd_char_at(r, tok, n, i);
             if (!l) return 0;
             i += l;
             continue;
         }
-        decoding = 1;
-        stax__out_put(&o, tok + run, i - run);
-        if (c == '\r') {
-            stax__out_byte(&o, '\n');
-            i += (i + 1 < n && tok[i + 1] == '\n') ? 2 : 1;
-            run = i;
-            continue;
+        if (!d.d0) {
+            d.o = stax__buf_out(&r->buf.arena);
+            d.d0 = d.o.p;
         }
+        stax__out_put(&d.o, tok + d.run, i - d.run);
         size_t end = 0;
         long cp = 0;
         stax_str name = {NULL, 0};
         stax__entity *found;
         if (rd_reference(r, tok, n, f->at_eof, i, &end, &cp, &name, &found)) return 0;
         if (cp >= 0) {
-            stax__out_cp(&o, (uint32_t)cp);
-            i = run = end;
+            stax__out_cp(&d.o, (uint32_t)cp);
+            i = d.run = end;
             continue;
         }
         /* an entity: TEXT (what came before) ends here; then the entity is
@@ -266,11 +270,11 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         ent = rd_general_entity(r, tok, n, i, name, found, &rep, &undeclared);
         if (!ent && !rep && !undeclared) return 0;
         r->doc.last_ge = found;
-        if (copy) stax__out_put(&o, name.ptr, name.len); /* the name lives in the carry, about to change */
-        if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
-        size_t tl = (size_t)(o.p - dst0) - (copy ? name.len : 0);
-        stax__buf_commit(&r->buf.arena, &o);
-        if (rd_text_event(r, dst0, tl, r->doc.tok_pos, 0)) return 0;
+        if (copy) stax__out_put(&d.o, name.ptr, name.len); /* the name lives in the carry, about to change */
+        if (d.o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+        size_t tl = (size_t)(d.o.p - d.d0) - (copy ? name.len : 0);
+        stax__buf_commit(&r->buf.arena, &d.o);
+        if (rd_text_event(r, d.d0, tl, r->doc.tok_pos, 0)) return 0;
         if (ent && stax__ent_is(ent, STAX__ENT_PLAIN)) {
             stax_str v = stax__ent_value(ent);
             if (v.len <= r->cfg.opt.max_text) return rd_plain_entity(r, v, tok, i) ? 0 : end; /* its one TEXT, without entering it */
@@ -285,15 +289,15 @@ size_t stax__rd_text(stax_reader *r, const rd_frame *f, const char *tok, size_t 
         stax_event *e = rd_emit(r, STAX_EV_ENTITY_REF, rd_pos_in(r, tok, i));
         if (!e || !rd_emit_ids(r, e)) return 0;
         e->name = name;
-        if (copy) e->name.ptr = dst0 + tl;
+        if (copy) e->name.ptr = d.d0 + tl;
         return end;
     }
     unsigned flags = f->cut ? STAX_EVF_CONTINUED : 0;
-    if (!decoding) return rd_text_event(r, tok, n, r->doc.tok_pos, flags) ? 0 : n;
-    stax__out_put(&o, tok + run, n - run);
-    if (o.over) return rd_internal(r, "decoded text longer than its token"), 0;
-    stax__buf_commit(&r->buf.arena, &o);
-    return rd_text_event(r, dst0, (size_t)(o.p - dst0), r->doc.tok_pos, flags) ? 0 : n;
+    if (!d.d0) return rd_text_event(r, tok, n, r->doc.tok_pos, flags) ? 0 : n;
+    stax__out_put(&d.o, tok + d.run, n - d.run);
+    if (d.o.over) return rd_internal(r, "decoded text longer than its token"), 0;
+    stax__buf_commit(&r->buf.arena, &d.o);
+    return rd_text_event(r, d.d0, (size_t)(d.o.p - d.d0), r->doc.tok_pos, flags) ? 0 : n;
 }
 
 /* [s, s+n) with line ends normalized, in the arena when they need it (for
@@ -381,7 +385,6 @@ int stax__rd_push(stax_reader *r, const char *name, size_t len) {
 
 /* ================================================================ attributes */
 
-
 /* The context for stax__attr_normalize at this point of the document. */
 static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tokenized) {
     a->dtd = r->doc.has_doctype ? &r->buf.dtd : NULL;
@@ -411,23 +414,16 @@ static void rd_attnorm(stax_reader *r, stax__attnorm *a, size_t max_out, int tok
  * rolls back). */
 int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, size_t ve, int copy, int tokenized,
                          size_t used, stax_str *out) {
+    /* the value as it is, up to its first byte other than a Char that
+     * stays (a reference, TAB LF CR, '<', a control, a bad sequence): the
+     * rest, errors and all, is stax__attr_normalize's */
     size_t i = vs;
     for (;;) {
         i += stax__scan_attr(tok + i, ve - i);
-        if (i >= ve) break;
-        unsigned char c = (unsigned char)tok[i];
-        if (c == '<') return rd_fail(r, STAX_E_SYNTAX, tok, i, "'<' is not allowed in an attribute value");
-        if (c == '&' || c == '\t' || c == '\n' || c == '\r') break;
-        if (c >= 0x80) {
-            size_t k = rd_utf8_run(tok, ve, i);
-            if (k > i) {
-                i = k;
-                continue;
-            }
-        }
-        size_t l = stax__rd_char_at(r, tok, n, i);
-        if (!l) return r->doc.status;
-        i += l;
+        if (i >= ve || (unsigned char)tok[i] < 0x80) break;
+        size_t k = rd_utf8_run(tok, ve, i);
+        if (k == i) break;
+        i = k;
     }
     int collapse = 0; /* a tokenized value with spaces to trim or collapse */
     if (tokenized && i >= ve && ve > vs) {
@@ -463,10 +459,6 @@ int stax__rd_attr_value(stax_reader *r, const char *tok, size_t n, size_t vs, si
 }
 
 /* ================================================================ namespaces */
-
-#ifndef STAX_NO_NAMESPACES
-#endif
-
 
 #ifndef STAX_NO_NAMESPACES
 /* Declare the element's namespaces, then resolve its name and attributes.
@@ -645,34 +637,33 @@ roll_back:
 
 static int rd_start_tag(stax_reader *r, const char *tok, size_t n, int copy) { return rd_start_tag_in(r, tok, n, copy, RD_TAG_FULL); }
 
-static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+/* The first error of an end tag the grammar refused (rd_etag). */
+size_t stax__rd_etag_error(stax_reader *r, const char *tok, size_t n) {
     size_t nl = rd_name(r, tok, n, 2, "end tag");
-    if (!nl) return r->doc.status;
+    if (!nl) return 0;
     size_t i = rd_skip_ws(tok, n, 2 + nl);
-    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2);
-    if (r->doc.depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2);
+    if (i != n - 1) return rd_fail(r, STAX_E_SYNTAX, tok, i, "end tag '%.*s' has more than a name", stax__clip(nl, 64), tok + 2), 0;
+    if (r->doc.depth == 0) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "end tag '%.*s' with no open element", stax__clip(nl, 64), tok + 2), 0;
     if (r->doc.n_ent && r->doc.depth <= r->buf.ents[r->doc.n_ent - 1].depth)
         return rd_fail(r, STAX_E_SYNTAX, tok, 0, "end tag '%.*s' in the replacement text of an entity closes an element opened outside it",
-                       stax__clip(nl, 64), tok + 2);
+                       stax__clip(nl, 64), tok + 2), 0;
+    /* a name, then white space and '>', inside an element: rd_etag refused
+     * it for its name alone */
     size_t off = rd_stack_at(r, r->doc.depth - 1), ol = r->buf.stack.len - off;
     const char *open = r->buf.stack.ptr + off;
-    if (ol != nl || memcmp(open, tok + 2, nl) != 0)
-        return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", stax__clip(nl, 64),
-                       tok + 2, stax__clip(ol, 64), open);
+    return rd_fail(r, STAX_E_TAG_MISMATCH, tok, 0, "end tag '%.*s' does not match start tag '%.*s'", stax__clip(nl, 64),
+                   tok + 2, stax__clip(ol, 64), open), 0;
+}
+
+static int rd_end_tag(stax_reader *r, const char *tok, size_t n, int copy) {
+    size_t top = 0;
+    if (!rd_etag(r, tok, n, RD_TAG_FULL, &top)) return r->doc.status;
     stax_event *e = rd_emit(r, STAX_EV_END, r->doc.tok_pos);
     if (!e) return r->doc.status;
     e->name.ptr = tok + 2;
-    e->name.len = nl;
+    e->name.len = r->buf.stack.len - (top >> 1);
     if (copy && stax__rd_arena_copy(r, &e->name)) return r->doc.status;
-    if (r->buf.ev_ns) { /* the name matched the start tag's, which was checked */
-        stax_qname *q = &r->buf.ev_ns[r->buf.batch.count - 1];
-        stax__qname_split(e->name, &q->prefix, &q->local);
-        stax__ns_lookup(&r->buf.ns, q->prefix, &q->uri);
-        stax__ns_pop(&r->buf.ns, r->doc.depth);
-    }
-    r->doc.depth--;
-    r->buf.stack.len = off;
-    if (r->doc.depth == 0) r->doc.part = rd_after_root(r);
+    rd_etag_end(r, top, e->name.len, r->buf.ev_ns ? &r->buf.ev_ns[r->buf.batch.count - 1] : NULL, e->name.ptr, 0);
     return 0;
 }
 

@@ -247,23 +247,6 @@ long stax__charref_value(const char *p, size_t n) {
     return stax__is_char((uint32_t)v) ? (long)v : -1;
 }
 
-/* ================================================================ predefined entities (4.6) */
-
-int stax__predefined_entity(const char *name, size_t n) {
-    switch (n) {
-    case 2:
-        if (name[0] == 'l' && name[1] == 't') return '<';
-        if (name[0] == 'g' && name[1] == 't') return '>';
-        return -1;
-    case 3: return memcmp(name, "amp", 3) == 0 ? '&' : -1;
-    case 4:
-        if (memcmp(name, "apos", 4) == 0) return '\'';
-        if (memcmp(name, "quot", 4) == 0) return '"';
-        return -1;
-    default: return -1;
-    }
-}
-
 /* ================================================================ names (XML 1.0 5th ed. [4], [4a]) */
 
 int stax__is_name_start(uint32_t c) {

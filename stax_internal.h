@@ -281,8 +281,17 @@ static inline void stax__out_cp(stax__out *o, uint32_t cp) {
 STAXINT long stax__charref_value(const char *p, size_t n);
 
 /* The character of one of the five predefined entities (lt gt amp apos quot)
- * named [name, name+n), or -1. */
-STAXINT int stax__predefined_entity(const char *name, size_t n);
+ * whose name and ';' are at q (left bytes readable from q), and *len the
+ * name's length with its ';'; or -1. The one list of them: the fast path's
+ * references (rd_quick_ref) and stax__ref_parse read them here. */
+static inline long stax__predefined_at(const char *q, size_t left, size_t *len) {
+    if (left >= 3 && q[0] == 'l' && q[1] == 't' && q[2] == ';') return *len = 3, '<';
+    if (left >= 3 && q[0] == 'g' && q[1] == 't' && q[2] == ';') return *len = 3, '>';
+    if (left >= 4 && q[0] == 'a' && q[1] == 'm' && q[2] == 'p' && q[3] == ';') return *len = 4, '&';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "quot", 4) == 0) return *len = 5, '"';
+    if (left >= 5 && q[4] == ';' && memcmp(q, "apos", 4) == 0) return *len = 5, '\'';
+    return -1;
+}
 
 /* PubidChar ::= #x20 | #xD | #xA | [a-zA-Z0-9] | [-'()+,./:=?;!*#@$_%]
  * (memchr, not strchr: the single file needs no more of libc than

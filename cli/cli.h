@@ -114,10 +114,17 @@ uint64_t stax_cli_get(const unsigned char *p, int width);
 int stax_cli_write_all(int fd, const unsigned char *p, size_t n);
 const char *stax_cli_read_file(const char *path, unsigned char **out, size_t *out_len);
 
-/* cli/run.c's reporting, for cli/part.c: 1 (and the refusal reported) when
- * p[0, n) starts a compressed format; an error as NAME:LINE:COL: message
- * (byte N); the exit code of a reader status. */
+/* The reports (cli/report.c), for the driver and the ranges: the
+ * compressed format p[0, n) starts (its index), -1 if none, or
+ * STAX_CLI_UNDECIDED while n bytes are a prefix of a magic; 1 (and the
+ * refusal reported) when p[0, n) starts a compressed format; the refusal
+ * of a format; an error as NAME:LINE:COL: message (byte N), of a reader or
+ * at p; the exit code of a reader status. */
+#define STAX_CLI_UNDECIDED (-2)
+int stax_cli_compressed_format(const unsigned char *p, size_t n);
 int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, size_t n);
+void stax_cli_report_compressed(const stax_cli_opts *o, int format);
+void stax_cli_report_at(const stax_cli_opts *o, stax_pos p, const char *msg, int st);
 void stax_cli_report(const stax_cli_opts *o, stax_reader *r, int st);
 int stax_cli_exit_code(int st);
 

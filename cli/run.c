@@ -47,43 +47,11 @@ static int cli_before_wait(stax_cli_out *live, int fd) {
     return stax_cli_out_flush(live);
 }
 
-/* The formats a dump usually comes compressed in: the magic bytes at the start
- * of the stream (bzip2's fourth byte is the block size, '1' to '9'), and the
- * command that writes it out again. None can begin an XML document. */
-static const struct {
-    const char *magic;
-    size_t len;
-    const char *name, *cat;
-} cli_compressed[] = {
-    {"\x1f\x8b", 2, "gzip", "zcat"},
-    {"BZh1", 4, "bzip2", "bzcat"},
-    {"\xfd" "7zXZ\0", 6, "xz", "xzcat"},
-    {"\x28\xb5\x2f\xfd", 4, "zstd", "zstdcat"},
-};
-#define CLI_NCOMPRESSED (sizeof cli_compressed / sizeof cli_compressed[0])
-#define CLI_UNDECIDED (-2)
-
-/* The compressed format p[0..n) starts (its index), -1 if none, or
- * CLI_UNDECIDED while n bytes are a prefix of a magic. */
-static int cli_compressed_format(const unsigned char *p, size_t n) {
-    for (size_t f = 0; f < CLI_NCOMPRESSED; f++) {
-        const unsigned char *m = (const unsigned char *)cli_compressed[f].magic;
-        size_t len = cli_compressed[f].len, k = 0;
-        for (; k < len && k < n; k++) {
-            int bzip2_level = f == 1 && k == 3;
-            if (bzip2_level ? p[k] < '1' || p[k] > '9' : p[k] != m[k]) break;
-        }
-        if (k == len) return (int)f;
-        if (k == n) return CLI_UNDECIDED;
-    }
-    return -1;
-}
-
 /* The first read: enough bytes to tell a compressed input from a document (a
  * pipe may hand them over one at a time); *ended when the input ended meanwhile. */
 static ssize_t cli_read_start(int fd, char *buf, size_t cap, int *ended) {
     ssize_t n = cli_read_full(fd, buf, cap);
-    while (n > 0 && cli_compressed_format((const unsigned char *)buf, (size_t)n) == CLI_UNDECIDED) {
+    while (n > 0 && stax_cli_compressed_format((const unsigned char *)buf, (size_t)n) == STAX_CLI_UNDECIDED) {
         ssize_t more = cli_read_full(fd, buf + n, cap - (size_t)n);
         if (more <= 0) {
             if (more < 0) return more;
@@ -94,73 +62,6 @@ static ssize_t cli_read_start(int fd, char *buf, size_t cap, int *ended) {
     }
     return n;
 }
-
-size_t stax_cli_quote(char *out, const char *s) {
-    size_t n = 0;
-    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-") == strlen(s)) {
-        memcpy(out, s, strlen(s));
-        return strlen(s);
-    }
-    out[n++] = '\'';
-    for (; *s; s++) {
-        if (*s == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            out[n++] = *s;
-        }
-    }
-    out[n++] = '\'';
-    return n;
-}
-
-/* The refusal of a compressed input. */
-static void cli_report_compressed(const stax_cli_opts *o, int f) {
-    if (o->quiet) return;
-    const char *name = o->name ? o->name : "-", *command = o->command ? o->command : "stax ...";
-    if (!strcmp(name, "-")) {
-        fprintf(stderr, "-: input is %s-compressed; decompress it first: ... | %s | %s\n", cli_compressed[f].name,
-                cli_compressed[f].cat, command);
-        return;
-    }
-    char *quoted = malloc(4 * strlen(name) + 3);
-    if (quoted) quoted[stax_cli_quote(quoted, name)] = '\0';
-    fprintf(stderr, "%s: input is %s-compressed; try: %s %s | %s\n", name, cli_compressed[f].name, cli_compressed[f].cat,
-            quoted ? quoted : name, command);
-    free(quoted);
-}
-
-static void cli_report_at(const stax_cli_opts *o, stax_pos p, const char *msg, int st) {
-    if (o->quiet) return;
-    fprintf(stderr, "%s:%llu:%llu: %s (byte %llu)\n", o->name ? o->name : "-", (unsigned long long)p.line,
-            (unsigned long long)p.column, msg[0] ? msg : stax_strerror(st), (unsigned long long)p.offset);
-}
-
-static void cli_report(const stax_cli_opts *o, stax_reader *r, int st) {
-    cli_report_at(o, stax_reader_error_pos(r), stax_reader_message(r), st);
-}
-
-void stax_cli_report(const stax_cli_opts *o, stax_reader *r, int st) { cli_report(o, r, st); }
-
-int stax_cli_refuse_compressed(const stax_cli_opts *o, const unsigned char *p, size_t n) {
-    int f = cli_compressed_format(p, n);
-    if (f < 0) return 0;
-    cli_report_compressed(o, f);
-    return 1;
-}
-
-/* Map a reader status to the tool's exit code: 1 for a document that is
- * not well-formed (or over one of the reader's limits), 2 for what is not
- * the document's fault: I/O, memory, a bug, and an encoding (or, in a build
- * without the DTD, an internal subset) the reader does not read. */
-static int cli_exit_code(int st) {
-    if (st == STAX_END) return 0;
-    if (st == STAX_E_IO || st == STAX_E_USAGE || st == STAX_E_NOMEM || st == STAX_E_INTERNAL || st == STAX_E_UNSUPPORTED)
-        return 2;
-    return 1;
-}
-
-int stax_cli_exit_code(int st) { return cli_exit_code(st); }
 
 int stax_cli_run(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, void *ctx, int *err) {
     return stax_cli_run_state(o, fd, fn, ctx, err, NULL);
@@ -286,7 +187,7 @@ static int cli_ring_read(void *ud, void *buf, size_t cap, size_t *got) {
         q->err_no = errno;
         return CLI_RING_IO;
     }
-    if (!q->started && n > 0 && (q->compressed = cli_compressed_format(buf, (size_t)n)) >= 0) return CLI_RING_COMPRESSED;
+    if (!q->started && n > 0 && (q->compressed = stax_cli_compressed_format((const unsigned char *)buf, (size_t)n)) >= 0) return CLI_RING_COMPRESSED;
     q->started = 1;
     if (q->kept_all && (size_t)n > q->keep - q->kept_len) {
         free(q->kept);
@@ -361,7 +262,7 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     if (ring) ring->progress = NULL;
     int rc;
     if (ring && st == CLI_RING_COMPRESSED) {
-        cli_report_compressed(o, ring->compressed);
+        stax_cli_report_compressed(o, ring->compressed);
         rc = 2;
         st = STAX_E_IO;
     } else if (ring && st == CLI_RING_IO) {
@@ -377,8 +278,8 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     } else {
         if (st == STAX_E_NOMEM && !p.slots) res.message[0] = '\0';
         if (st == STAX_OK) st = STAX_END;
-        if (st < 0) cli_report_at(o, res.err_pos, res.message, st);
-        rc = cli_exit_code(st);
+        if (st < 0) stax_cli_report_at(o, res.err_pos, res.message, st);
+        rc = stax_cli_exit_code(st);
     }
     if (err && rc >= 0) *err = st;
     free(p.slots);
@@ -405,9 +306,9 @@ static int cli_run_any(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, voi
     if (size) {
         void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) return cli_run_stream(o, fd, fn, ctx, err, state, NULL, 0);
-        int f = cli_compressed_format((const unsigned char *)map, size), rc = 2;
+        int f = stax_cli_compressed_format((const unsigned char *)map, size), rc = 2;
         if (f >= 0) {
-            cli_report_compressed(o, f);
+            stax_cli_report_compressed(o, f);
             if (err) *err = STAX_E_IO;
         } else {
             rc = cli_run_parallel(o, fd, map, size, NULL, parts ? NULL : fn, err, state, parts);
@@ -542,9 +443,9 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
             n = ended ? 0 : started ? cli_read_full(fd, buf, cap) : cli_read_start(fd, buf, cap, &ended);
         }
         if (n > 0) stax_cli_progress_add(&progress, (size_t)n);
-        if (n > 0 && !started && (f = cli_compressed_format((const unsigned char *)buf, (size_t)n)) >= 0) {
+        if (n > 0 && !started && (f = stax_cli_compressed_format((const unsigned char *)buf, (size_t)n)) >= 0) {
             stax_cli_progress_end(&progress);
-            cli_report_compressed(o, f);
+            stax_cli_report_compressed(o, f);
             st = STAX_E_IO;
             rc = 2;
             goto out;
@@ -587,8 +488,8 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
     }
 done:
     stax_cli_progress_end(&progress);
-    if (st < 0) cli_report(o, r, st);
-    rc = cli_exit_code(st);
+    if (st < 0) stax_cli_report(o, r, st);
+    rc = stax_cli_exit_code(st);
 out:
     stax_cli_progress_end(&progress);
     if (err) *err = stax_reader_status(r) < 0 ? stax_reader_status(r) : st;
