@@ -130,6 +130,15 @@ static int par_blocks_ok(const stax_parallel_options *o) {
     return 1;
 }
 
+#ifdef PAR_THREADS
+/* Whether the input is read as one part: a fragment or a sequence of
+ * documents (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS), whose cuts the
+ * guess of one document's context does not describe. */
+static int par_one_part(const stax_reader_options *ro) {
+    return ro && (ro->flags & (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS));
+}
+#endif
+
 /* The whole document as part 0. */
 static int par_serial(const stax_parallel_options *o, const char *data, size_t len, stax_parallel_result *res) {
     stax_reader_options fixed;
@@ -909,7 +918,7 @@ int stax_parallel_read(const void *data, size_t len, const stax_parallel_options
     if (!data) data = "";
     if (!par_blocks_ok(opt)) return res->status = STAX_E_USAGE;
 #ifdef PAR_THREADS
-    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory)) {
+    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory) && !par_one_part(opt->reader)) {
         par p;
         memset(&p, 0, sizeof p);
         p.o = opt;
@@ -929,7 +938,8 @@ int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, size_t *g
     if (!opt || !read) return res->status = STAX_E_USAGE;
     if (!par_blocks_ok(opt)) return res->status = STAX_E_USAGE;
 #ifdef PAR_THREADS
-    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory) && !opt->blocks) {
+    if ((opt->threads != 1 || opt->part_size) && !(opt->reader && opt->reader->memory) && !opt->blocks &&
+        !par_one_part(opt->reader)) {
         par p;
         memset(&p, 0, sizeof p);
         p.o = opt;
@@ -948,7 +958,7 @@ int stax_parallel_cuts(const void *data, size_t len, const stax_reader_options *
     cuts[0] = 0;
     for (size_t k = 1; k <= n; k++) cuts[k] = len;
 #ifdef PAR_THREADS
-    if (n > 1 && len) {
+    if (n > 1 && len && !par_one_part(ro)) {
         par p;
         memset(&p, 0, sizeof p);
         p.data = (const char *)data;

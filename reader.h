@@ -55,7 +55,10 @@
 /* ================================================================ state */
 
 enum rd_kind { K_NONE, K_TEXT, K_MARKUP, K_STAG, K_ETAG, K_COMMENT, K_PI, K_CDATA, K_CDATA_CONT, K_DOCTYPE };
-enum rd_part { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG };
+/* DOC_NEXT: a document after the first of a sequence (STAX_READ_DOCUMENTS)
+ * before its first token, which may be its XML declaration: DOC_START but
+ * for the start of the input. */
+enum rd_part { DOC_START, DOC_PROLOG, DOC_CONTENT, DOC_EPILOG, DOC_NEXT };
 
 /* Where the driver (rd_fill, a switch over it) stands: rd_doc.mode, set by
  * each step for the next. A new document starts in RM_DETECT. */
@@ -501,6 +504,27 @@ static inline int rd_behind(const stax_reader *r) {
 STAXINT int stax__rd_room(stax_reader *r, size_t n);
 STAXINT void stax__rd_arena_grow(stax_reader *r);
 STAXINT void stax__rd_consume(stax_reader *r, const char *tok, size_t n);
+
+/* The input's shapes other than one document (STAX_READ_FRAGMENT,
+ * STAX_READ_DOCUMENTS), which builds for size leave out: their reader
+ * refuses the flags, and the code for them is never compiled in
+ * (docs/embedded.md). rd_shape: the reader's, as a constant 0 there. */
+#ifdef STAX__SMALL
+#define RD_SHAPES 0u
+#else
+#define RD_SHAPES (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS)
+#endif
+static inline unsigned rd_shape(const stax_reader *r) { return r->cfg.opt.flags & RD_SHAPES; }
+
+/* The first part of the input: DOC_START, or in a fragment DOC_CONTENT;
+ * and the part when the depth falls back to 0: DOC_EPILOG, or in a
+ * fragment, whose top level is content, DOC_CONTENT. */
+static inline int rd_first_part(const stax_reader *r) {
+    return (rd_shape(r) & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_START;
+}
+static inline int rd_after_root(const stax_reader *r) {
+    return (rd_shape(r) & STAX_READ_FRAGMENT) ? DOC_CONTENT : DOC_EPILOG;
+}
 
 /* reader_tokens.c */
 STAXINT size_t stax__rd_parse(stax_reader *r, const rd_frame *f, const char *tok, size_t n, int copy);

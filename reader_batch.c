@@ -10,13 +10,29 @@
 #include <unistd.h>
 #endif
 
-/* End of input: the document must be complete. */
+/* The end of input in a fragment or a sequence of documents
+ * (rd_finish); out of line: the driver's code stays as it is for one
+ * document. */
+RD_NOINLINE int rd_finish_shape(stax_reader *r) {
+    if (r->cfg.opt.flags & STAX_READ_FRAGMENT) return r->doc.mode = RM_DONE, STAX_END;
+    if (r->doc.part == DOC_START) return r->doc.mode = RM_DONE, STAX_END; /* no document: nothing but white space */
+    if (r->doc.part != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
+    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.pos)) return r->doc.status;
+    r->doc.mode = RM_DONE;
+    return STAX_END;
+}
+
+/* End of input: the document must be complete (a fragment: its elements
+ * closed). A sequence of documents (STAX_READ_DOCUMENTS) ends its last one
+ * with STAX_EV_DOCUMENT_END; one of none (an empty input, or white space)
+ * has no event. */
 static int rd_finish(stax_reader *r) {
     if (r->doc.depth > 0) {
         size_t at = rd_stack_at(r, r->doc.depth - 1);
         return stax__rd_fail_at(r, STAX_E_TRUNCATED, r->doc.pos, "the input ends inside element '%.*s'",
                                 stax__clip(r->buf.stack.len - at, 64), r->buf.stack.ptr + at);
     }
+    if (STAX_UNLIKELY(rd_shape(r))) return rd_finish_shape(r);
     if (r->doc.part != DOC_EPILOG) return stax__rd_fail_at(r, STAX_E_STRUCTURE, r->doc.pos, "no root element");
     r->doc.mode = RM_DONE;
     return STAX_END;
@@ -422,6 +438,10 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
         return *why = RD_WHY("max_depth and max_name may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
     if (o->max_entity_depth > 1024) return *why = RD_WHY("max_entity_depth may not be above 1024", "an option is out of range"), STAX_E_USAGE;
+    if (o->flags & (STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS) & ~RD_SHAPES)
+        return *why = RD_WHY("STAX_READ_FRAGMENT, _DOCUMENTS: left out of builds for size", "an option is out of range"), STAX_E_USAGE;
+    if (RD_SHAPES && (o->flags & STAX_READ_FRAGMENT) && (o->flags & STAX_READ_DOCUMENTS))
+        return *why = RD_WHY("STAX_READ_FRAGMENT and STAX_READ_DOCUMENTS exclude each other", "two input shapes"), STAX_E_USAGE;
     if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
         return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
 #ifdef STAX_NO_NAMESPACES
@@ -478,6 +498,7 @@ static void rd_doc_init(stax_reader *r) {
     stax__err_init(&r->doc.err, r->doc.err_msg, sizeof r->doc.err_msg);
     r->doc.pos.line = r->doc.pos.column = 1;
     r->doc.tok_pos = r->doc.pos; /* errors before the first token are at 1:1 */
+    if (RD_SHAPES) r->doc.part = rd_first_part(r); /* (else DOC_START, 0) */
 #ifndef STAX_NO_STDIO
     r->doc.fd = -1;
 #endif

@@ -78,7 +78,7 @@
 #define CTX_SUM 8u              /* the checksum at the end */
 #define CTX_POS_LEN 24u         /* the position after the header: offset, line, column (u64 each) */
 #define CTX_FIXED 192u          /* the header, the fixed fields, the counts and the checksum (132), rounded up */
-#define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES)
+#define CTX_FLAGS (STAX_READ_SKIP_WS | STAX_READ_NAMESPACES | STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS)
 /* An entity's flags in a context: 1 a parameter entity, 2 external, 4
  * unparsed, 8 declared in external text; dtd.h numbers STAX__ENT_* so, and
  * they are written as they are. */
@@ -600,7 +600,8 @@ static int ctx_get_dtd(ctx_r *c, stax_reader *r) {
     }
     if (rc < 0) return ctx_refuse(r, "resume: the saved DTD does not fit max_dtd (%zu bytes)", r->cfg.opt.max_dtd);
     if (rc || c->bad) return ctx_refuse(r, "resume: the context's DTD is malformed");
-    if ((r->doc.meter.expanded && !n.parsed) || (r->buf.dtd.meter.expanded && !n.all))
+    int seq = (rd_shape(r) & STAX_READ_DOCUMENTS) != 0; /* (content's meter counts the documents before too) */
+    if ((r->doc.meter.expanded && !n.parsed && !seq) || (r->buf.dtd.meter.expanded && !n.all))
         return ctx_refuse(r, "resume: the context's expansion meter counts entities its DTD does not declare");
     return 0;
 #else
@@ -647,7 +648,9 @@ static int ctx_get_stack(ctx_r *c, stax_reader *r) {
     uint32_t depth = ctx_g32(c);
     if (c->bad || depth > r->cfg.opt.max_depth)
         return ctx_refuse(r, "resume: %u open elements, over max_depth (%u)", (unsigned)depth, (unsigned)r->cfg.opt.max_depth);
-    if ((depth > 0) != (r->doc.part == DOC_CONTENT)) return ctx_refuse(r, "resume: the context's element stack is malformed");
+    /* (a fragment's top level is content: DOC_CONTENT at every depth) */
+    if ((depth > 0 || (rd_shape(r) & STAX_READ_FRAGMENT)) != (r->doc.part == DOC_CONTENT))
+        return ctx_refuse(r, "resume: the context's element stack is malformed");
     for (uint32_t d = 0; d < depth; d++) {
         stax_str name = ctx_gstr(c, r->cfg.opt.max_name);
         if (c->bad || !ctx_is_name(name)) return ctx_refuse(r, "resume: the context's element stack is malformed (or a name is over max_name)");
@@ -771,8 +774,9 @@ static int ctx_is_utf16(unsigned enc) { return enc == STAX__ENC_UTF16LE || enc =
  *   - the encoding: a BOM of 3 bytes is UTF-8's, of 2 UTF-16's, and then,
  *     as with UTF-16 either way, the input's encoding is the detected one;
  *   - the external bytes: none without a resolver, at most max_external;
- *   - without a DOCTYPE, no DTD state and nothing expanded; an unread
- *     parameter entity was a parameter-entity reference;
+ *   - without a DOCTYPE, no DTD state and nothing expanded (but in a
+ *     sequence of documents, whose content meter counts the documents
+ *     before); an unread parameter entity was a parameter-entity reference;
  *   - the meters: the DTD's input is the internal subset and external text
  *     read, both before the offset; each meter within the limits of its own
  *     input (stax__meter_add's test when it last counted), content's input
@@ -785,7 +789,7 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
         (h->flags & ~(unsigned)CTX_FLAGS))
         return ctx_refuse(r, "resume: the context is malformed");
     if (h->flags != (o->flags & CTX_FLAGS))
-        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_NAMESPACES, STAX_READ_SKIP_WS)");
+        return ctx_refuse(r, "resume: the context was saved with other flags (STAX_READ_*)");
     if (h->resolver != (o->resolve != NULL))
         return ctx_refuse(r, "resume: the context was saved %s a resolver", h->resolver ? "with" : "without");
     if (p->offset > CTX_MAX_OFFSET || p->line < 1 || p->column < 1 || p->line - 1 > p->offset ||
@@ -799,7 +803,9 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
     if (h->ext_bytes > o->max_external)
         return ctx_refuse(r, "resume: the context counts %llu external bytes, over max_external (%zu)", (unsigned long long)h->ext_bytes,
                           o->max_external);
-    if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input || h->expanded))
+    /* (in a sequence of documents, content's meter counts the documents before too) */
+    if (!h->has_doctype && (h->pe_ref || h->skip || h->has_external || h->dtd_expanded || h->dtd_input ||
+                            (h->expanded && !(rd_shape(r) & STAX_READ_DOCUMENTS))))
         return ctx_refuse(r, "resume: the context has DTD state and no DOCTYPE");
     if (h->skip && !h->pe_ref) return ctx_refuse(r, "resume: the context's DTD state is malformed");
     uint64_t input = p->offset + h->ext_bytes; /* (no overflow: both at most 2^63 - 1) */
@@ -819,7 +825,7 @@ static int ctx_check_head(stax_reader *r, const ctx_head *h) {
 int stax_reader_resume(stax_reader *r, const void *buf, size_t len) {
     if (!r) return STAX_E_USAGE;
     if (r->doc.status < 0) return r->doc.status;
-    if (r->doc.fed || r->doc.ended || r->doc.enc || r->doc.head_len || r->doc.part != DOC_START || r->doc.pos.offset || r->buf.carry.len)
+    if (r->doc.fed || r->doc.ended || r->doc.enc || r->doc.head_len || r->doc.part != rd_first_part(r) || r->doc.pos.offset || r->buf.carry.len)
         return stax__rd_fail_at(r, STAX_E_USAGE, r->doc.pos, "stax_reader_resume after input was read");
     const char *why = "";
     size_t n = 0;

@@ -670,7 +670,7 @@ RD_HOT_INLINE void rd_etag_end(stax_reader *r, size_t top, size_t ol, stax_qname
 #endif
     }
     r->buf.stack.len = top >> 1;
-    if (--r->doc.depth == 0) r->doc.part = DOC_EPILOG;
+    if (--r->doc.depth == 0) r->doc.part = rd_after_root(r);
 }
 
 #endif /* STAX_READER_TAG_H */

@@ -16,6 +16,43 @@ int stax__rd_arena_copy(stax_reader *r, stax_str *s) {
     return 0;
 }
 
+/* ================================================================ a sequence of documents */
+
+/* STAX_READ_DOCUMENTS: an XML declaration, a DOCTYPE or a start tag in the
+ * epilog starts the next document (comments, PIs and white space there are
+ * the epilog of the one before); the parsers of those tokens call this
+ * where they would refuse them. On an empty batch, STAX_EV_DOCUMENT_END at
+ * the token, alone in its batch, and the document state made new (the
+ * DTD, whose strings the events before it in a batch may point into, is
+ * emptied only there). The position, the encoding, the expansion meter
+ * and the external bytes read go on across the documents: the limits hold
+ * for the stream. Returns STAX__ROOM (the token is parsed again, the first
+ * of the next document), or an error. */
+static int rd_next_document(stax_reader *r) {
+    if (r->buf.batch.count) return STAX__ROOM;
+    if (!rd_emit(r, STAX_EV_DOCUMENT_END, r->doc.tok_pos)) return r->doc.status;
+    stax__dtd_reset(&r->buf.dtd, &r->cfg.opt);
+    r->doc.has_doctype = 0;
+    r->doc.last_ge = NULL;
+    r->doc.last_el = NULL;
+    r->doc.part = DOC_NEXT;
+    return STAX__ROOM;
+}
+
+/* Whether the token in the epilog starts the next document of a sequence. */
+static inline int rd_sequence_goes_on(const stax_reader *r) {
+    return r->doc.part == DOC_EPILOG && (rd_shape(r) & STAX_READ_DOCUMENTS);
+}
+
+/* Whether an XML declaration may stand at the token (at_start: in the
+ * prolog, before any other token): at the start of the input (in a
+ * fragment, its text declaration), or of a document of a sequence after
+ * the first (whose first token it then is). */
+static inline int rd_decl_ok(const stax_reader *r, int at_start) {
+    if (RD_SHAPES && r->doc.part == DOC_NEXT) return 1;
+    return (at_start || (rd_shape(r) & STAX_READ_FRAGMENT)) && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1;
+}
+
 /* ================================================================ references */
 
 static int rd_str_same(stax_str a, stax_str b) { return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0; }
@@ -535,7 +572,10 @@ static int rd_add_defaults(stax_reader *r, const char *tok, size_t first, const 
  * tag runs out too (what the reference means is the expansion's to say).
  * It returns the error it meets, or 0 where it runs out. */
 RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, int copy, int mode) {
-    if (r->doc.part == DOC_EPILOG) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+    if (r->doc.part == DOC_EPILOG) {
+        if (!rd_sequence_goes_on(r)) return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a second root element");
+        if (mode != RD_TAG_LIMIT) return rd_next_document(r); /* (a tag over the limit is one however it starts) */
+    }
     size_t first = r->doc.attr_len, arena0 = r->buf.arena.len;
     uint64_t expanded0 = r->doc.meter.expanded;
     rd_tag t;
@@ -583,7 +623,7 @@ RD_FOR_EACH_MODE int rd_start_tag_in(stax_reader *r, const char *tok, size_t n, 
             r->buf.ev_ns[r->buf.batch.count - 1] = q;
             stax__ns_pop(&r->buf.ns, ns_depth);
         }
-        r->doc.part = r->doc.depth ? DOC_CONTENT : DOC_EPILOG;
+        r->doc.part = r->doc.depth ? DOC_CONTENT : rd_after_root(r);
     } else {
         r->doc.part = DOC_CONTENT;
     }
@@ -676,6 +716,10 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
+    if (RD_SHAPES && STAX_UNLIKELY(r->doc.part == DOC_NEXT) && res != r->doc.enc)
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
+                       "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
+                       "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->doc.switch_enc = res;
         r->doc.switch_table = table;
@@ -693,22 +737,27 @@ static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at
                    stax__encoding_name(r->doc.detected));
 }
 
+/* The XML declaration, or in a fragment the text declaration (4.3.1: the
+ * version optional, the encoding required, no standalone). */
 static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
     size_t end = n - 2, i = 5, ws;
     stax_str ver = {0, 0}, enc = {0, 0}, sa = {0, 0};
     unsigned flags = 0;
+    int text_decl = (rd_shape(r) & STAX_READ_FRAGMENT) != 0;
     ws = i;
     i = rd_skip_ws(tok, end, i);
     int rc = i > ws ? rd_decl_attr(r, tok, end, &i, "version", &ver) : 1;
     if (rc < 0) return rc;
-    if (rc) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
-    if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
-        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
-                       stax__clip(ver.len, 64), ver.ptr);
-    for (size_t k = 2; k < ver.len; k++)
-        if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
-            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
-    ws = i;
+    if (rc && !text_decl) return rd_fail(r, STAX_E_SYNTAX, tok, i, "the XML declaration must start with version");
+    if (!rc) {
+        if (ver.len < 3 || memcmp(ver.ptr, "1.", 2) != 0)
+            return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "unsupported XML version '%.*s'",
+                           stax__clip(ver.len, 64), ver.ptr);
+        for (size_t k = 2; k < ver.len; k++)
+            if (ver.ptr[k] < '0' || ver.ptr[k] > '9')
+                return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(ver.ptr - tok), "invalid version number");
+        ws = i;
+    }
     i = rd_skip_ws(tok, end, i);
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "encoding", &enc)) < 0) return rc;
     if (enc.ptr) {
@@ -722,10 +771,14 @@ static int rd_xmldecl(stax_reader *r, const char *tok, size_t n, int copy) {
         if (!r->cfg.forced && rd_declared_encoding(r, tok, enc)) return r->doc.status;
         ws = i;
         i = rd_skip_ws(tok, end, i);
+    } else if (text_decl) {
+        return rd_fail(r, STAX_E_SYNTAX, tok, i, "the text declaration of a fragment must declare the encoding");
     } else if (rd_utf16_needs_declaration(r, tok, 0)) {
         return r->doc.status;
     }
     if (i > ws && (rc = rd_decl_attr(r, tok, end, &i, "standalone", &sa)) < 0) return rc;
+    if (sa.ptr && text_decl)
+        return rd_fail(r, STAX_E_SYNTAX, tok, (size_t)(sa.ptr - tok), "a text declaration has no standalone");
     if (sa.ptr) {
         if (sa.len == 3 && memcmp(sa.ptr, "yes", 3) == 0) flags = STAX_EVF_STANDALONE_YES, r->buf.dtd.standalone = 1;
         else if (sa.len == 2 && memcmp(sa.ptr, "no", 2) == 0) flags = STAX_EVF_STANDALONE_NO;
@@ -750,7 +803,12 @@ static int rd_pi(stax_reader *r, const char *tok, size_t n, int copy, int at_sta
     if (!tl) return r->doc.status;
     const char *t = tok + 2;
     if (tl == 3 && (t[0] | 32) == 'x' && (t[1] | 32) == 'm' && (t[2] | 32) == 'l') {
-        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_xmldecl(r, tok, n, copy);
+        if (at_start && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') {
+            int rc = rd_xmldecl(r, tok, n, copy);
+            if (RD_SHAPES && !rc && r->doc.part == DOC_NEXT) r->doc.part = DOC_PROLOG; /* (DOC_START: stax__rd_token) */
+            return rc;
+        }
+        if (rd_sequence_goes_on(r) && t[0] == 'x' && t[1] == 'm' && t[2] == 'l') return rd_next_document(r);
         return rd_fail(r, STAX_E_SYNTAX, tok, 0,
                        at_start ? "the XML declaration must be written in lower case"
                                 : "the XML declaration is only allowed at the very start of the document");
@@ -797,10 +855,18 @@ static int rd_pubid_char(unsigned char c) {
 }
 
 /* The DOCTYPE's name, from *i on (after "<!DOCTYPE"): its length, or 0 after failing. */
-static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i) {
-    if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype)
-        return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
-                       r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
+/* limit: for stax__rd_over_limit (a DOCTYPE that starts a document of a
+ * sequence is over the limit as any other). 0 also when a document of a
+ * sequence began (r->doc.status is then 0: rd_doctype parses it again). */
+static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t *i, int limit) {
+    if (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG || r->doc.has_doctype) {
+        if (rd_shape(r) & STAX_READ_FRAGMENT)
+            return rd_fail(r, STAX_E_STRUCTURE, tok, 0, "a DOCTYPE is not allowed in a fragment (STAX_READ_FRAGMENT)"), 0;
+        if (!rd_sequence_goes_on(r))
+            return rd_fail(r, STAX_E_STRUCTURE, tok, 0,
+                           r->doc.has_doctype ? "a second DOCTYPE" : "DOCTYPE after the root element"), 0;
+        if (!limit) return 0;
+    }
     if (*i >= n || !stax__is_ws((unsigned char)tok[*i]))
         return rd_fail(r, STAX_E_SYNTAX, tok, *i, "whitespace expected after DOCTYPE"), 0;
     *i = rd_skip_ws(tok, n, *i);
@@ -808,8 +874,8 @@ static size_t rd_doctype_name(stax_reader *r, const char *tok, size_t n, size_t 
 }
 
 static int rd_doctype(stax_reader *r, const char *tok, size_t n, int copy) {
-    size_t i = 9, nl = rd_doctype_name(r, tok, n, &i);
-    if (!nl) return r->doc.status;
+    size_t i = 9, nl = rd_doctype_name(r, tok, n, &i, 0);
+    if (!nl) return RD_SHAPES && !r->doc.status ? rd_next_document(r) : r->doc.status;
     stax_str name = {tok + i, nl}, pub = {0, 0}, sys = {0, 0}, subset = {0, 0};
 #ifndef STAX_NO_NAMESPACES
     stax_str np, nlocal;
@@ -898,7 +964,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
         break;
     case K_ETAG: rc = rd_end_tag(r, tok, n, copy); break;
     case K_COMMENT: rc = rd_comment(r, tok, n, copy); break;
-    case K_PI: rc = rd_pi(r, tok, n, copy, at_start && r->doc.tok_pos.column == 1 && r->doc.tok_pos.line == 1); break;
+    case K_PI: rc = rd_pi(r, tok, n, copy, rd_decl_ok(r, at_start)); break;
     case K_CDATA:
     case K_CDATA_CONT: {
         size_t cs = f->kind == K_CDATA ? 9 : 0;
@@ -909,8 +975,10 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     case K_DOCTYPE: rc = rd_doctype(r, tok, n, copy); break;
     default: rc = rd_internal(r, "no such token kind");
     }
-    if (rc) return 0;
-    if (r->doc.part == DOC_START) r->doc.part = DOC_PROLOG;
+    if (rc) return RD_SHAPES && rc == STAX__ROOM ? RD_RETRY : 0; /* (a document of a sequence began: rd_next_document) */
+    /* (white space before a sequence's first document leaves it unstarted:
+     * an input of nothing else holds no document) */
+    if (r->doc.part == DOC_START && !(f->kind == K_TEXT && (rd_shape(r) & STAX_READ_DOCUMENTS))) r->doc.part = DOC_PROLOG;
     return used;
 }
 
@@ -926,7 +994,7 @@ int stax__rd_over_limit(stax_reader *r, const rd_frame *f, const char *tok, size
     if (f->kind == K_STAG) rc = rd_start_tag_in(r, tok, lim, 0, RD_TAG_LIMIT);
     else if (f->kind == K_ETAG || f->kind == K_PI)
         rc = rd_name(r, tok, lim, 2, f->kind == K_ETAG ? "end tag" : "processing instruction target") ? 0 : r->doc.status;
-    else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at) ? 0 : r->doc.status;
+    else if (f->kind == K_DOCTYPE) rc = rd_doctype_name(r, tok, lim, &at, 1) ? 0 : r->doc.status;
     if (rc == STAX_E_LIMIT_NAME || rc == STAX_E_LIMIT_ATTRS) return rc;
     r->doc.status = 0; /* what else it met is not the error: the token's size is */
     return rd_fail(r, STAX_E_LIMIT_TOKEN, tok, 0, "%s longer than max_token (%zu bytes)",

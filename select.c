@@ -1440,6 +1440,7 @@ static int sel_table(stax_select *s, stax__buf *b, size_t n) {
 }
 
 static int sel_runtime_init(stax_select *s);
+static int sel_root(stax_select *s);
 static SEL_COLD int sel_pend_flush(stax_select *s, uint64_t record, uint32_t column);
 static int sel_attr_value(stax_select *s, uint64_t match, uint32_t column, stax_str name, stax_str value);
 static int sel_block_check(stax_select *s);
@@ -3777,6 +3778,12 @@ static int sel_event(stax_select *s, const stax_batch *b, size_t i, size_t from,
         if (s->pact.len && pv_leaf(s, s->depth, 0, b->events[i].text)) return s->err.code;
         return s->xml ? sel_other(s, b, i) : 0;
     case STAX_EV_ENTITY_REF: return s->xml ? sel_other(s, b, i) : 0;
+#ifndef STAX__SMALL /* (whose reader reads one document: reader.h, RD_SHAPES) */
+    /* a sequence of documents (STAX_READ_DOCUMENTS), at depth 0: the next
+     * document's paths start again at its root node (its [n] count afresh);
+     * the counts of STAX_SELECT_NO_VALUES go on */
+    case STAX_EV_DOCUMENT_END: return s->depth ? 0 : sel_root(s);
+#endif
     default: return 0;
     }
 }
@@ -3942,12 +3949,10 @@ size_t stax_select_event_index(const stax_select *s) { return s ? s->event : 0; 
 
 /* ================================================================ life cycle */
 
-/* The state before the first event: the root node's candidates. */
-static int sel_runtime_init(stax_select *s) {
+/* The root node's frame and candidates, nothing matched or counted in it. */
+static int sel_root(stax_select *s) {
     s->depth = 0;
-    s->next_tag = s->n_cols;
     s->in_text = 0;
-    sel_cap_floor(s);
     s->cands.len = s->frames.len = s->counters.len = s->scope.len = 0;
     if (sel_frame_reserve(s, 0)) return s->err.code;
     sel_frame f;
@@ -3956,7 +3961,14 @@ static int sel_runtime_init(stax_select *s) {
     f.cand_n = SEL_N(s->cands, sel_cand);
     f.owned = 1;
     if (sel_frame_flags(s, &f, 0, NULL)) return s->err.code;
-    if (sel_frame_put(s, 0, &f)) return s->err.code;
+    return sel_frame_put(s, 0, &f) ? s->err.code : 0;
+}
+
+/* The state before the first event: the root node's candidates. */
+static int sel_runtime_init(stax_select *s) {
+    s->next_tag = s->n_cols;
+    sel_cap_floor(s);
+    if (sel_root(s)) return s->err.code;
     if (sel_zero(s, &s->counts, 0, s->counts.len)) return s->err.code;
     return 0;
 }

@@ -45,6 +45,11 @@
  *   Namespaces 1.0 (STAX_READ_NAMESPACES) and many input encodings
  *   (docs/encodings.md). It reads nothing external unless the caller gives
  *   it a resolver (docs/api.md, "External entities").
+ *   The input is one document, or with STAX_READ_FRAGMENT the content of an
+ *   external parsed entity (any sequence of elements and text at the top
+ *   level), or with STAX_READ_DOCUMENTS whole documents one after another,
+ *   each ended by STAX_EV_DOCUMENT_END (docs/api.md, "Fragments and document
+ *   sequences").
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -277,6 +282,13 @@ typedef struct stax_reader_options {
 
 #define STAX_READ_SKIP_WS 0x1u    /* drop whitespace-only texts (never a piece of a longer text) */
 #define STAX_READ_NAMESPACES 0x2u /* namespaces 1.0: prefixes resolved, and checked */
+/* The input's shape (at most one of the two; docs/api.md, "Fragments and
+ * document sequences"). Neither: one document. */
+#define STAX_READ_FRAGMENT 0x4u  /* the content of an external parsed entity: elements, text,
+                                    comments, PIs, CDATA and references in any sequence at the
+                                    top level, an optional text declaration, no DOCTYPE */
+#define STAX_READ_DOCUMENTS 0x8u /* whole documents one after another, each with its own prolog,
+                                    DTD and epilog; STAX_EV_DOCUMENT_END after each */
 
 /* Fixed block: with opt->memory set, stax_reader_new takes everything the
  * options can need from the block at once, so that reading never runs out of
@@ -328,8 +340,10 @@ typedef enum stax_event_type {
     STAX_EV_PI = 6,      /* name = target, text = data (after the whitespace) */
     STAX_EV_DOCTYPE = 7, /* name = root name, pubid, sysid, text = raw internal subset */
     STAX_EV_XMLDECL = 8, /* name = version, text = encoding (may be empty); STAX_EVF_STANDALONE_* */
-    STAX_EV_ENTITY_REF = 9 /* a reference the reader does not expand (external, or declared
+    STAX_EV_ENTITY_REF = 9, /* a reference the reader does not expand (external, or declared
                               where the reader does not read): name, pubid, sysid */
+    STAX_EV_DOCUMENT_END = 10 /* STAX_READ_DOCUMENTS: a document and its epilog ended; at the
+                                 next document's first byte, or at the end of the input */
 } stax_event_type;
 
 #define STAX_EVF_EMPTY 0x01u          /* START: the tag was self-closing (<a/>) */
@@ -631,9 +645,10 @@ STAXDEF size_t stax_context_max_size(const stax_reader_options *opt);
  * done, so state kept per part can live in slot k % stax_parallel_slots().
  *
  * One thread (threads 1 and part_size 0), a reader in a fixed block
- * (reader->memory; give blocks instead to read in parts), or a build without
- * threads or save and resume (STAX_NO_THREADS, STAX_NO_RESUME) reads the whole
- * document as part 0 on the calling thread. */
+ * (reader->memory; give blocks instead to read in parts), a fragment or a
+ * sequence of documents (STAX_READ_FRAGMENT, STAX_READ_DOCUMENTS), or a
+ * build without threads or save and resume (STAX_NO_THREADS,
+ * STAX_NO_RESUME) reads the whole input as part 0 on the calling thread. */
 typedef struct stax_parallel_options {
     const stax_reader_options *reader; /* every part's reader (NULL: defaults); memory must be NULL */
     unsigned threads;                  /* [1] worker threads; 0: one per online core */
@@ -704,7 +719,8 @@ STAXDEF int stax_parallel_read_fn(int (*read)(void *ud, void *buf, size_t cap, s
  * STAX_OK; STAX_E_FULL when cap is less than the guess (*guess_len says how
  * much: stax_context_max_size(ro) is always enough), with every cut at len;
  * STAX_E_NOMEM; STAX_E_USAGE (ro->memory set, n 0, NULL pointers). Builds
- * without threads or save and resume give one range: every cut at len. */
+ * without threads or save and resume, and a fragment or a sequence of
+ * documents, give one range: every cut at len. */
 STAXDEF int stax_parallel_cuts(const void *data, size_t len, const stax_reader_options *ro, size_t n, uint64_t *cuts,
                                void *guess, size_t cap, size_t *guess_len);
 /* The size of each of those buffers for this part_size (0: the default). */

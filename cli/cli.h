@@ -12,6 +12,8 @@ typedef struct stax_cli_opts {
     size_t chunk;      /* --chunk N: feed N bytes at a time (0: 64 KiB) */
     size_t memory;     /* --memory N: run the reader in one fixed block of N bytes (0: allocator) */
     int namespaces;    /* --namespaces */
+    unsigned shape;    /* --fragment (STAX_READ_FRAGMENT) or --documents (STAX_READ_DOCUMENTS): the
+                          reader flag of the input's shape; 0: one document */
     int external;      /* --external: read external entities from local files */
     int indent;        /* fmt --indent N (default 2; 0: no indentation) */
     int quiet;         /* do not print errors to stderr */

@@ -24,6 +24,8 @@ typedef struct fmt_ctx {
     uint32_t mixed_depth;  /* depth of the outermost element holding text (0: none) */
     char *hold;            /* held-back events: kind byte, two lengths, the bytes */
     size_t hold_len;
+    stax_writer_options wo; /* each document's writer's (--documents: one writer a document) */
+    int wrote;             /* the writer has had an event */
 } fmt_ctx;
 
 typedef struct fmt_rec {
@@ -105,12 +107,44 @@ static void fmt_report(const fmt_ctx *f) {
     fprintf(stderr, "%s: fmt: %s\n", f->o->name ? f->o->name : "-", stax_strerror(f->status));
 }
 
+/* The writer's sink: everything through the command's output. */
+static ptrdiff_t fmt_sink(void *ctx, const void *data, size_t len) {
+    fmt_ctx *f = ctx;
+    return stax_cli_write(&f->out, data, len) ? STAX_E_IO : (ptrdiff_t)len;
+}
+
+/* A document's writer (f->w): STAX_OK, or STAX_E_NOMEM. */
+static int fmt_writer(fmt_ctx *f) {
+    f->w = stax_writer_new(&f->wo);
+    f->wrote = 0;
+    return f->w && stax_writer_set_sink(f->w, fmt_sink, f) == STAX_OK ? STAX_OK : STAX_E_NOMEM;
+}
+
+/* The document ends: a final newline, outside the root where it changes
+ * nothing, and everything written. */
+static void fmt_finish(fmt_ctx *f) {
+    fmt_check(f, stax_writer_text(f->w, stax_strz("\n")));
+    fmt_check(f, stax_writer_finish(f->w));
+}
+
+/* --documents: a document ended, and the next has a writer of its own (a
+ * writer writes one document). */
+static void fmt_next_document(fmt_ctx *f) {
+    fmt_finish(f);
+    stax_writer_free(f->w);
+    fmt_check(f, fmt_writer(f));
+}
+
 static int fmt_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     (void)r;
     fmt_ctx *f = ctx;
-    stax_writer *w = f->w;
     for (size_t i = 0; i < b->count && f->status == STAX_OK; i++) {
+        stax_writer *w = f->w;
+        f->wrote = 1;
         switch (stax_ev_type(b, i)) {
+        case STAX_EV_DOCUMENT_END:
+            fmt_next_document(f);
+            break;
         case STAX_EV_XMLDECL: {
             stax_str enc = stax_ev_text(b, i);
             /* the output is UTF-8 whatever the input was */
@@ -174,12 +208,6 @@ static int fmt_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     return 0;
 }
 
-/* The writer's sink: everything through the command's output. */
-static ptrdiff_t fmt_sink(void *ctx, const void *data, size_t len) {
-    fmt_ctx *f = ctx;
-    return stax_cli_write(&f->out, data, len) ? STAX_E_IO : (ptrdiff_t)len;
-}
-
 /* The writer's buffer into the output (before a read that may wait). */
 static void fmt_drain(void *ctx) {
     fmt_ctx *f = ctx;
@@ -187,18 +215,19 @@ static void fmt_drain(void *ctx) {
 }
 
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
-    stax_writer_options wo;
-    memset(&wo, 0, sizeof wo);
-    wo.buffer_size = FMT_BUFFER;
-    wo.indent_width = o->indent > 0 ? (unsigned)o->indent : 0;
-    wo.flags = STAX_WRITE_SELF_CLOSE;
+    if (o->shape == STAX_READ_FRAGMENT) {
+        if (!o->quiet) fprintf(stderr, "stax: fmt: --fragment is refused: the writer writes whole documents\n");
+        return 2;
+    }
     fmt_ctx f;
     memset(&f, 0, sizeof f);
+    f.wo.buffer_size = FMT_BUFFER;
+    f.wo.indent_width = o->indent > 0 ? (unsigned)o->indent : 0;
+    f.wo.flags = STAX_WRITE_SELF_CLOSE;
     f.o = o;
-    f.w = stax_writer_new(&wo);
     f.hold = malloc(FMT_MAX_HOLD);
     stax_cli_out_init(&f.out, out);
-    if (!f.w || !f.hold || stax_writer_set_sink(f.w, fmt_sink, &f) != STAX_OK) {
+    if (fmt_writer(&f) != STAX_OK || !f.hold) {
         if (!o->quiet) fprintf(stderr, "stax: fmt: out of memory\n");
         stax_writer_free(f.w);
         free(f.hold);
@@ -209,9 +238,7 @@ int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
     stax_cli_opts live = stax_cli_live(o, &f.out);
     int rc = stax_cli_run(&live, fd, fmt_batch, &f, NULL);
     if (rc == 0) {
-        /* a final newline, outside the root where it changes nothing */
-        fmt_check(&f, stax_writer_text(f.w, stax_strz("\n")));
-        fmt_check(&f, stax_writer_finish(f.w));
+        if (f.wrote) fmt_finish(&f); /* (--documents: the last one has ended) */
         if (f.status != STAX_OK) {
             fmt_report(&f);
             rc = 2;

@@ -20,6 +20,9 @@ static void usage(FILE *f) {
           "  --chunk N       feed the reader N bytes at a time (output never depends on N)\n"
           "  --memory N      run the reader in one fixed block of N bytes (suffix K or M allowed)\n"
           "  --namespaces    namespace processing\n"
+          "  --fragment      read the content of an external parsed entity: elements, text, comments,\n"
+          "                  PIs and CDATA in any sequence at the top level, no DOCTYPE\n"
+          "  --documents     read whole documents one after another (each with its own prolog)\n"
           "  --external      read external entities and the external DTD subset from local files,\n"
           "                  relative to the entity that declares them (file: URIs too; never the network)\n"
           "  --save-every N  check, count: save the reading's context after each N bytes read\n"
@@ -99,6 +102,13 @@ static int common_option(int argc, char **argv, int *i, stax_cli_opts *o, int *p
         *progress = a[2] == 'p';
     } else if (!strcmp(a, "--namespaces")) {
         o->namespaces = 1;
+    } else if (!strcmp(a, "--fragment") || !strcmp(a, "--documents")) {
+        unsigned shape = a[2] == 'f' ? STAX_READ_FRAGMENT : STAX_READ_DOCUMENTS;
+        if (o->shape && o->shape != shape) {
+            fprintf(stderr, "stax: --fragment and --documents exclude each other\n");
+            return 2;
+        }
+        o->shape = shape;
     } else if (!strcmp(a, "--external")) {
         o->external = 1;
     } else if ((!strcmp(a, "--resume") || !strcmp(a, "--context")) && *i + 1 < argc) {
@@ -168,7 +178,7 @@ static int merge_main(int argc, char **argv, int c, stax_cli_opts *o, int progre
         }
         argv[c + 1 + first++] = argv[i]; /* the operands, in order, after the command */
     }
-    if (o->namespaces || o->external || o->jobs || o->part_n || o->resume || o->context || o->chunk || o->memory ||
+    if (o->namespaces || o->shape || o->external || o->jobs || o->part_n || o->resume || o->context || o->chunk || o->memory ||
         o->save_every || o->part_size) {
         fprintf(stderr, "stax: merge takes its options from the part records: give them to --part\n");
         return 2;

@@ -138,6 +138,7 @@ int stax_cli_part_read(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, con
     const char *name = o->name ? o->name : "-";
     if (o->jobs > 1 || o->jobs < 0 || o->resume || o->save_every || o->memory || o->external)
         return part_fail(o, "--part", "-j, --resume, --save-every, --memory and --external do not go with it");
+    if (o->shape) return part_fail(o, "--part", "a range reader reads one document: not --fragment or --documents");
     if (o->part_k >= o->part_n) return part_fail(o, "--part", "K/N needs K < N");
     void *map;
     size_t size;

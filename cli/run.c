@@ -148,12 +148,14 @@ static int cli_par_done(void *ud, size_t part, stax_pos base) {
 
 /* Whether -j can read this input in parts: with none of the options that
  * need one reader (--resume, --save-every, --memory, and --external, whose
- * resolver is one for the whole document). *size gets the size of a regular
+ * resolver is one for the whole document), and as one document (a fragment
+ * or a sequence of documents is read on one thread: docs/parallel.md). *size gets the size of a regular
  * file read from its start (it is mapped), 0 for any other input (a pipe:
  * read through a ring of buffers). */
 static int cli_par_wanted(const stax_cli_opts *o, int fd, int parts_ok, size_t *size) {
     struct stat sb;
-    if (o->jobs == 0 || o->jobs == 1 || !parts_ok || o->resume || o->save_every || o->memory || o->external) return 0;
+    if (o->jobs == 0 || o->jobs == 1 || !parts_ok || o->resume || o->save_every || o->memory || o->external || o->shape)
+        return 0;
     *size = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 && (uint64_t)sb.st_size <= SIZE_MAX &&
                     lseek(fd, 0, SEEK_CUR) == 0 /* the map is of the whole file */
                 ? (size_t)sb.st_size
@@ -379,6 +381,7 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
         ro.memory_size = o->memory;
     }
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
+    ro.flags |= o->shape;
     stax_cli_resolver resolver;
     if (o->external) {
         memset(&resolver, 0, sizeof resolver);
@@ -503,6 +506,7 @@ int stax_cmd_check(const stax_cli_opts *o, int fd) {
 
 typedef struct cli_counts {
     unsigned long long elements, attributes, text, cdata, comments, pis, bytes_text;
+    unsigned long long documents; /* --documents: STAX_EV_DOCUMENT_END events */
 } cli_counts;
 
 static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
@@ -529,6 +533,14 @@ static int cli_count_batch(void *ctx, stax_reader *r, const stax_batch *b) {
     return 0;
 }
 
+/* --documents: the counts, and the documents (a pass of their own: the
+ * loop above stays as it is for one document) */
+static int cli_count_batch_documents(void *ctx, stax_reader *r, const stax_batch *b) {
+    cli_counts *c = ctx;
+    for (size_t i = 0; i < b->count; i++) c->documents += stax_ev_type(b, i) == STAX_EV_DOCUMENT_END;
+    return cli_count_batch(ctx, r, b);
+}
+
 static void cli_count_merge(void *data, const void *part) {
     cli_counts *c = data;
     const cli_counts *p = part;
@@ -539,22 +551,27 @@ static void cli_count_merge(void *data, const void *part) {
     c->comments += p->comments;
     c->pis += p->pis;
     c->bytes_text += p->bytes_text;
+    c->documents += p->documents;
 }
 
-static void cli_count_print(stax_cli_out *out, const cli_counts *c) {
-    stax_cli_printf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu\n",
+/* documents: --documents, which adds documents= (how many the input held) */
+static void cli_count_print(stax_cli_out *out, const cli_counts *c, int documents) {
+    stax_cli_printf(out, "elements=%llu attributes=%llu text=%llu cdata=%llu comments=%llu pis=%llu text_bytes=%llu",
             c->elements, c->attributes, c->text, c->cdata, c->comments, c->pis, c->bytes_text);
+    if (documents) stax_cli_printf(out, " documents=%llu", c->documents);
+    stax_cli_printf(out, "\n");
 }
 
 int stax_cmd_count(const stax_cli_opts *o, int fd, FILE *out) {
     cli_counts c;
     memset(&c, 0, sizeof c);
     stax_cli_state st = {"count", &c, sizeof c, cli_count_merge};
-    int rc = stax_cli_run_state(o, fd, cli_count_batch, &c, NULL, &st);
+    int documents = o->shape == STAX_READ_DOCUMENTS;
+    int rc = stax_cli_run_state(o, fd, documents ? cli_count_batch_documents : cli_count_batch, &c, NULL, &st);
     if (o->part_n) return rc; /* the part record is the output (cli/part.c) */
     stax_cli_out w;
     stax_cli_out_init(&w, out);
-    if (rc == 0) cli_count_print(&w, &c);
+    if (rc == 0) cli_count_print(&w, &c, documents);
     return stax_cli_out_end(o, &w, rc);
 }
 
@@ -568,7 +585,7 @@ int stax_cmd_merge(const stax_cli_opts *o, int fd, char *const *parts, size_t n,
     int rc = stax_cli_parts_merge(o, ps, fd, counting ? cli_count_batch : NULL, counting ? &count : &check);
     stax_cli_out w;
     stax_cli_out_init(&w, out);
-    if (rc == 0 && counting) cli_count_print(&w, &c);
+    if (rc == 0 && counting) cli_count_print(&w, &c, 0); /* (range readers read one document) */
     stax_cli_parts_free(ps);
     return stax_cli_out_end(o, &w, rc);
 }

@@ -411,6 +411,7 @@ static void dump_event(sbuf *s, const stax_batch *b, size_t i, unsigned dump_fla
             sb_quoted(s, stax_ev_sysid(b, i), &null_seen);
         }
         break;
+    case STAX_EV_DOCUMENT_END: stax_test_buf_puts(s, "DOCUMENT_END"); break;
     default:
         stax_test_buf_printf(s, "EVENT-TYPE-%d", type);
         break;

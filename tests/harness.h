@@ -19,6 +19,7 @@
  *     XMLDECL 1.0 enc="UTF-8" sa=yes         sa=yes / sa=no / sa=- (absent)
  *     ENTITY_REF name               a reference the reader does not expand
  *     ENTITY_REF name pub="" sys="x"  ... when it has a public or system id
+ *     DOCUMENT_END                  a document of a sequence ended (STAX_READ_DOCUMENTS)
  *
  *   Strings are quoted; inside them \\ \" \n \t \r stand for themselves and
  *   other bytes below 0x20 and 0x7F print as \xHH. Bytes >= 0x80 print as they

@@ -116,6 +116,21 @@ int main(void) {
     st = read_doc(&o, "<p:r>t</p:r>", text, sizeof text, msg, sizeof msg);
     CHECK(st == STAX_E_NAMESPACE, "an unbound prefix: status %d", st);
 #endif
+    /* the input's shapes: left out of builds for size (their reader refuses them) */
+    memset(&o, 0, sizeof o);
+    o.flags = STAX_READ_FRAGMENT;
+    st = stax_reader_check_options(&o, &why);
+#if defined(STAX_SMALL) || defined(__OPTIMIZE_SIZE__)
+    CHECK(st == STAX_E_USAGE && (strstr(why, "builds for size") || strstr(why, "out of range")), "STAX_SMALL: a fragment gives %d '%s'", st, why);
+    CHECK(stax_reader_new(&o) == NULL, "STAX_SMALL: a reader of fragments was made");
+#else
+    CHECK(st == STAX_OK, "a fragment: %d '%s'", st, why);
+    st = read_doc(&o, "a<r>t</r>b", text, sizeof text, msg, sizeof msg);
+    CHECK(st == STAX_END, "a fragment: status %d '%s'", st, msg);
+    o.flags = STAX_READ_DOCUMENTS;
+    st = read_doc(&o, "<r>t</r><?xml version='1.0'?><r/>", text, sizeof text, msg, sizeof msg);
+    CHECK(st == STAX_END, "two documents: status %d '%s'", st, msg);
+#endif
     /* without the option a colon is only a name character */
     st = read_doc(NULL, "<p:r>t</p:r>", text, sizeof text, msg, sizeof msg);
     CHECK(st == STAX_END, "a prefixed name without namespaces: status %d '%s'", st, msg);

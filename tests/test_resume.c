@@ -267,6 +267,44 @@ Test(resume, rich_document) {
 }
 
 /* Errors after the save point come with the same message and position. */
+/* A fragment and a sequence of documents: saved wherever the reader can
+ * (in a fragment at its top level too, in a sequence in any document's
+ * content or epilog), resumed with the same shape. */
+Test(resume, fragments_and_sequences) {
+    static const char frag[] = "t<a x='1'>u<b/>&amp;</a> v<!--c--><?p d?><c>w<![CDATA[x]]></c>y&#65;<d/>\n";
+    static const char docs[] = "<?xml version='1.0'?><a>t<b/></a><!--e-->\n"
+                               "<!DOCTYPE c [<!ENTITY e 'E'><!ATTLIST d k CDATA 'K'>]><c>&e;<d/></c>\n"
+                               "<?xml version='1.0'?>\n<a><d/>x</a>";
+    size_t n = 0;
+    for (int k = 0; k < OPTION_SETS; k++) {
+        stax_reader_options o = option_set(k);
+        o.flags |= STAX_READ_FRAGMENT;
+        n += round_trip("fragment", frag, sizeof frag - 1, &o, 7, 1000);
+        o.flags ^= STAX_READ_FRAGMENT | STAX_READ_DOCUMENTS;
+        n += round_trip("documents", docs, sizeof docs - 1, &o, 7, 1000);
+    }
+    cr_assert_gt(n, 40, "%zu points", n);
+    /* a context of one shape is refused by a reader of another */
+    stax_reader_options o = option_set(0);
+    o.flags = STAX_READ_DOCUMENTS;
+    stax_reader *r = stax_reader_new(&o);
+    cr_assert_eq(stax_reader_feed(r, docs, 30), STAX_OK);
+    const stax_batch *b;
+    while (stax_reader_next(r, &b) == STAX_OK) {}
+    char ctx[4096];
+    size_t len = 0;
+    cr_assert_eq(stax_reader_save(r, ctx, sizeof ctx, &len), STAX_OK);
+    stax_reader_free(r);
+    for (unsigned flags = 0; flags <= STAX_READ_DOCUMENTS; flags += STAX_READ_FRAGMENT) {
+        o.flags = flags;
+        r = stax_reader_new(&o);
+        int st = stax_reader_resume(r, ctx, len);
+        cr_assert_eq(st, flags == STAX_READ_DOCUMENTS ? STAX_OK : STAX_E_CONTEXT, "flags %u: %d %s", flags, st,
+                     stax_reader_message(r));
+        stax_reader_free(r);
+    }
+}
+
 Test(resume, errors_after_the_point) {
     static const char *docs[] = {
         "<!DOCTYPE r [<!ENTITY e 'x'>]><r><a>&e;</a><b>&undeclared;</b></r>",
