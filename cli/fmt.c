@@ -215,15 +215,12 @@ static void fmt_drain(void *ctx) {
 }
 
 int stax_cmd_fmt(const stax_cli_opts *o, int fd, FILE *out) {
-    if (o->shape == STAX_READ_FRAGMENT) {
-        if (!o->quiet) fprintf(stderr, "stax: fmt: --fragment is refused: the writer writes whole documents\n");
-        return 2;
-    }
     fmt_ctx f;
     memset(&f, 0, sizeof f);
     f.wo.buffer_size = FMT_BUFFER;
     f.wo.indent_width = o->indent > 0 ? (unsigned)o->indent : 0;
     f.wo.flags = STAX_WRITE_SELF_CLOSE;
+    if (o->shape == STAX_READ_FRAGMENT) f.wo.flags |= STAX_WRITE_FRAGMENT; /* a fragment written as one */
     f.o = o;
     f.hold = malloc(FMT_MAX_HOLD);
     stax_cli_out_init(&f.out, out);
