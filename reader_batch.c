@@ -422,7 +422,7 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
         return *why = RD_WHY("max_depth and max_name may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
     if (o->max_entity_depth > 1024) return *why = RD_WHY("max_entity_depth may not be above 1024", "an option is out of range"), STAX_E_USAGE;
-    if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+    if (o->encoding && !o->decoder && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
         return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
 #ifdef STAX_NO_NAMESPACES
     if (o->flags & STAX_READ_NAMESPACES)
@@ -501,6 +501,7 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->cfg.opt = o;
     rd_doc_init(r);
     if (o.encoding) r->cfg.forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+    if (r->cfg.forced < 0) r->cfg.forced = STAX__ENC_HOOK; /* (only with a decoder: rd_options) */
     r->cfg.simd = stax__simd_level();
 #ifndef STAX_NO_FAST_PATH
     r->cfg.text_run = stax__scan_text_run_at(r->cfg.simd); /* (the fast path's alone) */
@@ -553,6 +554,7 @@ fail:
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
+    stax__decoder_close(&r->doc.dec);
     stax__dtd_free(&r->buf.dtd);
     stax__ns_free(&r->buf.ns);
     stax__ext_free(&r->buf.ext);
@@ -587,6 +589,7 @@ static void rd_buffers_empty(stax_reader *r) {
 
 int stax_reader_reset(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
+    stax__decoder_close(&r->doc.dec);
     rd_doc_init(r);
     rd_buffers_empty(r);
     return STAX_OK;

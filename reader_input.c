@@ -20,12 +20,18 @@ int stax__rd_carry_append(stax_reader *r, const char *p, size_t n) {
 
 /* ---------------------------------------------------------------- encodings */
 
+/* The buffer of transcoded input, read_buffer bytes (carved at creation in
+ * a fixed block): 0, or the status. */
+static int rd_tbuf(stax_reader *r) {
+    if (r->buf.tbuf) return 0;
+    r->buf.tbuf = (char *)stax__mem_alloc(&r->buf.mem, r->cfg.opt.read_buffer);
+    if (!r->buf.tbuf) return stax__rd_nomem(r);
+    r->buf.tbuf_cap = r->cfg.opt.read_buffer;
+    return 0;
+}
+
 static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
-    if (!r->buf.tbuf) { /* (carved at creation in a fixed block) */
-        r->buf.tbuf = (char *)stax__mem_alloc(&r->buf.mem, r->cfg.opt.read_buffer);
-        if (!r->buf.tbuf) return stax__rd_nomem(r);
-        r->buf.tbuf_cap = r->cfg.opt.read_buffer;
-    }
+    if (rd_tbuf(r)) return r->doc.status;
     size_t produced = 0;
     int rc = stax__decode(&r->doc.dec, src, n, consumed, r->buf.tbuf, r->buf.tbuf_cap, &produced);
     r->doc.in = r->buf.tbuf;
@@ -39,25 +45,49 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
     return 0;
 }
 
+/* The error of a decoder that stopped (dec_err set, or the end of input
+ * inside a character: truncated). Everything decoded before it has been
+ * read, so the position is where the carry ends; its offset counts input
+ * bytes, but for a caller's decoder, whose offsets count UTF-8 (the
+ * message then names the input byte). */
+static int rd_decoder_fail(stax_reader *r, int truncated) {
+    const stax__decoder *d = &r->doc.dec;
+    stax_pos at = r->doc.pos;
+    rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
+    if (d->enc != STAX__ENC_HOOK) {
+        at.offset = truncated ? r->doc.raw_base + r->doc.raw_len - d->npend : r->doc.dec_err_off;
+        if (truncated)
+            return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__decoder_name(d));
+        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__decoder_name(d));
+    }
+    unsigned long long byte = truncated ? r->doc.raw_base + r->doc.raw_len - d->err_pend : r->doc.dec_err_off;
+    const char *msg = d->hook_msg ? d->hook_msg : stax_strerror(d->hook_status);
+    switch (d->hook_status) {
+    case STAX_E_ENCODING:
+        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s (input byte %llu)", d->name, byte);
+    case STAX_E_TRUNCATED:
+        return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character (input byte %llu)", d->name, byte);
+    default:
+        return stax__rd_fail_at(r, d->hook_status, at, "the decoder for %s failed: %.*s", d->name, (int)stax__clip(strlen(msg), 160), msg);
+    }
+}
+
 /* The window is used up: transcode more of the raw chunk. RD_NEXT when the
  * window has bytes again, RD_WAIT when there is nothing more to decode, or RD_FAIL. */
 int stax__rd_refill(stax_reader *r) {
-    if (r->doc.dec_err) {
-        stax_pos at = r->doc.pos;
-        rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
-        at.offset = r->doc.dec_err_off;
-        stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->doc.enc));
-        return RD_FAIL;
-    }
+    if (r->doc.dec_err) return rd_decoder_fail(r, 0), RD_FAIL;
     if (r->doc.raw_pos >= r->doc.raw_len) {
-        if (r->doc.ended && stax__decode_finish(&r->doc.dec) == STAX__DEC_ERROR) {
-            stax_pos at = r->doc.pos;
-            rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
-            at.offset = r->doc.raw_base + r->doc.raw_len - r->doc.dec.npend;
-            stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->doc.enc));
-            return RD_FAIL;
-        }
-        return RD_WAIT;
+        if (!r->doc.ended) return RD_WAIT;
+        size_t produced = 0;
+        if (r->doc.dec.enc == STAX__ENC_HOOK && rd_tbuf(r)) return RD_FAIL;
+        int rc = stax__decode_end(&r->doc.dec, r->buf.tbuf, r->buf.tbuf_cap, &produced);
+        if (rc == STAX__DEC_ERROR) return rd_decoder_fail(r, 1), RD_FAIL;
+        if (!produced) return RD_WAIT;
+        r->doc.in = r->buf.tbuf; /* a caller's decoder's last characters */
+        r->doc.in_len = produced;
+        r->doc.in_pos = 0;
+        r->doc.win_nocr = RD_WIN_UNSEARCHED;
+        return RD_NEXT;
     }
     size_t used = 0;
     if (rd_decode_into_window(r, r->doc.raw + r->doc.raw_pos, r->doc.raw_len - r->doc.raw_pos, &used)) return RD_FAIL;
@@ -69,7 +99,7 @@ int stax__rd_refill(stax_reader *r) {
 /* From now on the rest of the window (and pre, bytes held back before it) is
  * raw input in encoding enc. */
 int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
-    stax__decoder_init(&r->doc.dec, enc, table);
+    if (enc != STAX__ENC_HOOK) stax__decoder_init(&r->doc.dec, enc, table); /* (a hook is open already) */
     r->doc.enc = enc;
     r->doc.raw = r->doc.in ? r->doc.in + r->doc.in_pos : NULL;
     r->doc.raw_len = r->doc.in_len - r->doc.in_pos;
@@ -85,6 +115,14 @@ int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, c
         r->doc.raw_base = base;
     }
     return 0;
+}
+
+/* The caller's decoder for the encoding name[0, len) (declared, or forced),
+ * open in doc.dec: 0, or the status (STAX_E_UNSUPPORTED when there is none
+ * or it refuses the name). */
+int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len) {
+    if (stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name, len) == 0) return 0;
+    return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "encoding '%.*s' is not supported", stax__clip(len, 64), name);
 }
 
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
@@ -108,13 +146,16 @@ int stax__rd_detect(stax_reader *r) {
     int enc = r->cfg.forced ? r->cfg.forced : stax__encoding_detect(p, n, r->doc.ended, &bom);
     if (enc == 0) return RD_WAIT;
     if (enc < 0) {
-        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos,
+                         "the input is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax does not read");
         return RD_FAIL;
     }
+    if (enc == STAX__ENC_HOOK && stax__rd_open_decoder(r, r->cfg.opt.encoding, strlen(r->cfg.opt.encoding))) return RD_FAIL;
     if (r->cfg.forced) { /* a BOM that agrees with the forced encoding is skipped */
         size_t b2 = 0;
         int d = stax__encoding_detect(p, n, 1, &b2);
         if (enc == STAX__ENC_UTF16) enc = (d == STAX__ENC_UTF16LE) ? STAX__ENC_UTF16LE : STAX__ENC_UTF16BE;
+        if (enc == STAX__ENC_UTF32) enc = (d == STAX__ENC_UTF32LE) ? STAX__ENC_UTF32LE : STAX__ENC_UTF32BE;
         if (d == enc && b2) bom = b2;
     }
     r->doc.detected = enc;

@@ -678,6 +678,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         table = r->cfg.opt.unknown_encoding(r->cfg.opt.unknown_encoding_ud, name.ptr, name.len);
         if (table) declared = STAX__ENC_TABLE;
     }
+    if (declared < 0 && r->cfg.opt.decoder) declared = STAX__ENC_HOOK; /* opened once it agrees with the bytes */
     if (declared < 0)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     int res = stax__encoding_resolve(r->doc.detected, r->doc.bom_len, declared);
@@ -685,6 +686,8 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
+    if (res == STAX__ENC_HOOK && stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name.ptr, name.len))
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->doc.switch_enc = res;
         r->doc.switch_table = table;

@@ -243,6 +243,35 @@ typedef struct stax_entity_input {
  * negative status that stops the reader. It must not call the reader. */
 typedef int (*stax_resolve_fn)(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
+/* A decoder of the caller's, for encodings stax does not read itself
+ * (docs/encodings.md, "A decoder of your own"): bytes of one encoding to
+ * UTF-8, fed the input as it comes. One call of decode: */
+typedef struct stax_decode_io {
+    const char *in;      /* the next input bytes; NULL (in_len 0): the input has ended */
+    size_t in_len;
+    size_t in_used;      /* out: bytes of in taken, an incomplete character kept for the next call included */
+    char *out;           /* room for the UTF-8: out_cap bytes, at least STAX_DECODE_MIN_OUT */
+    size_t out_cap;
+    size_t out_len;      /* out: bytes written, whole characters of valid UTF-8 */
+    size_t held;         /* out: input bytes the decoder keeps (an incomplete character); with
+                            STAX_E_ENCODING: the bad sequence starts held bytes before in + in_used */
+    const char *message; /* out, with any other negative return: what went wrong (copied) */
+} stax_decode_io;
+#define STAX_DECODE_MIN_OUT 64u
+
+typedef struct stax_decoder {
+    /* A state for the encoding named name[0, len) (as declared, ASCII), or
+     * NULL to refuse it: the reader then stops with STAX_E_UNSUPPORTED. */
+    void *(*open)(void *ud, const char *name, size_t len);
+    /* Convert: STAX_OK having taken input or written output (or both; with
+     * in NULL: having written what it still had, 0 bytes at last); STAX_E_ENCODING
+     * at an invalid sequence (the output before it written); STAX_E_TRUNCATED
+     * when the input ended inside a character; or another negative status,
+     * which stops the reader with that status. */
+    int (*decode)(void *state, stax_decode_io *io);
+    void (*close)(void *state); /* the reader is done with the state (may be NULL) */
+} stax_decoder;
+
 /* Reader options. A zero field takes its default (in brackets). */
 typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
@@ -266,6 +295,10 @@ typedef struct stax_reader_options {
      * byte values (valid while the reader lives), or NULL to refuse it. */
     const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
     void *unknown_encoding_ud;
+    /* [NULL] For an encoding stax does not know (after unknown_encoding):
+     * the caller's decoder (valid while the reader lives), open given decoder_ud. */
+    const stax_decoder *decoder;
+    void *decoder_ud;
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources and of transcoded input */
     stax_resolve_fn resolve;  /* [NULL: nothing external is read] the resolver */
     void *resolve_ud;         /* passed to resolve */
