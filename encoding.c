@@ -564,12 +564,12 @@ static int enc_hook(stax__decoder *d, const char *src, size_t n, size_t *consume
         d->npend = io.held < 0xFFFF ? (unsigned)io.held : 0xFFFF;
         return 0;
     }
-    if (rc == STAX_E_ENCODING || rc == STAX_E_TRUNCATED) {
-        size_t back = io.held < io.in_used ? io.held : io.in_used; /* where it starts: in src, or before */
-        *consumed = io.in_used - back;
-        *produced = io.out_len;
-        d->err_pend = io.held - back < 0xFFFF ? (unsigned)(io.held - back) : 0xFFFF;
-    }
+    /* the output before the failure is read first; a bad sequence starts
+     * held bytes before in_used: in src, or before it (err_pend) */
+    size_t back = io.held < io.in_used ? io.held : io.in_used;
+    *consumed = io.in_used - back;
+    *produced = io.out_len;
+    d->err_pend = io.held - back < 0xFFFF ? (unsigned)(io.held - back) : 0xFFFF;
     d->hook_status = rc;
     d->hook_msg = io.message;
     return STAX__DEC_ERROR;

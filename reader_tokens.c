@@ -696,10 +696,14 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
 }
 
 /* XML 1.0 4.3.3: an entity without a byte order mark and without an
- * encoding declaration is UTF-8; UTF-16 recognized by its first bytes alone
- * ("<?" with zero bytes) must declare its encoding (or be forced to it). */
+ * encoding declaration is UTF-8; UTF-16 or UTF-32 recognized by its first
+ * bytes alone ("<?" or "<" with zero bytes) must declare its encoding (or
+ * be forced to it). */
 static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at) {
-    if (r->cfg.forced || r->doc.bom_len || (r->doc.detected != STAX__ENC_UTF16LE && r->doc.detected != STAX__ENC_UTF16BE)) return 0;
+    int d = r->doc.detected;
+    if (r->cfg.forced || r->doc.bom_len ||
+        (d != STAX__ENC_UTF16LE && d != STAX__ENC_UTF16BE && d != STAX__ENC_UTF32LE && d != STAX__ENC_UTF32BE))
+        return 0;
     return rd_fail(r, STAX_E_ENCODING, tok, at,
                    "the input is %s without a byte order mark: it must begin with one or declare its encoding",
                    stax__encoding_name(r->doc.detected));
@@ -899,6 +903,7 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     int at_start = r->doc.part == DOC_START;
     int rc = 0;
     size_t used = n;
+    if (STAX_UNLIKELY(at_start) && f->kind != K_PI && rd_utf16_needs_declaration(r, tok, 0)) return 0; /* (UTF-32 "<a") */
     switch (f->kind) {
     case K_TEXT:
         used = stax__rd_text(r, f, tok, n, copy);

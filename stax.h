@@ -319,16 +319,16 @@ typedef struct stax_reader_options {
  * size (-Os, STAX_SMALL) needs up to 16 bytes less, and takes it too. */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
-#define STAX_READER_MIN_MEMORY 4959u
+#define STAX_READER_MIN_MEMORY 5071u
 #else
-#define STAX_READER_MIN_MEMORY 4975u
+#define STAX_READER_MIN_MEMORY 5087u
 #endif
 #elif defined(__i386__)
-#define STAX_READER_MIN_MEMORY 4031u
+#define STAX_READER_MIN_MEMORY 4095u
 #elif defined(STAX_NO_STDIO)
-#define STAX_READER_MIN_MEMORY 4031u
+#define STAX_READER_MIN_MEMORY 4111u
 #else
-#define STAX_READER_MIN_MEMORY 4047u
+#define STAX_READER_MIN_MEMORY 4127u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode
