@@ -1092,8 +1092,11 @@ Test(cli, count_reads_shift_jis_through_iconv) {
     char utf8[512], sj_text[512];
     snprintf(utf8, sizeof utf8, "<?xml version=\"1.0\" encoding=\"UTF-8\"%s", body);
     snprintf(sj_text, sizeof sj_text, "<?xml version=\"1.0\" encoding=\"Shift_JIS\"%s", body);
+    iconv_t cd = iconv_open("UTF-8", "SHIFT_JIS");
+    if (cd == (iconv_t)-1) cr_skip_test("iconv here does not read Shift_JIS");
+    iconv_close(cd);
     char *sj = cli_iconv_to("SHIFT_JIS", sj_text);
-    cr_assert_not_null(sj, "iconv knows no Shift_JIS");
+    cr_assert_not_null(sj);
     run want = cmd("count", utf8, 0, 0);
     cr_assert_eq(want.rc, 0, "%s", want.err);
     cr_assert(strstr(want.out, "elements=3 attributes=3"), "%s", want.out);
@@ -1123,6 +1126,9 @@ Test(cli, unknown_encoding_is_named) {
     run r = cmd("check", "<?xml version=\"1.0\" encoding=\"X-NO-SUCH-ENCODING\"?><a/>", 0, 0);
     cr_assert_eq(r.rc, 2);
     cr_assert(strstr(r.err, "doc.xml:1:31: encoding 'X-NO-SUCH-ENCODING' is not supported"), "%s", r.err);
+    iconv_t cd = iconv_open("UTF-8", "EUC-JP");
+    if (cd == (iconv_t)-1) return; /* (a static build: no conversion modules) */
+    iconv_close(cd);
     r = cmd("count", "<?xml version=\"1.0\" encoding=\"EUC-JP\"?><a>\xC6\xFC\xFF</a>", 0, 0);
     cr_assert_eq(r.rc, 1);
     cr_assert(strstr(r.err, "doc.xml:1:44: invalid byte sequence for EUC-JP (input byte 44) (byte 45)"), "%s", r.err);

@@ -18,6 +18,14 @@
 
 static const size_t dec_chunks[] = {1, 2, 3, 7, 0};
 
+/* Skip the test where iconv does not convert between enc and UTF-8 (a
+ * static build finds no conversion modules, say). */
+static void dec_need_iconv(const char *enc) {
+    iconv_t cd = iconv_open("UTF-8", enc);
+    if (cd == (iconv_t)-1) cr_skip_test("iconv here does not read %s", enc);
+    iconv_close(cd);
+}
+
 /* utf8[0, n) converted by iconv to enc (NULL when iconv does not know enc). */
 static char *dec_iconv_to(const char *enc, const char *utf8, size_t n, size_t *len) {
     iconv_t cd = iconv_open(enc, "UTF-8");
@@ -47,11 +55,9 @@ static char *dec_reference(const char *utf8) {
 
 static void dec_expect_same(const char *enc, const char *utf8) {
     size_t len;
+    dec_need_iconv(enc);
     char *doc = dec_iconv_to(enc, utf8, strlen(utf8), &len);
-    if (!doc) {
-        cr_log_warn("iconv here does not know %s: not tested", enc);
-        return;
-    }
+    cr_assert_not_null(doc);
     char *want = dec_reference(utf8);
     stax_reader_options o;
     memset(&o, 0, sizeof o);
@@ -90,8 +96,9 @@ Test(decoder, big5_against_iconv) { dec_expect_same("BIG5", DEC_DOC("Big5", ZH_T
 Test(decoder, ebcdic_ibm037_forced) {
     static const char utf8[] = "<?xml version=\"1.0\" encoding=\"IBM037\"?>\n<doc a=\"Café\">naïve [x] {y}</doc>\n";
     size_t len;
+    dec_need_iconv("IBM037");
     char *doc = dec_iconv_to("IBM037", utf8, sizeof utf8 - 1, &len);
-    if (!doc) return;
+    cr_assert_not_null(doc);
     stax_reader_options o;
     memset(&o, 0, sizeof o);
     o.decoder = stax_cli_decoder();
@@ -121,6 +128,7 @@ Test(decoder, unknown_name_is_unsupported_not_malformed) {
 /* Bytes Shift_JIS does not have: the error is at the input byte (named in
  * the message), at the line and column of the character it would be. */
 Test(decoder, invalid_sequence_at_every_chunk_size) {
+    dec_need_iconv("Shift_JIS");
     static const char doc[] = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<a>\x93\xFA\x96\x7B\n\x93\xFA\xFF\xFF</a>";
     stax_reader_options o;
     memset(&o, 0, sizeof o);
@@ -134,6 +142,7 @@ Test(decoder, invalid_sequence_at_every_chunk_size) {
 }
 
 Test(decoder, input_ending_inside_a_character) {
+    dec_need_iconv("Shift_JIS");
     static const char doc[] = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a>\x93\xFA\x93";
     stax_reader_options o;
     memset(&o, 0, sizeof o);
