@@ -43,8 +43,10 @@
  *
  *   The reader is a non-validating XML 1.0 (5th edition) processor, with
  *   Namespaces 1.0 (STAX_READ_NAMESPACES) and many input encodings
- *   (docs/encodings.md). It reads nothing external unless the caller gives
- *   it a resolver (docs/api.md, "External entities").
+ *   (docs/encodings.md), and any other through a decoder of the caller's
+ *   (opt->decoder: iconv, say; the library itself converts nothing more).
+ *   It reads nothing external unless the caller gives it a resolver
+ *   (docs/api.md, "External entities").
  *
  *   Writer: see the writer section below and docs/writer.md.
  *
@@ -255,7 +257,8 @@ typedef struct stax_decode_io {
     size_t out_len;      /* out: bytes written, whole characters of valid UTF-8 */
     size_t held;         /* out: input bytes the decoder keeps (an incomplete character); with
                             STAX_E_ENCODING: the bad sequence starts held bytes before in + in_used */
-    const char *message; /* out, with any other negative return: what went wrong (copied) */
+    const char *message; /* out, with any other negative return: what went wrong (a static
+                            string or the state's own: read when the error is reported) */
 } stax_decode_io;
 #define STAX_DECODE_MIN_OUT 64u
 
@@ -265,9 +268,9 @@ typedef struct stax_decoder {
     void *(*open)(void *ud, const char *name, size_t len);
     /* Convert: STAX_OK having taken input or written output (or both; with
      * in NULL: having written what it still had, 0 bytes at last); STAX_E_ENCODING
-     * at an invalid sequence (the output before it written); STAX_E_TRUNCATED
-     * when the input ended inside a character; or another negative status,
-     * which stops the reader with that status. */
+     * at an invalid sequence; STAX_E_TRUNCATED when the input ended inside a
+     * character; or another negative status, which stops the reader with that
+     * status. With an error, the output written before it is read first. */
     int (*decode)(void *state, stax_decode_io *io);
     void (*close)(void *state); /* the reader is done with the state (may be NULL) */
 } stax_decoder;
@@ -586,7 +589,7 @@ STAXDEF size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out
  * at: before the root element, after an error or the end, inside an
  * entity's text, with a text run or CDATA section split by a batch boundary
  * or by max_text, with an external entity pending, or in an encoding from
- * unknown_encoding. Neither status is sticky; the reader is unchanged. The
+ * unknown_encoding or the decoder. Neither status is sticky; the reader is unchanged. The
  * input must then be fed again from the context's offset (stax_context_position):
  * bytes the reader holds back (a token cut by the chunk's end, the rest of
  * the window) are not consumed. */
