@@ -90,6 +90,8 @@ static int enc_name_eq(const char *name, size_t len, const char *alias) {
     return i == len && !alias[i];
 }
 
+int stax__encoding_same(const char *name, size_t len, const char *z) { return enc_name_eq(name, len, z); }
+
 int stax__encoding_by_name(const char *name, size_t len) {
     for (size_t k = 0; k < sizeof enc_aliases / sizeof enc_aliases[0]; k++)
         if (enc_name_eq(name, len, enc_aliases[k].name)) return enc_aliases[k].enc;
@@ -120,6 +122,7 @@ const char *stax__encoding_name(int enc) {
     case STAX__ENC_UTF32LE: return "UTF-32LE";
     case STAX__ENC_UTF32BE: return "UTF-32BE";
     case STAX__ENC_UTF32: return "UTF-32";
+    case STAX__ENC_EBCDIC: return "EBCDIC";
     default:
 #ifndef STAX_NO_EXTRA_ENCODINGS
         if (enc_sb_index(enc) >= 0) return enc_sb_names[enc_sb_index(enc)];
@@ -153,7 +156,7 @@ static const enc_sign enc_signs[] = {
     {4, {0x00, 0x3C, 0x00, 0x00}, -1, 0},
     {4, {0x00, 0x3C, 0x00, 0x3F}, STAX__ENC_UTF16BE, 0}, /* "<?" in UTF-16, no BOM */
     {4, {0x3C, 0x00, 0x3F, 0x00}, STAX__ENC_UTF16LE, 0},
-    {4, {0x4C, 0x6F, 0xA7, 0x94}, -1, 0}, /* "<?xm" in EBCDIC */
+    {4, {0x4C, 0x6F, 0xA7, 0x94}, STAX__ENC_EBCDIC, 0}, /* "<?xm" in EBCDIC */
 };
 
 int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *bom_len) {
@@ -181,6 +184,7 @@ static int enc_wide_family(int enc) {
 
 int stax__encoding_resolve(int detected, size_t bom_len, int declared) {
     if (detected <= 0 || detected == STAX__ENC_UTF16 || detected == STAX__ENC_UTF32) return -1;
+    if (detected == STAX__ENC_EBCDIC) return declared == STAX__ENC_HOOK ? declared : -1;
     if (declared <= 0) return detected;
     if (enc_wide_family(detected))
         return declared == enc_wide_family(detected) || declared == detected ? detected : -1;

@@ -17,6 +17,7 @@ enum {
     STAX__ENC_UTF32LE,
     STAX__ENC_UTF32BE,
     STAX__ENC_HOOK,       /* the caller's decoder (stax_reader_options.decoder) */
+    STAX__ENC_EBCDIC,     /* detected only: "<?xm" in EBCDIC, for the caller's decoder */
     STAX__ENC_UTF16 = 100,/* by name only: "UTF-16", endianness from the BOM */
     STAX__ENC_UTF32,      /* by name only: "UTF-32", endianness from the BOM */
     STAX__ENC_SBCS = 128  /* STAX__ENC_SBCS + k: built-in single-byte table k (encoding_tables.h) */
@@ -63,12 +64,16 @@ STAXINT const char *stax__decoder_name(const stax__decoder *d);
  * STAX__ENC_*, STAX__ENC_UTF16 for "UTF-16" without endianness, or -1. */
 STAXINT int stax__encoding_by_name(const char *name, size_t len);
 
+/* Whether name[0, len) is z, ASCII case-insensitive. */
+STAXINT int stax__encoding_same(const char *name, size_t len, const char *z);
+
 /* The canonical name of an encoding ("UTF-16LE", ...), for messages. */
 STAXINT const char *stax__encoding_name(int enc);
 
 /* XML 1.0 Appendix F on the first n bytes. Returns the encoding and sets
  * *bom_len (3 for the UTF-8 BOM, 2 for a UTF-16 BOM, 4 for a UTF-32 BOM, else 0); 0 when more
- * bytes are needed (only if n < 4 and !at_end); -1 for EBCDIC and two UCS-4 orders;
+ * bytes are needed (only if n < 4 and !at_end); STAX__ENC_EBCDIC for "<?xm" in
+ * EBCDIC (no decoder of stax's: the caller's may read it); -1 for two UCS-4 orders;
  * STAX__ENC_UTF8 (no BOM) by default. UTF-32 is found by its BOM (4 bytes)
  * or by '<' in its first unit; the other two UCS-4 byte orders are -1. */
 STAXINT int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *bom_len);

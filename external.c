@@ -274,7 +274,7 @@ static int xt_feed(xt_load *L, const char *p, size_t n, int at_end) {
         while (L->nhead < 4 && n) L->head[L->nhead++] = (unsigned char)*p++, n--;
         if (L->nhead < 4 && !at_end) return 0;
         int enc = stax__encoding_detect(L->head, L->nhead, 1, &L->bom);
-        if (enc < 0) return xt_fail(L, STAX_E_UNSUPPORTED, 0, 0, "the entity is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax does not read");
+        if (enc < 0 || enc == STAX__ENC_EBCDIC) return xt_fail(L, STAX_E_UNSUPPORTED, 0, 0, "the entity is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax does not read");
         L->detected = enc;
         stax__decoder_init(&L->dec, enc, NULL);
         L->phase = enc == STAX__ENC_UTF8 ? XT_DECL : XT_BODY;

@@ -125,6 +125,92 @@ int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len) {
     return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "encoding '%.*s' is not supported", stax__clip(len, 64), name);
 }
 
+/* The characters an XML declaration is written in, by their EBCDIC bytes:
+ * the same in every EBCDIC code page (its invariant set), else 0. */
+static char rd_ebcdic_char(unsigned char c) {
+    static const char lower[] = "abcdefghi\0\0\0\0\0\0\0jklmnopqr\0\0\0\0\0\0\0\0stuvwxyz";
+    if (c >= 0x81 && c <= 0xA9) return lower[c - 0x81];
+    if (c >= 0xC1 && c <= 0xE9) return lower[c - 0xC1] ? (char)(lower[c - 0xC1] - 32) : 0;
+    if (c >= 0xF0 && c <= 0xF9) return (char)('0' + (c - 0xF0));
+    switch (c) {
+    case 0x40: return ' ';
+    case 0x05: return '\t';
+    case 0x25: return '\n';
+    case 0x0D: return '\r';
+    case 0x4C: return '<';
+    case 0x6E: return '>';
+    case 0x6F: return '?';
+    case 0x7E: return '=';
+    case 0x7F: return '"';
+    case 0x7D: return '\'';
+    case 0x4B: return '.';
+    case 0x60: return '-';
+    case 0x6D: return '_';
+    default: return 0;
+    }
+}
+
+/* An EBCDIC document: its declaration is in EBCDIC too, written in the
+ * characters every EBCDIC code page shares. Its bytes (at most read_buffer,
+ * and the carry's room) are gathered in the carry through its "?>", the
+ * name read from them, and the caller's decoder opened with it, which then
+ * reads the document from its first byte (the declaration included, one
+ * byte of UTF-8 a byte). RD_NEXT, RD_WAIT or RD_FAIL. */
+static int rd_ebcdic(stax_reader *r, int direct) {
+    if (!r->cfg.opt.decoder)
+        return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "the input is in EBCDIC, which stax reads only through a decoder"), RD_FAIL;
+    if (direct) {
+        memcpy(r->doc.head, r->doc.in + r->doc.in_pos, 4);
+        r->doc.head_len = 4;
+        r->doc.in_pos += 4;
+    }
+    if (!r->buf.carry.len && stax__rd_carry_append(r, (const char *)r->doc.head, 4)) return RD_FAIL;
+    size_t cap = r->cfg.opt.read_buffer < r->cfg.carry_max ? r->cfg.opt.read_buffer : r->cfg.carry_max;
+    int done = 0;
+    while (!done && r->doc.in_pos < r->doc.in_len && r->buf.carry.len < cap) {
+        const char *w = r->doc.in + r->doc.in_pos;
+        size_t n = r->doc.in_len - r->doc.in_pos, room = cap - r->buf.carry.len;
+        const char *gt = (const char *)memchr(w, 0x6E, n < room ? n : room);
+        size_t k = gt ? (size_t)(gt - w) + 1 : (n < room ? n : room);
+        if (stax__rd_carry_append(r, w, k)) return RD_FAIL;
+        r->doc.in_pos += k;
+        done = gt && (unsigned char)r->buf.carry.ptr[r->buf.carry.len - 2] == 0x6F;
+    }
+    if (!done && r->buf.carry.len < cap && !r->doc.ended) return RD_WAIT;
+    /* the declaration in ASCII, and its encoding's name */
+    char decl[256];
+    size_t n = r->buf.carry.len < sizeof decl - 1 ? r->buf.carry.len : sizeof decl - 1, i = 0;
+    for (; i < n && (decl[i] = rd_ebcdic_char((unsigned char)r->buf.carry.ptr[i])) != 0; i++) {}
+    decl[i] = 0;
+    const char *e = done && i == r->buf.carry.len ? strstr(decl, "encoding") : NULL, *name = NULL;
+    size_t len = 0;
+    if (e) {
+        e += 8;
+        while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
+        if (*e++ == '=') {
+            while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
+            const char *q = (*e == '"' || *e == '\'') ? strchr(e + 1, *e) : NULL;
+            if (q && q > e + 1) name = e + 1, len = (size_t)(q - e - 1);
+        }
+    }
+    if (!done)
+        return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos,
+                                "the input is in EBCDIC, and no XML declaration ends within its first %zu bytes", cap),
+               RD_FAIL;
+    if (!name)
+        return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "the input is in EBCDIC, and its XML declaration names no encoding"),
+               RD_FAIL;
+    if (stax__encoding_by_name(name, len) >= 0)
+        return stax__rd_fail_at(r, STAX_E_ENCODING, r->doc.pos, "the declared encoding '%.*s' contradicts the input, which is EBCDIC",
+                                stax__clip(len, 64), name),
+               RD_FAIL;
+    if (stax__rd_open_decoder(r, name, len)) return RD_FAIL;
+    r->doc.detected = STAX__ENC_EBCDIC;
+    size_t pre = r->buf.carry.len;
+    r->buf.carry.len = 0; /* (its bytes are decoded at once, before anything is put in it) */
+    return stax__rd_start_transcoding(r, STAX__ENC_HOOK, NULL, r->buf.carry.ptr, pre) ? RD_FAIL : RD_NEXT;
+}
+
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
  * (up to) four bytes are gathered in head when the first chunks are tiny.
  * RD_NEXT once the encoding is known, RD_WAIT for more bytes, or RD_FAIL. */
@@ -145,9 +231,10 @@ int stax__rd_detect(stax_reader *r) {
     size_t bom = 0;
     int enc = r->cfg.forced ? r->cfg.forced : stax__encoding_detect(p, n, r->doc.ended, &bom);
     if (enc == 0) return RD_WAIT;
+    if (enc == STAX__ENC_EBCDIC) return rd_ebcdic(r, direct);
     if (enc < 0) {
         stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos,
-                         "the input is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax does not read");
+                         "the input is in UCS-4 of byte order 2143 or 3412, which stax does not read");
         return RD_FAIL;
     }
     if (enc == STAX__ENC_HOOK && stax__rd_open_decoder(r, r->cfg.opt.encoding, strlen(r->cfg.opt.encoding))) return RD_FAIL;

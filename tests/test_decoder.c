@@ -91,26 +91,66 @@ Test(decoder, gb18030_against_iconv) {
 Test(decoder, gbk_against_iconv) { dec_expect_same("GBK", DEC_DOC("GBK", ZH_S, "中文")); }
 Test(decoder, big5_against_iconv) { dec_expect_same("BIG5", DEC_DOC("Big5", ZH_T, "中文")); }
 
-/* EBCDIC has no '<?xml' in ASCII: detection refuses it unless the
- * encoding is given (forced), and then the decoder reads it all. */
-Test(decoder, ebcdic_ibm037_forced) {
-    static const char utf8[] = "<?xml version=\"1.0\" encoding=\"IBM037\"?>\n<doc a=\"Café\">naïve [x] {y}</doc>\n";
+/* EBCDIC: its declaration, in the characters every EBCDIC code page
+ * shares, names the code page; the decoder reads the document from its
+ * first byte. Forcing the encoding does the same. */
+static void dec_expect_ebcdic(const char *enc, const char *utf8, const char *force) {
     size_t len;
-    dec_need_iconv("IBM037");
-    char *doc = dec_iconv_to("IBM037", utf8, sizeof utf8 - 1, &len);
+    dec_need_iconv(enc);
+    char *doc = dec_iconv_to(enc, utf8, strlen(utf8), &len);
     cr_assert_not_null(doc);
     stax_reader_options o;
     memset(&o, 0, sizeof o);
     o.decoder = stax_cli_decoder();
-    stax_test_expect_status(doc, len, &o, "ERROR UNSUPPORTED @1:1:0");
-    o.encoding = "IBM037";
+    o.encoding = force;
     char *want = dec_reference(utf8);
     for (size_t k = 0; k < sizeof dec_chunks / sizeof dec_chunks[0]; k++) {
         char *got = stax_test_events_ex(doc, len, dec_chunks[k], &o, STAX_DUMP_POS, NULL);
-        cr_assert_str_eq(got, want, "chunk size %zu:\ngot:\n%s\nwant:\n%s", dec_chunks[k], got, want);
+        cr_assert_str_eq(got, want, "%s at chunk size %zu:\ngot:\n%s\nwant:\n%s", enc, dec_chunks[k], got, want);
         free(got);
     }
+    o.memory_size = stax_reader_memory_min(&o);
+    o.memory = malloc(o.memory_size);
+    char *got = stax_test_events_ex(doc, len, 1, &o, STAX_DUMP_POS, NULL);
+    cr_assert_str_eq(got, want, "%s in a block of %zu bytes:\ngot:\n%s\nwant:\n%s", enc, o.memory_size, got, want);
+    free(got);
+    free(o.memory);
     free(want);
+    free(doc);
+}
+
+Test(decoder, ebcdic_by_its_declaration) {
+    dec_expect_ebcdic("IBM037", "<?xml version=\"1.0\" encoding=\"IBM037\"?>\n<doc a=\"Café\">naïve [x] {y}</doc>\n", NULL);
+    dec_expect_ebcdic("IBM1047", "<?xml version='1.0' encoding='ibm1047' ?>\n<doc a=\"Café\">naïve [x] {y} ^|!</doc>\n", NULL);
+    dec_expect_ebcdic("IBM500", "<?xml version=\"1.0\" encoding=\"IBM500\"?><doc>[x]</doc>", "IBM500");
+}
+
+Test(decoder, ebcdic_errors) {
+    dec_need_iconv("IBM037");
+    static const struct {
+        const char *utf8, *want;
+    } cases[] = {
+        {"<?xml version=\"1.0\"?><a/>", "UNSUPPORTED @1:1:0: the input is in EBCDIC, and its XML declaration names no encoding"},
+        {"<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>", "ENCODING @1:1:0: the declared encoding 'UTF-8' contradicts the input, which is EBCDIC"},
+        {"<?xml version=\"1.0\" encoding=\"X-NONE\"?><a/>", "UNSUPPORTED @1:1:0: encoding 'X-NONE' is not supported"},
+        {"<?xml version=\"1.0\" encoding=\"IBM037\"", "UNSUPPORTED @1:1:0: the input is in EBCDIC, and no XML declaration ends"},
+    };
+    stax_reader_options o;
+    memset(&o, 0, sizeof o);
+    o.decoder = stax_cli_decoder();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        char *doc = dec_iconv_to("IBM037", cases[i].utf8, strlen(cases[i].utf8), &len);
+        for (size_t k = 0; k < sizeof dec_chunks / sizeof dec_chunks[0]; k++) {
+            char *d = stax_test_events_ex(doc, len, dec_chunks[k], &o, STAX_DUMP_POS | STAX_DUMP_MESSAGE, NULL);
+            cr_assert(strstr(d, cases[i].want), "%zu at chunk size %zu: %s", i, dec_chunks[k], d);
+            free(d);
+        }
+        free(doc);
+    }
+    size_t len;
+    char *doc = dec_iconv_to("IBM037", "<?xml version=\"1.0\" encoding=\"IBM037\"?><a/>", 44, &len);
+    stax_test_expect_status(doc, len, NULL, "ERROR UNSUPPORTED @1:1:0"); /* no decoder */
     free(doc);
 }
 
