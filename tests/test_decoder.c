@@ -155,16 +155,22 @@ Test(decoder, ebcdic_errors) {
     free(doc);
 }
 
-Test(decoder, unknown_name_is_unsupported_not_malformed) {
-    dec_need_iconv("UTF-8");
-    static const char doc[] = "<?xml version=\"1.0\" encoding=\"X-NO-SUCH-ENCODING\"?><a/>";
+/* doc read through the tool's decoder: the status line want at every chunk
+ * size, and message in the message at chunk size chunk. */
+static void dec_expect_error(const char *doc, size_t len, const char *want, size_t chunk, const char *message) {
     stax_reader_options o;
     memset(&o, 0, sizeof o);
     o.decoder = stax_cli_decoder();
-    stax_test_expect_status(STAX_DOC(doc), &o, "ERROR UNSUPPORTED @1:31:30");
-    char *d = stax_test_events_ex(STAX_DOC(doc), 0, &o, STAX_DUMP_MESSAGE, NULL);
-    cr_assert(strstr(d, "encoding 'X-NO-SUCH-ENCODING' is not supported"), "%s", d);
+    stax_test_expect_status(doc, len, &o, want);
+    char *d = stax_test_events_ex(doc, len, chunk, &o, STAX_DUMP_MESSAGE, NULL);
+    cr_assert(strstr(d, message), "%s", d);
     free(d);
+}
+
+Test(decoder, unknown_name_is_unsupported_not_malformed) {
+    dec_need_iconv("UTF-8");
+    static const char doc[] = "<?xml version=\"1.0\" encoding=\"X-NO-SUCH-ENCODING\"?><a/>";
+    dec_expect_error(STAX_DOC(doc), "ERROR UNSUPPORTED @1:31:30", 0, "encoding 'X-NO-SUCH-ENCODING' is not supported");
 }
 
 /* Bytes Shift_JIS does not have: the error is at the input byte (named in
@@ -172,27 +178,15 @@ Test(decoder, unknown_name_is_unsupported_not_malformed) {
 Test(decoder, invalid_sequence_at_every_chunk_size) {
     dec_need_iconv("Shift_JIS");
     static const char doc[] = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<a>\x93\xFA\x96\x7B\n\x93\xFA\xFF\xFF</a>";
-    stax_reader_options o;
-    memset(&o, 0, sizeof o);
-    o.decoder = stax_cli_decoder();
     /* 1 + 3 + 6 (UTF-8 of 日本) + 1 + 3 (日) bytes after the declaration's 42: offset 56;
      * in the input 1 + 3 + 4 + 1 + 2: byte 53 */
-    stax_test_expect_status(STAX_DOC(doc), &o, "ERROR ENCODING @3:2:56");
-    char *d = stax_test_events_ex(STAX_DOC(doc), 1, &o, STAX_DUMP_MESSAGE, NULL);
-    cr_assert(strstr(d, "invalid byte sequence for Shift_JIS (input byte 53)"), "%s", d);
-    free(d);
+    dec_expect_error(STAX_DOC(doc), "ERROR ENCODING @3:2:56", 1, "invalid byte sequence for Shift_JIS (input byte 53)");
 }
 
 Test(decoder, input_ending_inside_a_character) {
     dec_need_iconv("Shift_JIS");
     static const char doc[] = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a>\x93\xFA\x93";
-    stax_reader_options o;
-    memset(&o, 0, sizeof o);
-    o.decoder = stax_cli_decoder();
-    stax_test_expect_status(STAX_DOC(doc), &o, "ERROR TRUNCATED @1:47:48");
-    char *d = stax_test_events_ex(STAX_DOC(doc), 2, &o, STAX_DUMP_MESSAGE, NULL);
-    cr_assert(strstr(d, "the input ends inside a Shift_JIS character (input byte 47)"), "%s", d);
-    free(d);
+    dec_expect_error(STAX_DOC(doc), "ERROR TRUNCATED @1:47:48", 2, "the input ends inside a Shift_JIS character (input byte 47)");
 }
 
 /* ================================================================ a decoder of the test's own */
@@ -457,15 +451,7 @@ static char *to_utf32(const char *u8, int big, int bom, size_t *len) {
     cr_assert_not_null(out);
     const unsigned char *s = (const unsigned char *)u8;
     if (bom) put32(out, &o, 0xFEFF, big);
-    for (size_t i = 0; i < n;) {
-        uint32_t c = s[i];
-        int l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (l == 2) c = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
-        if (l == 3) c = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3F);
-        if (l == 4) c = ((c & 0x07) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3F);
-        i += (size_t)l;
-        put32(out, &o, c, big);
-    }
+    for (size_t i = 0; i < n;) put32(out, &o, stax_test_utf8_next(s, &i), big);
     *len = o;
     return (char *)out;
 }
