@@ -38,6 +38,7 @@ static const enc_alias enc_aliases[] = {
     {"UTF-16BE", STAX__ENC_UTF16BE},
     {"UTF16BE", STAX__ENC_UTF16BE},
     {"csUTF16BE", STAX__ENC_UTF16BE},
+#ifndef STAX_NO_EXTRA_ENCODINGS /* (UTF-32: with the caller's decoder, left out of small builds) */
     {"UTF-32", STAX__ENC_UTF32},
     {"UTF32", STAX__ENC_UTF32},
     {"csUTF32", STAX__ENC_UTF32},
@@ -50,6 +51,7 @@ static const enc_alias enc_aliases[] = {
     {"UTF-32BE", STAX__ENC_UTF32BE},
     {"UTF32BE", STAX__ENC_UTF32BE},
     {"csUTF32BE", STAX__ENC_UTF32BE},
+#endif
     {"ISO-8859-1", STAX__ENC_LATIN1},
     {"ISO8859-1", STAX__ENC_LATIN1},
     {"ISO_8859-1", STAX__ENC_LATIN1},
@@ -142,21 +144,30 @@ typedef struct enc_sign {
 /* Appendix F, in match order: a 4-byte UCS-4 mark must be tried before the
  * UTF-16 BOM it starts with. The "<?xml" of an ASCII-compatible encoding is
  * not listed: it gives the default, UTF-8, like any other start. */
+#ifndef STAX_NO_EXTRA_ENCODINGS
+#define ENC_U32BE STAX__ENC_UTF32BE
+#define ENC_U32LE STAX__ENC_UTF32LE
+#define ENC_EBCDIC STAX__ENC_EBCDIC
+#else /* (left out: recognized, and refused) */
+#define ENC_U32BE -1
+#define ENC_U32LE -1
+#define ENC_EBCDIC -1
+#endif
 static const enc_sign enc_signs[] = {
-    {4, {0x00, 0x00, 0xFE, 0xFF}, STAX__ENC_UTF32BE, 4}, /* UCS-4 BOMs, all four byte orders */
-    {4, {0xFF, 0xFE, 0x00, 0x00}, STAX__ENC_UTF32LE, 4},
+    {4, {0x00, 0x00, 0xFE, 0xFF}, ENC_U32BE, 4}, /* UCS-4 BOMs, all four byte orders */
+    {4, {0xFF, 0xFE, 0x00, 0x00}, ENC_U32LE, 4},
     {4, {0x00, 0x00, 0xFF, 0xFE}, -1, 0},
     {4, {0xFE, 0xFF, 0x00, 0x00}, -1, 0},
     {3, {0xEF, 0xBB, 0xBF, 0}, STAX__ENC_UTF8, 3},
     {2, {0xFE, 0xFF, 0, 0}, STAX__ENC_UTF16BE, 2},
     {2, {0xFF, 0xFE, 0, 0}, STAX__ENC_UTF16LE, 2},
-    {4, {0x00, 0x00, 0x00, 0x3C}, STAX__ENC_UTF32BE, 0}, /* '<' in UCS-4, no BOM */
-    {4, {0x3C, 0x00, 0x00, 0x00}, STAX__ENC_UTF32LE, 0},
+    {4, {0x00, 0x00, 0x00, 0x3C}, ENC_U32BE, 0}, /* '<' in UCS-4, no BOM */
+    {4, {0x3C, 0x00, 0x00, 0x00}, ENC_U32LE, 0},
     {4, {0x00, 0x00, 0x3C, 0x00}, -1, 0},
     {4, {0x00, 0x3C, 0x00, 0x00}, -1, 0},
     {4, {0x00, 0x3C, 0x00, 0x3F}, STAX__ENC_UTF16BE, 0}, /* "<?" in UTF-16, no BOM */
     {4, {0x3C, 0x00, 0x3F, 0x00}, STAX__ENC_UTF16LE, 0},
-    {4, {0x4C, 0x6F, 0xA7, 0x94}, STAX__ENC_EBCDIC, 0}, /* "<?xm" in EBCDIC */
+    {4, {0x4C, 0x6F, 0xA7, 0x94}, ENC_EBCDIC, 0}, /* "<?xm" in EBCDIC */
 };
 
 int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *bom_len) {
@@ -475,6 +486,7 @@ done:
     return 0;
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
 /* UTF-32: four bytes a code point; above U+10FFFF or a surrogate is
  * invalid. A unit cut by the end of src waits in d->pend. */
 ENC_ALWAYS_INLINE uint32_t enc_unit32(const unsigned char *p, int be) {
@@ -517,27 +529,28 @@ done:
 
 /* ================================================================ the caller's decoder */
 
-int stax__decoder_open(stax__decoder *d, const stax_decoder *hook, void *ud, const char *name, size_t len) {
+int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, const char *name, size_t len) {
     stax__decoder_init(d, 0, NULL);
-    if (!hook || !hook->open || !hook->decode) return -1;
-    void *st = hook->open(ud, name, len);
+    if (!fns || !fns->open || !fns->decode) return -1;
+    void *st = fns->open(ud, name, len);
     if (!st) return -1;
+    stax__hook *h = &d->hook;
+    h->fns = fns;
+    h->state = st;
+    size_t m = len < sizeof h->name - 1 ? len : sizeof h->name - 1;
+    memcpy(h->name, name, m);
+    h->name[m] = 0;
     d->enc = STAX__ENC_HOOK;
-    d->hook = hook;
-    d->hook_state = st;
-    size_t m = len < sizeof d->name - 1 ? len : sizeof d->name - 1;
-    memcpy(d->name, name, m);
-    d->name[m] = 0;
     return 0;
 }
 
 void stax__decoder_close(stax__decoder *d) {
-    if (d->enc == STAX__ENC_HOOK && d->hook_state && d->hook->close) d->hook->close(d->hook_state);
-    d->hook_state = NULL;
+    if (d->enc == STAX__ENC_HOOK && d->hook.state && d->hook.fns->close) d->hook.fns->close(d->hook.state);
+    d->hook.state = NULL;
 }
 
 const char *stax__decoder_name(const stax__decoder *d) {
-    return d->enc == STAX__ENC_HOOK ? d->name : stax__encoding_name(d->enc);
+    return d->enc == STAX__ENC_HOOK ? d->hook.name : stax__encoding_name(d->enc);
 }
 
 /* One call of the caller's decode, its answer checked: a decoder that takes
@@ -547,6 +560,7 @@ const char *stax__decoder_name(const stax__decoder *d) {
 static int enc_hook(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
                     size_t *produced) {
     static const char broken[] = "the decoder broke its contract (docs/encodings.md)";
+    stax__hook *h = &d->hook;
     stax_decode_io io;
     memset(&io, 0, sizeof io);
     io.in = src;
@@ -555,11 +569,11 @@ static int enc_hook(stax__decoder *d, const char *src, size_t n, size_t *consume
     io.out_cap = cap;
     *consumed = *produced = 0;
     d->err_pend = 0;
-    if (d->hook_status) return STAX__DEC_ERROR;
-    int rc = d->hook->decode(d->hook_state, &io);
+    if (h->status < 0) return STAX__DEC_ERROR;
+    int rc = h->fns->decode(h->state, &io);
     if (io.in_used > n || io.out_len > cap || rc > 0 || (rc == STAX_OK && n && !io.in_used && !io.out_len)) {
-        d->hook_status = STAX_E_USAGE;
-        d->hook_msg = broken;
+        h->status = STAX_E_USAGE;
+        h->msg = broken;
         return STAX__DEC_ERROR;
     }
     if (rc == STAX_OK) {
@@ -574,10 +588,19 @@ static int enc_hook(stax__decoder *d, const char *src, size_t n, size_t *consume
     *consumed = io.in_used - back;
     *produced = io.out_len;
     d->err_pend = io.held - back < 0xFFFF ? (unsigned)(io.held - back) : 0xFFFF;
-    d->hook_status = rc;
-    d->hook_msg = io.message;
+    h->status = rc;
+    h->msg = io.message;
     return STAX__DEC_ERROR;
 }
+#else
+int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, const char *name, size_t len) {
+    (void)fns, (void)ud, (void)name, (void)len;
+    stax__decoder_init(d, 0, NULL);
+    return -1;
+}
+void stax__decoder_close(stax__decoder *d) { (void)d; }
+const char *stax__decoder_name(const stax__decoder *d) { return stax__encoding_name(d->enc); }
+#endif
 
 int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
                  size_t *produced) {
@@ -592,9 +615,11 @@ int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, 
     }
     case STAX__ENC_UTF16LE: return enc_utf16(d, s, n, consumed, o, cap, produced, 0);
     case STAX__ENC_UTF16BE: return enc_utf16(d, s, n, consumed, o, cap, produced, 1);
+#ifndef STAX_NO_EXTRA_ENCODINGS
     case STAX__ENC_UTF32LE: return enc_utf32(d, s, n, consumed, o, cap, produced, 0);
     case STAX__ENC_UTF32BE: return enc_utf32(d, s, n, consumed, o, cap, produced, 1);
     case STAX__ENC_HOOK: return enc_hook(d, src, n, consumed, dst, cap, produced);
+#endif
     case STAX__ENC_LATIN1: return enc_latin1(s, n, consumed, o, cap, produced);
     case STAX__ENC_ASCII: return enc_single(d, s, n, consumed, o, cap, produced, STAX__ENC_ASCII, NULL);
     case STAX__ENC_CP1252: return enc_single(d, s, n, consumed, o, cap, produced, STAX__ENC_CP1252, NULL);
@@ -616,17 +641,24 @@ int stax__decode_finish(const stax__decoder *d) { return d->npend ? STAX__DEC_ER
 
 int stax__decode_end(stax__decoder *d, char *dst, size_t cap, size_t *produced) {
     *produced = 0;
-    if (d->enc != STAX__ENC_HOOK) return stax__decode_finish(d);
-    if (d->hook_ended) return 0; /* told already, and it wrote nothing more */
-    size_t used = 0;
-    if (enc_hook(d, NULL, 0, &used, dst, cap, produced)) return STAX__DEC_ERROR;
-    if (*produced) return 0;
-    d->hook_ended = 1;
-    if (d->npend) { /* it holds bytes, yet did not complain: an incomplete character all the same */
-        d->hook_status = STAX_E_TRUNCATED;
-        d->hook_msg = NULL;
-        d->err_pend = d->npend;
-        return STAX__DEC_ERROR;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d->enc == STAX__ENC_HOOK) {
+        stax__hook *h = &d->hook;
+        size_t used = 0;
+        if (h->status == STAX__HOOK_ENDED) return 0; /* told already, and it wrote nothing more */
+        if (enc_hook(d, NULL, 0, &used, dst, cap, produced)) return STAX__DEC_ERROR;
+        if (*produced) return 0;
+        h->status = STAX__HOOK_ENDED;
+        if (d->npend) { /* it holds bytes, yet did not complain: an incomplete character all the same */
+            h->status = STAX_E_TRUNCATED;
+            h->msg = NULL;
+            d->err_pend = d->npend;
+            return STAX__DEC_ERROR;
+        }
+        return 0;
     }
-    return 0;
+#else
+    (void)dst, (void)cap;
+#endif
+    return stax__decode_finish(d);
 }

@@ -24,6 +24,21 @@ enum {
 };
 #define STAX__DEC_ERROR (-1)
 
+/* The caller's decoder in use (STAX__ENC_HOOK): its functions, its state
+ * (from open; closed by stax__decoder_close), its name for messages, and
+ * status: 0; STAX__HOOK_ENDED once it was told the input ended and wrote
+ * all it had; or after STAX__DEC_ERROR the status it gave (STAX_E_ENCODING,
+ * STAX_E_TRUNCATED, or another: msg says what). Small: every reader holds
+ * one, in every build (STAX_READER_MIN_MEMORY is one number a target). */
+#define STAX__HOOK_ENDED 1
+typedef struct stax__hook {
+    const stax_decoder *fns;
+    void *state;
+    const char *msg;
+    int status;
+    char name[24];         /* as declared (clipped to 23 bytes) */
+} stax__hook;
+
 typedef struct stax__decoder {
     int enc;               /* STAX__ENC_* (resolved: never STAX__ENC_UTF16) */
     const uint32_t *table; /* STAX__ENC_TABLE: code point of each byte; > 0x10FFFF or a
@@ -33,15 +48,7 @@ typedef struct stax__decoder {
     unsigned err_pend;     /* after STAX__DEC_ERROR: bytes of the bad unit that came from
                               earlier calls (it starts that many bytes before src) */
     int table_ascii;       /* set by stax__decoder_init: table maps 0..0x7F to themselves */
-    /* STAX__ENC_HOOK: the caller's decoder, its state (from open; closed by
-     * stax__decoder_close), and after STAX__DEC_ERROR the status it gave
-     * (STAX_E_ENCODING, STAX_E_TRUNCATED, or another: hook_msg says what) */
-    const stax_decoder *hook;
-    void *hook_state;
-    int hook_status;
-    int hook_ended;        /* it was told the input ended, and wrote all it had */
-    const char *hook_msg;
-    char name[40];         /* the encoding's name as declared (clipped), for messages */
+    stax__hook hook;       /* STAX__ENC_HOOK: the caller's decoder */
 } stax__decoder;
 
 /* Zero d and set it up for enc (and table, for STAX__ENC_TABLE). Setting the
@@ -49,10 +56,10 @@ typedef struct stax__decoder {
  * ASCII fast path. */
 STAXINT void stax__decoder_init(stax__decoder *d, int enc, const uint32_t *table);
 
-/* Set d up for the caller's decoder: open(ud, name) is asked for a state.
- * 0, or -1 when it refuses the name (d is then left as stax__decoder_init
- * with 0 leaves it). */
-STAXINT int stax__decoder_open(stax__decoder *d, const stax_decoder *hook, void *ud, const char *name, size_t len);
+/* Set d up for the caller's decoder fns: open(ud, name) is asked for a
+ * state. 0, or -1 when it refuses the name, or the build leaves decoders
+ * out (d is then left as stax__decoder_init with 0 leaves it). */
+STAXINT int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, const char *name, size_t len);
 
 /* Close the caller's decoder, if d has one open (any decoder: a no-op). */
 STAXINT void stax__decoder_close(stax__decoder *d);

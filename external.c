@@ -259,12 +259,12 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
  * inside a character, or a caller's decoder failed. */
 static int xt_decoder_fail(xt_load *L, int truncated) {
     const stax__decoder *d = &L->dec;
-    int code = d->enc != STAX__ENC_HOOK ? (truncated ? STAX_E_TRUNCATED : STAX_E_ENCODING) : d->hook_status;
+    int code = d->enc != STAX__ENC_HOOK ? (truncated ? STAX_E_TRUNCATED : STAX_E_ENCODING) : L->dec.hook.status;
     if (code == STAX_E_TRUNCATED)
         return xt_fail(L, code, 1, L->w, "the entity ends inside a %s character", stax__decoder_name(d));
     if (code == STAX_E_ENCODING) return xt_fail(L, code, 1, L->w, "invalid byte sequence for %s", stax__decoder_name(d));
-    const char *msg = d->hook_msg ? d->hook_msg : stax_strerror(code);
-    return xt_fail(L, code, 1, L->w, "the decoder for %s failed: %.*s", d->name, stax__clip(strlen(msg), 160), msg);
+    const char *msg = L->dec.hook.msg ? L->dec.hook.msg : stax_strerror(code);
+    return xt_fail(L, code, 1, L->w, "the decoder for %s failed: %.*s", L->dec.hook.name, stax__clip(strlen(msg), 160), msg);
 }
 
 /* Take the next bytes of the entity (at_end: there are no more). */

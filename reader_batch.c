@@ -431,6 +431,9 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
 #ifdef STAX_NO_EXTERNAL
     if (o->resolve) return *why = "resolve: this build reads nothing external (STAX_NO_EXTERNAL)", STAX_E_USAGE;
 #endif
+#ifdef STAX_NO_EXTRA_ENCODINGS
+    if (o->decoder) return *why = "decoder: this build reads no encoding through one (STAX_NO_EXTRA_ENCODINGS)", STAX_E_USAGE;
+#endif
     size_t need = rd_block_need(o);
     if (need == SIZE_MAX) return *why = RD_WHY("the options ask for more memory than there is", "an option is out of range"), STAX_E_USAGE;
     if (o->memory && o->memory_size < need)

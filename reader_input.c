@@ -60,16 +60,21 @@ static int rd_decoder_fail(stax_reader *r, int truncated) {
             return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__decoder_name(d));
         return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__decoder_name(d));
     }
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    const stax__hook *h = &d->hook;
     unsigned long long byte = truncated ? r->doc.raw_base + r->doc.raw_len - d->err_pend : r->doc.dec_err_off;
-    const char *msg = d->hook_msg ? d->hook_msg : stax_strerror(d->hook_status);
-    switch (d->hook_status) {
+    const char *msg = h->msg ? h->msg : stax_strerror(h->status);
+    switch (h->status) {
     case STAX_E_ENCODING:
-        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s (input byte %llu)", d->name, byte);
+        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s (input byte %llu)", h->name, byte);
     case STAX_E_TRUNCATED:
-        return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character (input byte %llu)", d->name, byte);
+        return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character (input byte %llu)", h->name, byte);
     default:
-        return stax__rd_fail_at(r, d->hook_status, at, "the decoder for %s failed: %.*s", d->name, (int)stax__clip(strlen(msg), 160), msg);
+        return stax__rd_fail_at(r, h->status, at, "the decoder for %s failed: %.*s", h->name, stax__clip(strlen(msg), 160), msg);
     }
+#else
+    return rd_internal(r, "a decoder in a build without them");
+#endif
 }
 
 /* The window is used up: transcode more of the raw chunk. RD_NEXT when the
@@ -125,6 +130,7 @@ int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len) {
     return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "encoding '%.*s' is not supported", stax__clip(len, 64), name);
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
 /* The characters an XML declaration is written in, by their EBCDIC bytes:
  * the same in every EBCDIC code page (its invariant set), else 0. */
 static char rd_ebcdic_char(unsigned char c) {
@@ -182,15 +188,17 @@ static int rd_ebcdic(stax_reader *r, int direct) {
     size_t n = r->buf.carry.len < sizeof decl - 1 ? r->buf.carry.len : sizeof decl - 1, i = 0;
     for (; i < n && (decl[i] = rd_ebcdic_char((unsigned char)r->buf.carry.ptr[i])) != 0; i++) {}
     decl[i] = 0;
-    const char *e = done && i == r->buf.carry.len ? strstr(decl, "encoding") : NULL, *name = NULL;
+    const char *e = NULL, *name = NULL;
+    for (size_t k = 0; done && i == r->buf.carry.len && k + 8 <= i && !e; k++)
+        if (memcmp(decl + k, "encoding", 8) == 0) e = decl + k + 8;
     size_t len = 0;
-    if (e) {
-        e += 8;
+    if (e) { /* (decl ends in a NUL: every loop stops there) */
         while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
         if (*e++ == '=') {
             while (*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r') e++;
-            const char *q = (*e == '"' || *e == '\'') ? strchr(e + 1, *e) : NULL;
-            if (q && q > e + 1) name = e + 1, len = (size_t)(q - e - 1);
+            const char *q = e + 1;
+            while ((*e == '"' || *e == '\'') && *q && *q != *e) q++;
+            if ((*e == '"' || *e == '\'') && *q == *e && q > e + 1) name = e + 1, len = (size_t)(q - e - 1);
         }
     }
     if (!done)
@@ -210,6 +218,7 @@ static int rd_ebcdic(stax_reader *r, int direct) {
     r->buf.carry.len = 0; /* (its bytes are decoded at once, before anything is put in it) */
     return stax__rd_start_transcoding(r, STAX__ENC_HOOK, NULL, r->buf.carry.ptr, pre) ? RD_FAIL : RD_NEXT;
 }
+#endif
 
 /* Appendix F: the BOM or the first bytes say the encoding family. The first
  * (up to) four bytes are gathered in head when the first chunks are tiny.
@@ -231,7 +240,9 @@ int stax__rd_detect(stax_reader *r) {
     size_t bom = 0;
     int enc = r->cfg.forced ? r->cfg.forced : stax__encoding_detect(p, n, r->doc.ended, &bom);
     if (enc == 0) return RD_WAIT;
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (enc == STAX__ENC_EBCDIC) return rd_ebcdic(r, direct);
+#endif
     if (enc < 0) {
         stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos,
                          "the input is in UCS-4 of byte order 2143 or 3412, which stax does not read");

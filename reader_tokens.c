@@ -687,9 +687,10 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
     if (res == STAX__ENC_HOOK && r->doc.enc == STAX__ENC_HOOK) /* EBCDIC: open already, by this name as it read it */
-        return stax__encoding_same(name.ptr, name.len, r->doc.dec.name) ? 0
+        return stax__encoding_same(name.ptr, name.len < sizeof r->doc.dec.hook.name ? name.len : sizeof r->doc.dec.hook.name - 1,
+                                   stax__decoder_name(&r->doc.dec)) ? 0 /* (the name kept is clipped) */
                : rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' reads as '%s' by EBCDIC's characters",
-                         stax__clip(name.len, 64), name.ptr, r->doc.dec.name);
+                         stax__clip(name.len, 64), name.ptr, stax__decoder_name(&r->doc.dec));
     if (res == STAX__ENC_HOOK && stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name.ptr, name.len))
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {

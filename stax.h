@@ -322,16 +322,16 @@ typedef struct stax_reader_options {
  * size (-Os, STAX_SMALL) needs up to 16 bytes less, and takes it too. */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
-#define STAX_READER_MIN_MEMORY 5071u
+#define STAX_READER_MIN_MEMORY 5055u
 #else
-#define STAX_READER_MIN_MEMORY 5087u
+#define STAX_READER_MIN_MEMORY 5071u
 #endif
 #elif defined(__i386__)
-#define STAX_READER_MIN_MEMORY 4095u
+#define STAX_READER_MIN_MEMORY 4079u
 #elif defined(STAX_NO_STDIO)
-#define STAX_READER_MIN_MEMORY 4111u
+#define STAX_READER_MIN_MEMORY 4095u
 #else
-#define STAX_READER_MIN_MEMORY 4127u
+#define STAX_READER_MIN_MEMORY 4111u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode

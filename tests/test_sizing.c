@@ -232,11 +232,12 @@ Test(sizing, the_arena_stays_within_a_small_max_token) {
     stax_test_buf_free(&doc);
 }
 
-/* A caller's decoder takes nothing from the block: it writes into the
- * transcoding buffer the block holds already (read_buffer bytes). The same
- * minimum with one, every block from it up reads a document through it
- * (here UTF-16 text handed over by a decoder of the test's: "x-utf16le"),
- * one byte less is refused, and malloc is never called. */
+/* A caller's decoder takes nothing more from the block: it writes into the
+ * transcoding buffer the block holds already (read_buffer bytes), and its
+ * record is in the reader's own struct. The same minimum with one, every
+ * block from it up reads a document through it (here UTF-16 text handed
+ * over by a decoder of the test's: "x-utf16le"), one byte less is refused,
+ * and malloc is never called. */
 typedef struct sz_dec {
     unsigned char half;
     int has_half;
@@ -269,7 +270,7 @@ static int sz_dec_decode(void *st, stax_decode_io *io) {
 
 static const stax_decoder sz_decoder = {sz_dec_open, sz_dec_decode, NULL};
 
-Test(sizing, a_decoder_takes_nothing_from_the_block) {
+Test(sizing, a_decoder_takes_nothing_more_from_the_block) {
     static const char head[] = "<?xml version=\"1.0\" encoding=\"x-utf16le\"?>";
     static const char body[] = "<config version=\"2\"><wifi ssid=\"greenhouse\" channel=\"6\"/><log level=\"warn\">uart0</log></config>";
     char doc[512];
