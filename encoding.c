@@ -92,7 +92,9 @@ static int enc_name_eq(const char *name, size_t len, const char *alias) {
     return i == len && !alias[i];
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
 int stax__encoding_same(const char *name, size_t len, const char *z) { return enc_name_eq(name, len, z); }
+#endif
 
 int stax__encoding_by_name(const char *name, size_t len) {
     for (size_t k = 0; k < sizeof enc_aliases / sizeof enc_aliases[0]; k++)
@@ -121,10 +123,12 @@ const char *stax__encoding_name(int enc) {
     case STAX__ENC_CP1252: return "windows-1252";
     case STAX__ENC_TABLE: return "custom";
     case STAX__ENC_UTF16: return "UTF-16";
+#ifndef STAX_NO_EXTRA_ENCODINGS
     case STAX__ENC_UTF32LE: return "UTF-32LE";
     case STAX__ENC_UTF32BE: return "UTF-32BE";
     case STAX__ENC_UTF32: return "UTF-32";
     case STAX__ENC_EBCDIC: return "EBCDIC";
+#endif
     default:
 #ifndef STAX_NO_EXTRA_ENCODINGS
         if (enc_sb_index(enc) >= 0) return enc_sb_names[enc_sb_index(enc)];
@@ -189,13 +193,20 @@ int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *
 /* The family of a wide encoding: STAX__ENC_UTF16 or STAX__ENC_UTF32, else 0. */
 static int enc_wide_family(int enc) {
     if (enc == STAX__ENC_UTF16 || enc == STAX__ENC_UTF16LE || enc == STAX__ENC_UTF16BE) return STAX__ENC_UTF16;
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (enc == STAX__ENC_UTF32 || enc == STAX__ENC_UTF32LE || enc == STAX__ENC_UTF32BE) return STAX__ENC_UTF32;
+#endif
     return 0;
 }
 
 int stax__encoding_resolve(int detected, size_t bom_len, int declared) {
-    if (detected <= 0 || detected == STAX__ENC_UTF16 || detected == STAX__ENC_UTF32) return -1;
+    if (detected <= 0 || detected == STAX__ENC_UTF16) return -1; /* (by name only, as UTF-32) */
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (detected == STAX__ENC_UTF32) return -1;
+#endif
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (detected == STAX__ENC_EBCDIC) return declared == STAX__ENC_HOOK ? declared : -1;
+#endif
     if (declared <= 0) return detected;
     if (enc_wide_family(detected))
         return declared == enc_wide_family(detected) || declared == detected ? detected : -1;
@@ -549,9 +560,6 @@ void stax__decoder_close(stax__decoder *d) {
     d->hook.state = NULL;
 }
 
-const char *stax__decoder_name(const stax__decoder *d) {
-    return d->enc == STAX__ENC_HOOK ? d->hook.name : stax__encoding_name(d->enc);
-}
 
 /* One call of the caller's decode, its answer checked: a decoder that takes
  * more than it was given, writes more than the room, or neither takes nor
@@ -599,7 +607,6 @@ int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, cons
     return -1;
 }
 void stax__decoder_close(stax__decoder *d) { (void)d; }
-const char *stax__decoder_name(const stax__decoder *d) { return stax__encoding_name(d->enc); }
 #endif
 
 int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,

@@ -64,14 +64,13 @@ STAXINT int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *
 /* Close the caller's decoder, if d has one open (any decoder: a no-op). */
 STAXINT void stax__decoder_close(stax__decoder *d);
 
-/* The name of d's encoding, for messages. */
-STAXINT const char *stax__decoder_name(const stax__decoder *d);
 
 /* Encoding by name (ASCII case-insensitive, with the usual aliases). Returns
  * STAX__ENC_*, STAX__ENC_UTF16 for "UTF-16" without endianness, or -1. */
 STAXINT int stax__encoding_by_name(const char *name, size_t len);
 
-/* Whether name[0, len) is z, ASCII case-insensitive. */
+/* Whether name[0, len) is z, ASCII case-insensitive (not with
+ * STAX_NO_EXTRA_ENCODINGS, where nothing needs it). */
 STAXINT int stax__encoding_same(const char *name, size_t len, const char *z);
 
 /* The canonical name of an encoding ("UTF-16LE", ...), for messages. */
@@ -111,5 +110,13 @@ STAXINT int stax__decode_finish(const stax__decoder *d);
  * told and may write its last output to dst[0, cap) (*produced): call again
  * while it writes some. */
 STAXINT int stax__decode_end(stax__decoder *d, char *dst, size_t cap, size_t *produced);
+
+/* The name of d's encoding, for messages. */
+static inline const char *stax__decoder_name(const stax__decoder *d) {
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d->enc == STAX__ENC_HOOK) return d->hook.name;
+#endif
+    return stax__encoding_name(d->enc);
+}
 
 #endif /* STAX_ENCODING_H */

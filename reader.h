@@ -309,14 +309,12 @@ static inline int rd_in_window(const stax_reader *r, const char *p, size_t n) {
 
 /* The input's unit, for offsets (STAX__UNITS_*, stax__utf8_units). */
 static inline int rd_wide(const stax_reader *r) {
-    switch (r->doc.enc) {
-    case STAX__ENC_UTF16LE:
-    case STAX__ENC_UTF16BE: return STAX__UNITS_UTF16;
-    case STAX__ENC_UTF32LE:
-    case STAX__ENC_UTF32BE: return STAX__UNITS_UTF32;
-    case STAX__ENC_HOOK: return STAX__UNITS_BYTES;
-    default: return STAX__UNITS_CP;
-    }
+    int e = r->doc.enc;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (e == STAX__ENC_UTF32LE || e == STAX__ENC_UTF32BE) return STAX__UNITS_UTF32;
+    if (e == STAX__ENC_HOOK) return STAX__UNITS_BYTES;
+#endif
+    return e == STAX__ENC_UTF16LE || e == STAX__ENC_UTF16BE ? STAX__UNITS_UTF16 : STAX__UNITS_CP;
 }
 
 /* Whether the fast path reads transcoded windows too (reader_fast.c's

@@ -422,7 +422,11 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
     if (o->max_depth > (1u << 24) || o->max_name > (1u << 24))
         return *why = RD_WHY("max_depth and max_name may not be above 2^24", "an option is out of range"), STAX_E_USAGE;
     if (o->max_entity_depth > 1024) return *why = RD_WHY("max_entity_depth may not be above 1024", "an option is out of range"), STAX_E_USAGE;
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (o->encoding && !o->decoder && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+#else /* (decoder is not used: STAX_NO_EXTRA_ENCODINGS leaves decoders out) */
+    if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+#endif
         return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
 #ifdef STAX_NO_NAMESPACES
     if (o->flags & STAX_READ_NAMESPACES)
@@ -430,9 +434,6 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
 #endif
 #ifdef STAX_NO_EXTERNAL
     if (o->resolve) return *why = "resolve: this build reads nothing external (STAX_NO_EXTERNAL)", STAX_E_USAGE;
-#endif
-#ifdef STAX_NO_EXTRA_ENCODINGS
-    if (o->decoder) return *why = "decoder: this build reads no encoding through one (STAX_NO_EXTRA_ENCODINGS)", STAX_E_USAGE;
 #endif
     size_t need = rd_block_need(o);
     if (need == SIZE_MAX) return *why = RD_WHY("the options ask for more memory than there is", "an option is out of range"), STAX_E_USAGE;
@@ -504,7 +505,9 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->cfg.opt = o;
     rd_doc_init(r);
     if (o.encoding) r->cfg.forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (r->cfg.forced < 0) r->cfg.forced = STAX__ENC_HOOK; /* (only with a decoder: rd_options) */
+#endif
     r->cfg.simd = stax__simd_level();
 #ifndef STAX_NO_FAST_PATH
     r->cfg.text_run = stax__scan_text_run_at(r->cfg.simd); /* (the fast path's alone) */

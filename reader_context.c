@@ -329,7 +329,10 @@ static int ctx_is_qname(stax_str s, stax_str *prefix) {
 #endif
 
 static int ctx_known_encoding(unsigned enc) {
-    if ((enc >= STAX__ENC_UTF8 && enc <= STAX__ENC_CP1252) || enc == STAX__ENC_UTF32LE || enc == STAX__ENC_UTF32BE) return 1;
+    if (enc >= STAX__ENC_UTF8 && enc <= STAX__ENC_CP1252) return 1;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (enc == STAX__ENC_UTF32LE || enc == STAX__ENC_UTF32BE) return 1;
+#endif
     return enc >= STAX__ENC_SBCS && enc <= INT_MAX && memcmp(stax__encoding_name((int)enc), "unknown", 8) != 0;
 }
 

@@ -20,18 +20,16 @@ int stax__rd_carry_append(stax_reader *r, const char *p, size_t n) {
 
 /* ---------------------------------------------------------------- encodings */
 
-/* The buffer of transcoded input, read_buffer bytes (carved at creation in
- * a fixed block): 0, or the status. */
+/* Whether there is a buffer of transcoded input, read_buffer bytes (carved
+ * at creation in a fixed block; else now). */
 static int rd_tbuf(stax_reader *r) {
-    if (r->buf.tbuf) return 0;
-    r->buf.tbuf = (char *)stax__mem_alloc(&r->buf.mem, r->cfg.opt.read_buffer);
-    if (!r->buf.tbuf) return stax__rd_nomem(r);
-    r->buf.tbuf_cap = r->cfg.opt.read_buffer;
-    return 0;
+    if (!r->buf.tbuf && (r->buf.tbuf = (char *)stax__mem_alloc(&r->buf.mem, r->cfg.opt.read_buffer)) != NULL)
+        r->buf.tbuf_cap = r->cfg.opt.read_buffer;
+    return r->buf.tbuf != NULL;
 }
 
 static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size_t *consumed) {
-    if (rd_tbuf(r)) return r->doc.status;
+    if (!rd_tbuf(r)) return stax__rd_nomem(r);
     size_t produced = 0;
     int rc = stax__decode(&r->doc.dec, src, n, consumed, r->buf.tbuf, r->buf.tbuf_cap, &produced);
     r->doc.in = r->buf.tbuf;
@@ -45,22 +43,11 @@ static int rd_decode_into_window(stax_reader *r, const char *src, size_t n, size
     return 0;
 }
 
-/* The error of a decoder that stopped (dec_err set, or the end of input
- * inside a character: truncated). Everything decoded before it has been
- * read, so the position is where the carry ends; its offset counts input
- * bytes, but for a caller's decoder, whose offsets count UTF-8 (the
- * message then names the input byte). */
-static int rd_decoder_fail(stax_reader *r, int truncated) {
-    const stax__decoder *d = &r->doc.dec;
-    stax_pos at = r->doc.pos;
-    rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
-    if (d->enc != STAX__ENC_HOOK) {
-        at.offset = truncated ? r->doc.raw_base + r->doc.raw_len - d->npend : r->doc.dec_err_off;
-        if (truncated)
-            return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__decoder_name(d));
-        return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__decoder_name(d));
-    }
 #ifndef STAX_NO_EXTRA_ENCODINGS
+/* rd_decoder_fail for the caller's decoder: the offset counts UTF-8, and
+ * the message names the input byte. */
+static int rd_hook_fail(stax_reader *r, stax_pos at, int truncated) {
+    const stax__decoder *d = &r->doc.dec;
     const stax__hook *h = &d->hook;
     unsigned long long byte = truncated ? r->doc.raw_base + r->doc.raw_len - d->err_pend : r->doc.dec_err_off;
     const char *msg = h->msg ? h->msg : stax_strerror(h->status);
@@ -72,9 +59,23 @@ static int rd_decoder_fail(stax_reader *r, int truncated) {
     default:
         return stax__rd_fail_at(r, h->status, at, "the decoder for %s failed: %.*s", h->name, stax__clip(strlen(msg), 160), msg);
     }
-#else
-    return rd_internal(r, "a decoder in a build without them");
+}
 #endif
+
+/* The error of a decoder that stopped (dec_err set, or the end of input
+ * inside a character: truncated). Everything decoded before it has been
+ * read, so the position is where the carry ends; its offset counts input
+ * bytes (but for a caller's decoder: rd_hook_fail). */
+static int rd_decoder_fail(stax_reader *r, int truncated) {
+    stax_pos at = r->doc.pos;
+    rd_advance(r, &at, rd_carry_ptr(r), rd_carry_len(r));
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (r->doc.dec.enc == STAX__ENC_HOOK) return rd_hook_fail(r, at, truncated);
+#endif
+    at.offset = truncated ? r->doc.raw_base + r->doc.raw_len - r->doc.dec.npend : r->doc.dec_err_off;
+    if (truncated)
+        return stax__rd_fail_at(r, STAX_E_TRUNCATED, at, "the input ends inside a %s character", stax__encoding_name(r->doc.enc));
+    return stax__rd_fail_at(r, STAX_E_ENCODING, at, "invalid byte sequence for %s", stax__encoding_name(r->doc.enc));
 }
 
 /* The window is used up: transcode more of the raw chunk. RD_NEXT when the
@@ -84,7 +85,9 @@ int stax__rd_refill(stax_reader *r) {
     if (r->doc.raw_pos >= r->doc.raw_len) {
         if (!r->doc.ended) return RD_WAIT;
         size_t produced = 0;
-        if (r->doc.dec.enc == STAX__ENC_HOOK && rd_tbuf(r)) return RD_FAIL;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+        if (r->doc.enc == STAX__ENC_HOOK && !rd_tbuf(r)) return stax__rd_nomem(r), RD_FAIL; /* (it may write: the buffer may be unused yet) */
+#endif
         int rc = stax__decode_end(&r->doc.dec, r->buf.tbuf, r->buf.tbuf_cap, &produced);
         if (rc == STAX__DEC_ERROR) return rd_decoder_fail(r, 1), RD_FAIL;
         if (!produced) return RD_WAIT;
@@ -104,7 +107,10 @@ int stax__rd_refill(stax_reader *r) {
 /* From now on the rest of the window (and pre, bytes held back before it) is
  * raw input in encoding enc. */
 int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len) {
-    if (enc != STAX__ENC_HOOK) stax__decoder_init(&r->doc.dec, enc, table); /* (a hook is open already) */
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (enc != STAX__ENC_HOOK) /* (a hook is open already) */
+#endif
+        stax__decoder_init(&r->doc.dec, enc, table);
     r->doc.enc = enc;
     r->doc.raw = r->doc.in ? r->doc.in + r->doc.in_pos : NULL;
     r->doc.raw_len = r->doc.in_len - r->doc.in_pos;
@@ -122,6 +128,7 @@ int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, c
     return 0;
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
 /* The caller's decoder for the encoding name[0, len) (declared, or forced),
  * open in doc.dec: 0, or the status (STAX_E_UNSUPPORTED when there is none
  * or it refuses the name). */
@@ -129,6 +136,7 @@ int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len) {
     if (stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name, len) == 0) return 0;
     return stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "encoding '%.*s' is not supported", stax__clip(len, 64), name);
 }
+#endif
 
 #ifndef STAX_NO_EXTRA_ENCODINGS
 /* The characters an XML declaration is written in, by their EBCDIC bytes:
@@ -242,18 +250,23 @@ int stax__rd_detect(stax_reader *r) {
     if (enc == 0) return RD_WAIT;
 #ifndef STAX_NO_EXTRA_ENCODINGS
     if (enc == STAX__ENC_EBCDIC) return rd_ebcdic(r, direct);
+    if (enc == STAX__ENC_HOOK && stax__rd_open_decoder(r, r->cfg.opt.encoding, strlen(r->cfg.opt.encoding))) return RD_FAIL;
 #endif
     if (enc < 0) {
-        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos,
-                         "the input is in UCS-4 of byte order 2143 or 3412, which stax does not read");
+#ifndef STAX_NO_EXTRA_ENCODINGS
+        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "the input is in UCS-4 of byte order 2143 or 3412, which stax does not read");
+#else
+        stax__rd_fail_at(r, STAX_E_UNSUPPORTED, r->doc.pos, "the input is in UCS-4 or EBCDIC, which stax does not read");
+#endif
         return RD_FAIL;
     }
-    if (enc == STAX__ENC_HOOK && stax__rd_open_decoder(r, r->cfg.opt.encoding, strlen(r->cfg.opt.encoding))) return RD_FAIL;
     if (r->cfg.forced) { /* a BOM that agrees with the forced encoding is skipped */
         size_t b2 = 0;
         int d = stax__encoding_detect(p, n, 1, &b2);
         if (enc == STAX__ENC_UTF16) enc = (d == STAX__ENC_UTF16LE) ? STAX__ENC_UTF16LE : STAX__ENC_UTF16BE;
+#ifndef STAX_NO_EXTRA_ENCODINGS
         if (enc == STAX__ENC_UTF32) enc = (d == STAX__ENC_UTF32LE) ? STAX__ENC_UTF32LE : STAX__ENC_UTF32BE;
+#endif
         if (d == enc && b2) bom = b2;
     }
     r->doc.detected = enc;

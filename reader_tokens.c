@@ -678,7 +678,9 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         table = r->cfg.opt.unknown_encoding(r->cfg.opt.unknown_encoding_ud, name.ptr, name.len);
         if (table) declared = STAX__ENC_TABLE;
     }
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (declared < 0 && r->cfg.opt.decoder) declared = STAX__ENC_HOOK; /* opened once it agrees with the bytes */
+#endif
     if (declared < 0)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     int res = stax__encoding_resolve(r->doc.detected, r->doc.bom_len, declared);
@@ -686,6 +688,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' contradicts the input, which is %s%s",
                        stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.detected),
                        r->doc.bom_len ? " (by its byte order mark)" : "");
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (res == STAX__ENC_HOOK && r->doc.enc == STAX__ENC_HOOK) /* EBCDIC: open already, by this name as it read it */
         return stax__encoding_same(name.ptr, name.len < sizeof r->doc.dec.hook.name ? name.len : sizeof r->doc.dec.hook.name - 1,
                                    stax__decoder_name(&r->doc.dec)) ? 0 /* (the name kept is clipped) */
@@ -693,6 +696,7 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
                          stax__clip(name.len, 64), name.ptr, stax__decoder_name(&r->doc.dec));
     if (res == STAX__ENC_HOOK && stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name.ptr, name.len))
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
+#endif
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->doc.switch_enc = res;
         r->doc.switch_table = table;
@@ -706,9 +710,10 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
  * be forced to it). */
 static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at) {
     int d = r->doc.detected;
-    if (r->cfg.forced || r->doc.bom_len ||
-        (d != STAX__ENC_UTF16LE && d != STAX__ENC_UTF16BE && d != STAX__ENC_UTF32LE && d != STAX__ENC_UTF32BE))
-        return 0;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d == STAX__ENC_UTF32LE || d == STAX__ENC_UTF32BE) d = STAX__ENC_UTF16LE;
+#endif
+    if (r->cfg.forced || r->doc.bom_len || (d != STAX__ENC_UTF16LE && d != STAX__ENC_UTF16BE)) return 0;
     return rd_fail(r, STAX_E_ENCODING, tok, at,
                    "the input is %s without a byte order mark: it must begin with one or declare its encoding",
                    stax__encoding_name(r->doc.detected));
@@ -908,7 +913,9 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     int at_start = r->doc.part == DOC_START;
     int rc = 0;
     size_t used = n;
+#ifndef STAX_NO_EXTRA_ENCODINGS
     if (STAX_UNLIKELY(at_start) && f->kind != K_PI && rd_utf16_needs_declaration(r, tok, 0)) return 0; /* (UTF-32 "<a") */
+#endif
     switch (f->kind) {
     case K_TEXT:
         used = stax__rd_text(r, f, tok, n, copy);
