@@ -18,6 +18,12 @@ else
   # The shared library must resolve every symbol it uses (-lpthread included).
   SHLIB_CHECK = -Wl,--no-undefined
 endif
+# The tool reads the encodings the library does not through the C library's
+# iconv (cli/decode.c): ICONV=0 builds it without, where there is none;
+# ICONV_LIBS links a separate one (-liconv).
+ICONV ?= 1
+ICONV_LIBS ?=
+CLI_DEFS = $(if $(filter 0,$(ICONV)),-DSTAX_CLI_NO_ICONV)
 # Only the public API (STAXDEF in stax.h) leaves the shared library.
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(EXTRA) -fvisibility=hidden $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(EXTRA) $(LDFLAGS)
@@ -75,6 +81,10 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -I. -c $< -o $@
 
+$(BUILD)/obj/cli/decode.o: cli/decode.c $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CLI_DEFS) $(DEPFLAGS) -I. -c $< -o $@
+
 $(BUILD)/pic/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -fPIC -I. -c $< -o $@
@@ -94,7 +104,7 @@ $(BUILD)/libstax.so: $(BUILD)/$(SHLIB)
 	ln -sf $(SONAME) $@
 
 $(BUILD)/stax: $(CLI_OBJ) $(BUILD)/libstax.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libstax.a -lpthread
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libstax.a -lpthread $(ICONV_LIBS)
 
 # ---------------------------------------------------------------- single file
 # SINGLE_LINE=1 adds #line directives that point at the source files.
@@ -154,7 +164,7 @@ deps:
 	sh tools/deps.sh test
 
 $(BUILD)/unit: $(UNIT_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
-	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(UNIT_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lcriterion -lpthread
+	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(UNIT_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lcriterion -lpthread $(ICONV_LIBS)
 
 $(BUILD)/conformance: $(BUILD)/obj/tests/conformance.o $(CLI_LIB_OBJ) $(BUILD)/libstax.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lpthread
@@ -276,7 +286,7 @@ THREAD_TEST_SRC = tests/test_parallel.c tests/test_parallel_cli.c tests/test_sel
 THREAD_TEST_OBJ = $(THREAD_TEST_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/harness.o $(BUILD)/obj/tests/lite/runner.o
 TSAN_SUITES = --filter 'parallel*' --filter 'select_state/*' --filter 'writer_async/*'
 $(BUILD)/unit-threads: $(THREAD_TEST_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
-	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(THREAD_TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread
+	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(THREAD_TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread $(ICONV_LIBS)
 
 test-tsan:
 	$(MAKE) BUILD=build/tsan CPPFLAGS=-Itests/lite EXTRA=-fsanitize=thread LDFLAGS=-fsanitize=thread \
@@ -463,7 +473,7 @@ LITE_OBJ = $(BUILD)/obj/tests/lite/runner.o
 .PHONY: test-cross $(CROSS_TARGETS:%=test-cross-%)
 $(LITE_OBJ): CPPFLAGS += -Itests/lite
 $(BUILD)/unit-lite: $(UNIT_OBJ) $(LITE_OBJ) $(BUILD)/libstax.a $(CLI_LIB_OBJ)
-	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(UNIT_OBJ) $(LITE_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread
+	$(CC) $(LDFLAGS_ALL) $(WRAP_MALLOC) -o $@ $(UNIT_OBJ) $(LITE_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libstax.a -lpthread $(ICONV_LIBS)
 
 test-cross: $(BUILD)/stax $(BUILD)/gen
 	$(MAKE) -k -j$(CROSS_JOBS) $(CROSS_TARGETS:%=test-cross-%)

@@ -38,6 +38,20 @@ static const enc_alias enc_aliases[] = {
     {"UTF-16BE", STAX__ENC_UTF16BE},
     {"UTF16BE", STAX__ENC_UTF16BE},
     {"csUTF16BE", STAX__ENC_UTF16BE},
+#ifndef STAX_NO_EXTRA_ENCODINGS /* (UTF-32: with the caller's decoder, left out of small builds) */
+    {"UTF-32", STAX__ENC_UTF32},
+    {"UTF32", STAX__ENC_UTF32},
+    {"csUTF32", STAX__ENC_UTF32},
+    {"ISO-10646-UCS-4", STAX__ENC_UTF32},
+    {"UCS-4", STAX__ENC_UTF32},
+    {"csUCS4", STAX__ENC_UTF32},
+    {"UTF-32LE", STAX__ENC_UTF32LE},
+    {"UTF32LE", STAX__ENC_UTF32LE},
+    {"csUTF32LE", STAX__ENC_UTF32LE},
+    {"UTF-32BE", STAX__ENC_UTF32BE},
+    {"UTF32BE", STAX__ENC_UTF32BE},
+    {"csUTF32BE", STAX__ENC_UTF32BE},
+#endif
     {"ISO-8859-1", STAX__ENC_LATIN1},
     {"ISO8859-1", STAX__ENC_LATIN1},
     {"ISO_8859-1", STAX__ENC_LATIN1},
@@ -78,6 +92,10 @@ static int enc_name_eq(const char *name, size_t len, const char *alias) {
     return i == len && !alias[i];
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
+int stax__encoding_same(const char *name, size_t len, const char *z) { return enc_name_eq(name, len, z); }
+#endif
+
 int stax__encoding_by_name(const char *name, size_t len) {
     for (size_t k = 0; k < sizeof enc_aliases / sizeof enc_aliases[0]; k++)
         if (enc_name_eq(name, len, enc_aliases[k].name)) return enc_aliases[k].enc;
@@ -105,6 +123,12 @@ const char *stax__encoding_name(int enc) {
     case STAX__ENC_CP1252: return "windows-1252";
     case STAX__ENC_TABLE: return "custom";
     case STAX__ENC_UTF16: return "UTF-16";
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    case STAX__ENC_UTF32LE: return "UTF-32LE";
+    case STAX__ENC_UTF32BE: return "UTF-32BE";
+    case STAX__ENC_UTF32: return "UTF-32";
+    case STAX__ENC_EBCDIC: return "EBCDIC";
+#endif
     default:
 #ifndef STAX_NO_EXTRA_ENCODINGS
         if (enc_sb_index(enc) >= 0) return enc_sb_names[enc_sb_index(enc)];
@@ -124,21 +148,30 @@ typedef struct enc_sign {
 /* Appendix F, in match order: a 4-byte UCS-4 mark must be tried before the
  * UTF-16 BOM it starts with. The "<?xml" of an ASCII-compatible encoding is
  * not listed: it gives the default, UTF-8, like any other start. */
+#ifndef STAX_NO_EXTRA_ENCODINGS
+#define ENC_U32BE STAX__ENC_UTF32BE
+#define ENC_U32LE STAX__ENC_UTF32LE
+#define ENC_EBCDIC STAX__ENC_EBCDIC
+#else /* (left out: recognized, and refused) */
+#define ENC_U32BE -1
+#define ENC_U32LE -1
+#define ENC_EBCDIC -1
+#endif
 static const enc_sign enc_signs[] = {
-    {4, {0x00, 0x00, 0xFE, 0xFF}, -1, 0}, /* UCS-4 BOMs, all four byte orders */
-    {4, {0xFF, 0xFE, 0x00, 0x00}, -1, 0},
+    {4, {0x00, 0x00, 0xFE, 0xFF}, ENC_U32BE, 4}, /* UCS-4 BOMs, all four byte orders */
+    {4, {0xFF, 0xFE, 0x00, 0x00}, ENC_U32LE, 4},
     {4, {0x00, 0x00, 0xFF, 0xFE}, -1, 0},
     {4, {0xFE, 0xFF, 0x00, 0x00}, -1, 0},
     {3, {0xEF, 0xBB, 0xBF, 0}, STAX__ENC_UTF8, 3},
     {2, {0xFE, 0xFF, 0, 0}, STAX__ENC_UTF16BE, 2},
     {2, {0xFF, 0xFE, 0, 0}, STAX__ENC_UTF16LE, 2},
-    {4, {0x00, 0x00, 0x00, 0x3C}, -1, 0}, /* '<' in UCS-4, no BOM */
-    {4, {0x3C, 0x00, 0x00, 0x00}, -1, 0},
+    {4, {0x00, 0x00, 0x00, 0x3C}, ENC_U32BE, 0}, /* '<' in UCS-4, no BOM */
+    {4, {0x3C, 0x00, 0x00, 0x00}, ENC_U32LE, 0},
     {4, {0x00, 0x00, 0x3C, 0x00}, -1, 0},
     {4, {0x00, 0x3C, 0x00, 0x00}, -1, 0},
     {4, {0x00, 0x3C, 0x00, 0x3F}, STAX__ENC_UTF16BE, 0}, /* "<?" in UTF-16, no BOM */
     {4, {0x3C, 0x00, 0x3F, 0x00}, STAX__ENC_UTF16LE, 0},
-    {4, {0x4C, 0x6F, 0xA7, 0x94}, -1, 0}, /* "<?xm" in EBCDIC */
+    {4, {0x4C, 0x6F, 0xA7, 0x94}, ENC_EBCDIC, 0}, /* "<?xm" in EBCDIC */
 };
 
 int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *bom_len) {
@@ -157,13 +190,28 @@ int stax__encoding_detect(const unsigned char *p, size_t n, int at_end, size_t *
     return STAX__ENC_UTF8;
 }
 
+/* The family of a wide encoding: STAX__ENC_UTF16 or STAX__ENC_UTF32, else 0. */
+static int enc_wide_family(int enc) {
+    if (enc == STAX__ENC_UTF16 || enc == STAX__ENC_UTF16LE || enc == STAX__ENC_UTF16BE) return STAX__ENC_UTF16;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (enc == STAX__ENC_UTF32 || enc == STAX__ENC_UTF32LE || enc == STAX__ENC_UTF32BE) return STAX__ENC_UTF32;
+#endif
+    return 0;
+}
+
 int stax__encoding_resolve(int detected, size_t bom_len, int declared) {
-    if (detected <= 0 || detected == STAX__ENC_UTF16) return -1;
+    if (detected <= 0 || detected == STAX__ENC_UTF16) return -1; /* (by name only, as UTF-32) */
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (detected == STAX__ENC_UTF32) return -1;
+#endif
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (detected == STAX__ENC_EBCDIC) return declared == STAX__ENC_HOOK ? declared : -1;
+#endif
     if (declared <= 0) return detected;
-    if (detected == STAX__ENC_UTF16LE || detected == STAX__ENC_UTF16BE)
-        return declared == STAX__ENC_UTF16 || declared == detected ? detected : -1;
-    /* 8-bit bytes from here: "<?xml" without zeros cannot be UTF-16 */
-    if (declared == STAX__ENC_UTF16 || declared == STAX__ENC_UTF16LE || declared == STAX__ENC_UTF16BE) return -1;
+    if (enc_wide_family(detected))
+        return declared == enc_wide_family(detected) || declared == detected ? detected : -1;
+    /* 8-bit bytes from here: "<?xml" without zeros cannot be UTF-16 or UTF-32 */
+    if (enc_wide_family(declared)) return -1;
     if (bom_len) return declared == STAX__ENC_UTF8 ? declared : -1;
     return declared;
 }
@@ -449,6 +497,118 @@ done:
     return 0;
 }
 
+#ifndef STAX_NO_EXTRA_ENCODINGS
+/* UTF-32: four bytes a code point; above U+10FFFF or a surrogate is
+ * invalid. A unit cut by the end of src waits in d->pend. */
+ENC_ALWAYS_INLINE uint32_t enc_unit32(const unsigned char *p, int be) {
+    return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+              : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+ENC_ALWAYS_INLINE int enc_utf32(stax__decoder *d, const unsigned char *s, size_t n, size_t *consumed, unsigned char *o,
+                                size_t cap, size_t *produced, int be) {
+    size_t i = 0, k = 0;
+    if (d->npend) {
+        while (d->npend < 4 && i < n) d->pend[d->npend++] = s[i++];
+        if (d->npend < 4) goto done;
+        uint32_t c = enc_unit32(d->pend, be);
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+            d->err_pend = 4 - (unsigned)i;
+            *consumed = 0;
+            *produced = 0;
+            return STAX__DEC_ERROR;
+        }
+        k += enc_put(c, o); /* (cap >= 8) */
+        d->npend = 0;
+    }
+    for (; n - i >= 4 && cap - k >= 4; i += 4) {
+        uint32_t c = enc_unit32(s + i, be);
+        if (STAX_LIKELY(c < 0x80)) {
+            o[k++] = (unsigned char)c;
+            continue;
+        }
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return enc_fail(d, i, k, consumed, produced);
+        k += enc_put(c, o + k);
+    }
+    if (n - i < 4)
+        while (i < n) d->pend[d->npend++] = s[i++]; /* 1 to 3 bytes: the start of a unit */
+done:
+    *consumed = i;
+    *produced = k;
+    return 0;
+}
+
+/* ================================================================ the caller's decoder */
+
+int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, const char *name, size_t len) {
+    stax__decoder_init(d, 0, NULL);
+    if (!fns || !fns->open || !fns->decode) return -1;
+    void *st = fns->open(ud, name, len);
+    if (!st) return -1;
+    stax__hook *h = &d->hook;
+    h->fns = fns;
+    h->state = st;
+    size_t m = len < sizeof h->name - 1 ? len : sizeof h->name - 1;
+    memcpy(h->name, name, m);
+    h->name[m] = 0;
+    d->enc = STAX__ENC_HOOK;
+    return 0;
+}
+
+void stax__decoder_close(stax__decoder *d) {
+    if (d->enc == STAX__ENC_HOOK && d->hook.state && d->hook.fns->close) d->hook.fns->close(d->hook.state);
+    d->hook.state = NULL;
+}
+
+
+/* One call of the caller's decode, its answer checked: a decoder that takes
+ * more than it was given, writes more than the room, or neither takes nor
+ * writes input it was given, is stopped (STAX_E_USAGE); once stopped it is
+ * not called again. */
+static int enc_hook(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
+                    size_t *produced) {
+    static const char broken[] = "the decoder broke its contract (docs/encodings.md)";
+    stax__hook *h = &d->hook;
+    stax_decode_io io;
+    memset(&io, 0, sizeof io);
+    io.in = src;
+    io.in_len = n;
+    io.out = dst;
+    io.out_cap = cap;
+    *consumed = *produced = 0;
+    d->err_pend = 0;
+    if (h->status < 0) return STAX__DEC_ERROR;
+    int rc = h->fns->decode(h->state, &io);
+    if (io.in_used > n || io.out_len > cap || rc > 0 || (rc == STAX_OK && n && !io.in_used && !io.out_len)) {
+        h->status = STAX_E_USAGE;
+        h->msg = broken;
+        return STAX__DEC_ERROR;
+    }
+    if (rc == STAX_OK) {
+        *consumed = io.in_used;
+        *produced = io.out_len;
+        d->npend = io.held < 0xFFFF ? (unsigned)io.held : 0xFFFF;
+        return 0;
+    }
+    /* the output before the failure is read first; a bad sequence starts
+     * held bytes before in_used: in src, or before it (err_pend) */
+    size_t back = io.held < io.in_used ? io.held : io.in_used;
+    *consumed = io.in_used - back;
+    *produced = io.out_len;
+    d->err_pend = io.held - back < 0xFFFF ? (unsigned)(io.held - back) : 0xFFFF;
+    h->status = rc;
+    h->msg = io.message;
+    return STAX__DEC_ERROR;
+}
+#else
+int stax__decoder_open(stax__decoder *d, const stax_decoder *fns, void *ud, const char *name, size_t len) {
+    (void)fns, (void)ud, (void)name, (void)len;
+    stax__decoder_init(d, 0, NULL);
+    return -1;
+}
+void stax__decoder_close(stax__decoder *d) { (void)d; }
+#endif
+
 int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, char *dst, size_t cap,
                  size_t *produced) {
     const unsigned char *s = (const unsigned char *)src;
@@ -462,6 +622,11 @@ int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, 
     }
     case STAX__ENC_UTF16LE: return enc_utf16(d, s, n, consumed, o, cap, produced, 0);
     case STAX__ENC_UTF16BE: return enc_utf16(d, s, n, consumed, o, cap, produced, 1);
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    case STAX__ENC_UTF32LE: return enc_utf32(d, s, n, consumed, o, cap, produced, 0);
+    case STAX__ENC_UTF32BE: return enc_utf32(d, s, n, consumed, o, cap, produced, 1);
+    case STAX__ENC_HOOK: return enc_hook(d, src, n, consumed, dst, cap, produced);
+#endif
     case STAX__ENC_LATIN1: return enc_latin1(s, n, consumed, o, cap, produced);
     case STAX__ENC_ASCII: return enc_single(d, s, n, consumed, o, cap, produced, STAX__ENC_ASCII, NULL);
     case STAX__ENC_CP1252: return enc_single(d, s, n, consumed, o, cap, produced, STAX__ENC_CP1252, NULL);
@@ -480,3 +645,27 @@ int stax__decode(stax__decoder *d, const char *src, size_t n, size_t *consumed, 
 }
 
 int stax__decode_finish(const stax__decoder *d) { return d->npend ? STAX__DEC_ERROR : 0; }
+
+int stax__decode_end(stax__decoder *d, char *dst, size_t cap, size_t *produced) {
+    *produced = 0;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d->enc == STAX__ENC_HOOK) {
+        stax__hook *h = &d->hook;
+        size_t used = 0;
+        if (h->status == STAX__HOOK_ENDED) return 0; /* told already, and it wrote nothing more */
+        if (enc_hook(d, NULL, 0, &used, dst, cap, produced)) return STAX__DEC_ERROR;
+        if (*produced) return 0;
+        h->status = STAX__HOOK_ENDED;
+        if (d->npend) { /* it holds bytes, yet did not complain: an incomplete character all the same */
+            h->status = STAX_E_TRUNCATED;
+            h->msg = NULL;
+            d->err_pend = d->npend;
+            return STAX__DEC_ERROR;
+        }
+        return 0;
+    }
+#else
+    (void)dst, (void)cap;
+#endif
+    return stax__decode_finish(d);
+}

@@ -28,6 +28,10 @@ void stax__ext_init(stax__ext *x, stax__mem *mem, const stax_reader_options *o) 
     x->ud = o->resolve_ud;
     x->unknown_encoding = o->unknown_encoding;
     x->unknown_ud = o->unknown_encoding_ud;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    x->decoder = o->decoder;
+    x->decoder_ud = o->decoder_ud;
+#endif
     x->mem = mem;
     x->max_text = o->max_external_text;
     x->scratch = o->read_buffer;
@@ -195,6 +199,9 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
         *table = L->x->unknown_encoding(L->x->unknown_ud, name.ptr, name.len);
         if (*table) declared = STAX__ENC_TABLE;
     }
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (declared < 0 && L->x->decoder) declared = STAX__ENC_HOOK; /* opened once it agrees with the bytes */
+#endif
     if (declared < 0)
         return xt_fail(L, STAX_E_UNSUPPORTED, 1, (size_t)(name.ptr - s), "encoding '%.*s' is not supported",
                        stax__clip(name.len, 64), name.ptr);
@@ -203,6 +210,11 @@ static int xt_text_decl(xt_load *L, const char *s, size_t n, int *enc, const uin
         return xt_fail(L, STAX_E_ENCODING, 1, (size_t)(name.ptr - s),
                        "the declared encoding '%.*s' contradicts the entity's bytes, which are %s%s", stax__clip(name.len, 64),
                        name.ptr, stax__encoding_name(L->detected), L->bom ? " (by its byte order mark)" : "");
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (*enc == STAX__ENC_HOOK && stax__decoder_open(&L->dec, L->x->decoder, L->x->decoder_ud, name.ptr, name.len))
+        return xt_fail(L, STAX_E_UNSUPPORTED, 1, (size_t)(name.ptr - s), "encoding '%.*s' is not supported",
+                       stax__clip(name.len, 64), name.ptr);
+#endif
     return 0;
 }
 
@@ -237,7 +249,7 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
             const uint32_t *table = NULL;
             if ((rc = xt_text_decl(L, L->out, L->w, &enc, &table)) != 0) break;
             L->decl = L->w;
-            stax__decoder_init(&L->dec, enc, table);
+            if (enc != STAX__ENC_HOOK) stax__decoder_init(&L->dec, enc, table); /* (a hook is open already) */
             L->phase = XT_BODY;
         }
     }
@@ -249,6 +261,29 @@ static int xt_decl_bytes(xt_load *L, const char **pp, size_t *pn, int at_end) {
     return 0;
 }
 
+/* The decoder stopped: at an invalid sequence, or (truncated) at the end
+ * inside a character, or a caller's decoder failed. */
+static int xt_decoder_fail(xt_load *L, int truncated) {
+    const stax__decoder *d = &L->dec;
+    int code = truncated ? STAX_E_TRUNCATED : STAX_E_ENCODING;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d->enc == STAX__ENC_HOOK) code = d->hook.status;
+    if (code != STAX_E_TRUNCATED && code != STAX_E_ENCODING) {
+        const char *msg = d->hook.msg ? d->hook.msg : stax_strerror(code);
+        return xt_fail(L, code, 1, L->w, "the decoder for %s failed: %.*s", d->hook.name, stax__clip(strlen(msg), 160), msg);
+    }
+#endif
+    if (code == STAX_E_TRUNCATED)
+        return xt_fail(L, code, 1, L->w, "the entity ends inside a %s character", stax__decoder_name(d));
+    return xt_fail(L, code, 1, L->w, "invalid byte sequence for %s", stax__decoder_name(d));
+}
+
+#ifndef STAX_NO_EXTRA_ENCODINGS
+#define XT_UNREAD "the entity is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax does not read"
+#else
+#define XT_UNREAD "the entity is in UCS-4 or EBCDIC, which stax does not read"
+#endif
+
 /* Take the next bytes of the entity (at_end: there are no more). */
 static int xt_feed(xt_load *L, const char *p, size_t n, int at_end) {
     int rc;
@@ -256,7 +291,7 @@ static int xt_feed(xt_load *L, const char *p, size_t n, int at_end) {
         while (L->nhead < 4 && n) L->head[L->nhead++] = (unsigned char)*p++, n--;
         if (L->nhead < 4 && !at_end) return 0;
         int enc = stax__encoding_detect(L->head, L->nhead, 1, &L->bom);
-        if (enc < 0) return xt_fail(L, STAX_E_UNSUPPORTED, 0, 0, "the entity is in UCS-4 or EBCDIC, which stax does not read");
+        if (enc < 0 || enc == STAX__ENC_EBCDIC) return xt_fail(L, STAX_E_UNSUPPORTED, 0, 0, XT_UNREAD);
         L->detected = enc;
         stax__decoder_init(&L->dec, enc, NULL);
         L->phase = enc == STAX__ENC_UTF8 ? XT_DECL : XT_BODY;
@@ -266,15 +301,26 @@ static int xt_feed(xt_load *L, const char *p, size_t n, int at_end) {
     while (n) {
         size_t used = 0, made = 0;
         char *dst = L->out + L->w;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+        if (L->dec.enc == STAX__ENC_HOOK && (size_t)(L->end - dst) < STAX_DECODE_MIN_OUT) return xt_too_big(L);
+#endif
         rc = stax__decode(&L->dec, p, n, &used, dst, (size_t)(L->end - dst), &made);
         L->w += made;
         p += used, n -= used;
         if (L->out + L->w > L->lim || (!used && !made && rc != STAX__DEC_ERROR)) return xt_too_big(L);
-        if (rc == STAX__DEC_ERROR)
-            return xt_fail(L, STAX_E_ENCODING, 1, L->w, "invalid byte sequence for %s", stax__encoding_name(L->dec.enc));
+        if (rc == STAX__DEC_ERROR) return xt_decoder_fail(L, 0);
     }
-    if (at_end && stax__decode_finish(&L->dec) == STAX__DEC_ERROR)
-        return xt_fail(L, STAX_E_TRUNCATED, 1, L->w, "the entity ends inside a %s character", stax__encoding_name(L->dec.enc));
+#ifdef STAX_NO_EXTRA_ENCODINGS
+    if (at_end && stax__decode_finish(&L->dec) == STAX__DEC_ERROR) return xt_decoder_fail(L, 1);
+#else
+    for (size_t made = 1; at_end && made;) { /* a caller's decoder may still write */
+        char *dst = L->out + L->w;
+        if (L->dec.enc == STAX__ENC_HOOK && (size_t)(L->end - dst) < STAX_DECODE_MIN_OUT) return xt_too_big(L);
+        if (stax__decode_end(&L->dec, dst, (size_t)(L->end - dst), &made) == STAX__DEC_ERROR) return xt_decoder_fail(L, 1);
+        L->w += made;
+        if (L->out + L->w > L->lim) return xt_too_big(L);
+    }
+#endif
     return 0;
 }
 
@@ -404,6 +450,7 @@ int stax__ext_open(stax__ext *x, int kind, stax_str name, stax_str pubid, stax_s
         L.end = lim + XT_SLACK;
         L.phase = XT_DETECT;
         rc = xt_read(&L, &in);
+        stax__decoder_close(&L.dec);
         if (!rc) rc = xt_finish(&L);
         if (!rc) {
             t->text = L.out;

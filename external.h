@@ -26,6 +26,9 @@ struct stax__ext {
     void *ud;
     const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
     void *unknown_ud;
+    const stax_decoder *decoder; /* the caller's decoder (stax_reader_options.decoder; not
+                                    with STAX_NO_EXTRA_ENCODINGS) */
+    void *decoder_ud;
     stax__mem *mem;
     stax__buf text;     /* [0, max_text + slack): the texts; then `scratch` bytes for a read function */
     size_t max_text;    /* max_external_text */

@@ -310,9 +310,14 @@ static inline int rd_in_window(const stax_reader *r, const char *p, size_t n) {
     return r->doc.in && p >= r->doc.in && p + n <= r->doc.in + r->doc.in_len;
 }
 
-/* Whether the input is UTF-16: two bytes a unit (stax__utf8_units). */
+/* The input's unit, for offsets (STAX__UNITS_*, stax__utf8_units). */
 static inline int rd_wide(const stax_reader *r) {
-    return r->doc.enc == STAX__ENC_UTF16LE || r->doc.enc == STAX__ENC_UTF16BE;
+    int e = r->doc.enc;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (e == STAX__ENC_UTF32LE || e == STAX__ENC_UTF32BE) return STAX__UNITS_UTF32;
+    if (e == STAX__ENC_HOOK) return STAX__UNITS_BYTES;
+#endif
+    return e == STAX__ENC_UTF16LE || e == STAX__ENC_UTF16BE ? STAX__UNITS_UTF16 : STAX__UNITS_CP;
 }
 
 /* Whether the fast path reads transcoded windows too (reader_fast.c's
@@ -554,6 +559,7 @@ enum rd_step { RD_NEXT, RD_BATCH, RD_WAIT, RD_FAIL };
 /* reader_input.c: RD_NEXT, RD_WAIT or RD_FAIL */
 STAXINT int stax__rd_carry_append(stax_reader *r, const char *p, size_t n);
 STAXINT int stax__rd_refill(stax_reader *r);
+STAXINT int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len);
 STAXINT int stax__rd_start_transcoding(stax_reader *r, int enc, const uint32_t *table, const char *pre, size_t pre_len);
 STAXINT int stax__rd_detect(stax_reader *r);
 STAXINT int stax__rd_stash(stax_reader *r);

@@ -442,7 +442,11 @@ static int rd_options(const stax_reader_options *opt, stax_reader_options *o, co
         return *why = RD_WHY("STAX_READ_FRAGMENT, _DOCUMENTS: left out of builds for size", "an option is out of range"), STAX_E_USAGE;
     if (RD_SHAPES && (o->flags & STAX_READ_FRAGMENT) && (o->flags & STAX_READ_DOCUMENTS))
         return *why = RD_WHY("STAX_READ_FRAGMENT and STAX_READ_DOCUMENTS exclude each other", "two input shapes"), STAX_E_USAGE;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (o->encoding && !o->decoder && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+#else /* (decoder is not used: STAX_NO_EXTRA_ENCODINGS leaves decoders out) */
     if (o->encoding && stax__encoding_by_name(o->encoding, strlen(o->encoding)) < 0)
+#endif
         return *why = RD_WHY("the forced encoding is not one stax knows", "an option is out of range"), STAX_E_USAGE;
 #ifdef STAX_NO_NAMESPACES
     if (o->flags & STAX_READ_NAMESPACES)
@@ -522,6 +526,9 @@ stax_reader *stax_reader_new(const stax_reader_options *opt) {
     r->cfg.opt = o;
     rd_doc_init(r);
     if (o.encoding) r->cfg.forced = stax__encoding_by_name(o.encoding, strlen(o.encoding));
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (r->cfg.forced < 0) r->cfg.forced = STAX__ENC_HOOK; /* (only with a decoder: rd_options) */
+#endif
     r->cfg.simd = stax__simd_level();
     r->cfg.text_run = stax__scan_text_run_at(r->cfg.simd);
     r->cfg.attr_cap = sz[L_ATTRS] / sizeof(stax_attr);
@@ -572,6 +579,7 @@ fail:
 
 void stax_reader_free(stax_reader *r) {
     if (!r) return;
+    stax__decoder_close(&r->doc.dec);
     stax__dtd_free(&r->buf.dtd);
     stax__ns_free(&r->buf.ns);
     stax__ext_free(&r->buf.ext);
@@ -606,6 +614,7 @@ static void rd_buffers_empty(stax_reader *r) {
 
 int stax_reader_reset(stax_reader *r) {
     if (!r) return STAX_E_USAGE;
+    stax__decoder_close(&r->doc.dec);
     rd_doc_init(r);
     rd_buffers_empty(r);
     return STAX_OK;

@@ -51,8 +51,9 @@
  *              rest_flags (no text token cut by a reference), in_cdata and
  *              text_cont (no CDATA section or text run split), switch_enc/
  *              switch_table (in content the declaration is long past), a
- *              caller's encoding table (STAX__ENC_TABLE: it cannot be written
- *              down).
+ *              caller's encoding table or decoder (STAX__ENC_TABLE,
+ *              STAX__ENC_HOOK: neither can be written down, and a decoder's
+ *              offsets count its UTF-8, not the input).
  *   about bytes after the offset, made again from them: mode (RM_WINDOW:
  *              read what is fed), in/in_len/in_pos, fed, ended, the carry
  *              and carry_off, fr, win_nocr, raw/raw_len/raw_pos (raw_base
@@ -220,7 +221,7 @@ static void ctx_whole(ctx_w *w, const stax_reader *r, size_t total) {
 static int ctx_saveable(const stax_reader *r) {
     return r->doc.status == 0 && r->doc.mode != RM_DONE && (r->doc.part == DOC_CONTENT || r->doc.part == DOC_EPILOG) && !r->doc.n_ent &&
            !r->doc.push_ent && !r->doc.rest && !r->doc.in_cdata && !r->doc.text_cont && !r->doc.switch_enc && r->doc.enc &&
-           r->doc.enc != STAX__ENC_TABLE;
+           r->doc.enc != STAX__ENC_TABLE && r->doc.enc != STAX__ENC_HOOK;
 }
 
 int stax_reader_save(stax_reader *r, void *buf, size_t cap, size_t *len) {
@@ -329,6 +330,9 @@ static int ctx_is_qname(stax_str s, stax_str *prefix) {
 
 static int ctx_known_encoding(unsigned enc) {
     if (enc >= STAX__ENC_UTF8 && enc <= STAX__ENC_CP1252) return 1;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (enc == STAX__ENC_UTF32LE || enc == STAX__ENC_UTF32BE) return 1;
+#endif
     return enc >= STAX__ENC_SBCS && enc <= INT_MAX && memcmp(stax__encoding_name((int)enc), "unknown", 8) != 0;
 }
 

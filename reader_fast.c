@@ -101,7 +101,7 @@ RD_NOINLINE void rd_fx_transcoded(stax_reader *r, stax_event *end) {
         if (u > ascii) /* (up to the last position: a call reads no further) */
             ascii += stax__ascii_run((const unsigned char *)in + ascii, last - ascii);
         if (u <= ascii) { /* ASCII since the last: a unit a byte */
-            real += (uint64_t)(u - at) << wide;
+            real += (uint64_t)(u - at) << (wide & 3);
         } else {
             real += rd_fx_units(in, at, u, wide);
             ascii = u;

@@ -709,6 +709,9 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         table = r->cfg.opt.unknown_encoding(r->cfg.opt.unknown_encoding_ud, name.ptr, name.len);
         if (table) declared = STAX__ENC_TABLE;
     }
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (declared < 0 && r->cfg.opt.decoder) declared = STAX__ENC_HOOK; /* opened once it agrees with the bytes */
+#endif
     if (declared < 0)
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
     int res = stax__encoding_resolve(r->doc.detected, r->doc.bom_len, declared);
@@ -720,6 +723,15 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
         return rd_fail(r, STAX_E_UNSUPPORTED, tok, at,
                        "the declared encoding '%.*s' is not the stream's (%s): the documents of a sequence share the "
                        "encoding of the first", stax__clip(name.len, 64), name.ptr, stax__encoding_name(r->doc.enc));
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (res == STAX__ENC_HOOK && r->doc.enc == STAX__ENC_HOOK) /* EBCDIC: open already, by this name as it read it */
+        return stax__encoding_same(name.ptr, name.len < sizeof r->doc.dec.hook.name ? name.len : sizeof r->doc.dec.hook.name - 1,
+                                   stax__decoder_name(&r->doc.dec)) ? 0 /* (the name kept is clipped) */
+               : rd_fail(r, STAX_E_ENCODING, tok, at, "the declared encoding '%.*s' reads as '%s' by EBCDIC's characters",
+                         stax__clip(name.len, 64), name.ptr, stax__decoder_name(&r->doc.dec));
+    if (res == STAX__ENC_HOOK && stax__decoder_open(&r->doc.dec, r->cfg.opt.decoder, r->cfg.opt.decoder_ud, name.ptr, name.len))
+        return rd_fail(r, STAX_E_UNSUPPORTED, tok, at, "encoding '%.*s' is not supported", stax__clip(name.len, 64), name.ptr);
+#endif
     if (r->doc.enc == STAX__ENC_UTF8 && res != STAX__ENC_UTF8) {
         r->doc.switch_enc = res;
         r->doc.switch_table = table;
@@ -728,10 +740,15 @@ static int rd_declared_encoding(stax_reader *r, const char *tok, stax_str name) 
 }
 
 /* XML 1.0 4.3.3: an entity without a byte order mark and without an
- * encoding declaration is UTF-8; UTF-16 recognized by its first bytes alone
- * ("<?" with zero bytes) must declare its encoding (or be forced to it). */
+ * encoding declaration is UTF-8; UTF-16 or UTF-32 recognized by its first
+ * bytes alone ("<?" or "<" with zero bytes) must declare its encoding (or
+ * be forced to it). */
 static int rd_utf16_needs_declaration(stax_reader *r, const char *tok, size_t at) {
-    if (r->cfg.forced || r->doc.bom_len || (r->doc.detected != STAX__ENC_UTF16LE && r->doc.detected != STAX__ENC_UTF16BE)) return 0;
+    int d = r->doc.detected;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (d == STAX__ENC_UTF32LE || d == STAX__ENC_UTF32BE) d = STAX__ENC_UTF16LE;
+#endif
+    if (r->cfg.forced || r->doc.bom_len || (d != STAX__ENC_UTF16LE && d != STAX__ENC_UTF16BE)) return 0;
     return rd_fail(r, STAX_E_ENCODING, tok, at,
                    "the input is %s without a byte order mark: it must begin with one or declare its encoding",
                    stax__encoding_name(r->doc.detected));
@@ -953,6 +970,9 @@ size_t stax__rd_token(stax_reader *r, const rd_frame *f, const char *tok, size_t
     int at_start = r->doc.part == DOC_START;
     int rc = 0;
     size_t used = n;
+#ifndef STAX_NO_EXTRA_ENCODINGS
+    if (STAX_UNLIKELY(at_start) && f->kind != K_PI && rd_utf16_needs_declaration(r, tok, 0)) return 0; /* (UTF-32 "<a") */
+#endif
     switch (f->kind) {
     case K_TEXT:
         used = stax__rd_text(r, f, tok, n, copy);

@@ -43,8 +43,10 @@
  *
  *   The reader is a non-validating XML 1.0 (5th edition) processor, with
  *   Namespaces 1.0 (STAX_READ_NAMESPACES) and many input encodings
- *   (docs/encodings.md). It reads nothing external unless the caller gives
- *   it a resolver (docs/api.md, "External entities").
+ *   (docs/encodings.md), and any other through a decoder of the caller's
+ *   (opt->decoder: iconv, say; the library itself converts nothing more).
+ *   It reads nothing external unless the caller gives it a resolver
+ *   (docs/api.md, "External entities").
  *   The input is one document, or with STAX_READ_FRAGMENT the content of an
  *   external parsed entity (any sequence of elements and text at the top
  *   level), or with STAX_READ_DOCUMENTS whole documents one after another,
@@ -249,6 +251,36 @@ typedef struct stax_entity_input {
  * negative status that stops the reader. It must not call the reader. */
 typedef int (*stax_resolve_fn)(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
+/* A decoder of the caller's, for encodings stax does not read itself
+ * (docs/encodings.md, "A decoder of your own"): bytes of one encoding to
+ * UTF-8, fed the input as it comes. One call of decode: */
+typedef struct stax_decode_io {
+    const char *in;      /* the next input bytes; NULL (in_len 0): the input has ended */
+    size_t in_len;
+    size_t in_used;      /* out: bytes of in taken, an incomplete character kept for the next call included */
+    char *out;           /* room for the UTF-8: out_cap bytes, at least STAX_DECODE_MIN_OUT */
+    size_t out_cap;
+    size_t out_len;      /* out: bytes written, whole characters of valid UTF-8 */
+    size_t held;         /* out: input bytes the decoder keeps (an incomplete character); with
+                            STAX_E_ENCODING: the bad sequence starts held bytes before in + in_used */
+    const char *message; /* out, with any other negative return: what went wrong (a static
+                            string or the state's own: read when the error is reported) */
+} stax_decode_io;
+#define STAX_DECODE_MIN_OUT 64u
+
+typedef struct stax_decoder {
+    /* A state for the encoding named name[0, len) (as declared, ASCII), or
+     * NULL to refuse it: the reader then stops with STAX_E_UNSUPPORTED. */
+    void *(*open)(void *ud, const char *name, size_t len);
+    /* Convert: STAX_OK having taken input or written output (or both; with
+     * in NULL: having written what it still had, 0 bytes at last); STAX_E_ENCODING
+     * at an invalid sequence; STAX_E_TRUNCATED when the input ended inside a
+     * character; or another negative status, which stops the reader with that
+     * status. With an error, the output written before it is read first. */
+    int (*decode)(void *state, stax_decode_io *io);
+    void (*close)(void *state); /* the reader is done with the state (may be NULL) */
+} stax_decoder;
+
 /* Reader options. A zero field takes its default (in brackets). */
 typedef struct stax_reader_options {
     stax_alloc_fn alloc;   /* [realloc/free] allocator hook */
@@ -272,6 +304,10 @@ typedef struct stax_reader_options {
      * byte values (valid while the reader lives), or NULL to refuse it. */
     const uint32_t *(*unknown_encoding)(void *ud, const char *name, size_t len);
     void *unknown_encoding_ud;
+    /* [NULL] For an encoding stax does not know (after unknown_encoding):
+     * the caller's decoder (valid while the reader lives), open given decoder_ud. */
+    const stax_decoder *decoder;
+    void *decoder_ud;
     size_t read_buffer;    /* [64 KiB] buffer of the pull sources and of transcoded input */
     stax_resolve_fn resolve;  /* [NULL: nothing external is read] the resolver */
     void *resolve_ud;         /* passed to resolve */
@@ -299,16 +335,16 @@ typedef struct stax_reader_options {
  * size (-Os, STAX_SMALL) needs up to 16 bytes less, and takes it too. */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #ifdef STAX_NO_STDIO
-#define STAX_READER_MIN_MEMORY 4959u
+#define STAX_READER_MIN_MEMORY 5055u
 #else
-#define STAX_READER_MIN_MEMORY 4975u
+#define STAX_READER_MIN_MEMORY 5071u
 #endif
 #elif defined(__i386__)
-#define STAX_READER_MIN_MEMORY 4031u
+#define STAX_READER_MIN_MEMORY 4079u
 #elif defined(STAX_NO_STDIO)
-#define STAX_READER_MIN_MEMORY 4031u
+#define STAX_READER_MIN_MEMORY 4095u
 #else
-#define STAX_READER_MIN_MEMORY 4047u
+#define STAX_READER_MIN_MEMORY 4111u
 #endif
 
 /* The fixed block these options need, zero fields at their allocator-mode
@@ -568,7 +604,7 @@ STAXDEF size_t stax_reader_dtd_pis(const stax_reader *r, const stax_dtd_pi **out
  * at: before the root element, after an error or the end, inside an
  * entity's text, with a text run or CDATA section split by a batch boundary
  * or by max_text, with an external entity pending, or in an encoding from
- * unknown_encoding. Neither status is sticky; the reader is unchanged. The
+ * unknown_encoding or the decoder. Neither status is sticky; the reader is unchanged. The
  * input must then be fed again from the context's offset (stax_context_position):
  * bytes the reader holds back (a token cut by the chunk's end, the rest of
  * the window) are not consumed. */

@@ -429,13 +429,18 @@ static inline void stax__pos_advance_nocr(stax_pos *pos, const char *p, size_t n
     pos->column = col;
 }
 
-/* The input bytes n bytes of UTF-8 (transcoded from the input) stand for:
- * one per code point for 8-bit encodings; for UTF-16 (wide) two, and two
- * more for a code point above U+FFFF (lead byte F0-F4). Eight bytes a step,
- * with the masks above, in any byte order (but in builds for size). */
+/* The input bytes n bytes of UTF-8 (transcoded from the input) stand for,
+ * by the input's unit (wide): STAX__UNITS_CP, one per code point (8-bit
+ * encodings); STAX__UNITS_UTF16, two, and two more for a code point above
+ * U+FFFF (lead byte F0-F4); STAX__UNITS_UTF32, four; STAX__UNITS_BYTES, the
+ * UTF-8 bytes themselves (a caller's decoder: its input is not counted).
+ * An ASCII byte stands for 1 << (wide & 3) bytes. Eight bytes a step, with
+ * the masks above, in any byte order (but in builds for size). */
+enum { STAX__UNITS_CP = 0, STAX__UNITS_UTF16 = 1, STAX__UNITS_UTF32 = 2, STAX__UNITS_BYTES = 4 };
 static inline uint64_t stax__units_of(size_t n, size_t cont, size_t astral, int wide) {
     size_t cps = n - cont;
-    return wide ? (uint64_t)(cps + astral) << 1 : cps;
+    if (STAX_LIKELY(wide < STAX__UNITS_UTF32)) return wide ? (uint64_t)(cps + astral) << 1 : cps;
+    return wide == STAX__UNITS_UTF32 ? (uint64_t)cps << 2 : n;
 }
 static inline uint64_t stax__utf8_units(const char *p, size_t n, int wide) {
     const unsigned char *u = (const unsigned char *)p;
@@ -445,7 +450,7 @@ static inline uint64_t stax__utf8_units(const char *p, size_t n, int wide) {
         uint64_t x;
         memcpy(&x, u + i, 8);
         cont += stax__count_hi(stax__cont_bytes(x));
-        if (wide) astral += stax__count_hi(stax__lead4_bytes(x));
+        if (wide == STAX__UNITS_UTF16) astral += stax__count_hi(stax__lead4_bytes(x));
     }
 #endif
     for (; i < n; i++) {

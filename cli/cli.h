@@ -159,6 +159,11 @@ typedef struct stax_cli_resolver {
 } stax_cli_resolver;
 int stax_cli_resolve(void *ud, const stax_entity_request *req, stax_entity_input *in);
 
+/* The decoder the tool gives the reader for encodings the library does not
+ * read itself (cli/decode.c): the C library's iconv; NULL in a build
+ * without it (STAX_CLI_NO_ICONV). */
+const stax_decoder *stax_cli_decoder(void);
+
 /* The output of a command (cli/output.c): every byte a command writes goes
  * through these, which keep the first write error, write nothing after it
  * (the output is a prefix of the right one), and let the command stop

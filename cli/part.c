@@ -124,6 +124,7 @@ static int part_save(stax_reader *r, unsigned char **ctx, size_t *len) {
 static void part_reader_options(stax_reader_options *ro, uint32_t flags) {
     memset(ro, 0, sizeof *ro);
     if (flags & PART_NAMESPACES) ro->flags |= STAX_READ_NAMESPACES;
+    ro->decoder = stax_cli_decoder();
 }
 
 /* ---------------------------------------------------------------- the range reader */

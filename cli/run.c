@@ -224,6 +224,7 @@ static int cli_run_parallel(const stax_cli_opts *o, int fd, char *map, size_t si
     stax_reader_options ro;
     memset(&ro, 0, sizeof ro);
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
+    ro.decoder = stax_cli_decoder();
     cli_par p;
     memset(&p, 0, sizeof p);
     unsigned threads = o->jobs < 0 ? 0 : (unsigned)o->jobs;
@@ -382,6 +383,7 @@ static int cli_run_stream(const stax_cli_opts *o, int fd, stax_cli_batch_fn fn, 
     }
     if (o->namespaces) ro.flags |= STAX_READ_NAMESPACES;
     ro.flags |= o->shape;
+    ro.decoder = stax_cli_decoder();
     stax_cli_resolver resolver;
     if (o->external) {
         memset(&resolver, 0, sizeof resolver);

@@ -112,6 +112,7 @@ static void check_document(const char *doc, size_t len, size_t chunk, int namesp
     stax_cli_resolver rs;
     memset(&opt, 0, sizeof opt);
     opt.flags = namespaces ? STAX_READ_NAMESPACES : 0;
+    opt.decoder = stax_cli_decoder(); /* the tool's: the encodings stax canon reads */
     if (external) {
         memset(&rs, 0, sizeof rs);
         rs.document = external;
@@ -183,6 +184,7 @@ static char *fixed_sweep(const char *doc, size_t len, int namespaces, const char
     lim.flags = namespaces ? STAX_READ_NAMESPACES : 0;
     lim.resolve = external ? stax_cli_resolve : NULL;
     lim.resolve_ud = &rs;
+    lim.decoder = stax_cli_decoder();
     lim.max_token = 16384, lim.max_dtd = 65536, lim.max_depth = 128, lim.max_name = 128, lim.read_buffer = 4096;
     lim.max_ns_bytes = 16384, lim.batch_events = 32, lim.max_attrs = 32, lim.max_external_text = 65536;
     run_result ref, r;
@@ -218,6 +220,7 @@ static char *fixed_sweep(const char *doc, size_t len, int namespaces, const char
         o.flags = lim.flags;
         o.resolve = lim.resolve;
         o.resolve_ud = lim.resolve_ud;
+        o.decoder = lim.decoder;
         o.memory = block;
         o.memory_size = n;
         int ok = -1;

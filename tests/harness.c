@@ -672,6 +672,16 @@ char *stax_test_pull_events(stax_reader *r, const stax_reader_options *opt, unsi
     return sb_finish(&u.out);
 }
 
+uint32_t stax_test_utf8_next(const unsigned char *s, size_t *i) {
+    uint32_t c = s[*i];
+    int l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (l == 2) c = ((c & 0x1F) << 6) | (s[*i + 1] & 0x3F);
+    if (l == 3) c = ((c & 0x0F) << 12) | ((s[*i + 1] & 0x3Fu) << 6) | (s[*i + 2] & 0x3F);
+    if (l == 4) c = ((c & 0x07) << 18) | ((s[*i + 1] & 0x3Fu) << 12) | ((s[*i + 2] & 0x3Fu) << 6) | (s[*i + 3] & 0x3F);
+    *i += (size_t)l;
+    return c;
+}
+
 const char *stax_test_last_line(const char *dump) {
     static char line[1024];
     size_t n = strlen(dump);

@@ -122,6 +122,10 @@ typedef struct stax_test_cursor {
 void stax_test_cursor_open(stax_test_cursor *c, stax_reader *r, const char *doc, size_t len);
 int stax_test_cursor_next(stax_test_cursor *c);
 
+/* The code point of the valid UTF-8 sequence at s[*i]; *i moves past it
+ * (the tests' own encoders build UTF-16 and UTF-32 input with it). */
+uint32_t stax_test_utf8_next(const unsigned char *s, size_t *i);
+
 /* The last line of a dump (without its '\n'), in a static buffer. */
 const char *stax_test_last_line(const char *dump);
 

@@ -1012,13 +1012,13 @@ Test(cli, exit_status_of_every_command, .timeout = 600) {
     static const char *const files[] = {
         "good.xml", "<db><node id='1'>x</node><node id='2'/></db>",
         "bad.xml", "<db><node id='1'>x</node><node id='2'>",
-        "sjis.xml", "<?xml version='1.0' encoding='Shift_JIS'?><db><node id='1'>x</node></db>",
+        "unknown.xml", "<?xml version='1.0' encoding='X-NO-SUCH-ENCODING'?><db><node id='1'>x</node></db>",
         "ebcdic.xml", "\x4c\x6f\xa7\x94\x93\x40", /* <?xml in EBCDIC */
         NULL};
     const char *dir = status_dir(files, 500); /* parts of 1K: -j 2 reads it in parts */
     static const struct {
         const char *args;
-        int good, bad, enc; /* on good.xml (records.xml the same), bad.xml, sjis.xml and ebcdic.xml */
+        int good, bad, enc; /* on good.xml (records.xml the same), bad.xml, unknown.xml and ebcdic.xml */
     } cases[] = {
         {"check", 0, 1, 2}, {"count", 0, 1, 2}, {"canon", 0, 1, 2}, {"fmt", 0, 1, 2},
         {"-j 2 --part-size 1K check", 0, 1, 2}, {"-j 2 --part-size 1K count", 0, 1, 2}, {"-j 2 --part-size 1K canon", 0, 1, 2},
@@ -1035,7 +1035,7 @@ Test(cli, exit_status_of_every_command, .timeout = 600) {
     };
     char out[8192], cmdline[2048];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        static const char *const docs[] = {"good.xml", "records.xml", "bad.xml", "sjis.xml", "ebcdic.xml"};
+        static const char *const docs[] = {"good.xml", "records.xml", "bad.xml", "unknown.xml", "ebcdic.xml"};
         for (size_t d = 0; d < 5; d++) {
             if (!stax_test_sampled(5 * i + d)) continue; /* under the sanitizers: every 4th */
             int want = d < 2 ? cases[i].good : d == 2 ? cases[i].bad : cases[i].enc;
@@ -1052,7 +1052,7 @@ Test(cli, exit_status_of_every_command, .timeout = 600) {
         }
     }
     /* stax merge gives the serial command's status */
-    static const char *const docs[] = {"good.xml", "bad.xml", "sjis.xml", "ebcdic.xml"};
+    static const char *const docs[] = {"good.xml", "bad.xml", "unknown.xml", "ebcdic.xml"};
     static const int want[] = {0, 1, 2, 2};
     for (size_t d = 0; d < 4; d++)
         for (const char *cmd = "check\0count\0"; *cmd; cmd += 6) {
@@ -1062,4 +1062,75 @@ Test(cli, exit_status_of_every_command, .timeout = 600) {
             cr_assert_eq(shell_line(cmdline, out, sizeof out), want[d], "merge of %s parts of %s: %s", cmd, docs[d], out);
         }
     status_rm(dir, files);
+}
+
+/* ---------------------------------------------------------------- encodings through iconv */
+
+#include <iconv.h>
+#include <stdint.h>
+
+/* utf8 converted by iconv to enc, NUL-terminated (NULL: iconv does not know it). */
+static char *cli_iconv_to(const char *enc, const char *utf8) {
+    iconv_t cd = iconv_open(enc, "UTF-8");
+    if (cd == (iconv_t)-1) return NULL;
+    size_t n = strlen(utf8), cap = 4 * n + 16, left = cap - 1;
+    char *out = malloc(cap), *o = out, *in = (char *)(uintptr_t)utf8;
+    cr_assert_not_null(out);
+    cr_assert_neq(iconv(cd, &in, &n, &o, &left), (size_t)-1);
+    iconv_close(cd);
+    *o = '\0';
+    return out;
+}
+
+/* stax count on a Shift_JIS file counts what it counts on the same text in
+ * UTF-8 (text_bytes: the UTF-8's), at any chunk size, in a fixed block and
+ * on two threads (where the parts are read one after another: no context is
+ * saved in a document read through a decoder). */
+Test(cli, count_reads_shift_jis_through_iconv) {
+    static const char body[] = "?>\n<db lang=\"日本語\">\n<rec id=\"1\">東京都の天気は晴れ</rec>\n"
+                               "<rec id=\"2\">大阪府&amp;京都府</rec><!-- 漢字 --></db>\n";
+    char utf8[512], sj_text[512];
+    snprintf(utf8, sizeof utf8, "<?xml version=\"1.0\" encoding=\"UTF-8\"%s", body);
+    snprintf(sj_text, sizeof sj_text, "<?xml version=\"1.0\" encoding=\"Shift_JIS\"%s", body);
+    iconv_t cd = iconv_open("UTF-8", "SHIFT_JIS");
+    if (!stax_cli_decoder()) cr_skip_test("the tool is built without iconv (make ICONV=0)");
+    if (cd == (iconv_t)-1) cr_skip_test("iconv here does not read Shift_JIS");
+    iconv_close(cd);
+    char *sj = cli_iconv_to("SHIFT_JIS", sj_text);
+    cr_assert_not_null(sj);
+    run want = cmd("count", utf8, 0, 0);
+    cr_assert_eq(want.rc, 0, "%s", want.err);
+    cr_assert(strstr(want.out, "elements=3 attributes=3"), "%s", want.out);
+    static const size_t chunks[] = {0, 1, 2, 3, 7};
+    for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; k++) {
+        run got = cmd("count", sj, chunks[k], 0);
+        cr_assert_eq(got.rc, 0, "chunk %zu: %s", chunks[k], got.err);
+        cr_assert_str_eq(got.out, want.out, "chunk %zu", chunks[k]);
+    }
+    run fixed = cmd("count", sj, 3, 8192);
+    cr_assert_eq(fixed.rc, 0, "%s", fixed.err);
+    cr_assert_str_eq(fixed.out, want.out);
+    stax_cli_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "doc.xml";
+    o.jobs = 2;
+    o.part_size = 64;
+    run par = cmd_opts("count", &o, NULL, sj);
+    cr_assert_eq(par.rc, 0, "%s", par.err);
+    cr_assert_str_eq(par.out, want.out);
+    free(sj);
+}
+
+/* An encoding neither the library nor iconv knows: exit 2 (not 1, "not
+ * well-formed"), and the message names it. */
+Test(cli, unknown_encoding_is_named) {
+    run r = cmd("check", "<?xml version=\"1.0\" encoding=\"X-NO-SUCH-ENCODING\"?><a/>", 0, 0);
+    cr_assert_eq(r.rc, 2);
+    cr_assert(strstr(r.err, "doc.xml:1:31: encoding 'X-NO-SUCH-ENCODING' is not supported"), "%s", r.err);
+    iconv_t cd = iconv_open("UTF-8", "EUC-JP");
+    if (!stax_cli_decoder() || cd == (iconv_t)-1) return; /* (no iconv, or a static build's, without modules) */
+    iconv_close(cd);
+    r = cmd("count", "<?xml version=\"1.0\" encoding=\"EUC-JP\"?><a>\xC6\xFC\xFF</a>", 0, 0);
+    cr_assert_eq(r.rc, 1);
+    cr_assert(strstr(r.err, "doc.xml:1:44: invalid byte sequence for EUC-JP (input byte 44) (byte 45)"), "%s", r.err);
 }

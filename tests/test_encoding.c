@@ -669,16 +669,21 @@ Test(encoding, detect_utf16_without_bom) {
     DETECT("\x3C\x00\x3F\x00", 0, STAX__ENC_UTF16LE, 0);
 }
 
+Test(encoding, detect_utf32) {
+    DETECT("\x00\x00\xFE\xFF", 0, STAX__ENC_UTF32BE, 4);
+    DETECT("\xFF\xFE\x00\x00", 0, STAX__ENC_UTF32LE, 4);
+    DETECT("\x00\x00\x00\x3C", 0, STAX__ENC_UTF32BE, 0);
+    DETECT("\x3C\x00\x00\x00", 0, STAX__ENC_UTF32LE, 0);
+    DETECT("\xFF\xFE\x00", 0, 0, 0); /* UTF-16LE's BOM, or UTF-32LE's: the next byte says */
+    DETECT("\xFF\xFE\x00", 1, STAX__ENC_UTF16LE, 2);
+}
+
 Test(encoding, detect_unsupported) {
-    DETECT("\x00\x00\xFE\xFF", 0, -1, 0);
-    DETECT("\xFF\xFE\x00\x00", 0, -1, 0);
-    DETECT("\x00\x00\xFF\xFE", 0, -1, 0);
+    DETECT("\x00\x00\xFF\xFE", 0, -1, 0); /* UCS-4 in the byte orders 2143 and 3412 */
     DETECT("\xFE\xFF\x00\x00", 0, -1, 0);
-    DETECT("\x00\x00\x00\x3C", 0, -1, 0);
-    DETECT("\x3C\x00\x00\x00", 0, -1, 0);
     DETECT("\x00\x00\x3C\x00", 0, -1, 0);
     DETECT("\x00\x3C\x00\x00", 0, -1, 0);
-    DETECT("\x4C\x6F\xA7\x94", 0, -1, 0);
+    DETECT("\x4C\x6F\xA7\x94", 0, STAX__ENC_EBCDIC, 0); /* for the caller's decoder alone */
 }
 
 Test(encoding, detect_default_utf8) {
@@ -760,7 +765,9 @@ Test(encoding, names_and_aliases) {
         {"", -1},                            {"UTF", -1},
         {"UTF-", -1},                        {"UTF-8 ", -1},
         {"UTF-88", -1},                      {"UTF-7", -1},
-        {"UTF-32", -1},                      {"ISO-8859-12", -1},
+        {"UTF-32", STAX__ENC_UTF32},         {"ISO-8859-12", -1},
+        {"ucs-4", STAX__ENC_UTF32},          {"UTF-32LE", STAX__ENC_UTF32LE},
+        {"utf32be", STAX__ENC_UTF32BE},      {"UTF-32 ", -1},
         {"EBCDIC-US", -1},                   {"Shift_JIS", -1},
         {"windows-1259", -1},                {"latin", -1},
         {"IBM437", -1},                      {"KOI8-R ", -1},

@@ -440,8 +440,10 @@ Test(external, encoding_errors_in_entities) {
                  "ENCODING @1:45:44: invalid byte sequence for US-ASCII (in entity 'e' \"e.ent\", line 2, column 2)");
     ENTITY_ERROR("\xff\xfe<\0a", "TRUNCATED @1:45:44: the entity ends inside a UTF-16LE character (in entity 'e' \"e.ent\", "
                                  "line 1, column 2)");
-    ENTITY_ERROR("\0\0\0<", "UNSUPPORTED @1:45:44: the entity is in UCS-4 or EBCDIC, which stax does not read (in entity 'e' "
-                            "\"e.ent\")");
+    ENTITY_ERROR("\0\0\0<\0\0", "TRUNCATED @1:45:44: the entity ends inside a UTF-32BE character (in entity 'e' \"e.ent\", "
+                            "line 1, column 2)");
+    ENTITY_ERROR("\0\0<\0", "UNSUPPORTED @1:45:44: the entity is in EBCDIC or in UCS-4 of byte order 2143 or 3412, which stax "
+                            "does not read (in entity 'e' \"e.ent\")");
 }
 
 static const uint32_t *rot_table(void *ud, const char *name, size_t len) {

@@ -23,12 +23,7 @@ static char *to_utf16(const char *u8, int big, int bom, size_t *len) {
         out[o++] = big ? 0xFF : 0xFE;
     }
     for (size_t i = 0; i < n;) {
-        uint32_t c = s[i];
-        int l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (l == 2) c = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
-        if (l == 3) c = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3F);
-        if (l == 4) c = ((c & 0x07) << 18) | ((s[i + 1] & 0x3Fu) << 12) | ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3F);
-        i += (size_t)l;
+        uint32_t c = stax_test_utf8_next(s, &i);
         uint32_t units[2];
         int nu = 1;
         if (c >= 0x10000) {

@@ -231,3 +231,76 @@ Test(sizing, the_arena_stays_within_a_small_max_token) {
     free(ref);
     stax_test_buf_free(&doc);
 }
+
+/* A caller's decoder takes nothing more from the block: it writes into the
+ * transcoding buffer the block holds already (read_buffer bytes), and its
+ * record is in the reader's own struct. The same minimum with one, every
+ * block from it up reads a document through it (here UTF-16 text handed
+ * over by a decoder of the test's: "x-utf16le"), one byte less is refused,
+ * and malloc is never called. */
+typedef struct sz_dec {
+    unsigned char half;
+    int has_half;
+} sz_dec;
+
+static void *sz_dec_open(void *ud, const char *name, size_t len) {
+    static sz_dec state; /* (no malloc: it is forbidden here) */
+    (void)ud;
+    memset(&state, 0, sizeof state);
+    return len == 9 && memcmp(name, "x-utf16le", 9) == 0 ? &state : NULL;
+}
+
+static int sz_dec_decode(void *st, stax_decode_io *io) {
+    sz_dec *d = (sz_dec *)st;
+    if (!io->in) return d->has_half ? (io->held = 1, STAX_E_TRUNCATED) : STAX_OK;
+    while (io->in_used < io->in_len && io->out_cap - io->out_len >= 2) {
+        unsigned char c = (unsigned char)io->in[io->in_used++];
+        if (!d->has_half) {
+            d->half = c, d->has_half = 1;
+            continue;
+        }
+        d->has_half = 0;
+        unsigned u = d->half | (unsigned)c << 8;
+        if (u >= 0x80) return io->held = 2, STAX_E_ENCODING; /* (ASCII only: enough here) */
+        io->out[io->out_len++] = (char)u;
+    }
+    io->held = (size_t)d->has_half;
+    return STAX_OK;
+}
+
+static const stax_decoder sz_decoder = {sz_dec_open, sz_dec_decode, NULL};
+
+Test(sizing, a_decoder_takes_nothing_more_from_the_block) {
+    static const char head[] = "<?xml version=\"1.0\" encoding=\"x-utf16le\"?>";
+    static const char body[] = "<config version=\"2\"><wifi ssid=\"greenhouse\" channel=\"6\"/><log level=\"warn\">uart0</log></config>";
+    char doc[512];
+    size_t n = sizeof head - 1;
+    memcpy(doc, head, n);
+    for (size_t i = 0; i < sizeof body - 1; i++) doc[n++] = body[i], doc[n++] = 0;
+    stax_reader_options o;
+    memset(&o, 0, sizeof o);
+    size_t plain = stax_reader_memory_min(&o);
+    o.decoder = &sz_decoder;
+    size_t need = stax_reader_memory_min(&o);
+    cr_assert_eq(need, plain);
+    unsigned char *blk = malloc(need * 4);
+    cr_assert_not_null(blk);
+    o.memory = blk;
+    o.memory_size = need - 1;
+    cr_assert_null(stax_reader_new(&o));
+    for (size_t size = need; size < need * 4; size = size * 5 / 4) {
+        o.memory_size = size;
+        for (size_t chunk = 1; chunk <= 7; chunk += 3) {
+            int st;
+            unsigned long before = stax_test_forbidden_calls;
+            stax_test_forbid_malloc = 1;
+            char *d = stax_test_events(doc, n, chunk, &o, &st);
+            stax_test_forbid_malloc = 0;
+            cr_assert_eq(stax_test_forbidden_calls, before, "block of %zu: malloc called", size);
+            cr_assert_eq(st, STAX_END, "block of %zu, chunk %zu: %s", size, chunk, d);
+            cr_assert(strstr(d, "TEXT \"uart0\""), "%s", d);
+            free(d);
+        }
+    }
+    free(blk);
+}
