@@ -2,6 +2,7 @@
  * for the list of invariants. */
 #include "fuzz_check.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -252,8 +253,10 @@ static void one_event(run *u, const stax_batch *b, size_t i) {
     FZ_CHECK(t >= STAX_EV_START && t <= STAX_EV_ENTITY_REF, "event type %d", t);
     FZ_CHECK(p.line >= 1 && p.column >= 1, "position %llu:%llu", (unsigned long long)p.line,
              (unsigned long long)p.column);
-    FZ_CHECK(p.offset <= u->total, "offset %llu past the input (%llu)", (unsigned long long)p.offset,
-             (unsigned long long)u->total);
+    /* (a document read through the caller's decoder counts its offsets in
+     * UTF-8 bytes: at most 4 a byte of input, docs/encodings.md) */
+    FZ_CHECK(p.offset <= (s->opt.decoder ? 4 * u->total : u->total), "offset %llu past the input (%llu)",
+             (unsigned long long)p.offset, (unsigned long long)u->total);
     FZ_CHECK(p.offset >= u->last_off, "offset went back: %llu after %llu", (unsigned long long)p.offset,
              (unsigned long long)u->last_off);
     FZ_CHECK(p.column <= p.offset + 1, "column %llu at offset %llu", (unsigned long long)p.column,
@@ -736,9 +739,96 @@ static const uint32_t *unknown_enc(void *ud, const char *name, size_t len) {
         table[0x83] = 0xFFFE;
         init = 1;
     }
-    if (len > 0 && (name[0] == 'n' || name[0] == 'N')) return NULL; /* refuse */
+    if (len > 0 && strchr("nNdDI", name[0])) return NULL; /* refuse (d and I: the decoder's) */
     return table;
 }
+
+/* The decoder hook (with the unknown_encoding hook, which leaves it the
+ * names starting with d): a double-byte encoding of its own, "d-...": a
+ * byte below 0x80 is itself; a lead byte 0x80-0xFD and a trail byte
+ * 0x40-0xFE are U+4E00 + (lead - 0x80) * 191 + (trail - 0x40), a CJK
+ * character; a lead 0xFF, or a trail below 0x40, is an invalid sequence;
+ * 0xFE 0xFE fails with a status of the decoder's own. A lead at the end of
+ * the input is kept (held) for the next call. Names starting with "dn" are
+ * refused. */
+typedef struct fz_dec {
+    int lead;   /* a lead byte kept, or -1 */
+    int ebcdic; /* a name starting with IBM: EBCDIC's letters, digits and markup, one byte each */
+} fz_dec;
+
+static void *fz_dec_open(void *ud, const char *name, size_t len) {
+    (void)ud;
+    if (len >= 2 && (name[1] == 'n' || name[1] == 'N')) return NULL;
+    fz_dec *d = (fz_dec *)malloc(sizeof *d);
+    if (d) d->lead = -1, d->ebcdic = len >= 3 && memcmp(name, "IBM", 3) == 0;
+    return d;
+}
+
+/* EBCDIC (code page 37) for the characters of markup; 0 for any other byte. */
+static char fz_ebcdic(unsigned c) {
+    static const char lower[] = "abcdefghi\0\0\0\0\0\0\0jklmnopqr\0\0\0\0\0\0\0\0stuvwxyz";
+    if (c >= 0x81 && c <= 0xA9) return lower[c - 0x81];
+    if (c >= 0xC1 && c <= 0xE9) return lower[c - 0xC1] ? (char)(lower[c - 0xC1] - 32) : 0;
+    if (c >= 0xF0 && c <= 0xF9) return (char)('0' + (c - 0xF0));
+    static const unsigned char from[] = {0x40, 0x05, 0x25, 0x0D, 0x4C, 0x6E, 0x6F, 0x7E, 0x7F, 0x7D, 0x4B, 0x60, 0x6D, 0x61, 0x50, 0x5E};
+    static const char to[] = " \t\n\r<>?=\"'.-_/&;";
+    for (size_t k = 0; k < sizeof from; k++)
+        if (from[k] == c) return to[k];
+    return 0;
+}
+
+static int fz_dec_decode(void *state, stax_decode_io *io) {
+    fz_dec *d = (fz_dec *)state;
+    io->in_used = io->out_len = io->held = 0;
+    if (!io->in) {
+        if (d->lead == 0xFD) { /* a lead 0xFD at the end is a character of its own, given at the end */
+            d->lead = -1;
+            memcpy(io->out, "\xe4\xb8\x80", 3);
+            io->out_len = 3;
+            return STAX_OK;
+        }
+        if (d->lead >= 0) return io->held = 1, STAX_E_TRUNCATED;
+        return STAX_OK;
+    }
+    size_t i = 0;
+    while (d->ebcdic && i < io->in_len && io->out_len < io->out_cap) {
+        char e = fz_ebcdic((unsigned char)io->in[i]);
+        if (!e) return io->in_used = i + 1, io->held = 1, STAX_E_ENCODING;
+        io->out[io->out_len++] = e;
+        i++;
+    }
+    while (i < io->in_len && io->out_cap - io->out_len >= 3) {
+        unsigned c = (unsigned char)io->in[i];
+        if (d->lead < 0 && c < 0x80) {
+            io->out[io->out_len++] = (char)c;
+            i++;
+            continue;
+        }
+        if (d->lead < 0) {
+            if (c == 0xFF) return io->in_used = i + 1, io->held = 1, STAX_E_ENCODING;
+            d->lead = (int)c;
+            i++;
+            continue;
+        }
+        unsigned lead = (unsigned)d->lead;
+        d->lead = -1;
+        i++;
+        if (lead == 0xFE && c == 0xFE) return io->in_used = i, io->message = "the decoder's own failure", STAX_E_IO;
+        if (c < 0x40 || c == 0xFF) return io->in_used = i, io->held = 2, STAX_E_ENCODING;
+        uint32_t cp = 0x4E00 + (lead - 0x80) * 191 + (c - 0x40);
+        if (cp > 0x9FFF) cp = 0x4E00 + cp % 0x5200;
+        io->out[io->out_len++] = (char)(0xE0 | (cp >> 12));
+        io->out[io->out_len++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        io->out[io->out_len++] = (char)(0x80 | (cp & 0x3F));
+    }
+    io->in_used = i;
+    io->held = d->lead >= 0;
+    return STAX_OK;
+}
+
+static void fz_dec_close(void *state) { free(state); }
+
+static const stax_decoder fz_decoder = {fz_dec_open, fz_dec_decode, fz_dec_close};
 
 const uint8_t *fz_header(const uint8_t **data, size_t *size) {
     static const uint8_t zero[FZ_HDR];
@@ -780,7 +870,7 @@ void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fa
     if (!(h[1] & 8) && (h[2] & 0x80)) o->max_text = 4 + (h[2] & 0x7f);
     o->batch_events = h[4] >> 4;
     if (h[1] & 16) o->encoding = encodings[h[7] & 7];
-    if (h[7] & 0x80) o->unknown_encoding = unknown_enc;
+    if (h[7] & 0x80) o->unknown_encoding = unknown_enc, o->decoder = &fz_decoder;
     if (h[9]) o->read_buffer = 256 + (size_t)h[9] * 64;
     c.resolver = (h[5] & 0x80) != 0;
     c.resolver_read = (h[5] & 0x40) != 0;
@@ -886,7 +976,10 @@ static void options_contract(const fz_spec *s, uint64_t ih) {
     case 4: o.max_depth = (1u << 24) + 1; break;
     case 5: o.max_name = (1u << 24) + 1; break;
     case 6: o.max_entity_depth = 1025; break;
-    default: o.encoding = "x-no-such-encoding"; break;
+    default:
+        o.encoding = "x-no-such-encoding";
+        o.decoder = NULL; /* (a decoder would be asked for it when the document starts) */
+        break;
     }
     fz_heap heap;
     memset(&heap, 0, sizeof heap);
