@@ -250,7 +250,8 @@ static void one_event(run *u, const stax_batch *b, size_t i) {
     int t = stax_ev_type(b, i);
     unsigned fl = stax_ev_flags(b, i);
     stax_pos p = stax_ev_pos(b, i);
-    FZ_CHECK(t >= STAX_EV_START && t <= STAX_EV_ENTITY_REF, "event type %d", t);
+    FZ_CHECK(t >= STAX_EV_START && (t <= STAX_EV_ENTITY_REF || (t == STAX_EV_DOCUMENT_END && (s->opt.flags & STAX_READ_DOCUMENTS))),
+             "event type %d", t);
     FZ_CHECK(p.line >= 1 && p.column >= 1, "position %llu:%llu", (unsigned long long)p.line,
              (unsigned long long)p.column);
     /* (a document read through the caller's decoder counts its offsets in
@@ -333,7 +334,7 @@ static void one_event(run *u, const stax_batch *b, size_t i) {
         u->saw_doctype = 1;
         touch_dtd(u->r, &e);
     } else if (t == STAX_EV_TEXT || t == STAX_EV_CDATA) {
-        FZ_CHECK(u->depth > 0, "text or CDATA outside the root");
+        FZ_CHECK(u->depth > 0 || (s->opt.flags & STAX_READ_FRAGMENT), "text or CDATA outside the root");
     }
     /* a whole whitespace-only text: what STAX_READ_SKIP_WS drops */
     int whole_ws = 0;
@@ -871,6 +872,8 @@ void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fa
     o->batch_events = h[4] >> 4;
     if (h[1] & 16) o->encoding = encodings[h[7] & 7];
     if (h[7] & 0x80) o->unknown_encoding = unknown_enc, o->decoder = &fz_decoder;
+    if ((h[8] & 0xC0) == 0x40) o->flags |= STAX_READ_FRAGMENT; /* (not with the next: they exclude each other) */
+    if (h[8] & 0x80) o->flags |= STAX_READ_DOCUMENTS;
     if (h[9]) o->read_buffer = 256 + (size_t)h[9] * 64;
     c.resolver = (h[5] & 0x80) != 0;
     c.resolver_read = (h[5] & 0x40) != 0;
@@ -884,7 +887,7 @@ void fz_parse_header(const uint8_t *h, fz_spec *whole, fz_spec *chunked, int *fa
         chunked->chunked = 1;
     }
     if (fail_run) *fail_run = (h[1] & 128) != 0 && !c.fixed;
-    if (fail_at) *fail_at = 1 + h[8];
+    if (fail_at) *fail_at = 1 + (h[8] & 63);
 }
 
 void fz_prefix(const fz_result *a, const fz_result *b, const char *what) {
