@@ -601,10 +601,12 @@ STAXINT size_t stax__rd_etag_error(stax_reader *r, const char *tok, size_t n);
 RD_FOR_EACH_MODE size_t rd_etag(stax_reader *r, const char *tok, size_t n, int mode, size_t *top) {
     const int plain = mode == RD_TAG_PLAIN;
     uint32_t depth = r->doc.depth;
+    size_t t, off, ol, i;
+    const char *open;
     if (!depth) goto refused;
-    size_t t = r->buf.stack_off[depth - 1], off = t >> 1, ol = r->buf.stack.len - off;
+    t = r->buf.stack_off[depth - 1], off = t >> 1, ol = r->buf.stack.len - off;
     if (ol + 3 > n || (plain && tok[ol + 2] != '>')) goto refused;
-    const char *open = r->buf.stack.ptr + off;
+    open = r->buf.stack.ptr + off;
     /* the name against the open element's: most names take one 16-byte
      * compare where 16 bytes may be read from both (a helper returning
      * whether they match cost two instructions a tag: its result was made
@@ -616,7 +618,7 @@ RD_FOR_EACH_MODE size_t rd_etag(stax_reader *r, const char *tok, size_t n, int m
     } else
 #endif
         if (memcmp(tok + 2, open, ol) != 0) goto refused;
-    size_t i = ol + 2;
+    i = ol + 2;
     if (!plain) { /* the name ends there: white space, then '>' */
         if (tok[i] != '>') {
             size_t j = rd_skip_ws(tok, n, i);

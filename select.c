@@ -538,7 +538,7 @@ static int ps_literal(sel_parser *ps, stax_str *v) {
 enum { X_NUM, X_STR, X_PATH, X_OR, X_AND, X_EQ, X_NE, X_LT, X_LE, X_GT, X_GE, X_ADD, X_SUB, X_MUL, X_DIV, X_MOD, X_NEG,
        X_TRUE, X_FALSE, X_NOT, X_POS, X_LAST, X_CONTAINS, X_STARTS, X_NORM, X_SLEN, X_STRING, X_NUMBER, X_COUNT,
        X_NAME, X_LNAME, X_NSURI, X_BOOLEAN };
-enum { T_NUM, T_STR, T_BOOL, T_SET };
+enum { XT_NUM, XT_STR, XT_BOOL, XT_SET };
 enum { PS_CHILD, PS_DESC, PS_SELF, PS_DSELF };
 #define PS_NODE 9 /* node(): any node */
 
@@ -624,7 +624,7 @@ static int px_step(sel_parser *ps, int axis, sel_ps *st) {
             st->type = SEL_ATTR;
             return ps_name_test(ps, &st->name, 1);
         }
-        st->axis = ax == 0 ? (unsigned char)axis : ax == 1 ? PS_DESC : ax == 2 ? PS_SELF : PS_DSELF;
+        st->axis = (unsigned char)(ax == 0 ? (unsigned)axis : ax == 1 ? (unsigned)PS_DESC : ax == 2 ? (unsigned)PS_SELF : (unsigned)PS_DSELF);
         st->xdesc = ax == 1;
         at = ps->p;
         n = ps_ncname(ps, at);
@@ -704,22 +704,22 @@ static int px_path(sel_parser *ps, uint32_t *out) {
     if (last.type != SEL_ATTR || last.axis == PS_DESC) pp.attr_only = 0; /* (@a, ./@a: known at the START) */
     if (SEL_PUT(s, s->pss, sel_ps, pp.first + pp.count - 1, &last)) return s->err.code;
     if (sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
-    if (px_new(ps, X_PATH, T_SET, index, 0, out)) return s->err.code;
+    if (px_new(ps, X_PATH, XT_SET, index, 0, out)) return s->err.code;
     return 0;
 }
 
 static const struct {
     const char *name;
-    unsigned char op, type, min, max, arg; /* arg: the argument type wanted (T_SET: a node-set) */
+    unsigned char op, type, min, max, arg; /* arg: the argument type wanted (XT_SET: a node-set) */
 } px_fns[] = {
-    {"true", X_TRUE, T_BOOL, 0, 0, 0},          {"false", X_FALSE, T_BOOL, 0, 0, 0},
-    {"not", X_NOT, T_BOOL, 1, 1, T_BOOL},       {"boolean", X_BOOLEAN, T_BOOL, 1, 1, T_BOOL},
-    {"position", X_POS, T_NUM, 0, 0, 0},        {"last", X_LAST, T_NUM, 0, 0, 0},
-    {"contains", X_CONTAINS, T_BOOL, 2, 2, T_STR}, {"starts-with", X_STARTS, T_BOOL, 2, 2, T_STR},
-    {"normalize-space", X_NORM, T_STR, 0, 1, T_STR}, {"string-length", X_SLEN, T_NUM, 0, 1, T_STR},
-    {"string", X_STRING, T_STR, 0, 1, T_STR},   {"number", X_NUMBER, T_NUM, 0, 1, T_NUM},
-    {"count", X_COUNT, T_NUM, 1, 1, T_SET},     {"name", X_NAME, T_STR, 0, 1, T_SET},
-    {"local-name", X_LNAME, T_STR, 0, 1, T_SET}, {"namespace-uri", X_NSURI, T_STR, 0, 1, T_SET},
+    {"true", X_TRUE, XT_BOOL, 0, 0, 0},          {"false", X_FALSE, XT_BOOL, 0, 0, 0},
+    {"not", X_NOT, XT_BOOL, 1, 1, XT_BOOL},       {"boolean", X_BOOLEAN, XT_BOOL, 1, 1, XT_BOOL},
+    {"position", X_POS, XT_NUM, 0, 0, 0},        {"last", X_LAST, XT_NUM, 0, 0, 0},
+    {"contains", X_CONTAINS, XT_BOOL, 2, 2, XT_STR}, {"starts-with", X_STARTS, XT_BOOL, 2, 2, XT_STR},
+    {"normalize-space", X_NORM, XT_STR, 0, 1, XT_STR}, {"string-length", X_SLEN, XT_NUM, 0, 1, XT_STR},
+    {"string", X_STRING, XT_STR, 0, 1, XT_STR},   {"number", X_NUMBER, XT_NUM, 0, 1, XT_NUM},
+    {"count", X_COUNT, XT_NUM, 1, 1, XT_SET},     {"name", X_NAME, XT_STR, 0, 1, XT_SET},
+    {"local-name", X_LNAME, XT_STR, 0, 1, XT_SET}, {"namespace-uri", X_NSURI, XT_STR, 0, 1, XT_SET},
 };
 
 /* The context node as a path ('.'), for a function called without its
@@ -739,7 +739,7 @@ static int px_self_named(sel_parser *ps, const sel_name *name, uint32_t *out) {
     pp.first = (uint32_t)SEL_N(s->pss, sel_ps);
     pp.count = 1;
     if (sel_push(s, &s->pss, &st, sizeof st) || sel_push(s, &s->pps, &pp, sizeof pp)) return s->err.code;
-    return px_new(ps, X_PATH, T_SET, st.pp, 0, out);
+    return px_new(ps, X_PATH, XT_SET, st.pp, 0, out);
 }
 static int px_self(sel_parser *ps, uint32_t *out) { return px_self_named(ps, NULL, out); }
 
@@ -749,7 +749,7 @@ static int px_primary(sel_parser *ps, uint32_t *out) {
     const char *at = ps->p;
     if (c == '\'' || c == '"') {
         stax_str v;
-        if (ps_literal(ps, &v) || px_new(ps, X_STR, T_STR, 0, 0, out)) return s->err.code;
+        if (ps_literal(ps, &v) || px_new(ps, X_STR, XT_STR, 0, 0, out)) return s->err.code;
         SEL_AT(s->xs, sel_x, *out).str = v;
         return 0;
     }
@@ -764,7 +764,7 @@ static int px_primary(sel_parser *ps, uint32_t *out) {
             v = v * 10 + (*ps->p - '0');
             if (frac) scale *= 10;
         }
-        if (px_new(ps, X_NUM, T_NUM, 0, 0, out)) return s->err.code;
+        if (px_new(ps, X_NUM, XT_NUM, 0, 0, out)) return s->err.code;
         SEL_AT(s->xs, sel_x, *out).num = v / scale;
         return 0;
     }
@@ -800,7 +800,7 @@ static int px_primary(sel_parser *ps, uint32_t *out) {
         if (na < px_fns[k].min || na > px_fns[k].max)
             return ps_fail(ps, STAX_E_SYNTAX, at, "the wrong number of arguments to %s()", px_fns[k].name);
         if (na == 0 && px_fns[k].max == 1 && px_self(ps, &args[0])) return s->err.code;
-        if (px_fns[k].arg == T_SET && SEL_X(s, args[0]).op != X_PATH)
+        if (px_fns[k].arg == XT_SET && SEL_X(s, args[0]).op != X_PATH)
             return ps_fail(ps, STAX_E_SYNTAX, at, "%s() takes a path", px_fns[k].name);
         return px_new(ps, px_fns[k].op, px_fns[k].type, args[0], args[1], out);
     }
@@ -814,7 +814,7 @@ static int px_unary(sel_parser *ps, uint32_t *out) {
         ps->p++;
         uint32_t a;
         if (px_unary(ps, &a)) return ps->s->err.code;
-        return px_new(ps, X_NEG, T_NUM, a, 0, out);
+        return px_new(ps, X_NEG, XT_NUM, a, 0, out);
     }
     if (px_primary(ps, out)) return ps->s->err.code;
     if (ps_peek(ps) == '|') return ps_fail(ps, STAX_E_UNSUPPORTED, ps->p, "%s", "'|' in a predicate");
@@ -827,12 +827,12 @@ static const struct {
     const char *tok;
     unsigned char op, type;
 } px_ops[][4] = {
-    {{"or", X_OR, T_BOOL}},
-    {{"and", X_AND, T_BOOL}},
-    {{"!=", X_NE, T_BOOL}, {"=", X_EQ, T_BOOL}},
-    {{"<=", X_LE, T_BOOL}, {">=", X_GE, T_BOOL}, {"<", X_LT, T_BOOL}, {">", X_GT, T_BOOL}},
-    {{"+", X_ADD, T_NUM}, {"-", X_SUB, T_NUM}},
-    {{"*", X_MUL, T_NUM}, {"div", X_DIV, T_NUM}, {"mod", X_MOD, T_NUM}},
+    {{"or", X_OR, XT_BOOL}},
+    {{"and", X_AND, XT_BOOL}},
+    {{"!=", X_NE, XT_BOOL}, {"=", X_EQ, XT_BOOL}},
+    {{"<=", X_LE, XT_BOOL}, {">=", X_GE, XT_BOOL}, {"<", X_LT, XT_BOOL}, {">", X_GT, XT_BOOL}},
+    {{"+", X_ADD, XT_NUM}, {"-", X_SUB, XT_NUM}},
+    {{"*", X_MUL, XT_NUM}, {"div", X_DIV, XT_NUM}, {"mod", X_MOD, XT_NUM}},
 };
 #define PX_LEVELS (sizeof px_ops / sizeof px_ops[0])
 
@@ -865,7 +865,7 @@ static unsigned px_reads(const stax_select *s, uint32_t x) {
     switch (e->op) {
     case X_PATH: {
         const sel_pp *pp = &SEL_PP(s, e->a);
-        return PX_PATH | (!pp->attr_only || SEL_PS(s, pp->first).axis == PS_SELF ? PX_CONTENT : 0u);
+        return PX_PATH | (!pp->attr_only || SEL_PS(s, pp->first).axis == PS_SELF ? (unsigned)PX_CONTENT : 0u);
     }
     case X_POS: return PX_POS;
     case X_LAST: return PX_LAST;
@@ -902,9 +902,9 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
     case X_PATH: {
         sel_pp pp = SEL_PP(s, e.a);
         if (!pp.attr_only) pr->content = 1;
-        if (want == T_STR || want == T_NUM) pp.need_first = 1;
+        if (want == XT_STR || want == XT_NUM) pp.need_first = 1;
         if (want == X_NAME) pp.need_name = 1;
-        if (want == T_BOOL) pp.exists = 1;
+        if (want == XT_BOOL) pp.exists = 1;
         return SEL_PUT(s, s->pps, sel_pp, e.a, &pp);
     }
     case X_POS: pr->slot = 1; return 0;
@@ -919,7 +919,7 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
         int sa = a->op == X_PATH, sb = b->op == X_PATH;
         if (sa != sb) {
             uint32_t path = sa ? e.a : e.b, other = sa ? e.b : e.a;
-            if (SEL_X(s, other).type == T_BOOL) return px_mark(ps, st, pr, path, T_BOOL) || px_mark(ps, st, pr, other, T_BOOL);
+            if (SEL_X(s, other).type == XT_BOOL) return px_mark(ps, st, pr, path, XT_BOOL) || px_mark(ps, st, pr, other, XT_BOOL);
             if (px_static(s, other) && st->cmp_count < 64) {
                 e.cbit = (unsigned char)(++st->cmp_count);
                 if (SEL_PUT(s, s->xs, sel_x, x, &e) || sel_push(s, &s->cmpx, &x, sizeof x)) return s->err.code;
@@ -927,7 +927,7 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
                 pp.cmps |= (uint64_t)1 << (e.cbit - 1);
                 if (!pp.attr_only) pr->content = 1;
                 if (SEL_PUT(s, s->pps, sel_pp, SEL_X(s, path).a, &pp)) return s->err.code;
-                return px_mark(ps, st, pr, other, T_STR);
+                return px_mark(ps, st, pr, other, XT_STR);
             }
         }
         for (int k = 0; k < 2; k++) {
@@ -937,7 +937,7 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
                 pp.need_all = 1;
                 if (!pp.attr_only) pr->content = 1;
                 if (SEL_PUT(s, s->pps, sel_pp, SEL_X(s, y).a, &pp)) return s->err.code;
-            } else if (px_mark(ps, st, pr, y, T_STR)) {
+            } else if (px_mark(ps, st, pr, y, XT_STR)) {
                 return s->err.code;
             }
         }
@@ -949,24 +949,24 @@ static int px_mark(sel_parser *ps, sel_step *st, sel_pred *pr, uint32_t x, int w
     case X_FALSE: return 0;
     case X_COUNT:
     case X_BOOLEAN:
-    case X_NOT: return px_mark(ps, st, pr, e.a, T_BOOL);
+    case X_NOT: return px_mark(ps, st, pr, e.a, XT_BOOL);
     case X_NAME:
     case X_LNAME:
     case X_NSURI: return px_mark(ps, st, pr, e.a, X_NAME);
     case X_AND:
-    case X_OR: return px_mark(ps, st, pr, e.a, T_BOOL) || px_mark(ps, st, pr, e.b, T_BOOL);
+    case X_OR: return px_mark(ps, st, pr, e.a, XT_BOOL) || px_mark(ps, st, pr, e.b, XT_BOOL);
     case X_CONTAINS:
     case X_STARTS:
         st->n_norm++; /* (a number argument becomes a string in the scratch) */
-        return px_mark(ps, st, pr, e.a, T_STR) || px_mark(ps, st, pr, e.b, T_STR);
+        return px_mark(ps, st, pr, e.a, XT_STR) || px_mark(ps, st, pr, e.b, XT_STR);
     case X_NEG:
     case X_NORM:
     case X_SLEN:
     case X_STRING:
     case X_NUMBER:
         st->n_norm += e.op == X_NORM || e.op == X_STRING || e.op == X_SLEN;
-        return px_mark(ps, st, pr, e.a, e.op == X_NORM || e.op == X_SLEN || e.op == X_STRING ? T_STR : T_NUM);
-    default: return px_mark(ps, st, pr, e.a, T_NUM) || px_mark(ps, st, pr, e.b, T_NUM);
+        return px_mark(ps, st, pr, e.a, e.op == X_NORM || e.op == X_SLEN || e.op == X_STRING ? XT_STR : XT_NUM);
+    default: return px_mark(ps, st, pr, e.a, XT_NUM) || px_mark(ps, st, pr, e.b, XT_NUM);
     }
 }
 
@@ -1066,7 +1066,7 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
         ps->p++;
         const char *at = ps_skip(ps, ps->p);
         if (px_or(ps, &root)) return s->err.code;
-        if (self_after && (SEL_X(s, root).type == T_NUM || (px_reads(s, root) & (PX_POS | PX_LAST))))
+        if (self_after && (SEL_X(s, root).type == XT_NUM || (px_reads(s, root) & (PX_POS | PX_LAST))))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a position on a self:: step");
         if (ps->column && (px_reads(s, root) & (PX_CONTENT | PX_LAST)))
             return ps_fail(ps, STAX_E_UNSUPPORTED, at, "%s", "a predicate on content or last() in a column");
@@ -1099,8 +1099,8 @@ static int ps_preds(sel_parser *ps, sel_step *st, int explicit_desc) {
                 pr.count = (uint32_t)SEL_N(s->tests, sel_test) - pr.first;
             }
         } else {
-            pr.num = e.type == T_NUM;
-            if (px_mark(ps, st, &pr, root, pr.num ? T_NUM : T_BOOL)) return s->err.code;
+            pr.num = e.type == XT_NUM;
+            if (px_mark(ps, st, &pr, root, pr.num ? XT_NUM : XT_BOOL)) return s->err.code;
             pr.late = !pr.num && px_late(s, root);
             if (pr.num || pr.slot) {
                 if (explicit_desc)
@@ -2317,7 +2317,7 @@ typedef struct sel_v {
     double n;
     const char *p;
     size_t len;
-    uint32_t pp; /* T_SET: the path */
+    uint32_t pp; /* XT_SET: the path */
 } sel_v;
 
 typedef struct sel_ectx {
@@ -2422,9 +2422,9 @@ static sel_v xv_make(int t, int known, int b, double n, const char *p, size_t le
     v.len = len;
     return v;
 }
-static sel_v xv_bool(int b) { return xv_make(T_BOOL, 1, b, 0, NULL, 0); }
-static sel_v xv_num(double n) { return xv_make(T_NUM, 1, 0, n, NULL, 0); }
-static sel_v xv_str(const char *p, size_t len) { return xv_make(T_STR, 1, 0, 0, p, len); }
+static sel_v xv_bool(int b) { return xv_make(XT_BOOL, 1, b, 0, NULL, 0); }
+static sel_v xv_num(double n) { return xv_make(XT_NUM, 1, 0, n, NULL, 0); }
+static sel_v xv_str(const char *p, size_t len) { return xv_make(XT_STR, 1, 0, 0, p, len); }
 static sel_v xv_unknown(int t) { return xv_make(t, 0, 0, 0, NULL, 0); }
 
 static uint32_t pv_count(const stax_select *s, const sel_pev *pv, const sel_pp *pp) {
@@ -2457,22 +2457,22 @@ static sel_v xe(sel_ectx *c, uint32_t x);
 /* A value as a string (scratch has room for a number). */
 static sel_v xv_to_str(sel_ectx *c, sel_v v) {
     stax_select *s = c->s;
-    if (!v.k) return xv_unknown(T_STR);
+    if (!v.k) return xv_unknown(XT_STR);
     switch (v.t) {
-    case T_STR: return v;
-    case T_BOOL: return v.b ? xv_str("true", 4) : xv_str("false", 5);
-    case T_NUM: {
+    case XT_STR: return v;
+    case XT_BOOL: return v.b ? xv_str("true", 4) : xv_str("false", 5);
+    case XT_NUM: {
         char *out = s->xscratch.ptr + s->xscratch.len;
-        if (s->xscratch.cap - s->xscratch.len < 64) return xv_unknown(T_STR); /* (reserved: not reached) */
+        if (s->xscratch.cap - s->xscratch.len < 64) return xv_unknown(XT_STR); /* (reserved: not reached) */
         size_t n = px_numstr(v.n, out);
         s->xscratch.len += n;
         return xv_str(out, n);
     }
     default: {
         const sel_pp *pp = &SEL_PP(s, v.pp);
-        if (pv_count(s, c->pv, pp) == 0) return pv_complete(c->pv, pp) ? xv_str("", 0) : xv_unknown(T_STR);
+        if (pv_count(s, c->pv, pp) == 0) return pv_complete(c->pv, pp) ? xv_str("", 0) : xv_unknown(XT_STR);
         const sel_prec *r = pv_first(s, c->id, c->pv, v.pp);
-        if (!r || !r->done) return xv_unknown(T_STR);
+        if (!r || !r->done) return xv_unknown(XT_STR);
         stax_str t = pv_rec_value(s, r);
         return xv_str(t.ptr, t.len);
     }
@@ -2480,24 +2480,24 @@ static sel_v xv_to_str(sel_ectx *c, sel_v v) {
 }
 
 static sel_v xv_to_num(sel_ectx *c, sel_v v) {
-    if (!v.k) return xv_unknown(T_NUM);
-    if (v.t == T_NUM) return v;
-    if (v.t == T_BOOL) return xv_num(v.b ? 1 : 0);
+    if (!v.k) return xv_unknown(XT_NUM);
+    if (v.t == XT_NUM) return v;
+    if (v.t == XT_BOOL) return xv_num(v.b ? 1 : 0);
     v = xv_to_str(c, v);
-    if (!v.k) return xv_unknown(T_NUM);
+    if (!v.k) return xv_unknown(XT_NUM);
     return xv_num(px_number(v.p, v.len));
 }
 
 static sel_v xv_to_bool(sel_ectx *c, sel_v v) {
-    if (!v.k) return xv_unknown(T_BOOL);
+    if (!v.k) return xv_unknown(XT_BOOL);
     switch (v.t) {
-    case T_BOOL: return v;
-    case T_NUM: return xv_bool(v.n != 0 && !px_isnan(v.n));
-    case T_STR: return xv_bool(v.len != 0);
+    case XT_BOOL: return v;
+    case XT_NUM: return xv_bool(v.n != 0 && !px_isnan(v.n));
+    case XT_STR: return xv_bool(v.len != 0);
     default: {
         const sel_pp *pp = &SEL_PP(c->s, v.pp);
         if (pv_count(c->s, c->pv, pp)) return xv_bool(1);
-        return pv_complete(c->pv, pp) ? xv_bool(0) : xv_unknown(T_BOOL);
+        return pv_complete(c->pv, pp) ? xv_bool(0) : xv_unknown(XT_BOOL);
     }
     }
 }
@@ -2517,7 +2517,7 @@ static int xv_streq(stax_str a, const char *p, size_t n) { return a.len == n && 
 
 /* A node's string value against a value that is not a node-set (op with the node on the left). */
 static int xv_node_cmp(sel_ectx *c, int op, stax_str node, sel_v o) {
-    if (o.t == T_NUM) return xv_numcmp(op, px_number(node.ptr, node.len), o.n);
+    if (o.t == XT_NUM) return xv_numcmp(op, px_number(node.ptr, node.len), o.n);
     if (op == X_EQ || op == X_NE) {
         o = xv_to_str(c, o);
         return xv_streq(node, o.p, o.len) == (op == X_EQ);
@@ -2532,30 +2532,30 @@ static int xv_swap(int op) { return op == X_LT ? X_GT : op == X_GT ? X_LT : op =
 static sel_v xv_cmp(sel_ectx *c, const sel_x *x, sel_v a, sel_v b) {
     stax_select *s = c->s;
     int op = x->op;
-    if (a.t != T_SET && b.t == T_SET) {
+    if (a.t != XT_SET && b.t == XT_SET) {
         sel_v t = a;
         a = b;
         b = t;
         op = xv_swap(op);
     }
-    if (a.t == T_SET) {
+    if (a.t == XT_SET) {
         const sel_pp *pa = &SEL_PP(s, a.pp);
-        if (b.t == T_BOOL) {
+        if (b.t == XT_BOOL) {
             sel_v ab = xv_to_bool(c, a);
-            if (!ab.k || !b.k) return xv_unknown(T_BOOL);
+            if (!ab.k || !b.k) return xv_unknown(XT_BOOL);
             return xv_bool(xv_numcmp(op, ab.b, b.b));
         }
         if (x->cbit) {
             if (c->pv->hits >> (x->cbit - 1) & 1) return xv_bool(1);
-            return pv_complete(c->pv, pa) ? xv_bool(0) : xv_unknown(T_BOOL);
+            return pv_complete(c->pv, pa) ? xv_bool(0) : xv_unknown(XT_BOOL);
         }
-        int done = pv_complete(c->pv, pa) && (b.t != T_SET || pv_complete(c->pv, &SEL_PP(s, b.pp)));
-        if (b.t != T_SET && !b.k) return xv_unknown(T_BOOL);
+        int done = pv_complete(c->pv, pa) && (b.t != XT_SET || pv_complete(c->pv, &SEL_PP(s, b.pp)));
+        if (b.t != XT_SET && !b.k) return xv_unknown(XT_BOOL);
         for (size_t k = c->pv->rec; k < SEL_N(s->precs, sel_prec); k++) {
             const sel_prec *r = &SEL_AT(s->precs, sel_prec, k);
             if (r->pev != c->id || r->pp != a.pp || !r->done) continue;
             stax_str va = pv_rec_value(s, r);
-            if (b.t != T_SET) {
+            if (b.t != XT_SET) {
                 if (xv_node_cmp(c, op, va, b)) return xv_bool(1);
                 continue;
             }
@@ -2568,15 +2568,15 @@ static sel_v xv_cmp(sel_ectx *c, const sel_x *x, sel_v a, sel_v b) {
                 if (ok) return xv_bool(1);
             }
         }
-        return done ? xv_bool(0) : xv_unknown(T_BOOL);
+        return done ? xv_bool(0) : xv_unknown(XT_BOOL);
     }
-    if (!a.k || !b.k) return xv_unknown(T_BOOL);
+    if (!a.k || !b.k) return xv_unknown(XT_BOOL);
     if (op == X_EQ || op == X_NE) {
-        if (a.t == T_BOOL || b.t == T_BOOL) {
+        if (a.t == XT_BOOL || b.t == XT_BOOL) {
             sel_v ab = xv_to_bool(c, a), bb = xv_to_bool(c, b);
             return xv_bool((ab.b == bb.b) == (op == X_EQ));
         }
-        if (a.t == T_NUM || b.t == T_NUM) return xv_bool(xv_numcmp(op, xv_to_num(c, a).n, xv_to_num(c, b).n));
+        if (a.t == XT_NUM || b.t == XT_NUM) return xv_bool(xv_numcmp(op, xv_to_num(c, a).n, xv_to_num(c, b).n));
         sel_v as = xv_to_str(c, a), bs = xv_to_str(c, b);
         stax_str t = {as.p, as.len};
         return xv_bool(xv_streq(t, bs.p, bs.len) == (op == X_EQ));
@@ -2593,9 +2593,9 @@ static double xv_trunc(double v) {
 static sel_v xv_name(sel_ectx *c, sel_v v, int what) {
     stax_select *s = c->s;
     const sel_pp *pp = &SEL_PP(s, v.pp);
-    if (pv_count(s, c->pv, pp) == 0) return pv_complete(c->pv, pp) ? xv_str("", 0) : xv_unknown(T_STR);
+    if (pv_count(s, c->pv, pp) == 0) return pv_complete(c->pv, pp) ? xv_str("", 0) : xv_unknown(XT_STR);
     const sel_prec *r = pv_first(s, c->id, c->pv, v.pp);
-    if (!r) return xv_unknown(T_STR);
+    if (!r) return xv_unknown(XT_STR);
     const char *n = s->pattr.ptr + r->noff;
     if (what == 2) return xv_str(r->ulen ? n + r->nlen : "", r->ulen);
     if (what == 1) {
@@ -2617,13 +2617,13 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     case X_PATH: {
         sel_v v;
         memset(&v, 0, sizeof v);
-        v.t = T_SET;
+        v.t = XT_SET;
         v.k = 1;
         v.pp = x.a;
         return v;
     }
     case X_POS: return xv_num(c->pv ? (double)c->pv->pos : 1);
-    case X_LAST: return c->last < 0 ? xv_unknown(T_NUM) : xv_num(c->last);
+    case X_LAST: return c->last < 0 ? xv_unknown(XT_NUM) : xv_num(c->last);
     case X_OR:
     case X_AND: {
         int want = x.op == X_OR; /* the value that decides */
@@ -2631,7 +2631,7 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
         if (a.k && a.b == want) return a;
         sel_v b = xv_to_bool(c, xe(c, x.b));
         if (b.k && b.b == want) return b;
-        return a.k && b.k ? xv_bool(!want) : xv_unknown(T_BOOL);
+        return a.k && b.k ? xv_bool(!want) : xv_unknown(XT_BOOL);
     }
     case X_NOT: {
         sel_v a = xv_to_bool(c, xe(c, x.a));
@@ -2654,7 +2654,7 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     case X_DIV:
     case X_MOD: {
         sel_v a = xv_to_num(c, xe(c, x.a)), b = xv_to_num(c, xe(c, x.b));
-        if (!a.k || !b.k) return xv_unknown(T_NUM);
+        if (!a.k || !b.k) return xv_unknown(XT_NUM);
         switch (x.op) {
         case X_ADD: return xv_num(a.n + b.n);
         case X_SUB: return xv_num(a.n - b.n);
@@ -2669,7 +2669,7 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     case X_CONTAINS:
     case X_STARTS: {
         sel_v a = xv_to_str(c, xe(c, x.a)), b = xv_to_str(c, xe(c, x.b));
-        if (!a.k || !b.k) return xv_unknown(T_BOOL);
+        if (!a.k || !b.k) return xv_unknown(XT_BOOL);
         if (b.len == 0) return xv_bool(1);
         if (b.len > a.len) return xv_bool(0);
         if (x.op == X_STARTS) return xv_bool(memcmp(a.p, b.p, b.len) == 0);
@@ -2680,7 +2680,7 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     case X_NORM: {
         sel_v a = xv_to_str(c, xe(c, x.a));
         if (!a.k) return a;
-        if (s->xscratch.cap - s->xscratch.len < a.len) return xv_unknown(T_STR); /* (reserved: not reached) */
+        if (s->xscratch.cap - s->xscratch.len < a.len) return xv_unknown(XT_STR); /* (reserved: not reached) */
         char *out = s->xscratch.ptr + s->xscratch.len;
         size_t n = 0;
         for (size_t k = 0; k < a.len; k++) {
@@ -2696,7 +2696,7 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     }
     case X_SLEN: {
         sel_v a = xv_to_str(c, xe(c, x.a));
-        if (!a.k) return xv_unknown(T_NUM);
+        if (!a.k) return xv_unknown(XT_NUM);
         size_t n = 0;
         for (size_t k = 0; k < a.len; k++) n += ((unsigned char)a.p[k] & 0xC0) != 0x80;
         return xv_num((double)n);
@@ -2705,13 +2705,13 @@ static sel_v xe(sel_ectx *c, uint32_t xi) {
     case X_NUMBER: return xv_to_num(c, xe(c, x.a));
     case X_COUNT: {
         const sel_pp *pp = &SEL_PP(s, SEL_X(s, x.a).a);
-        if (!pv_complete(c->pv, pp)) return xv_unknown(T_NUM);
+        if (!pv_complete(c->pv, pp)) return xv_unknown(XT_NUM);
         return xv_num((double)pv_count(s, c->pv, pp));
     }
     case X_NAME:
     case X_LNAME:
     case X_NSURI: return xv_name(c, xe(c, x.a), x.op == X_NAME ? 0 : x.op == X_LNAME ? 1 : 2);
-    default: return xv_unknown(T_BOOL);
+    default: return xv_unknown(XT_BOOL);
     }
 }
 
