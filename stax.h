@@ -1143,7 +1143,7 @@ typedef struct stax_writer_options {
                                       is still well-formed inside (an XMPP stanza, a record of a log) */
 
 #define STAX_WRITER_MIN_BUFFER 64u   /* smallest buffer_size */
-#define STAX_WRITER_MIN_MEMORY 1024u /* a fixed block of this + the buffer(s) always works, with an
+#define STAX_WRITER_MIN_MEMORY 1088u /* a fixed block of this + the buffer(s) always works, with an
                                         element stack of at least 256 bytes;
                                         stax_writer_memory_size gives the exact need */
 
