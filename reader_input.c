@@ -141,6 +141,11 @@ int stax__rd_open_decoder(stax_reader *r, const char *name, size_t len) {
 #ifndef STAX_NO_EXTRA_ENCODINGS
 /* The characters an XML declaration is written in, by their EBCDIC bytes:
  * the same in every EBCDIC code page (its invariant set), else 0. */
+/* The bytes an EBCDIC document's declaration must end within (or read_buffer
+ * and the carry, when smaller): a declaration is short, and the bytes are
+ * decoded again at once into the transcode buffer. */
+#define RD_EBCDIC_DECL ((size_t)256)
+
 static char rd_ebcdic_char(unsigned char c) {
     static const char lower[] = "abcdefghi\0\0\0\0\0\0\0jklmnopqr\0\0\0\0\0\0\0\0stuvwxyz";
     if (c >= 0x81 && c <= 0xA9) return lower[c - 0x81];
@@ -179,7 +184,9 @@ static int rd_ebcdic(stax_reader *r, int direct) {
         r->doc.in_pos += 4;
     }
     if (!r->buf.carry.len && stax__rd_carry_append(r, (const char *)r->doc.head, 4)) return RD_FAIL;
+    /* (a bound of its own, not read_buffer alone: the outcome must not depend on the buffer's size) */
     size_t cap = r->cfg.opt.read_buffer < r->cfg.carry_max ? r->cfg.opt.read_buffer : r->cfg.carry_max;
+    if (cap > RD_EBCDIC_DECL) cap = RD_EBCDIC_DECL;
     int done = 0;
     while (!done && r->doc.in_pos < r->doc.in_len && r->buf.carry.len < cap) {
         const char *w = r->doc.in + r->doc.in_pos;

@@ -660,7 +660,7 @@ done:
     res->status = st;
     res->epos = stax_reader_error_pos(u.r);
     if (st < 0) {
-        FZ_CHECK(res->epos.offset <= size, "error offset %llu past the input (%zu)",
+        FZ_CHECK(res->epos.offset <= (s->opt.decoder ? 4 * size : size), "error offset %llu past the input (%zu)",
                  (unsigned long long)res->epos.offset, size);
         FZ_CHECK(res->epos.line >= 1 && res->epos.column >= 1, "error position %llu:%llu, status %d \"%s\"",
                  (unsigned long long)res->epos.line, (unsigned long long)res->epos.column, st,
